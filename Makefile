@@ -1,0 +1,29 @@
+# The two commands of the README:
+#   make demo   installs everything, fills the SQLite database from data/, answers a sample question on CPU
+#   make test   installs everything, then runs the whole test suite
+VENV        ?= .venv
+PYTHON      ?= python3
+# The CPU wheel on these machines; a GPU machine may set TORCH_SPEC to its own build.
+TORCH_SPEC  ?= torch==2.13.0
+QUESTION    ?= 불법행위로 인한 손해배상책임의 요건은 무엇인가요?
+BIN         := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: install demo test bench
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(BIN)/.installed
+
+demo: install
+	$(BIN)/citegen-admin import data/law data/cases
+	$(BIN)/citegen ask "$(QUESTION)"
+
+test: install
+	$(BIN)/pytest

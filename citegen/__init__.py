@@ -1,0 +1,3 @@
+"""The citegen engine: model loading, decode loop, constraint state and mask kernels."""
+
+__all__: list[str] = []

@@ -1,0 +1,45 @@
+"""`citegen`: the composition root. The only module that wires engine, verifier and streaming."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="citegen",
+    help="Answer legal questions with checked Korean legal citations.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _not_built(what: str) -> None:
+    typer.echo(f"citegen {what}: not built yet in this version.", err=True)
+    raise typer.Exit(code=2)
+
+
+@app.command()
+def ask(question: Annotated[str, typer.Argument(help="The question, in Korean.")]) -> None:
+    """Answer QUESTION on the terminal, citations checked and highlighted."""
+    _not_built("ask")
+
+
+@app.command()
+def serve() -> None:
+    """Run the HTTP streaming answer service."""
+    _not_built("serve")
+
+
+@app.command()
+def recite(
+    inputs: Annotated[list[Path], typer.Argument(help="Files or folders of drafts.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for rewritten drafts and reports.")],
+) -> None:
+    """Rewrite the citations of drafts in canonical, checked form and report what changed."""
+    _not_built("recite")
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,129 @@
+"""The citation value types: what a citation *is*, independent of how it was written.
+
+`ParsedCitation` is the one definition every package shares. Parsing (canonical or lenient)
+produces these values; `canonical()` renders the single canonical string of
+../shared/DESIGN.md. Fields a lenient parse could not find are None; `is_complete` says whether
+`canonical()` can render the value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from grammars.errors import IncompleteCitationError
+
+Delivery = Literal["선고", "자"]  # 선고 (pronounced judgment) or 자 (notified decision/order)
+Disposition = Literal["판결", "결정", "명령"]
+Panel = Literal["전원합의체", "전원재판부", "지정재판부"]
+BackReference = Literal["같은 법", "동법", "이 법", "법", "같은 조", "동조", "같은 항", "동항"]
+
+
+def format_date(date: dt.date) -> str:
+    """`2024. 7. 11.`: year, month and day each followed by a period, no zero padding."""
+    return f"{date.year}. {date.month}. {date.day}."
+
+
+@dataclass(frozen=True, slots=True)
+class CaseNumber:
+    """A 사건번호 such as `2024도4202`, `95다38677` or `(창원)2012노368`.
+
+    `year` is always the full year (1995 for `95`); numbers filed before 2000 are written with
+    two digits, from 2000 on with four.
+    """
+
+    year: int
+    code: str
+    serial: int
+    seat: str | None = None  # 원외재판부 prefix, e.g. "창원"
+
+    def __str__(self) -> str:
+        year = f"{self.year % 100:02d}" if self.year < 2000 else str(self.year)
+        prefix = f"({self.seat})" if self.seat else ""
+        return f"{prefix}{year}{self.code}{self.serial}"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCitation:
+    """Base of the two citation kinds; `kind` tells them apart without isinstance."""
+
+    kind: ClassVar[Literal["case", "statute"]]
+
+    @property
+    def is_complete(self) -> bool:
+        raise NotImplementedError
+
+    def canonical(self) -> str:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class CaseCitation(ParsedCitation):
+    """`대법원 2024. 7. 11. 선고 2024도4202 판결`, `대법원 2023. 1. 12.자 2022마6489 결정`."""
+
+    kind: ClassVar[Literal["case"]] = "case"
+
+    case_number: CaseNumber
+    court: str | None = None
+    date: dt.date | None = None
+    delivery: Delivery | None = None
+    disposition: Disposition | None = None
+    panel: Panel | None = None
+
+    @property
+    def is_complete(self) -> bool:
+        return None not in (self.court, self.date, self.delivery, self.disposition)
+
+    def canonical(self) -> str:
+        if not self.is_complete:
+            missing = [name for name in ("court", "date", "delivery", "disposition") if getattr(self, name) is None]
+            raise IncompleteCitationError(
+                f"expected a complete case citation, got {self.case_number} without {', '.join(missing)}"
+            )
+        assert self.date is not None  # narrowed by is_complete
+        when = f"{format_date(self.date)} 선고" if self.delivery == "선고" else f"{format_date(self.date)}자"
+        panel = f" {self.panel}" if self.panel else ""
+        return f"{self.court} {when} {self.case_number}{panel} {self.disposition}"
+
+
+@dataclass(frozen=True, slots=True)
+class StatuteCitation(ParsedCitation):
+    """`민법 제750조`, `근로기준법 제23조의2 제1항 제2호 가목`.
+
+    `act` is None for an unresolved back-reference (`같은 법 제3조`, `동조`); `back_reference`
+    keeps which one was written. `article` is None only for `동조`/`같은 조` forms.
+    """
+
+    kind: ClassVar[Literal["statute"]] = "statute"
+
+    act: str | None
+    article: int | None
+    article_branch: int | None = None  # 제3조의2 -> 2
+    paragraph: int | None = None  # 제1항
+    item: int | None = None  # 제2호
+    item_branch: int | None = None  # 제3호의2 -> 2
+    subitem: str | None = None  # 가목 -> "가"
+    back_reference: BackReference | None = None
+
+    @property
+    def is_complete(self) -> bool:
+        return self.act is not None and self.article is not None
+
+    def canonical(self) -> str:
+        if not self.is_complete:
+            raise IncompleteCitationError(
+                f"expected a statute citation with an act and an article, got {self!r}"
+            )
+        return f"{self.act} {self.provision()}"
+
+    def provision(self) -> str:
+        """The part after the act's name: `제23조의2 제1항 제2호 가목`."""
+        parts = [f"제{self.article}조" + (f"의{self.article_branch}" if self.article_branch else "")]
+        if self.paragraph is not None:
+            parts.append(f"제{self.paragraph}항")
+        if self.item is not None:
+            parts.append(f"제{self.item}호" + (f"의{self.item_branch}" if self.item_branch else ""))
+        if self.subitem is not None:
+            parts.append(f"{self.subitem}목")
+        return " ".join(parts)
