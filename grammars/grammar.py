@@ -1,0 +1,28 @@
+"""What a compiled language is made of: the contract between the citation languages
+(`grammars.languages`) and the byte-level compiler (`grammars.compile`).
+
+A `CitationGrammar` is one citation language (its whole strings are the citations) with the
+anchors that switch it on in running text. An `AnswerGrammar` is the whole output of a model:
+free text in which every anchor occurrence must begin a well-formed citation, i.e.
+`(F C)* F` where `F` is any text containing no anchor and `C` any of the citations; text
+between a bypass pair (`<think>` … `</think>`) is never constrained.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grammars.expr import Expr
+
+
+@dataclass(frozen=True, slots=True)
+class CitationGrammar:
+    name: str
+    expr: Expr  # the language of whole citations
+    anchor: Expr  # strings that, once seen in free text, must continue into a citation; each is a prefix of one
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerGrammar:
+    citations: tuple[CitationGrammar, ...]
+    bypass: tuple[tuple[str, str], ...] = (("<think>", "</think>"),)
