@@ -1,0 +1,142 @@
+"""The two small protocols the service is built on, and the values that cross them.
+
+A *generation source* turns a `GenerationRequest` into an async stream of `SourceEvent`s:
+
+    (ProseDelta | CitationStart CitationDelta* CitationEnd)* Finished
+
+A citation's text is everything from `CitationStart.prefix` through its deltas; `CitationEnd.text`
+repeats the whole exact text. A source that fails raises (`streaming.errors.GenerationError` for
+an expected failure such as an exhausted model, anything else is reported as an internal error).
+Cancelling the iteration (closing the async iterator) must cancel the generation.
+
+A *verifier* looks one `ParsedCitation` up and answers a `Verdict` value; an exception or a
+timeout means "could not verify", which the segment machine treats like any unverified citation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from grammars import ParsedCitation
+
+Policy = Literal["strict", "annotate", "drop"]
+VerdictStatus = Literal["verified", "mismatch", "not_found", "ambiguous", "not_covered"]
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    """What the source is asked to generate; validated at the HTTP edge before it gets here."""
+
+    request_id: str
+    messages: tuple[Message, ...]
+    max_tokens: int
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int | None = None
+    stop: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+# ---- source events ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProseDelta:
+    """Free text. `tentative`: the source cannot tell yet whether it begins a citation, so the
+    machine holds it until a later delta (not tentative) or a `CitationStart` decides."""
+
+    text: str
+    tentative: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CitationStart:
+    """A citation begins. `prefix` is the end of the text already sent as prose (the anchor,
+    e.g. `대법원 2`) that belongs to the citation; the machine must still be holding it."""
+
+    prefix: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CitationDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CitationEnd:
+    """The citation closed: its exact text, and its parse (None when it did not parse)."""
+
+    text: str
+    citation: ParsedCitation | None
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    usage: Usage
+    finish_reason: Literal["stop", "length"] = "stop"
+
+
+SourceEvent = ProseDelta | CitationStart | CitationDelta | CitationEnd | Finished
+
+
+@runtime_checkable
+class GenerationSource(Protocol):
+    def generate(self, request: GenerationRequest) -> AsyncIterator[SourceEvent]: ...
+
+
+# ---- verification -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the verifier found. `canonical` is the form to show when verified; `source` names the
+    record (법령ID + 조문, 판례일련번호, …); `detail` says why when not verified."""
+
+    status: VerdictStatus
+    canonical: str | None = None
+    source: str | None = None
+    detail: str | None = None
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    async def verify(self, citation: ParsedCitation) -> Verdict: ...
+
+
+# ---- administration -----------------------------------------------------------------------
+
+
+@runtime_checkable
+class AdminSource(Protocol):
+    """Audit log and statistics for the admin endpoints, as plain JSON-ready data."""
+
+    async def audit(self, limit: int, status: VerdictStatus | None) -> Sequence[Mapping[str, Any]]: ...
+
+    async def stats(self) -> Mapping[str, Any]: ...
+
+
+@runtime_checkable
+class ReadinessProbe(Protocol):
+    """A named probe for `/readyz` (the database answers, the model is loaded, …)."""
+
+    name: str
+
+    async def ready(self) -> bool: ...
