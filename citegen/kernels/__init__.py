@@ -1,0 +1,89 @@
+"""Applying a packed token bitmask to logits, in place, on whatever device the logits live.
+
+The bitmask layout is xgrammar's (../shared/STYLE.md): int32 words, bit j of word i is token
+32·i+j, 1 = allowed. `apply_token_bitmask_inplace` must equal this naive loop::
+
+    for row in (indices if indices is not None else range(logits.shape[0])):
+        for token in range(logits.shape[1]):
+            word = token // 32
+            allowed = (token < vocab_size and word < bitmask.shape[1]
+                       and (bitmask[row, word] >> (token % 32)) & 1)
+            if not allowed:
+                logits[row, token] = -inf
+
+`vocab_size` defaults to the number of bits in a bitmask row, so logits wider than the
+tokenizer's vocabulary (embedding tables padded to a multiple of 64 or 128) have their extra
+columns masked. The Triton backend lives in `citegen.kernels.triton_bitmask` and is imported
+only when CUDA logits arrive, so CPU-only users never import triton.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from citegen.errors import MaskError
+from citegen.kernels.cpu_bitmask import apply_token_bitmask_cpu_inplace
+
+__all__ = ["apply_token_bitmask_inplace", "check_bitmask_arguments"]
+
+
+def apply_token_bitmask_inplace(
+    logits: torch.Tensor,
+    bitmask: torch.Tensor,
+    indices: torch.Tensor | list[int] | None = None,
+    vocab_size: int | None = None,
+) -> None:
+    """Set the logits of disallowed tokens to -inf, for the rows in `indices` (all rows if None).
+
+    Row r of `bitmask` belongs to row r of `logits`; rows not in `indices` are left untouched.
+    """
+    logits_2d, bitmask_2d, rows, vocab = check_bitmask_arguments(logits, bitmask, indices, vocab_size)
+    if rows is not None and rows.numel() == 0:
+        return
+    if logits_2d.is_cuda:
+        from citegen.kernels.triton_bitmask import apply_token_bitmask_triton_inplace
+
+        apply_token_bitmask_triton_inplace(logits_2d, bitmask_2d, rows, vocab)
+    else:
+        apply_token_bitmask_cpu_inplace(logits_2d, bitmask_2d, rows, vocab)
+
+
+def check_bitmask_arguments(
+    logits: torch.Tensor,
+    bitmask: torch.Tensor,
+    indices: torch.Tensor | list[int] | None,
+    vocab_size: int | None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, int]:
+    """Validate at the edge and bring everything to 2-D rows on the logits' device."""
+    if logits.dim() not in (1, 2):
+        raise MaskError(f"expected logits of shape (batch, vocab) or (vocab,), got {tuple(logits.shape)}")
+    if not logits.is_floating_point():
+        raise MaskError(f"expected floating-point logits, got {logits.dtype}")
+    if bitmask.dtype != torch.int32:
+        raise MaskError(f"expected an int32 bitmask, got {bitmask.dtype}")
+    logits_2d = logits.unsqueeze(0) if logits.dim() == 1 else logits
+    bitmask_2d = bitmask.unsqueeze(0) if bitmask.dim() == 1 else bitmask
+    if bitmask_2d.dim() != 2 or bitmask_2d.shape[0] != logits_2d.shape[0]:
+        raise MaskError(
+            f"expected a bitmask of shape ({logits_2d.shape[0]}, words), one row per logits row, "
+            f"got {tuple(bitmask.shape)}"
+        )
+    if logits_2d.stride(-1) != 1:
+        raise MaskError("expected logits contiguous in the vocabulary dimension, got a strided view")
+    bits = bitmask_2d.shape[1] * 32
+    vocab = bits if vocab_size is None else vocab_size
+    if not 0 <= vocab <= bits:
+        raise MaskError(f"expected 0 <= vocab_size <= {bits} (32 per bitmask word), got {vocab}")
+    if bitmask_2d.device != logits_2d.device:
+        bitmask_2d = bitmask_2d.to(logits_2d.device, non_blocking=True)
+    bitmask_2d = bitmask_2d.contiguous()
+    rows = None
+    if indices is not None:
+        rows = torch.as_tensor(indices, dtype=torch.int32, device=logits_2d.device)
+        if rows.dim() != 1:
+            raise MaskError(f"expected a 1-D list of row indices, got shape {tuple(rows.shape)}")
+        if rows.numel() and (int(rows.min()) < 0 or int(rows.max()) >= logits_2d.shape[0]):
+            raise MaskError(
+                f"expected row indices in [0, {logits_2d.shape[0]}), got {rows.tolist()}"
+            )
+    return logits_2d, bitmask_2d, rows, vocab

@@ -1,0 +1,39 @@
+"""The CPU path of `apply_token_bitmask_inplace`.
+
+torch's `masked_fill_` over a 129k-wide bool row costs ~100 µs on these machines; numpy's
+`unpackbits` + `copyto(where=)` does the same row in ~50 µs, so float32 rows (the CPU model
+dtype) go through numpy views of the same memory. Other dtypes (bf16 has no numpy type) take
+the torch path.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import torch
+
+# unpackbits(bitorder="little") on the bytes of little-endian int32 words yields token order.
+_LITTLE_ENDIAN = sys.byteorder == "little"
+
+
+def apply_token_bitmask_cpu_inplace(
+    logits: torch.Tensor, bitmask: torch.Tensor, rows: torch.Tensor | None, vocab_size: int
+) -> None:
+    width = logits.shape[1]
+    covered = min(width, vocab_size)
+    row_ids = range(logits.shape[0]) if rows is None else rows.tolist()
+    if logits.dtype == torch.float32 and _LITTLE_ENDIAN:
+        logits_np = logits.detach().numpy()
+        bytes_np = bitmask.numpy().view(np.uint8)
+        for row in row_ids:
+            allowed = np.unpackbits(bytes_np[row], bitorder="little", count=covered).view(np.bool_)
+            np.copyto(logits_np[row, :covered], -np.inf, where=~allowed)
+    else:
+        shifts = torch.arange(32, dtype=torch.int32)
+        for row in row_ids:
+            bits = ((bitmask[row].unsqueeze(-1) >> shifts) & 1).view(-1)[:covered]
+            logits[row, :covered].masked_fill_(bits == 0, float("-inf"))
+    if covered < width:
+        index = slice(None) if rows is None else rows.long()
+        logits[index, covered:] = float("-inf")
