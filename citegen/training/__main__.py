@@ -1,0 +1,95 @@
+"""`python -m citegen.training`: build the shipped model from the sample data.
+
+    python -m citegen.training corpus --out build/training/corpus.jsonl   # inspect the corpus
+    python -m citegen.training model  --out data/models/ko-legal-tiny     # corpus, tokenizer, model
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import time
+from pathlib import Path
+from typing import Annotated
+
+import torch
+import typer
+
+from citegen.training.corpus import CorpusGenerator, write_corpus
+from citegen.training.sources import read_law_data
+from citegen.training.tokenizer import partial_utf8_tokens, train_tokenizer
+from citegen.training.train import ModelShape, Schedule, build_model, pack_blocks, save_model, train
+
+DATA_DIR = Path("data")  # the CLI runs from the repository root, like the Makefile
+app = typer.Typer(help="Build the synthetic corpus, the tokenizer and the tiny model.", no_args_is_help=True,
+                  add_completion=False)
+
+LawDir = Annotated[Path, typer.Option(help="Folder of <법령> bodies.")]
+CaseDir = Annotated[Path, typer.Option(help="Folder of PrecService / detc bodies.")]
+Seed = Annotated[int, typer.Option(help="Seeds the corpus, the initial weights and the data order.")]
+Samples = Annotated[int, typer.Option(help="Number of Q&A samples in the corpus.")]
+MessyRate = Annotated[float, typer.Option(help="Share of citations written in a messy or wrong form.")]
+
+
+@app.command()
+def corpus(
+    out: Annotated[Path, typer.Option(help="JSONL file to write.")] = Path("build/training/corpus.jsonl"),
+    law: LawDir = DATA_DIR / "law",
+    cases: CaseDir = DATA_DIR / "cases",
+    seed: Seed = 0,
+    samples: Samples = 8000,
+    messy_rate: MessyRate = 0.2,
+) -> None:
+    """Write the corpus with the citations of each answer and their forms."""
+    data = read_law_data(law, cases)
+    write_corpus(list(CorpusGenerator(data, seed, messy_rate).samples(samples)), out)
+    typer.echo(f"{samples} samples from {len(data.acts)} acts and {len(data.decisions)} decisions -> {out}")
+
+
+@app.command()
+def model(
+    out: Annotated[Path, typer.Option(help="Model folder to write.")] = DATA_DIR / "models" / "ko-legal-tiny",
+    law: LawDir = DATA_DIR / "law",
+    cases: CaseDir = DATA_DIR / "cases",
+    seed: Seed = 0,
+    samples: Samples = 8000,
+    messy_rate: MessyRate = 0.2,
+    vocab_size: Annotated[int, typer.Option(help="Entries in the BPE vocabulary, special tokens included.")] = 4096,
+    layers: Annotated[int, typer.Option(help="Decoder layers.")] = 4,
+    steps: Annotated[int, typer.Option(help="Optimizer steps.")] = 1000,
+    batch_size: Annotated[int, typer.Option(help="Blocks per step.")] = 16,
+    block_size: Annotated[int, typer.Option(help="Tokens per block.")] = 256,
+    learning_rate: Annotated[float, typer.Option(help="Peak learning rate.")] = 3e-3,
+    threads: Annotated[int, typer.Option(help="torch CPU threads.")] = 2,
+) -> None:
+    """Generate the corpus, train the tokenizer and the model, and save them in transformers format."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    started = time.monotonic()
+    data = read_law_data(law, cases)
+    corpus_samples = list(CorpusGenerator(data, seed, messy_rate).samples(samples))
+    texts = [m["content"] for s in corpus_samples for m in s.messages()]
+    tokenizer = train_tokenizer(texts, vocab_size)
+    typer.echo(f"tokenizer: {len(tokenizer)} tokens, {len(partial_utf8_tokens(tokenizer))} split a character")
+    shape = ModelShape(layers=layers)
+    schedule = Schedule(steps=steps, batch_size=batch_size, block_size=block_size,
+                        learning_rate=learning_rate, threads=threads)
+    blocks = pack_blocks(corpus_samples, tokenizer, block_size)
+    network = build_model(shape, tokenizer, seed)
+    typer.echo(f"corpus: {blocks.numel()} tokens in {len(blocks)} blocks; model: "
+               f"{sum(p.numel() for p in network.parameters())} parameters")
+    result = train(network, blocks, schedule, seed)
+    summary = {
+        "command": f"python -m citegen.training model --seed {seed} --samples {samples} --messy-rate {messy_rate} "
+                   f"--vocab-size {vocab_size} --layers {layers} --steps {steps} --batch-size {batch_size} "
+                   f"--block-size {block_size} --learning-rate {learning_rate} --threads {threads}",
+        "seed": seed, "samples": samples, "acts": len(data.acts), "decisions": len(data.decisions),
+        "corpus_tokens": blocks.numel(), "shape": shape, "schedule": schedule, **result,
+        "total_seconds": round(time.monotonic() - started, 1),
+        "torch": torch.__version__, "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",
+    }
+    save_model(network, tokenizer, out, summary)
+    typer.echo(f"saved to {out}: loss {result['final_loss']}, {result['wall_seconds']} s of training")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,15 @@
+"""Errors of the training pipeline.
+
+    TrainingError          root: the corpus, tokenizer or model cannot be built as asked
+    └── TrainingDataError  the law data is missing, empty or not in the law.go.kr shapes
+"""
+
+from __future__ import annotations
+
+
+class TrainingError(ValueError):
+    """Root of citegen.training's errors; the message says what was expected and what came."""
+
+
+class TrainingDataError(TrainingError):
+    pass

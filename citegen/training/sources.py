@@ -1,0 +1,252 @@
+"""Read the sample law data (law.go.kr shapes, ../shared/reference/legal-citations.md §2.4) into the
+few facts the corpus needs: acts with their articles, and decisions with their citation fields.
+
+This is a reader for corpus generation only. The verifier owns the real importers (validation,
+hostile input, the database); this module never imports it (STYLE.md: citegen's library code sees
+grammars only), so it reads the same files leniently: any XML or JSON file under a folder, any
+`<법령>` body, and any record with a 사건번호 and a date, whatever its wrapper
+(PrecService, PrecSearch rows, 헌재 detc bodies).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grammars import CASE_CODES_BY_TEXT, CaseCitation, CaseNumber, StatuteCitation
+from grammars.citation import Disposition, Panel
+
+from citegen.training.errors import TrainingDataError
+
+logger = logging.getLogger(__name__)
+
+Tree = dict[str, Any]
+
+_CASE_NUMBER = re.compile(r"(?:\((?P<seat>[가-힣]+)\))?(?P<year>\d{4}|\d{2})(?P<code>[가-힣]+)(?P<serial>\d+)")
+_ARTICLE_HEADING = re.compile(r"^\s*제\d+조(?:의\d+)?\s*(?:\([^)]*\))?\s*")
+_LEADING_MARK = re.compile(r"^\s*(?:[①-⑳]|\d+\.|[가-하]\.)\s*")
+_REFERENCED_ARTICLE = re.compile(r"제(?P<article>\d+)조(?:의(?P<branch>\d+))?")
+
+
+@dataclass(frozen=True, slots=True)
+class Article:
+    number: int
+    branch: int | None
+    title: str
+    text: str  # the first sentence of its first paragraph, numbering marks removed
+    paragraphs: int
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    name: str
+    short_name: str | None  # the official 약칭 (법령명약칭), when the act has one
+    articles: tuple[Article, ...]  # in force, not deleted, in the order of the body
+    highest_article: int
+
+    def cite(self, article: Article, paragraph: int | None = None) -> StatuteCitation:
+        return StatuteCitation(self.name, article.number, article.branch, paragraph)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    citation: CaseCitation
+    name: str  # 사건명, e.g. 손해배상(기)
+    holding: str  # the first sentence of 판시사항 (or 판결요지 / 결정요지), may be empty
+    statutes: tuple[StatuteCitation, ...]  # 참조조문 that name an act of the data
+
+
+@dataclass(frozen=True, slots=True)
+class LawData:
+    acts: tuple[Act, ...]
+    decisions: tuple[Decision, ...]
+    aliases: dict[str, str]  # informal abbreviation -> act name (data/law/aliases.json)
+
+
+def read_law_data(law_dir: Path, case_dir: Path) -> LawData:
+    """Read every act under `law_dir` and every decision under `case_dir`, sorted for reproducibility."""
+    for folder in (law_dir, case_dir):
+        if not folder.is_dir():
+            raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {folder}")
+    acts = {act.name: act for tree in _trees(law_dir) for act in _acts(tree)}
+    act_names = sorted(acts, key=len, reverse=True)
+    decisions: dict[str, Decision] = {}
+    for tree in _trees(case_dir):
+        for record in _case_records(tree):
+            decision = _decision(record, act_names)
+            if decision is None:
+                continue
+            key = str(decision.citation.case_number)
+            if key not in decisions or len(decision.holding) > len(decisions[key].holding):
+                decisions[key] = decision
+    if not acts or not decisions:
+        raise TrainingDataError(
+            f"expected acts in {law_dir} and decisions in {case_dir}, got {len(acts)} acts and "
+            f"{len(decisions)} decisions"
+        )
+    aliases_file = law_dir / "aliases.json"
+    aliases = json.loads(aliases_file.read_text(encoding="utf-8")) if aliases_file.is_file() else {}
+    aliases = {alias: name for alias, name in sorted(aliases.items()) if name in acts}
+    logger.info("read %d acts and %d decisions", len(acts), len(decisions))
+    return LawData(
+        tuple(acts[name] for name in sorted(acts)),
+        tuple(decisions[number] for number in sorted(decisions)),
+        aliases,
+    )
+
+
+def _trees(folder: Path) -> Iterator[Tree]:
+    for path in sorted(folder.rglob("*")):
+        if path.suffix == ".xml":
+            try:
+                root = ET.parse(path).getroot()
+            except ET.ParseError as error:
+                logger.warning("skipping %s: %s", path, error)
+                continue
+            yield {root.tag: _element_tree(root)}
+        elif path.suffix == ".json" and path.name != "aliases.json":
+            yield json.loads(path.read_text(encoding="utf-8"))
+
+
+def _element_tree(element: ET.Element) -> Any:
+    """An element as JSON-like data: text for a leaf, else {child tag: value or list of values}."""
+    children = list(element)
+    if not children:
+        return (element.text or "").strip()
+    tree: Tree = {}
+    for child in children:
+        value = _element_tree(child)
+        if child.tag in tree:
+            previous = tree[child.tag]
+            tree[child.tag] = (previous if isinstance(previous, list) else [previous]) + [value]
+        else:
+            tree[child.tag] = value
+    return tree
+
+
+def _walk(node: Any) -> Iterator[Tree]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None or value == "":
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _text(node: Tree, key: str) -> str:
+    value = node.get(key, "")
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _first_sentence(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    end = text.find("다.")
+    sentence = text[: end + 2] if 0 <= end < limit else text[:limit]
+    return sentence.strip()
+
+
+def _acts(tree: Tree) -> Iterator[Act]:
+    for node in _walk(tree):
+        body = node.get("법령")
+        if not isinstance(body, dict) or not isinstance(body.get("기본정보"), dict):
+            continue
+        info = body["기본정보"]
+        name = _text(info, "법령명_한글")
+        units = _as_list((body.get("조문") or {}).get("조문단위")) if isinstance(body.get("조문"), dict) else []
+        articles = [article for unit in units if (article := _article(unit)) is not None]
+        numbers = [int(_text(unit, "조문번호")) for unit in units if _text(unit, "조문번호").isdigit()]
+        if name and articles:
+            yield Act(name, _text(info, "법령명약칭") or None, tuple(articles), max(numbers))
+
+
+def _article(unit: Tree) -> Article | None:
+    if _text(unit, "조문여부") != "조문" or not _text(unit, "조문번호").isdigit():
+        return None
+    content = _text(unit, "조문내용")
+    if _text(unit, "조문제개정유형") == "삭제" or "삭제" in content[:20]:
+        return None
+    branch = _text(unit, "조문가지번호")
+    paragraphs = [p for p in _as_list(unit.get("항")) if isinstance(p, dict)]
+    first = _text(paragraphs[0], "항내용") if paragraphs else ""
+    text = _LEADING_MARK.sub("", first or _ARTICLE_HEADING.sub("", content))
+    title = _text(unit, "조문제목")
+    if not title or not text:
+        return None
+    return Article(
+        int(_text(unit, "조문번호")),
+        int(branch) if branch.isdigit() and int(branch) > 0 else None,
+        title,
+        _first_sentence(text),
+        len(paragraphs),
+    )
+
+
+def _case_records(tree: Tree) -> Iterator[Tree]:
+    for node in _walk(tree):
+        if "사건번호" in node and ("선고일자" in node or "종국일자" in node):
+            yield node
+
+
+def _decision(record: Tree, act_names: list[str]) -> Decision | None:
+    number = _case_number(_text(record, "사건번호"))
+    raw_date = _text(record, "선고일자") or _text(record, "종국일자")
+    if number is None or not (len(raw_date) == 8 and raw_date.isdigit()):
+        return None
+    constitutional = number.code.startswith("헌")
+    court = "헌법재판소" if constitutional else _text(record, "법원명")
+    if not court:
+        return None
+    kind = _text(record, "판결유형") + " " + _text(record, "사건명")
+    disposition: Disposition = "결정" if constitutional or "결정" in kind else "명령" if "명령" in kind else "판결"
+    panel: Panel | None = None
+    if "전원합의체" in kind:
+        panel = "전원합의체"
+    elif constitutional and _text(record, "재판부구분코드") in ("430201", "430202"):
+        panel = "전원재판부" if _text(record, "재판부구분코드") == "430201" else "지정재판부"
+    citation = CaseCitation(
+        number,
+        court,
+        dt.date(int(raw_date[:4]), int(raw_date[4:6]), int(raw_date[6:])),
+        "선고" if disposition == "판결" or constitutional else "자",
+        disposition,
+        panel,
+    )
+    holding = _text(record, "판시사항") or _text(record, "판결요지") or _text(record, "결정요지")
+    holding = re.sub(r"^\s*\[\d+\]\s*", "", holding)
+    return Decision(citation, _text(record, "사건명"), _first_sentence(holding),
+                    tuple(_referenced_statutes(_text(record, "참조조문"), act_names)))
+
+
+def _case_number(text: str) -> CaseNumber | None:
+    match = _CASE_NUMBER.fullmatch(text.replace(" ", ""))
+    if match is None or match["code"] not in CASE_CODES_BY_TEXT:
+        return None
+    year = int(match["year"])
+    return CaseNumber(year + 1900 if year < 100 else year, match["code"], int(match["serial"]), match["seat"])
+
+
+def _referenced_statutes(text: str, act_names: list[str]) -> Iterator[StatuteCitation]:
+    """`민법 제750조, 제756조 / 형법 제250조`: an article without a name belongs to the last named act."""
+    act: str | None = None
+    for piece in re.split(r"[,/]", text):
+        piece = piece.strip().removeprefix("구 ")
+        named = next((name for name in act_names if piece.startswith(name)), None)
+        act = named or (act if piece.startswith("제") else None)
+        match = _REFERENCED_ARTICLE.search(piece)
+        if act is not None and match is not None:
+            branch = match["branch"]
+            yield StatuteCitation(act, int(match["article"]), int(branch) if branch else None)
