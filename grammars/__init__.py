@@ -10,6 +10,8 @@ from grammars.errors import (
     TokenizerError,
     UnsupportedPatternError,
 )
+from grammars.languages import Lexicon, answer_grammar, case_grammar, default_lexicon, statute_grammar
+from grammars.parse import CitationParser, parse_citation
 
 __all__ = [
     "ALL_CASE_CODES",
@@ -19,14 +21,21 @@ __all__ = [
     "CaseCitation",
     "CaseCode",
     "CaseNumber",
+    "CitationParser",
     "Court",
     "CourtKind",
     "GrammarError",
     "IncompleteCitationError",
+    "Lexicon",
     "LexiconError",
     "ParsedCitation",
     "StatuteCitation",
     "TokenizerError",
     "UnsupportedPatternError",
+    "answer_grammar",
+    "case_grammar",
+    "default_lexicon",
     "format_date",
+    "parse_citation",
+    "statute_grammar",
 ]

@@ -1,0 +1,8 @@
+"""The citation languages: case, statute, and the whole answer, built as grammar expressions."""
+
+from grammars.languages.answer import answer_grammar
+from grammars.languages.case import case_grammar
+from grammars.languages.lexicon import Lexicon, as_lexicon, default_lexicon
+from grammars.languages.statute import statute_grammar
+
+__all__ = ["Lexicon", "answer_grammar", "as_lexicon", "case_grammar", "default_lexicon", "statute_grammar"]

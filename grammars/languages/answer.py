@@ -1,0 +1,36 @@
+"""The whole output of a model: free text in which every anchor begins a well-formed citation."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from grammars.errors import GrammarError
+from grammars.grammar import AnswerGrammar, CitationGrammar
+from grammars.languages.case import case_grammar
+from grammars.languages.lexicon import Lexicon
+from grammars.languages.statute import statute_grammar
+
+DEFAULT_BYPASS = (("<think>", "</think>"),)
+
+
+def answer_grammar(
+    case: bool = True,
+    statute: bool = True,
+    lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None,
+    courts: Iterable[str] | None = None,
+    bypass: Iterable[tuple[str, str]] = DEFAULT_BYPASS,
+) -> AnswerGrammar:
+    """The answer language over the chosen citation kinds; text between a bypass pair is never
+    constrained (a `<think>` block may mention `대법원 2` freely)."""
+    citations: list[CitationGrammar] = []
+    if case:
+        citations.append(case_grammar(courts=courts))
+    if statute:
+        citations.append(statute_grammar(lexicon))
+    if not citations:
+        raise GrammarError("expected case=True or statute=True, got neither: an answer grammar needs a citation kind")
+    pairs = tuple(tuple(pair) for pair in bypass)
+    for position, pair in enumerate(pairs):
+        if len(pair) != 2 or not all(isinstance(mark, str) and mark for mark in pair):
+            raise GrammarError(f"expected bypass pairs of two non-empty strings, got {pair!r} at position {position}")
+    return AnswerGrammar(citations=tuple(citations), bypass=pairs)

@@ -1,0 +1,90 @@
+"""The case-citation language: `대법원 2024. 7. 11. 선고 2024도4202 판결` and its kin.
+
+court · space · real date · (` 선고` | `자`) · space · case number · (` 전원합의체` …)? · ` 판결|결정|명령`.
+Which court may use which 사건부호 is a verifier rule (../shared/reference/legal-citations.md §1.2),
+not a grammar rule; `courts=` and `codes=` narrow the language when a request asks for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from grammars.case_codes import ALL_CASE_CODES, LEGACY_CODES
+from grammars.courts import COURTS, COURTS_BY_NAME
+from grammars.errors import GrammarError
+from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
+from grammars.grammar import CitationGrammar
+from grammars.languages.dates import FIRST_YEAR, LAST_YEAR, check_year_range, date_expr
+
+PANELS = ("전원합의체", "전원재판부", "지정재판부")
+DISPOSITIONS = ("판결", "결정", "명령")
+# Serials seen reach 7 digits (서울고법 `2018나2045678`); a leading zero never occurs.
+SERIAL = Regex("[1-9][0-9]{0,6}")
+
+
+def default_codes() -> tuple[str, ...]:
+    """The 325 대법원 codes, the 8 헌재 codes and the legacy ones old numbers still carry (`88다카21219`)."""
+    return tuple(code.code for code in ALL_CASE_CODES) + tuple(sorted(LEGACY_CODES))
+
+
+def case_year_literals(first_year: int = FIRST_YEAR, last_year: int = LAST_YEAR) -> Literals:
+    """Years as a case number writes them: two digits before 2000 (`95다…`), four from 2000 on."""
+    check_year_range(first_year, last_year)
+    return Literals(tuple(
+        f"{year % 100:02d}" if year < 2000 else str(year) for year in range(first_year, last_year + 1)
+    ))
+
+
+def _chosen(kind: str, chosen: Iterable[str] | None, known: Iterable[str]) -> tuple[str, ...]:
+    known = tuple(known)
+    if chosen is None:
+        return known
+    if isinstance(chosen, str):
+        raise GrammarError(f"expected an iterable of {kind}s, got the single string {chosen!r}")
+    picked = tuple(dict.fromkeys(chosen))
+    unknown = [item for item in picked if item not in known]
+    if unknown:
+        raise GrammarError(f"expected {kind}s from grammars' tables, got unknown {unknown[:5]!r}")
+    if not picked:
+        raise GrammarError(f"expected at least one {kind}, got none")
+    return picked
+
+
+def case_number_expr(codes: tuple[str, ...], seats: tuple[str, ...], first_year: int, last_year: int) -> Expr:
+    number = seq(
+        Capture("case_year", case_year_literals(first_year, last_year)),
+        Capture("code", Literals(codes)),
+        Capture("serial", SERIAL),
+    )
+    if not seats:
+        return number
+    return seq(Opt(seq("(", Capture("seat", Literals(seats)), ")")), number)
+
+
+def case_grammar(
+    courts: Iterable[str] | None = None,
+    codes: Iterable[str] | None = None,
+    *,
+    first_year: int = FIRST_YEAR,
+    last_year: int = LAST_YEAR,
+) -> CitationGrammar:
+    """Canonical case citations of the given courts (names of grammars.courts) and 사건부호."""
+    court_names = _chosen("court name", courts, (court.name for court in COURTS))
+    code_texts = _chosen("사건부호", codes, default_codes())
+    # A 원외재판부 prefix `(춘천)` belongs to the numbers of that seat's court only.
+    seats = tuple(dict.fromkeys(COURTS_BY_NAME[name].seat for name in court_names if COURTS_BY_NAME[name].seat))
+    court = Literals(court_names)
+    expr = seq(
+        Capture("court", court),
+        " ",
+        Capture("date", date_expr(first_year, last_year)),
+        Capture("delivery", Alt((Literals((" 선고",)), Literals(("자",))))),
+        " ",
+        case_number_expr(code_texts, seats, first_year, last_year),
+        Opt(seq(" ", Capture("panel", Literals(PANELS)))),
+        " ",
+        Capture("disposition", Literals(DISPOSITIONS)),
+    )
+    # The anchor ends on the first digit of a year, so that every anchor is a prefix of a citation.
+    anchor = seq(court, " ", Regex(f"[{str(first_year)[0]}-{str(last_year)[0]}]"))
+    return CitationGrammar(name="case", expr=expr, anchor=anchor)

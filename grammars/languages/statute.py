@@ -1,0 +1,68 @@
+"""The statute-citation language: `민법 제750조`, `근로기준법 제23조의2 제1항 제2호 가목`.
+
+name · ` 제N조` (`의M`)? · (` 제K항`)? · (` 제J호` (`의I`)? (` 가목`)?)?
+
+A 목 exists only under a 호, so the sub-item hangs off the item. With a database lexicon only the
+articles an act has can be produced: acts are grouped by their article set (acts that admit any
+article share one group), and each group is `Literals(names) 제 Literals(articles)`, so the size of
+the expression grows with the data, never as names × articles. Which act a citation names and which
+article it cites are read back from the captured head `민법 제750조` (split at its last ` 제`), since a
+regex cannot repeat a named group across the groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
+from grammars.grammar import CitationGrammar
+from grammars.languages.lexicon import ARTICLE_LABEL, ArticleLabels, Lexicon, as_lexicon
+
+ANY_ARTICLE = seq(Regex("[1-9][0-9]{0,3}"), "조", Opt(seq("의", Regex("[1-9][0-9]?"))))
+PARAGRAPH = Regex("[1-9][0-9]?")
+ITEM = Regex("[1-9][0-9]{0,2}")
+BRANCH = Regex("[1-9][0-9]?")
+# 목 are lettered in 가나다 order; 14 letters are the most any item has.
+SUBITEM_LETTERS = tuple("가나다라마바사아자차카타파하")
+HEAD_SEPARATOR = " 제"
+
+
+def provision_tail() -> Expr:
+    """` 제1항 제2호의3 가목`, each part optional, as it follows `제N조(의M)`."""
+    subitem = seq(" ", Capture("subitem", Literals(SUBITEM_LETTERS)), "목")
+    item = seq(
+        " 제", Capture("item", ITEM), "호", Opt(seq("의", Capture("item_branch", BRANCH))), Opt(subitem)
+    )
+    return seq(Opt(seq(" 제", Capture("paragraph", PARAGRAPH), "항")), Opt(item))
+
+
+def _article_literals(labels: frozenset[str]) -> Literals:
+    # Label `3의2` is written `3조의2`: the branch follows 조.
+    written = []
+    for label in sorted(labels):
+        article, branch = ARTICLE_LABEL.fullmatch(label).groups()  # labels were validated by Lexicon
+        written.append(f"{article}조" + (f"의{branch}" if branch else ""))
+    return Literals(tuple(written))
+
+
+def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
+    groups: dict[ArticleLabels, list[str]] = {}
+    for name in lexicon.grammar_names:
+        groups.setdefault(lexicon.articles_of(name), []).append(name)
+    return groups
+
+
+def statute_grammar(lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None) -> CitationGrammar:
+    """Canonical statute citations over a lexicon: built-in by default, or the database's
+    `{name: [article labels]}` so that only existing articles can be produced."""
+    lexicon = as_lexicon(lexicon)
+    heads, anchors = [], []
+    for labels, names in _groups(lexicon).items():
+        article = ANY_ARTICLE if labels is None else _article_literals(labels)
+        heads.append(seq(Literals(tuple(names)), HEAD_SEPARATOR, article))
+        # The anchor stops at the first digit an article of the group can begin with.
+        digits = "1-9" if labels is None else "".join(sorted({label[0] for label in labels}))
+        anchors.append(seq(Literals(tuple(names)), HEAD_SEPARATOR, Regex(f"[{digits}]")))
+    head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
+    anchor = anchors[0] if len(anchors) == 1 else Alt(tuple(anchors))
+    return CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)

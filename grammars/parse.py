@@ -1,0 +1,129 @@
+"""Parsing a canonical citation: the grammar's own expression, rendered as a regex with named groups.
+
+`parse_citation(text)` accepts exactly the strings the case and statute grammars accept (the whole
+string, nothing around it) and returns the value they denote, or None. The same expression is what
+the compiler turns into a token mask, so "a citation" has one definition.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterable, Mapping
+
+from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
+from grammars.grammar import CitationGrammar
+from grammars.languages.case import case_grammar
+from grammars.languages.dates import parse_date
+from grammars.languages.lexicon import Lexicon, as_lexicon
+from grammars.languages.statute import HEAD_SEPARATOR, statute_grammar
+
+_ARTICLE_WRITTEN = re.compile(r"([0-9]+)조(?:의([0-9]+))?")
+
+
+def full_year(written: str) -> int:
+    """`95` -> 1995, `2024` -> 2024: two digits are the years before 2000 (from 1948 on)."""
+    year = int(written)
+    if len(written) == 2:
+        return 1900 + year if year >= 48 else 2000 + year
+    return year
+
+
+def _int_or_none(text: str | None) -> int | None:
+    return int(text) if text else None
+
+
+def build_case(
+    *,
+    case_year: str,
+    code: str,
+    serial: str,
+    seat: str | None = None,
+    court: str | None = None,
+    date: dt.date | None = None,
+    delivery: str | None = None,
+    panel: str | None = None,
+    disposition: str | None = None,
+) -> CaseCitation:
+    number = CaseNumber(year=full_year(case_year), code=code, serial=int(serial), seat=seat)
+    return CaseCitation(
+        case_number=number, court=court, date=date, delivery=delivery, disposition=disposition, panel=panel
+    )
+
+
+def build_statute(
+    *,
+    act: str | None,
+    article: str | None,
+    article_branch: str | None = None,
+    paragraph: str | None = None,
+    item: str | None = None,
+    item_branch: str | None = None,
+    subitem: str | None = None,
+    back_reference: str | None = None,
+) -> StatuteCitation:
+    return StatuteCitation(
+        act=act,
+        article=_int_or_none(article),
+        article_branch=_int_or_none(article_branch),
+        paragraph=_int_or_none(paragraph),
+        item=_int_or_none(item),
+        item_branch=_int_or_none(item_branch),
+        subitem=subitem,
+        back_reference=back_reference,
+    )
+
+
+class CitationParser:
+    """Compiled once per grammar pair (the regex of a 5,600-act lexicon takes a moment), then shared."""
+
+    def __init__(self, case: CitationGrammar, statute: CitationGrammar, lexicon: Lexicon) -> None:
+        self.case_pattern = re.compile(case.expr.to_regex())
+        self.statute_pattern = re.compile(statute.expr.to_regex())
+        self.lexicon = lexicon
+
+    def parse(self, text: str) -> ParsedCitation | None:
+        found = self.case_pattern.fullmatch(text)
+        if found is not None:
+            return self.case_from_match(found)
+        found = self.statute_pattern.fullmatch(text)
+        if found is not None:
+            return self.statute_from_match(found)
+        return None
+
+    def case_from_match(self, found: re.Match[str]) -> CaseCitation:
+        fields = found.groupdict()
+        return build_case(
+            case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields.get("seat"),
+            court=fields["court"], date=parse_date(fields["date"]), delivery=fields["delivery"].strip(),
+            panel=fields["panel"], disposition=fields["disposition"],
+        )
+
+    def statute_from_match(self, found: re.Match[str]) -> StatuteCitation:
+        fields = found.groupdict()
+        written_act, _, written_article = fields.pop("head").rpartition(HEAD_SEPARATOR)
+        article, article_branch = _ARTICLE_WRITTEN.fullmatch(written_article).groups()
+        return build_statute(
+            act=self.lexicon.canonical_name(written_act), article=article, article_branch=article_branch, **fields
+        )
+
+
+@functools.cache
+def default_parser() -> CitationParser:
+    lexicon = as_lexicon(None)
+    return CitationParser(case_grammar(), statute_grammar(lexicon), lexicon)
+
+
+def parse_citation(
+    text: str, lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None
+) -> ParsedCitation | None:
+    """The citation a canonical string denotes, or None when the whole string is not one.
+
+    With a lexicon (a database's), statute names and articles are those of the lexicon; build a
+    `CitationParser` once instead when parsing many strings against a large one.
+    """
+    if lexicon is None:
+        return default_parser().parse(text)
+    chosen = as_lexicon(lexicon)
+    return CitationParser(case_grammar(), statute_grammar(chosen), chosen).parse(text)
