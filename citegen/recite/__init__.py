@@ -1,0 +1,43 @@
+"""Batch re-citation of drafts: find messy citations, resolve and rewrite them canonically,
+verify them, propose re-generated ones for review, and report what changed.
+
+Pipeline (one document): `documents.read_document` → `pipeline.RecitePipeline.recite`
+(find → resolve → verify → decide) → `Document.render`; the batch (`runner.run_batch`) runs it
+across documents in worker processes and writes `report.jsonl` and `report.html`.
+"""
+
+from citegen.recite.documents import SUPPORTED_SUFFIXES, Document, read_document
+from citegen.recite.errors import DocumentError, ReciteError, UsageError
+from citegen.recite.pipeline import (
+    NEEDS_REVIEW,
+    Authority,
+    Check,
+    CitationOutcome,
+    DocumentResolver,
+    RecitePipeline,
+    Regenerator,
+    Resolution,
+)
+from citegen.recite.runner import BatchOptions, BatchSummary, InputFile, collect_inputs, run_batch
+
+__all__ = [
+    "NEEDS_REVIEW",
+    "SUPPORTED_SUFFIXES",
+    "Authority",
+    "BatchOptions",
+    "BatchSummary",
+    "Check",
+    "CitationOutcome",
+    "Document",
+    "DocumentError",
+    "DocumentResolver",
+    "InputFile",
+    "RecitePipeline",
+    "ReciteError",
+    "Regenerator",
+    "Resolution",
+    "UsageError",
+    "collect_inputs",
+    "read_document",
+    "run_batch",
+]

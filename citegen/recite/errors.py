@@ -1,0 +1,55 @@
+"""Errors of the re-citation batch (`citegen.recite`).
+
+    ReciteError                 root: a batch that cannot run, or a document that cannot be processed
+    ├── UsageError              bad command-line use: no inputs, a missing path, --out inside an input
+    └── DocumentError           one document the batch reports and skips; the batch goes on
+        ├── UnsupportedError    a file type the batch does not read
+        ├── UnreadableError     the file cannot be opened or read
+        ├── EncodingError       text that is neither UTF-8 nor CP949/EUC-KR, or not writable back in it
+        ├── CorruptError        a .docx/.hwpx that is not a well-formed zip of XML parts
+        ├── TooLargeError       larger than the configured limit (file or unpacked part)
+        └── EmptyError          no text at all
+
+Expected outcomes of the citations themselves (unresolvable, not verified, uncertain) are values
+in the report (`CitationOutcome.action`), not exceptions.
+"""
+
+from __future__ import annotations
+
+
+class ReciteError(Exception):
+    """Root of citegen.recite's errors; the message says what was expected and what came."""
+
+
+class UsageError(ReciteError):
+    pass
+
+
+class DocumentError(ReciteError):
+    """A document-level failure; `kind` is the short word written to the reports."""
+
+    kind = "error"
+
+
+class UnsupportedError(DocumentError):
+    kind = "unsupported"
+
+
+class UnreadableError(DocumentError):
+    kind = "unreadable"
+
+
+class EncodingError(DocumentError):
+    kind = "encoding"
+
+
+class CorruptError(DocumentError):
+    kind = "corrupt"
+
+
+class TooLargeError(DocumentError):
+    kind = "too_large"
+
+
+class EmptyError(DocumentError):
+    kind = "empty"

@@ -1,0 +1,163 @@
+"""One document through the re-citation pipeline: find → resolve → verify → decide → edit.
+
+The parts that know the law are injected (eyecite's "lookups are injected"): `find` is
+`grammars.find_citations`; an `Authority` wraps the verifier's per-document resolver and
+`verify`; an optional `Regenerator` wraps the engine. The composition root
+(`citegen.commands.recite`) adapts the real ones; this module imports neither.
+
+Decisions, one per citation found (`Action`):
+- `kept`       already canonical and verified;
+- `rewritten`  resolved with certainty, verified, and replaced by its canonical form;
+- `suggested`  a canonical form is proposed (the database's correction, a re-generated slot,
+               an uncertain resolution, an unverifiable form) but the text is left as written;
+- `review`     nothing to propose: the reviewer must look.
+Only `rewritten` changes a document; an uncertain meaning is never silently changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol
+
+from grammars.citation import ParsedCitation
+from grammars.errors import IncompleteCitationError
+
+from citegen.recite.documents import Document
+from citegen.recite.xmltext import Edit
+
+logger = logging.getLogger(__name__)
+
+Action = Literal["kept", "rewritten", "suggested", "review"]
+NEEDS_REVIEW: frozenset[str] = frozenset({"suggested", "review"})
+CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
+
+
+class Found(Protocol):
+    """A citation found in text (grammars' `FoundCitation`)."""
+
+    span: tuple[int, int]
+    citation: ParsedCitation
+    form: object
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What the resolver made of a found citation: a complete citation, or None when it could not."""
+
+    citation: ParsedCitation | None
+    changes: tuple[str, ...] = ()  # what it filled in or corrected, in words
+    uncertain: bool = False
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A verdict on a complete citation: `verified`, `mismatch`, `not_found`, `ambiguous`, `not_covered`."""
+
+    status: str
+    canonical: str | None = None  # the database's canonical form, where it has one
+    reason: str = ""
+
+
+class DocumentResolver(Protocol):
+    def resolve(self, found: Found) -> Resolution: ...
+
+
+class Authority(Protocol):
+    def document_resolver(self) -> DocumentResolver: ...
+
+    def verify(self, citation: ParsedCitation) -> Check: ...
+
+
+class Regenerator(Protocol):
+    def suggest(self, before: str, original: str, after: str) -> str | None:
+        """A canonical citation for the slot between `before` and `after`, or None."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class CitationOutcome:
+    stream: int  # which text stream of the document (0 for plain text; a docx part index)
+    span: tuple[int, int]
+    original: str
+    canonical: str | None
+    verdict: str  # the Check status, or "unresolved"
+    action: Action
+    reason: str
+    form: str
+    changes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RecitedDocument:
+    outcomes: tuple[CitationOutcome, ...]
+    edits: dict[int, list[Edit]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class RecitePipeline:
+    find: Callable[[str], Sequence[Found]]
+    authority: Authority
+    regenerator: Regenerator | None = None
+
+    def recite(self, document: Document) -> RecitedDocument:
+        resolver = self.authority.document_resolver()  # one per document: back-references are local
+        outcomes: list[CitationOutcome] = []
+        edits: dict[int, list[Edit]] = {}
+        for stream, text in enumerate(document.streams):
+            for found in self.find(text):
+                outcome = self._decide(text, stream, found, resolver.resolve(found))
+                if outcome.action == "rewritten" and not document.is_editable(stream, *outcome.span):
+                    outcome = replace(outcome, action="suggested",
+                                       reason="the citation crosses a tab, line break or field; not rewritten")
+                if outcome.action == "rewritten":
+                    assert outcome.canonical is not None  # narrowed: rewritten always has one
+                    edits.setdefault(stream, []).append(Edit(*outcome.span, outcome.canonical))
+                outcomes.append(outcome)
+        return RecitedDocument(tuple(outcomes), edits)
+
+    def _decide(self, text: str, stream: int, found: Found, resolution: Resolution) -> CitationOutcome:
+        start, end = found.span
+        original = text[start:end]
+        base = CitationOutcome(stream, (start, end), original, None, "unresolved", "review",
+                               resolution.reason or "could not be resolved", _form_name(found.form),
+                               resolution.changes)
+        citation = resolution.citation
+        if citation is None:
+            return self._regenerate(text, base)
+        try:
+            canonical = citation.canonical()
+        except IncompleteCitationError as error:
+            return self._regenerate(text, replace(base, reason=str(error)))
+        check = self.authority.verify(citation)
+        proposed = check.canonical or canonical
+        outcome = replace(base, canonical=proposed, verdict=check.status, reason=check.reason)
+        if check.status == "verified":
+            if resolution.uncertain:
+                return replace(outcome, action="suggested",
+                                reason=resolution.reason or "the resolution is uncertain")
+            if original == proposed:
+                return replace(outcome, action="kept", reason="already canonical")
+            return replace(outcome, action="rewritten", reason="; ".join(resolution.changes) or "canonical form")
+        if check.status == "not_found":
+            return self._regenerate(text, replace(outcome, canonical=None))
+        if check.status == "ambiguous":
+            return replace(outcome, canonical=None, action="review")
+        return replace(outcome, action="suggested")  # mismatch (the database's form), not_covered
+
+    def _regenerate(self, text: str, outcome: CitationOutcome) -> CitationOutcome:
+        if self.regenerator is None:
+            return outcome
+        start, end = outcome.span
+        suggestion = self.regenerator.suggest(text[max(0, start - CONTEXT_CHARS):start], outcome.original,
+                                              text[end:end + CONTEXT_CHARS])
+        if suggestion is None:
+            return replace(outcome, reason=f"{outcome.reason}; re-generation produced no citation")
+        return replace(outcome, canonical=suggestion, action="suggested",
+                        reason=f"{outcome.reason}; re-generated under the citation automaton, for review")
+
+
+def _form_name(form: object) -> str:
+    return str(getattr(form, "value", form))

@@ -1,0 +1,244 @@
+"""The batch: collect drafts, recite each one (in worker processes), write outputs and reports.
+
+Resumable: every finished document leaves its result under `DIR/.recite/` and a line in
+`DIR/.recite/manifest.jsonl` keyed by the input's name, its SHA-256 and the batch's fingerprint
+(options that change results); a re-run skips documents whose key is there. Deterministic:
+documents are processed in sorted order and reported in that order whatever finishes first.
+Bounded memory: at most two documents per worker are in flight, and reports stream from disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from citegen.recite.documents import DEFAULT_MAX_BYTES, SUPPORTED_SUFFIXES, read_document
+from citegen.recite.errors import DocumentError, UsageError
+from citegen.recite.pipeline import RecitePipeline
+from citegen.recite.reports import DocumentReport, outcome_record, render_diff, write_html, write_jsonl
+
+logger = logging.getLogger(__name__)
+
+PipelineFactory = Callable[[], RecitePipeline]  # called once per worker process
+WORK_DIR = ".recite"
+DOCUMENTS_DIR = "documents"
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    out: Path
+    jobs: int = 1
+    dry_run: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
+    fingerprint: str = ""  # what else changes results (database, re-generation on/off)
+
+
+@dataclass(frozen=True, slots=True)
+class InputFile:
+    path: Path
+    name: str  # relative name in reports and under DIR/documents: "drafts/a.txt"
+
+
+@dataclass(slots=True)
+class BatchSummary:
+    documents: int = 0
+    resumed: int = 0  # skipped because a previous run finished them
+    documents_needing_review: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    actions: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def citations(self) -> int:
+        return sum(self.actions.values())
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.documents_needing_review else 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    source: InputFile
+    key: str
+    output: Path | None  # None on a dry run
+    result: Path
+    fragment: Path
+    max_bytes: int
+
+
+def collect_inputs(inputs: Sequence[Path], out: Path) -> list[InputFile]:
+    """Files as given, folders searched for supported drafts; the out folder kept apart from all of them."""
+    if not inputs:
+        raise UsageError("expected at least one input file or folder, got none")
+    out = out.resolve()
+    collected: list[InputFile] = []
+    taken: set[str] = set()
+    for given in inputs:
+        path = given.resolve()
+        if not path.exists():
+            raise UsageError(f"expected an existing file or folder, got {given}")
+        if out == path or path in out.parents or out in path.parents:
+            raise UsageError(f"expected --out outside the inputs (nothing in them is modified), got {out} and {given}")
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+                           and not any(part.startswith(".") for part in p.relative_to(path).parts))
+            pairs = [(p, f"{path.name}/{p.relative_to(path).as_posix()}") for p in found]
+        else:
+            pairs = [(path, path.name)]
+        for file, name in pairs:
+            unique, n = name, 1
+            while unique in taken:  # two inputs of the same name: keep both, deterministically
+                n += 1
+                unique = f"{name}~{n}"
+            taken.add(unique)
+            collected.append(InputFile(file, unique))
+    return collected
+
+
+def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: PipelineFactory,
+              on_document: Callable[[InputFile, DocumentReport], None] | None = None) -> BatchSummary:
+    work = options.out / WORK_DIR
+    for folder in (work / "results", work / "fragments"):
+        folder.mkdir(parents=True, exist_ok=True)
+    manifest_path = work / "manifest.jsonl"
+    finished = _load_manifest(manifest_path)
+    jobs, keys = [], []
+    summary = BatchSummary()
+    for source in inputs:
+        job = _job_for(source, options, work)
+        keys.append(job.key)
+        if job.key in finished and job.result.exists() and (job.output is None or job.output.exists()):
+            summary.resumed += 1
+            if on_document:
+                on_document(source, DocumentReport.from_json(job.result.read_text("utf-8")))
+        else:
+            jobs.append(job)
+    with manifest_path.open("a", encoding="utf-8") as manifest:
+        for job, report in _run_jobs(jobs, options.jobs, factory):
+            manifest.write(json.dumps({"key": job.key, "file": job.source.name, "status": report.status},
+                                      ensure_ascii=False) + "\n")
+            manifest.flush()
+            if on_document:
+                on_document(job.source, report)
+    _write_reports(options.out, work, keys, summary)
+    return summary
+
+
+def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
+    digest = hashlib.sha256()
+    try:
+        with source.path.open("rb") as stream:
+            for chunk in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        digest.update(b"unreadable")  # the worker reports why; an unreadable file is never "finished"
+    key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
+                         .encode()).hexdigest()[:32]
+    output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
+    return _Job(source, key, output, work / "results" / f"{key}.json", work / "fragments" / f"{key}.html",
+                options.max_bytes)
+
+
+def _load_manifest(path: Path) -> set[str]:
+    keys = set()
+    if path.exists():
+        for line in path.read_text("utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short by an interrupted run
+                continue
+            if entry.get("status") != "failed":
+                keys.add(entry["key"])
+    return keys
+
+
+def _run_jobs(jobs: Sequence[_Job], workers: int, factory: PipelineFactory) -> Iterator[tuple[_Job, DocumentReport]]:
+    """Each job with its report, in the order given, whatever order they finish in."""
+    if workers <= 1:
+        pipeline = factory()
+        for job in jobs:
+            yield job, DocumentReport.from_json(_recite_document(pipeline, job))
+        return
+    window = 2 * workers
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(factory,)) as pool:
+        pending: list[tuple[_Job, Future[str]]] = []
+        for job in jobs:
+            pending.append((job, pool.submit(_recite_in_worker, job)))
+            if len(pending) >= window:
+                done, future = pending.pop(0)
+                yield done, DocumentReport.from_json(future.result())
+        for done, future in pending:
+            yield done, DocumentReport.from_json(future.result())
+
+
+# The worker process's pipeline, built once by the pool's initializer: a process-level slot is
+# the only way ProcessPoolExecutor hands per-process state to its tasks.
+_worker_pipeline: RecitePipeline | None = None
+
+
+def _start_worker(factory: PipelineFactory) -> None:
+    global _worker_pipeline
+    _worker_pipeline = factory()
+
+
+def _recite_in_worker(job: _Job) -> str:
+    if _worker_pipeline is None:
+        raise RuntimeError("expected the worker initializer to have built a pipeline, got none")
+    return _recite_document(_worker_pipeline, job)
+
+
+def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
+    """Recite one document and leave its result, diff and output on disk; the result's JSON comes back."""
+    output_name = None if job.output is None else f"{DOCUMENTS_DIR}/{job.source.name}"
+    report = DocumentReport(job.source.name, output_name, "done")
+    fragment = ""
+    try:
+        document = read_document(job.source.path, job.max_bytes)
+        recited = pipeline.recite(document)
+        report.outcomes = [outcome_record(o) for o in recited.outcomes]
+        report.encoding = getattr(document, "encoding", None)
+        if not recited.outcomes:
+            report.status = "no_citations"
+        fragment = render_diff(document.streams, recited.outcomes)
+        if job.output is not None:
+            _write_atomically(job.output, document.render(recited.edits))
+    except DocumentError as error:
+        report.status, report.message, report.output, report.outcomes = error.kind, str(error), None, []
+    except Exception as error:  # the batch boundary: one document's bug must not stop thousands
+        logger.exception("reciting %s failed", job.source.name)
+        report.status, report.message, report.output, report.outcomes = "failed", repr(error), None, []
+    _write_atomically(job.fragment, fragment.encode("utf-8"))
+    text = report.to_json()
+    _write_atomically(job.result, text.encode("utf-8"))
+    return text
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSummary) -> None:
+    def reports() -> Iterator[DocumentReport]:
+        for key in keys:
+            yield DocumentReport.from_json((work / "results" / f"{key}.json").read_text("utf-8"))
+
+    for report in reports():
+        summary.documents += 1
+        summary.statuses[report.status] += 1
+        summary.actions.update(report.counts())
+        summary.documents_needing_review += report.needs_review
+    with (out / "report.jsonl").open("w", encoding="utf-8") as jsonl:
+        write_jsonl(reports(), jsonl)
+    with (out / "report.html").open("w", encoding="utf-8") as page:
+        write_html(reports, lambda index: (work / "fragments" / f"{keys[index]}.html").read_text("utf-8"),
+                   page, "citegen recite")
