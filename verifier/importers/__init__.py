@@ -1,0 +1,71 @@
+"""Import law.go.kr responses (XML, JSON) and the JSONL format into the database.
+
+One transaction per file: a file that fails (hostile, malformed, an unknown shape) raises an
+`ImportFileError` naming the file and position, and the database is left as it was before it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verifier.database import Database
+from verifier.errors import ImportFileError, MalformedFileError, UnsupportedShapeError
+from verifier.importers.jsonl import read_jsonl
+from verifier.importers.lawgo import read_json, read_xml
+from verifier.importers.records import Record, SkippedRow
+from verifier.importers.store import RecordWriter
+
+logger = logging.getLogger(__name__)
+
+READERS: dict[str, Callable[[Path], Iterator[Record]]] = {".xml": read_xml, ".json": read_json, ".jsonl": read_jsonl}
+
+
+@dataclass
+class FileReport:
+    path: Path
+    counts: Counter[str] = field(default_factory=Counter)
+    skipped: list[SkippedRow] = field(default_factory=list)
+
+
+def discover(paths: Iterable[Path | str]) -> list[Path]:
+    """The importable files under `paths` (folders searched recursively, in name order)."""
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in READERS)
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ImportFileError(path, None, "expected a file or a folder, got nothing at that path")
+    return found
+
+
+def import_file(database: Database, path: Path) -> FileReport:
+    reader = READERS.get(path.suffix.lower())
+    if reader is None:
+        raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {path.suffix or 'no suffix'!r}")
+    if path.stat().st_size == 0:
+        raise MalformedFileError(path, None, "expected law.go.kr XML/JSON or JSONL, got an empty file")
+    with database.engine.begin() as connection:
+        writer = RecordWriter(connection, source=f"{path.suffix.lstrip('.').lower()}:{path.name}"[:40])
+        for record in reader(path):
+            writer.write(record)
+        counts = writer.finish()
+    logger.info("imported %s: %s", path, dict(counts))
+    return FileReport(path, counts, writer.skipped)
+
+
+def import_paths(database: Database, paths: Iterable[Path | str],
+                 on_file: Callable[[Path], None] | None = None) -> list[FileReport]:
+    """Import every file; stops at the first file that fails (earlier files stay imported)."""
+    reports = []
+    for path in discover(paths):
+        if on_file is not None:
+            on_file(path)
+        reports.append(import_file(database, path))
+    return reports

@@ -1,0 +1,151 @@
+"""The JSONL import format: one JSON object per line, tagged by "type". Blank lines are ignored.
+
+    {"type": "act", "law_id": "001706", "name": "민법", "mst": 253527, "abbreviation": null,
+     "kind": "법률", "promulgated_on": "2024-01-01", "effective_on": "2024-01-01", "status": "현행",
+     "articles": [
+        {"article": "750", "title": "불법행위의 내용"},
+        {"article": "3의2", "status": "삭제", "amended_on": "2020-01-01"},
+        {"article": "5", "status": "이동", "moved_to": "5의2"},
+        {"article": "23", "provisions": [{"paragraph": 1}, {"paragraph": 1, "item": 2},
+                                         {"paragraph": 1, "item": 3, "item_branch": 2, "subitem": "가"}]}]}
+    {"type": "case", "court": "대법원", "date": "2024-07-11", "case_number": "2024도4202",
+     "delivery": "선고", "disposition": "판결", "panel": null, "title": "사기", "source_id": "123456"}
+    {"type": "alias", "alias": "민소법", "act": "민사소송법", "official": false}
+    {"type": "coverage", "kind": "case", "court": "대법원", "from": "1990-01-01", "to": "2025-12-31"}
+    {"type": "coverage", "kind": "statute"}
+
+Only "type" plus, per type, law_id+name / court+date+case_number+disposition / alias+act / kind
+are required. An act line with "articles" replaces the act's articles; without, it updates the
+act only. Dates are ISO (YYYY-MM-DD) or law.go.kr's YYYYMMDD. `delivery` defaults to 선고 for a
+판결, else 자. 헌법재판소 decisions are cases with court "헌법재판소" and date = 종국일자.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from verifier.errors import MalformedFileError, UnsupportedShapeError
+from verifier.importers.records import (
+    ActRecord,
+    AliasRecord,
+    ArticleRecord,
+    CaseRecord,
+    CoverageRecord,
+    ProvisionKey,
+    Record,
+    SkippedRow,
+)
+from verifier.names import normalise_act_name, normalise_court, parse_case_number, parse_date
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+class _LineError(ValueError):
+    """A line that parsed as JSON but does not fit the format; becomes UnsupportedShapeError."""
+
+
+def _required(line: dict[str, Any], key: str) -> Any:
+    value = line.get(key)
+    if value is None or value == "":
+        raise _LineError(f"expected a {key!r} field in a {line.get('type')!r} line, got none")
+    return value
+
+
+def _optional_date(line: dict[str, Any], key: str):  # noqa: ANN202 (date | None)
+    text = line.get(key)
+    if text is None:
+        return None
+    parsed = parse_date(str(text))
+    if parsed is None:
+        raise _LineError(f"expected {key!r} as a date (YYYY-MM-DD), got {text!r}")
+    return parsed
+
+
+def _article(entry: Any) -> ArticleRecord:
+    if not isinstance(entry, dict):
+        raise _LineError(f"expected each article as an object, got {entry!r}")
+    label = str(_required(entry, "article"))
+    number, _, branch = label.partition("의")
+    if not number.isdigit() or (branch and not branch.isdigit()):
+        raise _LineError(f"expected an article label such as '750' or '3의2', got {label!r}")
+    provisions = tuple(
+        ProvisionKey(int(p.get("paragraph", 0)), int(p.get("item", 0)), int(p.get("item_branch", 0)),
+                     str(p.get("subitem", "")))
+        for p in entry.get("provisions", ()) if isinstance(p, dict))
+    status = entry.get("status", "현행")
+    if status not in ("현행", "삭제", "이동"):
+        raise _LineError(f"expected an article status 현행, 삭제 or 이동, got {status!r}")
+    return ArticleRecord(int(number), int(branch or 0), entry.get("title"), status, entry.get("moved_to"),
+                         _optional_date(entry, "effective_on"), _optional_date(entry, "amended_on"), provisions)
+
+
+def _records_of_line(line: dict[str, Any], position: str) -> Iterator[Record]:
+    kind = line.get("type")
+    if kind == "act":
+        law_id = str(_required(line, "law_id"))
+        articles = line.get("articles")
+        yield ActRecord(law_id.zfill(6) if law_id.isdigit() else law_id, normalise_act_name(_required(line, "name")),
+                        line.get("mst"), line.get("abbreviation"), line.get("kind"),
+                        _optional_date(line, "promulgated_on"), _optional_date(line, "effective_on"),
+                        line.get("status"), replaces_articles=articles is not None)
+        for entry in articles or ():
+            yield _article(entry)
+    elif kind == "case":
+        number = parse_case_number(str(_required(line, "case_number")))
+        if number is None:
+            yield SkippedRow(position, f"expected a 사건번호 such as 2024도4202, got {line['case_number']!r}")
+            return
+        disposition = _required(line, "disposition")
+        if disposition not in ("판결", "결정", "명령"):
+            raise _LineError(f"expected disposition 판결, 결정 or 명령, got {disposition!r}")
+        delivery = line.get("delivery") or ("선고" if disposition == "판결" else "자")
+        if delivery not in ("선고", "자"):
+            raise _LineError(f"expected delivery 선고 or 자, got {delivery!r}")
+        yield CaseRecord(normalise_court(str(_required(line, "court"))), _optional_date(line, "date")
+                         or _required(line, "date"), number, delivery, disposition, line.get("panel"),
+                         line.get("title"), line.get("source_id"))
+    elif kind == "alias":
+        yield AliasRecord(str(_required(line, "alias")), normalise_act_name(str(_required(line, "act"))),
+                          bool(line.get("official", False)))
+    elif kind == "coverage":
+        scope = _required(line, "kind")
+        if scope not in ("case", "statute"):
+            raise _LineError(f"expected coverage kind 'case' or 'statute', got {scope!r}")
+        yield CoverageRecord(scope, normalise_court(line.get("court") or ""), _optional_date(line, "from"),
+                             _optional_date(line, "to"))
+    else:
+        raise _LineError(f"expected type act, case, alias or coverage, got {kind!r}")
+
+
+def read_jsonl(path: Path) -> Iterator[Record]:
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            position = f"line {number}"
+            if len(raw) > MAX_LINE_BYTES:
+                raise MalformedFileError(path, position, f"expected a line under {MAX_LINE_BYTES} bytes, "
+                                                         f"got {len(raw)}")
+            text = _decode_line(path, raw, position)
+            if not text:
+                continue
+            try:
+                line = json.loads(text)
+            except json.JSONDecodeError as error:
+                raise MalformedFileError(path, f"{position}, column {error.colno}",
+                                         f"expected one JSON object per line, got: {error.msg}") from error
+            if not isinstance(line, dict):
+                raise UnsupportedShapeError(path, position, f"expected a JSON object, got {type(line).__name__}")
+            try:
+                yield from _records_of_line(line, position)
+            except (_LineError, TypeError, ValueError) as error:
+                raise UnsupportedShapeError(path, position, str(error)) from error
+
+
+def _decode_line(path: Path, raw: bytes, position: str) -> str:
+    try:
+        return raw.decode("utf-8-sig").strip()
+    except UnicodeDecodeError as error:
+        raise MalformedFileError(path, f"{position}, byte {error.start + 1}",
+                                 f"expected UTF-8 text, got byte {raw[error.start]:#04x}") from error

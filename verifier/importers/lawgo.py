@@ -1,0 +1,340 @@
+"""Readers for law.go.kr Open API responses, XML and JSON, lists and bodies.
+
+Shapes (../shared/reference/legal-citations.md §2.4):
+
+    root / top key   what                      rows
+    LawSearch        statute list (law, eflaw)  law
+    법령             statute body               기본정보, then 조문/조문단위
+    PrecSearch       case list                  prec
+    PrecService      case body                  the root itself
+    DetcSearch       헌재 list                  Detc (XML may write detc)
+    DetcService      헌재 body                  the root itself
+    Law, or {}       "no record" answer         none
+
+Gotchas handled here: 조문여부=전문 rows are chapter headings, not articles; 헌재 dates are
+종국일자; an empty body means no record; a JSON single hit is an object, not a list; 법령ID keeps
+its leading zeros (`1747` and `001747` are one act); 단기 years in old 선고일자.
+
+XML is parsed as a stream (one row in memory at a time) with DTDs forbidden, which rules out
+entity expansion (billion laughs) and external references.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from xml.etree.ElementTree import Element, ParseError
+
+from defusedxml.common import DefusedXmlException
+from defusedxml.ElementTree import iterparse
+
+from verifier.errors import MalformedFileError, UnsafeXmlError, UnsupportedShapeError
+from verifier.importers.records import (
+    ActRecord,
+    ArticleRecord,
+    CaseRecord,
+    ProvisionKey,
+    Record,
+    SkippedRow,
+)
+from verifier.names import normalise_act_name, normalise_court, parse_case_number, parse_date
+
+MAX_TEXT_CHARS = 4 * 1024 * 1024  # a node longer than this is hostile, not a judgment
+MAX_JSON_BYTES = 512 * 1024 * 1024
+
+_LIST_ROOTS = {"LawSearch": ("law",), "PrecSearch": ("prec",), "DetcSearch": ("Detc", "detc")}
+_BODY_ROOTS = ("법령", "PrecService", "DetcService")
+_NO_RECORD_ROOTS = ("Law",)
+_PANELS = {"430201": "전원재판부", "430202": "지정재판부"}
+_DELETED = re.compile(r"^\s*제\d+조(?:의\d+)?\s*(?:\([^)]*\))?\s*삭제\s*(?:<(?P<date>[^>]*)>)?")
+_LABEL = re.compile(r"(?P<number>\d+)\s*(?:조)?\s*(?:의\s*(?P<branch>\d+))?")
+
+
+# --- values as law.go.kr writes them -------------------------------------------------------
+
+def _text(value: Any) -> str:
+    """A field's text whether it came as a string, a number, {"content": …} or a one-item list."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return _text(value[0]) if value else ""
+    if isinstance(value, dict):
+        return _text(value.get("content", value.get("#text")))
+    return unicodedata.normalize("NFC", str(value)).strip()
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None or value == "":
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def _int(value: Any, default: int = 0) -> int:
+    digits = re.search(r"\d+", _text(value))
+    return int(digits.group()) if digits else default
+
+
+def _law_id(value: Any) -> str:
+    text = _text(value)
+    return text.zfill(6) if text.isdigit() else text
+
+
+def _paragraph_number(value: Any) -> int:
+    text = _text(value)
+    if not text:
+        return 0
+    if text[0] in "0123456789":
+        return _int(text)
+    try:
+        return int(unicodedata.numeric(text[0]))  # ① -> 1, ㉑ -> 21
+    except (TypeError, ValueError):
+        return 0
+
+
+# --- rows -> records ----------------------------------------------------------------------
+
+def act_from_list_row(row: dict[str, Any]) -> ActRecord:
+    return ActRecord(
+        law_id=_law_id(row.get("법령ID")), name=normalise_act_name(_text(row.get("법령명한글"))),
+        mst=_int(row.get("법령일련번호")) or None, abbreviation=_text(row.get("법령약칭명")) or None,
+        kind=_text(row.get("법령구분명")) or None, promulgated_on=parse_date(_text(row.get("공포일자"))),
+        effective_on=parse_date(_text(row.get("시행일자"))), status=_text(row.get("현행연혁코드")) or None)
+
+
+def act_from_basic_info(info: dict[str, Any]) -> ActRecord:
+    return ActRecord(
+        law_id=_law_id(info.get("법령ID")), name=normalise_act_name(_text(info.get("법령명_한글"))),
+        mst=_int(info.get("법령일련번호")) or None, abbreviation=_text(info.get("법령명약칭")) or None,
+        kind=_text(info.get("법종구분")) or None, promulgated_on=parse_date(_text(info.get("공포일자"))),
+        effective_on=parse_date(_text(info.get("시행일자"))), status=_text(info.get("현행연혁코드")) or None,
+        replaces_articles=True)
+
+
+def _provisions(unit: dict[str, Any]) -> tuple[ProvisionKey, ...]:
+    keys: list[ProvisionKey] = []
+    for paragraph in _as_list(unit.get("항")):
+        if not isinstance(paragraph, dict):
+            continue
+        number = _paragraph_number(paragraph.get("항번호"))
+        if number:
+            keys.append(ProvisionKey(number))
+        for item in _as_list(paragraph.get("호")):
+            if not isinstance(item, dict):
+                continue
+            label = _LABEL.match(_text(item.get("호번호")))
+            if label is None:
+                continue
+            item_number = int(label["number"])
+            item_branch = _int(item.get("호가지번호")) or int(label["branch"] or 0)
+            keys.append(ProvisionKey(number, item_number, item_branch))
+            for subitem in _as_list(item.get("목")):
+                letter = _text(subitem.get("목번호") if isinstance(subitem, dict) else None).rstrip(".")
+                if letter:
+                    keys.append(ProvisionKey(number, item_number, item_branch, letter[0]))
+    return tuple(dict.fromkeys(keys))
+
+
+def article_from_unit(unit: dict[str, Any]) -> ArticleRecord | None:
+    """None for a 전문 (chapter heading) row."""
+    if _text(unit.get("조문여부")) == "전문":
+        return None
+    status, moved_to, amended_on = "현행", None, None
+    deleted = _DELETED.match(_text(unit.get("조문내용")))
+    if _text(unit.get("조문제개정유형")) == "삭제" or deleted:
+        status = "삭제"
+        amended_on = parse_date(deleted["date"] or "") if deleted and deleted["date"] else None
+    after = _text(unit.get("조문이동이후"))
+    if after.isdigit() and len(after) == 6 and int(after):  # JO code AAAABB
+        status, moved_to = "이동", f"{int(after[:4])}" + (f"의{int(after[4:])}" if int(after[4:]) else "")
+    elif (label := _LABEL.search(after)) and int(label["number"]):  # "제0조"/"0" are sentinels
+        status, moved_to = "이동", label["number"] + (f"의{label['branch']}" if label["branch"] else "")
+    return ArticleRecord(
+        number=_int(unit.get("조문번호")), branch=_int(unit.get("조문가지번호")),
+        title=_text(unit.get("조문제목")) or None, status=status, moved_to=moved_to,
+        effective_on=parse_date(_text(unit.get("조문시행일자"))), amended_on=amended_on,
+        provisions=_provisions(unit))
+
+
+def _disposition(text: str) -> str | None:
+    return next((word for word in ("판결", "결정", "명령") if word in text), None)
+
+
+def case_from_prec(row: dict[str, Any], position: str) -> CaseRecord | SkippedRow:
+    number_text = _text(row.get("사건번호"))
+    number = parse_case_number(number_text)
+    decided_on = parse_date(_text(row.get("선고일자")))
+    court = normalise_court(_text(row.get("법원명")))
+    kind = _text(row.get("판결유형"))
+    disposition = _disposition(kind)
+    if number is None or decided_on is None or not court or disposition is None:
+        return SkippedRow(position, f"expected 사건번호, 선고일자, 법원명 and 판결유형, got "
+                                    f"{number_text!r}, {_text(row.get('선고일자'))!r}, {court!r}, {kind!r}")
+    delivery = _text(row.get("선고"))
+    if delivery not in ("선고", "자"):
+        delivery = "선고" if disposition == "판결" else "자"
+    panel = "전원합의체" if "전원합의체" in kind + _text(row.get("선고")) else None
+    source_id = _text(row.get("판례일련번호") or row.get("판례정보일련번호")) or None
+    return CaseRecord(court, decided_on, number, delivery, disposition, panel,
+                      _text(row.get("사건명")) or None, source_id)
+
+
+def case_from_detc(row: dict[str, Any], position: str) -> CaseRecord | SkippedRow:
+    number_text = _text(row.get("사건번호"))
+    number = parse_case_number(number_text)
+    decided_on = parse_date(_text(row.get("종국일자")))
+    if number is None or decided_on is None:
+        return SkippedRow(position, f"expected 사건번호 and 종국일자, got {number_text!r}, "
+                                    f"{_text(row.get('종국일자'))!r}")
+    panel = _PANELS.get(_text(row.get("재판부구분코드"))) or _text(row.get("재판부구분명")) or None
+    return CaseRecord("헌법재판소", decided_on, number, "선고", "결정", panel,
+                      _text(row.get("사건명")) or None, _text(row.get("헌재결정례일련번호")) or None)
+
+
+_CASE_CONVERTERS: dict[str, Callable[[dict[str, Any], str], CaseRecord | SkippedRow]] = {
+    "PrecSearch": case_from_prec, "PrecService": case_from_prec,
+    "DetcSearch": case_from_detc, "DetcService": case_from_detc,
+}
+
+
+def _records_of_list(root: str, row: dict[str, Any], position: str) -> Iterator[Record]:
+    if root == "LawSearch":
+        yield act_from_list_row(row)
+    else:
+        yield _CASE_CONVERTERS[root](row, position)
+
+
+def _records_of_law_body(body: dict[str, Any]) -> Iterator[Record]:
+    yield act_from_basic_info(body.get("기본정보") or {})
+    units = body.get("조문") or {}
+    for unit in _as_list(units.get("조문단위") if isinstance(units, dict) else units):
+        if isinstance(unit, dict) and (article := article_from_unit(unit)) is not None:
+            yield article
+
+
+# --- XML ------------------------------------------------------------------------------------
+
+def _element_to_value(element: Element) -> Any:
+    children = list(element)
+    if not children:
+        return element.text or ""
+    value: dict[str, Any] = {}
+    for child in children:
+        converted = _element_to_value(child)
+        if child.tag in value:
+            previous = value[child.tag]
+            value[child.tag] = [*previous, converted] if isinstance(previous, list) else [previous, converted]
+        else:
+            value[child.tag] = converted
+    return value
+
+
+def _prolog_position(path: Path, marker: bytes) -> str | None:
+    with path.open("rb") as handle:
+        head = handle.read(64 * 1024)
+    offset = head.find(marker)
+    if offset < 0:
+        return None
+    line = head.count(b"\n", 0, offset) + 1
+    column = offset - (head.rfind(b"\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column}"
+
+
+def read_xml(path: Path) -> Iterator[Record]:
+    try:
+        yield from _read_xml_events(path)
+    except DefusedXmlException as error:
+        raise UnsafeXmlError(path, _prolog_position(path, b"<!DOCTYPE"),
+                             f"expected XML without a DTD or entities, got {type(error).__name__}") from error
+    except ParseError as error:
+        line, column = error.position
+        raise MalformedFileError(path, f"line {line}, column {column + 1}",
+                                 f"expected well-formed UTF-8 XML, got: {error}") from error
+
+
+def _read_xml_events(path: Path) -> Iterator[Record]:
+    stack: list[Element] = []
+    root_tag = ""
+    rows = 0
+    have_basic_info = False
+    for event, element in iterparse(str(path), events=("start", "end"), forbid_dtd=True):
+        if event == "start":
+            if not stack:
+                root_tag = element.tag
+                if root_tag not in _LIST_ROOTS and root_tag not in _BODY_ROOTS and root_tag not in _NO_RECORD_ROOTS:
+                    raise UnsupportedShapeError(path, "line 1", "expected a law.go.kr root (LawSearch, 법령, "
+                                                f"PrecSearch, PrecService, DetcSearch, DetcService), got <{root_tag}>")
+            stack.append(element)
+            continue
+        stack.pop()
+        if element.text is not None and len(element.text) > MAX_TEXT_CHARS:
+            raise MalformedFileError(path, f"<{element.tag}> of row {rows + 1}",
+                                     f"expected a text node under {MAX_TEXT_CHARS} characters, "
+                                     f"got {len(element.text)}")
+        depth = len(stack)
+        if root_tag in _LIST_ROOTS and depth == 1:
+            if element.tag in _LIST_ROOTS[root_tag]:
+                rows += 1
+                yield from _records_of_list(root_tag, _element_to_value(element), f"row {rows}")
+            stack[0].clear()
+        elif root_tag == "법령" and depth == 1:
+            if element.tag == "기본정보":
+                have_basic_info = True
+                yield act_from_basic_info(_element_to_value(element))
+            stack[0].clear()
+        elif root_tag == "법령" and depth == 2 and element.tag == "조문단위":
+            if not have_basic_info:
+                raise UnsupportedShapeError(path, f"조문단위 {rows + 1}", "expected <기본정보> before the "
+                                                                       "articles, got an article first")
+            rows += 1
+            if (article := article_from_unit(_element_to_value(element))) is not None:
+                yield article
+            stack[-1].clear()
+        elif root_tag in _CASE_CONVERTERS and depth == 0 and any(True for _ in element):
+            yield _CASE_CONVERTERS[root_tag](_element_to_value(element), "the body")
+
+
+# --- JSON -----------------------------------------------------------------------------------
+
+def decode_utf8(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise MalformedFileError(path, f"byte {error.start}",
+                                 f"expected UTF-8 text, got byte {data[error.start]:#04x}") from error
+
+
+def read_json(path: Path) -> Iterator[Record]:
+    if path.stat().st_size > MAX_JSON_BYTES:
+        raise MalformedFileError(path, None, f"expected a JSON file under {MAX_JSON_BYTES} bytes, "
+                                             f"got {path.stat().st_size}")
+    text = decode_utf8(path, path.read_bytes())
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise MalformedFileError(path, f"line {error.lineno}, column {error.colno}",
+                                 f"expected well-formed JSON, got: {error.msg}") from error
+    except RecursionError as error:
+        raise MalformedFileError(path, None, "expected JSON nested less deeply, got too deep a nesting") from error
+    if not isinstance(document, dict):
+        raise UnsupportedShapeError(path, "line 1", f"expected a JSON object, got {type(document).__name__}")
+    if not document or set(document) <= set(_NO_RECORD_ROOTS):
+        return  # {} or {"Law": "일치하는 …가 없습니다"}: no record
+    top = next(iter(document))
+    body = document[top]
+    if top in _LIST_ROOTS and isinstance(body, dict):
+        row_key = next((key for key in _LIST_ROOTS[top] if key in body), _LIST_ROOTS[top][0])
+        for index, row in enumerate(_as_list(body.get(row_key)), start=1):
+            if isinstance(row, dict):
+                yield from _records_of_list(top, row, f"row {index}")
+    elif top == "법령" and isinstance(body, dict):
+        yield from _records_of_law_body(body)
+    elif top in _CASE_CONVERTERS and isinstance(body, dict):
+        if body:
+            yield _CASE_CONVERTERS[top](body, "the body")
+    else:
+        raise UnsupportedShapeError(path, "line 1", "expected a law.go.kr top key (LawSearch, 법령, PrecSearch, "
+                                                    f"PrecService, DetcSearch, DetcService), got {top!r}")

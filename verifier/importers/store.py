@@ -1,0 +1,186 @@
+"""Writing records into the database: idempotent upserts in batches, on the caller's transaction.
+
+Re-importing a file updates rows in place (natural keys, ON CONFLICT DO UPDATE on SQLite and
+PostgreSQL alike); an act body replaces the act's articles and provisions, so rows a newer
+version dropped disappear. Coverage is widened to the dates of the decisions written, per court.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import Connection, Table, delete, func, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from verifier.importers.records import (
+    ActRecord,
+    AliasRecord,
+    ArticleRecord,
+    CaseRecord,
+    CoverageRecord,
+    Record,
+    SkippedRow,
+)
+from verifier.models import Act, ActAlias, Article, Case, Coverage, Provision
+
+logger = logging.getLogger(__name__)
+
+BATCH_ROWS = 2000
+ACTS: Table = Act.__table__  # type: ignore[assignment]
+ALIASES: Table = ActAlias.__table__  # type: ignore[assignment]
+ARTICLES: Table = Article.__table__  # type: ignore[assignment]
+PROVISIONS: Table = Provision.__table__  # type: ignore[assignment]
+CASES: Table = Case.__table__  # type: ignore[assignment]
+COVERAGE: Table = Coverage.__table__  # type: ignore[assignment]
+
+
+def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], keys: tuple[str, ...],
+           *, keep_existing_when_null: bool = False, update: bool = True) -> None:
+    """INSERT … ON CONFLICT (keys) DO UPDATE (or DO NOTHING); the one place dialects differ."""
+    if not rows:
+        return
+    unique = list({tuple(row[key] for key in keys): row for row in rows}.values())  # one row per key
+    insert = sqlite_insert if connection.dialect.name == "sqlite" else postgresql_insert
+    statement = insert(table)
+    columns = [column for column in unique[0] if column not in keys]
+    if update and columns:
+        statement = statement.on_conflict_do_update(index_elements=list(keys), set_={
+            column: func.coalesce(statement.excluded[column], table.c[column]) if keep_existing_when_null
+            else statement.excluded[column] for column in columns})
+    else:
+        statement = statement.on_conflict_do_nothing(index_elements=list(keys))
+    connection.execute(statement, unique)
+
+
+class RecordWriter:
+    """Stores one file's records on an open transaction; `finish()` flushes and returns counts."""
+
+    def __init__(self, connection: Connection, source: str) -> None:
+        self.connection = connection
+        self.source = source
+        self.counts: Counter[str] = Counter()
+        self.skipped: list[SkippedRow] = []
+        self._act_id: int | None = None
+        self._articles: list[dict[str, Any]] = []
+        self._provisions: list[dict[str, Any]] = []
+        self._cases: list[dict[str, Any]] = []
+        self._aliases: list[AliasRecord] = []
+        self._decided: dict[str, tuple[dt.date, dt.date]] = {}
+
+    def write(self, record: Record) -> None:
+        if isinstance(record, ArticleRecord):
+            self._add_article(record)
+        elif isinstance(record, CaseRecord):
+            self._add_case(record)
+        elif isinstance(record, ActRecord):
+            self._write_act(record)
+        elif isinstance(record, AliasRecord):
+            self._aliases.append(record)
+        elif isinstance(record, CoverageRecord):
+            upsert(self.connection, COVERAGE, [{"kind": record.kind, "court": record.court,
+                                                "starts_on": record.starts_on, "ends_on": record.ends_on}],
+                   ("kind", "court"))
+            self.counts["coverage"] += 1
+        else:
+            self.skipped.append(record)
+            self.counts["skipped"] += 1
+
+    def _write_act(self, record: ActRecord) -> None:
+        self._flush_articles()
+        if not record.law_id or not record.name:
+            self.skipped.append(SkippedRow(f"act {record.law_id or record.name!r}",
+                                           "expected an act with 법령ID and 법령명, got one missing"))
+            self.counts["skipped"] += 1
+            self._act_id = None
+            return
+        row = {"law_id": record.law_id, "name": record.name, "mst": record.mst, "abbreviation": record.abbreviation,
+               "kind": record.kind, "promulgated_on": record.promulgated_on, "effective_on": record.effective_on,
+               "status": record.status, "source": self.source}
+        upsert(self.connection, ACTS, [row], ("law_id",), keep_existing_when_null=True)
+        act_id = self.connection.execute(select(ACTS.c.id).where(ACTS.c.law_id == record.law_id)).scalar_one()
+        if record.abbreviation:
+            upsert(self.connection, ALIASES, [{"alias": record.abbreviation, "act_id": act_id, "official": True}],
+                   ("alias", "act_id"), update=False)
+        if not self.counts["acts"]:  # holding any act means the database answers for statutes
+            upsert(self.connection, COVERAGE, [{"kind": "statute", "court": "", "starts_on": None,
+                                                "ends_on": None}], ("kind", "court"), update=False)
+        self.counts["acts"] += 1
+        self._act_id = None
+        if record.replaces_articles:
+            self.connection.execute(delete(PROVISIONS).where(PROVISIONS.c.act_id == act_id))
+            self.connection.execute(delete(ARTICLES).where(ARTICLES.c.act_id == act_id))
+            self._act_id = act_id
+
+    def _add_article(self, record: ArticleRecord) -> None:
+        if self._act_id is None:
+            self.skipped.append(SkippedRow(f"article {record.number}", "expected an article after its act, got "
+                                                                       "one without"))
+            self.counts["skipped"] += 1
+            return
+        self._articles.append({
+            "act_id": self._act_id, "number": record.number, "branch": record.branch, "title": record.title,
+            "status": record.status, "moved_to": record.moved_to, "effective_on": record.effective_on,
+            "amended_on": record.amended_on})
+        self._provisions += [{"act_id": self._act_id, "article": record.number, "article_branch": record.branch,
+                              "paragraph": key.paragraph, "item": key.item, "item_branch": key.item_branch,
+                              "subitem": key.subitem} for key in record.provisions]
+        if len(self._articles) >= BATCH_ROWS:
+            self._flush_articles()
+
+    def _flush_articles(self) -> None:
+        upsert(self.connection, ARTICLES, self._articles, ("act_id", "number", "branch"))
+        upsert(self.connection, PROVISIONS, self._provisions,
+               ("act_id", "article", "article_branch", "paragraph", "item", "item_branch", "subitem"), update=False)
+        self.counts["articles"] += len(self._articles)
+        self.counts["provisions"] += len(self._provisions)
+        self._articles, self._provisions = [], []
+
+    def _add_case(self, record: CaseRecord) -> None:
+        number = record.case_number
+        self._cases.append({
+            "court": record.court, "decided_on": record.decided_on, "case_year": number.year,
+            "case_code": number.code, "case_serial": number.serial, "case_seat": number.seat or "",
+            "delivery": record.delivery, "disposition": record.disposition, "panel": record.panel,
+            "title": record.title, "source": self.source, "source_id": record.source_id})
+        first, last = self._decided.get(record.court, (record.decided_on, record.decided_on))
+        self._decided[record.court] = (min(first, record.decided_on), max(last, record.decided_on))
+        if len(self._cases) >= BATCH_ROWS:
+            self._flush_cases()
+
+    def _flush_cases(self) -> None:
+        upsert(self.connection, CASES, self._cases, ("court", "case_year", "case_code", "case_serial", "case_seat"))
+        self.counts["cases"] += len(self._cases)
+        self._cases = []
+
+    def _widen_coverage(self) -> None:
+        for court, (first, last) in self._decided.items():
+            existing = self.connection.execute(select(COVERAGE.c.starts_on, COVERAGE.c.ends_on).where(
+                COVERAGE.c.kind == "case", COVERAGE.c.court == court)).first()
+            if existing is not None:
+                first = min(first, existing.starts_on or first)
+                last = max(last, existing.ends_on or last)
+            upsert(self.connection, COVERAGE, [{"kind": "case", "court": court, "starts_on": first,
+                                                "ends_on": last}], ("kind", "court"))
+
+    def _write_aliases(self) -> None:
+        for alias in self._aliases:
+            act_ids = self.connection.execute(select(ACTS.c.id).where(ACTS.c.name == alias.act_name)).scalars().all()
+            if not act_ids:
+                self.skipped.append(SkippedRow(f"alias {alias.alias!r}",
+                                               f"expected an act named {alias.act_name!r}, got none"))
+                self.counts["skipped"] += 1
+                continue
+            upsert(self.connection, ALIASES, [{"alias": alias.alias, "act_id": act_id, "official": alias.official}
+                                              for act_id in act_ids], ("alias", "act_id"))
+            self.counts["aliases"] += 1
+
+    def finish(self) -> Counter[str]:
+        self._flush_articles()
+        self._flush_cases()
+        self._widen_coverage()
+        self._write_aliases()
+        return self.counts
