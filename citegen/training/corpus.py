@@ -122,6 +122,10 @@ class CitationWriter:
         return f"{self._rng.choice(self._abbreviations[citation.act or ''])} {citation.provision()}"
 
 
+def _about(article: Article) -> str:
+    return f"{article.title}에 관하여 " if article.title else ""
+
+
 def _holding(decision: Decision) -> str:
     """` 이 판례는 …에 관하여 판단하였습니다.` from the first point of 판시사항 (a noun phrase)."""
     point = decision.holding.split(" [2]")[0].rstrip(" .")
@@ -201,6 +205,10 @@ class CorpusGenerator:
             for statute in decision.statutes:
                 self._decisions_by_article[(statute.act or "", statute.article or 0, statute.article_branch)].append(decision)
         self._linked = [d for d in data.decisions if any(self._article_of(s) for s in d.statutes)]
+        # Articles with their real text or a decision that applied them make the better answers.
+        self._featured = [(act, article) for act in data.acts for article in act.articles
+                          if not article.is_placeholder
+                          or (act.name, article.number, article.branch) in self._decisions_by_article]
 
     def samples(self, count: int) -> Iterator[Sample]:
         kinds = (self._explain_article, self._explain_decision, self._link_decision, self._compare_articles)
@@ -223,19 +231,22 @@ class CorpusGenerator:
         system = SYSTEM_PROMPT if self._rng.random() < self._system_rate else None
         return Sample(question, answer, tuple(uses), system)
 
-    def _explain_article(self) -> Sample:
+    def _pick_article(self, featured_rate: float = 0.6) -> tuple[Act, Article]:
+        if self._featured and self._rng.random() < featured_rate:
+            return self._rng.choice(self._featured)
         act = self._rng.choice(self._data.acts)
-        article = self._rng.choice(act.articles)
+        return act, self._rng.choice(act.articles)
+
+    def _explain_article(self) -> Sample:
+        act, article = self._pick_article()
         source = act.cite(article)
         use = self._writer.statute(source)
-        question = self._rng.choice((
-            f"{josa(source.canonical(), '은', '는')} 어떤 내용인가요?",
-            f"{article.title}에 관한 규정을 알려 주세요.",
-            f"{article.title}의 요건은 무엇인가요?",
-            f"{act.name}상 {article.title}에 대해 설명해 주세요.",
-        ))
-        body = f"{josa(use.text, '은', '는')} {article.title}에 관하여 규정합니다. " \
-               f"이 조문에 따르면 {article.text}"
+        questions = [f"{josa(source.canonical(), '은', '는')} 어떤 내용인가요?"]
+        if article.title:
+            questions += [f"{article.title}에 관한 규정을 알려 주세요.", f"{article.title}의 요건은 무엇인가요?",
+                          f"{act.name}상 {article.title}에 대해 설명해 주세요."]
+        question = self._rng.choice(questions)
+        body = f"{josa(use.text, '은', '는')} {_about(article)}다음과 같이 규정합니다. {article.text}"
         uses = [use]
         decisions = self._decisions_by_article.get((act.name, article.number, article.branch), [])
         if decisions:
@@ -244,7 +255,7 @@ class CorpusGenerator:
             uses.append(case)
             body += f" 관련 판례로 {josa(case.text, '이', '가')} 있습니다."
             body += _holding(decision)
-        thought = f"질문은 {article.title}에 관한 것이다. {act.name} {article.number}조를 확인한다."
+        thought = f"질문은 {article.title or act.name}에 관한 것이다. {act.name} {article.number}조를 확인한다."
         return self._finish(question, body, uses, thought)
 
     def _explain_decision(self) -> Sample:
@@ -273,21 +284,24 @@ class CorpusGenerator:
         assert article is not None  # chosen from self._linked
         statute_use = self._writer.statute(statute)
         case = self._writer.case(decision.citation)
+        topic = article.title or statute.canonical()
         question = self._rng.choice((
-            f"{josa(article.title, '과', '와')} 관련하여 참고할 판례가 있나요?",
-            f"{decision.name} 사건에서 {josa(article.title, '은', '는')} 어떻게 적용되나요?",
+            f"{josa(topic, '과', '와')} 관련하여 참고할 판례가 있나요?",
+            f"{decision.name} 사건에서 {josa(topic, '은', '는')} 어떻게 적용되나요?",
             f"{josa(statute.canonical(), '이', '가')} 적용된 판례를 알려 주세요.",
         ))
-        body = f"{josa(statute_use.text, '은', '는')} {article.title}에 관하여 다음과 같이 규정합니다. " \
+        body = f"{josa(statute_use.text, '은', '는')} {_about(article)}다음과 같이 규정합니다. " \
                f"{article.text} 이 조문이 적용된 판례로 {josa(case.text, '이', '가')} 있습니다."
         body += _holding(decision)
         thought = f"{statute.act} {article.number}조가 참조조문으로 나오는 {decision.name} 사건을 찾는다."
         return self._finish(question, body, [statute_use, case], thought)
 
     def _compare_articles(self) -> Sample:
-        act = self._rng.choice([a for a in self._data.acts if len(a.articles) > 1] or self._data.acts)
-        first, second = (self._rng.sample(act.articles, 2) if len(act.articles) > 1
-                         else (act.articles[0], act.articles[0]))
+        act, first = self._pick_article()
+        titled = [a for a in act.articles if a.title and a != first]
+        if not first.title or not titled:
+            return self._explain_article()
+        second = self._rng.choice(titled)
         one, other = self._writer.statute(act.cite(first)), self._writer.statute(act.cite(second))
         question = f"{act.name}에서 {josa(first.title, '과', '와')} {josa(second.title, '은', '는')} 어떻게 다른가요?"
         body = f"{josa(one.text, '은', '는')} {first.title}에 관한 조문으로, {first.text} " \

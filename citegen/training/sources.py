@@ -39,9 +39,14 @@ _REFERENCED_ARTICLE = re.compile(r"제(?P<article>\d+)조(?:의(?P<branch>\d+))?
 class Article:
     number: int
     branch: int | None
-    title: str
+    title: str  # empty for acts without article titles (대한민국헌법)
     text: str  # the first sentence of its first paragraph, numbering marks removed
     paragraphs: int
+
+    @property
+    def is_placeholder(self) -> bool:
+        """Sample data marks text not copied from the act with a bracketed tag (`[표본 문안] …`)."""
+        return self.text.startswith("[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +189,7 @@ def _article(unit: Tree) -> Article | None:
     first = _text(paragraphs[0], "항내용") if paragraphs else ""
     text = _LEADING_MARK.sub("", first or _ARTICLE_HEADING.sub("", content))
     title = _text(unit, "조문제목")
-    if not title or not text:
+    if not text:
         return None
     return Article(
         int(_text(unit, "조문번호")),

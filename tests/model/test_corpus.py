@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from grammars import CaseCitation, StatuteCitation
+from grammars import CaseCitation, StatuteCitation, parse_citation
 
 from citegen.training.corpus import CANONICAL, CorpusGenerator, Sample, josa
 from citegen.training.errors import TrainingDataError
@@ -63,6 +63,7 @@ def test_canonical_citations_carry_the_field_values_of_the_data(samples: list[Sa
             if use.form != CANONICAL:
                 continue
             assert use.text == use.source.canonical() and use.text in sample.answer
+            assert parse_citation(use.text) == use.source
             if isinstance(use.source, CaseCitation):
                 date = use.source.date.strftime("%Y%m%d") if use.source.date else ""
                 assert (use.source.court, str(use.source.case_number), date) in cases
