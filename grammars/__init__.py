@@ -10,6 +10,7 @@ from grammars.errors import (
     TokenizerError,
     UnsupportedPatternError,
 )
+from grammars.find import CitationFinder, CitationForm, FoundCitation, find_citations
 from grammars.languages import Lexicon, answer_grammar, case_grammar, default_lexicon, statute_grammar
 from grammars.parse import CitationParser, parse_citation
 
@@ -21,9 +22,12 @@ __all__ = [
     "CaseCitation",
     "CaseCode",
     "CaseNumber",
+    "CitationFinder",
+    "CitationForm",
     "CitationParser",
     "Court",
     "CourtKind",
+    "FoundCitation",
     "GrammarError",
     "IncompleteCitationError",
     "Lexicon",
@@ -35,6 +39,7 @@ __all__ = [
     "answer_grammar",
     "case_grammar",
     "default_lexicon",
+    "find_citations",
     "format_date",
     "parse_citation",
     "statute_grammar",

@@ -83,6 +83,11 @@ class CitationParser:
         self.statute_pattern = re.compile(statute.expr.to_regex())
         self.lexicon = lexicon
 
+    @classmethod
+    def for_lexicon(cls, lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None) -> CitationParser:
+        chosen = as_lexicon(lexicon)
+        return cls(case_grammar(), statute_grammar(chosen), chosen)
+
     def parse(self, text: str) -> ParsedCitation | None:
         found = self.case_pattern.fullmatch(text)
         if found is not None:
@@ -111,8 +116,7 @@ class CitationParser:
 
 @functools.cache
 def default_parser() -> CitationParser:
-    lexicon = as_lexicon(None)
-    return CitationParser(case_grammar(), statute_grammar(lexicon), lexicon)
+    return CitationParser.for_lexicon(None)
 
 
 def parse_citation(
@@ -123,7 +127,5 @@ def parse_citation(
     With a lexicon (a database's), statute names and articles are those of the lexicon; build a
     `CitationParser` once instead when parsing many strings against a large one.
     """
-    if lexicon is None:
-        return default_parser().parse(text)
-    chosen = as_lexicon(lexicon)
-    return CitationParser(case_grammar(), statute_grammar(chosen), chosen).parse(text)
+    parser = default_parser() if lexicon is None else CitationParser.for_lexicon(lexicon)
+    return parser.parse(text)

@@ -1,0 +1,238 @@
+"""Finding citations in running text, canonical and messy: the first step of re-citation.
+
+`find_citations(text)` returns each citation found as a `FoundCitation(span, citation, form)`, where
+`form` names how it was written. Canonical finding (`lenient=False`) runs the grammars' own
+expressions; lenient finding runs the patterns below, which recognise the drafts' variants of
+../shared/reference/legal-citations.md §1.3 and §2.3 and fill only the fields that were written
+(a back-reference keeps `back_reference` and leaves `act` None for the resolver). Overlapping
+matches are resolved longest first. Each lenient pattern says which false positive it blocks.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
+from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
+from grammars.expr import Literals
+from grammars.languages.case import DISPOSITIONS, PANELS, default_codes
+from grammars.languages.lexicon import Lexicon
+from grammars.languages.statute import SUBITEM_LETTERS
+from grammars.parse import CitationParser, build_case, build_statute, default_parser
+
+
+class CitationForm(str, Enum):
+    """How a found citation was written; a citation with several quirks gets the first that applies."""
+
+    CANONICAL = "canonical"
+    SUPREME_COURT_ABBREVIATION = "대판/대결"
+    COURT_ABBREVIATION = "court abbreviation"
+    BARE_CASE_NUMBER = "bare case number"
+    SPACED_CASE_NUMBER = "spaced case number"
+    COMMA_SEPARATED = "commas instead of 선고"
+    LOOSE_SPACING = "loose spacing or dots"
+    BACK_REFERENCE = "back-reference"
+    QUOTED_ACT = "「」-quoted act"
+    ABBREVIATED_ACT = "약칭 or informal abbreviation"
+    COMPACT_PROVISION = "compact provision"
+
+
+@dataclass(frozen=True, slots=True)
+class FoundCitation:
+    span: tuple[int, int]  # text[span[0]:span[1]] is the citation as written
+    citation: ParsedCitation
+    form: CitationForm
+
+
+_GAP = r"[ \t]*"  # lenient spacing; never a line break, so two lines never fuse into one citation
+# Supreme Court shorthand: 대판 = 대법원 판결 (선고), 대결 = 대법원 결정 (자); `(전)` = 전원합의체.
+_SUPREME_SHORTHAND = {"대판": ("판결", "선고"), "대결": ("결정", "자")}
+_COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
+_DATE = rf"(?P<year>(?:19|20)[0-9]{{2}}){_GAP}\.{_GAP}(?P<month>[0-9]{{1,2}}){_GAP}\.{_GAP}(?P<day>[0-9]{{1,2}})(?:{_GAP}\.)?"
+
+
+def _case_pattern() -> re.Pattern[str]:
+    courts = Literals(tuple(c.name for c in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(_SUPREME_SHORTHAND))
+    codes = Literals(default_codes()).to_regex()
+    number = (
+        rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
+        # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
+        # `…4202` running on into more digits.
+        rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|[0-9]{{2}})"
+        # The same gap on both sides of the code: `2024 도 4202` is a spaced number, while
+        # `2024가 1000` is a number followed by the particle 가 in prose.
+        rf"(?P<gap>[ \t]?)(?P<code>{codes})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
+    )
+    return re.compile(
+        rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>\(전\))?{_GAP})?"
+        rf"(?:(?P<date>{_DATE}){_GAP}(?P<comma>,)?{_GAP}(?P<delivery>선고|자)?{_GAP},?{_GAP})?"
+        + number
+        + rf"(?:{_GAP},?{_GAP}(?P<panel>{Literals(PANELS).to_regex()}))?"
+        + rf"(?:{_GAP}(?P<disposition>{Literals(DISPOSITIONS).to_regex()}))?"
+    )
+
+
+_NUMBER = r"[1-9][0-9]{0,3}"
+_LOWER_LEVELS = (
+    rf"(?:{_GAP}제{_GAP}(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
+    rf"(?:{_GAP}제{_GAP}(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
+    rf"(?:{_GAP}(?P<subitem>[{''.join(SUBITEM_LETTERS)}]){_GAP}목)?)?"
+)
+# `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
+_PROVISION = rf"(?P<provision>제{_GAP}(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?{_LOWER_LEVELS})"
+# A name glued to a preceding word (`국민법`, `방법`) is not a statute name: `(?<![가-힣…])`.
+_NOT_GLUED = r"(?<![가-힣A-Za-z0-9ㆍ])"
+
+
+def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
+    return re.compile(
+        # 「」 marks a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
+        rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
+        rf"|{_NOT_GLUED}(?P<act>{Literals(tuple(names)).to_regex()})"
+        # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
+        rf"|{_NOT_GLUED}(?P<back_reference>같은 법|동법|이 법|법))"
+        rf"{_GAP}{_PROVISION}"
+    )
+
+
+# `동조`, `같은 항` cite the previous article or paragraph; the lookahead blocks verbs and nouns built
+# on them (`동조했다`, `같은 조건`) while letting the particles 의/에 through (`동조의 규정`).
+_SAME_PROVISION = re.compile(
+    rf"{_NOT_GLUED}(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣])){_LOWER_LEVELS}"
+)
+
+
+def _safe_date(year: str, month: str, day: str) -> dt.date | None:
+    try:
+        return dt.date(int(year), int(month), int(day))
+    except ValueError:  # a messy date that names no day (2월 30일) is kept as "no date found"
+        return None
+
+
+class CitationFinder:
+    """Compiled patterns for one lexicon; shared, immutable."""
+
+    def __init__(self, parser: CitationParser) -> None:
+        self.lexicon = parser.lexicon
+        self.parser = parser
+        self.case_pattern = _case_pattern()
+        self.statute_pattern = _statute_pattern(self.lexicon.grammar_names + tuple(self.lexicon.informal))
+        self.canonical_statute_pattern = re.compile(_NOT_GLUED + parser.statute_pattern.pattern)
+
+    def find(self, text: str, lenient: bool = True) -> list[FoundCitation]:
+        found = self._lenient(text) if lenient else self._canonical(text)
+        return _longest_first(found)
+
+    def _canonical(self, text: str) -> Iterator[FoundCitation]:
+        for match in self.parser.case_pattern.finditer(text):
+            yield FoundCitation(match.span(), self.parser.case_from_match(match), CitationForm.CANONICAL)
+        for match in self.canonical_statute_pattern.finditer(text):
+            citation = self.parser.statute_from_match(match)
+            form = CitationForm.CANONICAL if citation.canonical() == match.group() else CitationForm.ABBREVIATED_ACT
+            yield FoundCitation(match.span(), citation, form)
+
+    def _lenient(self, text: str) -> Iterator[FoundCitation]:
+        for match in self.case_pattern.finditer(text):
+            yield self._case(match)
+        for match in self.statute_pattern.finditer(text):
+            yield self._statute(match)
+        for match in _SAME_PROVISION.finditer(text):
+            fields = match.groupdict()
+            yield FoundCitation(match.span(), build_statute(act=None, article=None, **fields), CitationForm.BACK_REFERENCE)
+
+    def _case(self, match: re.Match[str]) -> FoundCitation:
+        fields = match.groupdict()
+        written_court = fields["court"]
+        court = _COURT_BY_ABBREVIATION.get(written_court, written_court)
+        disposition, delivery = fields["disposition"], fields["delivery"]
+        panel = fields["panel"] or ("전원합의체" if fields["full_bench"] else None)
+        if written_court in _SUPREME_SHORTHAND:
+            court = "대법원"
+            implied_disposition, implied_delivery = _SUPREME_SHORTHAND[written_court]
+            disposition, delivery = disposition or implied_disposition, delivery or implied_delivery
+        date = _safe_date(fields["year"], fields["month"], fields["day"]) if fields["date"] else None
+        citation = build_case(
+            case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
+            court=court, date=date, delivery=delivery, panel=panel, disposition=disposition,
+        )
+        return FoundCitation(match.span(), citation, _case_form(match, citation))
+
+    def _statute(self, match: re.Match[str]) -> FoundCitation:
+        fields = match.groupdict()
+        written_act = fields.pop("quoted") or fields.pop("act")
+        for name in ("act", "provision"):
+            fields.pop(name, None)
+        act = None if fields["back_reference"] else self.lexicon.canonical_name(written_act) or written_act
+        citation = build_statute(act=act, **fields)
+        return FoundCitation(match.span(), citation, _statute_form(match, citation))
+
+
+def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
+    court = match.group("court")
+    if citation.is_complete and citation.canonical() == match.group():
+        return CitationForm.CANONICAL
+    if court in _SUPREME_SHORTHAND:
+        return CitationForm.SUPREME_COURT_ABBREVIATION
+    if court in _COURT_BY_ABBREVIATION:
+        return CitationForm.COURT_ABBREVIATION
+    if court is None or match.group("date") is None:
+        return CitationForm.BARE_CASE_NUMBER
+    if match.group("gap"):
+        return CitationForm.SPACED_CASE_NUMBER
+    if match.group("comma") or "," in match.group():
+        return CitationForm.COMMA_SEPARATED
+    return CitationForm.LOOSE_SPACING
+
+
+def _statute_form(match: re.Match[str], citation: StatuteCitation) -> CitationForm:
+    if citation.back_reference:
+        return CitationForm.BACK_REFERENCE
+    if match.group("quoted"):
+        return CitationForm.QUOTED_ACT
+    if match.group("act") != citation.act:
+        return CitationForm.ABBREVIATED_ACT
+    if citation.canonical() == match.group():
+        return CitationForm.CANONICAL
+    provision = match.group("provision")
+    parts = sum(1 for level in ("paragraph", "item", "subitem") if match.group(level))
+    if parts and not re.search(r"\s", provision):
+        return CitationForm.COMPACT_PROVISION
+    return CitationForm.LOOSE_SPACING
+
+
+def _longest_first(found: Iterable[FoundCitation]) -> list[FoundCitation]:
+    """Keep the longest of overlapping matches (the earlier on a tie), in text order."""
+    kept_starts: list[int] = []
+    kept: list[FoundCitation] = []
+    for candidate in sorted(found, key=lambda f: (f.span[0] - f.span[1], f.span[0])):
+        start, end = candidate.span
+        at = bisect.bisect_left(kept_starts, start)
+        overlaps_next = at < len(kept) and kept[at].span[0] < end
+        overlaps_previous = at > 0 and kept[at - 1].span[1] > start
+        if not (overlaps_next or overlaps_previous):
+            kept_starts.insert(at, start)
+            kept.insert(at, candidate)
+    return kept
+
+
+@functools.cache
+def default_finder() -> CitationFinder:
+    return CitationFinder(default_parser())
+
+
+def find_citations(
+    text: str, lenient: bool = True, lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None
+) -> list[FoundCitation]:
+    """Every citation in `text`, in order; `lenient=False` finds canonical ones only.
+
+    With a lexicon (a database's), statute names are those of the lexicon; build a `CitationFinder`
+    once instead when scanning many documents against a large one.
+    """
+    finder = default_finder() if lexicon is None else CitationFinder(CitationParser.for_lexicon(lexicon))
+    return finder.find(text, lenient)
