@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from citegen.commands import recite as recite_command
+
 app = typer.Typer(
     name="citegen",
     help="Answer legal questions with checked Korean legal citations.",
@@ -32,13 +34,7 @@ def serve() -> None:
     _not_built("serve")
 
 
-@app.command()
-def recite(
-    inputs: Annotated[list[Path], typer.Argument(help="Files or folders of drafts.")],
-    out: Annotated[Path, typer.Option("--out", help="Folder for rewritten drafts and reports.")],
-) -> None:
-    """Rewrite the citations of drafts in canonical, checked form and report what changed."""
-    _not_built("recite")
+app.command()(recite_command.recite)
 
 
 def main() -> None:

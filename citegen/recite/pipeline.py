@@ -23,6 +23,7 @@ from typing import Literal, Protocol
 
 from grammars.citation import ParsedCitation
 from grammars.errors import IncompleteCitationError
+from grammars.find import FoundCitation
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
@@ -32,14 +33,9 @@ logger = logging.getLogger(__name__)
 Action = Literal["kept", "rewritten", "suggested", "review"]
 NEEDS_REVIEW: frozenset[str] = frozenset({"suggested", "review"})
 CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
-
-
-class Found(Protocol):
-    """A citation found in text (grammars' `FoundCitation`)."""
-
-    span: tuple[int, int]
-    citation: ParsedCitation
-    form: object
+_VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it differently",
+                    "not_found": "not in the database", "ambiguous": "more than one record matches",
+                    "not_covered": "the database does not cover this court or period"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +58,7 @@ class Check:
 
 
 class DocumentResolver(Protocol):
-    def resolve(self, found: Found) -> Resolution: ...
+    def resolve(self, found: FoundCitation) -> Resolution: ...
 
 
 class Authority(Protocol):
@@ -98,7 +94,7 @@ class RecitedDocument:
 
 @dataclass(slots=True)
 class RecitePipeline:
-    find: Callable[[str], Sequence[Found]]
+    find: Callable[[str], Sequence[FoundCitation]]
     authority: Authority
     regenerator: Regenerator | None = None
 
@@ -118,11 +114,11 @@ class RecitePipeline:
                 outcomes.append(outcome)
         return RecitedDocument(tuple(outcomes), edits)
 
-    def _decide(self, text: str, stream: int, found: Found, resolution: Resolution) -> CitationOutcome:
+    def _decide(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         start, end = found.span
         original = text[start:end]
         base = CitationOutcome(stream, (start, end), original, None, "unresolved", "review",
-                               resolution.reason or "could not be resolved", _form_name(found.form),
+                               resolution.reason or "could not be resolved", found.form.value,
                                resolution.changes)
         citation = resolution.citation
         if citation is None:
@@ -133,7 +129,8 @@ class RecitePipeline:
             return self._regenerate(text, replace(base, reason=str(error)))
         check = self.authority.verify(citation)
         proposed = check.canonical or canonical
-        outcome = replace(base, canonical=proposed, verdict=check.status, reason=check.reason)
+        outcome = replace(base, canonical=proposed, verdict=check.status,
+                          reason=check.reason or _VERDICT_REASONS.get(check.status, check.status))
         if check.status == "verified":
             if resolution.uncertain:
                 return replace(outcome, action="suggested",
@@ -158,6 +155,3 @@ class RecitePipeline:
         return replace(outcome, canonical=suggestion, action="suggested",
                         reason=f"{outcome.reason}; re-generated under the citation automaton, for review")
 
-
-def _form_name(form: object) -> str:
-    return str(getattr(form, "value", form))

@@ -1,0 +1,1 @@
+"""Console commands of `citegen`, one module each; `citegen.cli` registers them."""

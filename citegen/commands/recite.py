@@ -1,0 +1,80 @@
+"""`citegen recite INPUT… --out DIR`: the composition root of batch re-citation.
+
+Wires grammars' finder, the verifier's resolver and verify and, with `--regenerate`, the
+engine into `citegen.recite`'s pipeline, then runs the batch with a progress bar.
+Exit codes: 0 nothing needs review, 1 something does, 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from citegen.recite import BatchOptions, RecitePipeline, UsageError, collect_inputs, run_batch
+from citegen.recite.documents import DEFAULT_MAX_BYTES
+from citegen.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+def build_pipeline(database_url: str, model_path: Path | None) -> RecitePipeline:
+    """The real pipeline, built in each worker process (hence a top-level function)."""
+    from grammars import find_citations  # noqa: PLC0415  imported here: `citegen --help` stays fast
+
+    from citegen.recite.authority import VerifierAuthority  # noqa: PLC0415
+
+    authority = VerifierAuthority.open(database_url)
+    regenerator = None
+    if model_path is not None:
+        from citegen.recite.regenerate import EngineRegenerator  # noqa: PLC0415  loads torch
+
+        regenerator = EngineRegenerator.load(model_path, authority)
+    return RecitePipeline(find_citations, authority, regenerator)
+
+
+def recite(
+    inputs: Annotated[list[Path], typer.Argument(help="Files or folders of drafts (.txt, .md, .docx, .hwpx).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for rewritten drafts and reports.")],
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: the CPU count).")]
+    = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; write no documents.")] = False,
+    regenerate: Annotated[bool, typer.Option(
+        "--regenerate/--no-regenerate",
+        help="Re-generate unresolvable citations with the model under the citation automaton (suggestions)."
+    )] = False,
+    max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest file (or unpacked part) read.")]
+    = DEFAULT_MAX_BYTES,
+    database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Rewrite the citations of drafts in canonical, checked form and report what changed."""
+    settings = Settings()
+    url = database_url or settings.database_url
+    model_path = settings.model_path if regenerate else None
+    options = BatchOptions(out=out, jobs=jobs or os.cpu_count() or 1, dry_run=dry_run, max_bytes=max_bytes,
+                           fingerprint=f"db={url};regenerate={model_path}")
+    console = Console(stderr=True)
+    try:
+        files = collect_inputs(inputs, out)
+    except UsageError as error:
+        console.print(f"[red]citegen recite:[/red] {error}")
+        raise typer.Exit(code=2) from None
+    factory = functools.partial(build_pipeline, url, model_path)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=quiet) as progress:
+        task = progress.add_task("reciting", total=len(files))
+        summary = run_batch(files, options, factory, on_document=lambda *_: progress.advance(task))
+    needs = summary.documents_needing_review
+    console.print(
+        f"{summary.documents} documents ({summary.resumed} already done), {summary.citations} citations: "
+        + ", ".join(f"{summary.actions.get(a, 0)} {a}" for a in ("kept", "rewritten", "suggested", "review"))
+        + f"; {needs} documents need review. Reports: {out / 'report.html'}, {out / 'report.jsonl'}"
+    )
+    raise typer.Exit(code=summary.exit_code)

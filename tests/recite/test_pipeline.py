@@ -1,0 +1,106 @@
+"""The decision per citation: what the resolver and the verdict allow the batch to do with it.
+
+The resolver and verdicts here are given values (the table's inputs), so every branch of the
+decision is pinned; the real grammars and verifier run in test_batch.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
+from grammars.find import CitationForm, FoundCitation
+
+from citegen.recite.documents import read_document
+from citegen.recite.pipeline import Check, RecitePipeline, Resolution
+
+CASE = CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")
+CANONICAL = "대법원 2024. 7. 11. 선고 2024도4202 판결"
+BARE = "(2024도4202)"
+
+
+@dataclass
+class _Given:
+    """One row's resolver and verifier: fixed answers."""
+
+    resolution: Resolution
+    check: Check
+
+    def document_resolver(self) -> _Given:
+        return self
+
+    def resolve(self, found: FoundCitation) -> Resolution:
+        return self.resolution
+
+    def verify(self, citation: ParsedCitation) -> Check:
+        return self.check
+
+
+class _Regenerator:
+    def suggest(self, before: str, original: str, after: str) -> str | None:
+        return "대법원 2024. 7. 11. 선고 2024도4203 판결" if "판례" in before else None
+
+
+def _find_written(text: str) -> list[FoundCitation]:
+    return [FoundCitation((text.index(w), text.index(w) + len(w)), CASE, CitationForm.BARE_CASE_NUMBER) for w in (BARE, CANONICAL) if w in text]
+
+
+ROWS = [
+    # id, written, resolution, check, regenerate, expected action, expected canonical
+    ("canonical-verified", CANONICAL, Resolution(CASE), Check("verified"), False, "kept", CANONICAL),
+    ("bare-resolved", BARE, Resolution(CASE, ("court and date from the database",)), Check("verified"), False,
+     "rewritten", CANONICAL),
+    ("uncertain", BARE, Resolution(CASE, uncertain=True, reason="two cases share the number"), Check("verified"),
+     False, "suggested", CANONICAL),
+    ("mismatch", BARE, Resolution(CASE), Check("mismatch", "대법원 2024. 7. 12. 선고 2024도4202 판결", "date differs"),
+     False, "suggested", "대법원 2024. 7. 12. 선고 2024도4202 판결"),
+    ("not-covered", BARE, Resolution(CASE), Check("not_covered", None, "court not in database"), False,
+     "suggested", CANONICAL),
+    ("ambiguous", BARE, Resolution(CASE), Check("ambiguous"), False, "review", None),
+    ("not-found", BARE, Resolution(CASE), Check("not_found"), False, "review", None),
+    ("not-found-regenerated", BARE, Resolution(CASE), Check("not_found"), True, "suggested",
+     "대법원 2024. 7. 11. 선고 2024도4203 판결"),
+    ("unresolved", BARE, Resolution(None, reason="no case with that number"), Check("verified"), False, "review",
+     None),
+    ("unresolved-regenerated", BARE, Resolution(None), Check("verified"), True, "suggested",
+     "대법원 2024. 7. 11. 선고 2024도4203 판결"),
+    ("incomplete", BARE, Resolution(StatuteCitation(None, 3, back_reference="같은 법")), Check("verified"), False,
+     "review", None),
+]
+
+
+@pytest.mark.parametrize(("written", "resolution", "check", "regenerate", "action", "canonical"),
+                         [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_each_verdict_leads_to_one_action_and_only_rewritten_changes_the_text(
+        tmp_path: Path, written: str, resolution: Resolution, check: Check, regenerate: bool, action: str,
+        canonical: str | None) -> None:
+    path = tmp_path / "draft.txt"
+    path.write_text(f"위 판례{written}에 따르면 책임이 있다.", encoding="utf-8")
+    document = read_document(path)
+    pipeline = RecitePipeline(_find_written, _Given(resolution, check), _Regenerator() if regenerate else None)
+
+    recited = pipeline.recite(document)
+
+    (outcome,) = recited.outcomes
+    assert (outcome.action, outcome.canonical, outcome.original) == (action, canonical, written)
+    assert outcome.reason
+    rendered = document.render(recited.edits).decode("utf-8")
+    assert rendered == (f"위 판례{CANONICAL}에 따르면 책임이 있다." if action in ("rewritten", "kept")
+                        else f"위 판례{written}에 따르면 책임이 있다.")
+
+
+def test_a_citation_split_by_a_tab_is_suggested_not_rewritten(tmp_path: Path, docx_bytes) -> None:
+    path = tmp_path / "draft.docx"
+    path.write_bytes(docx_bytes([[("판례(2024\t도4202)", False)]]))
+
+    def find(text: str) -> list[FoundCitation]:
+        return [FoundCitation((2, 12), CASE, CitationForm.SPACED_CASE_NUMBER)]
+
+    recited = RecitePipeline(find, _Given(Resolution(CASE), Check("verified"))).recite(read_document(path))
+
+    assert [o.action for o in recited.outcomes] == ["suggested"]
+    assert "tab" in recited.outcomes[0].reason and not recited.edits
