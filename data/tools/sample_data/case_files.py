@@ -1,0 +1,181 @@
+"""Case records in law.go.kr shapes: PrecSearch/PrecService, 헌재 DetcSearch/DetcService, and JSON twins."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sample_data.catalogue import CATEGORY_CODES
+from sample_data.cases import CaseRecord, reference_statutes
+from sample_data.nodes import Node, json_document, write_json, write_xml
+
+NO_RECORD = "일치하는 판례가 없습니다.  판례명을 확인하여 주십시오."
+JSON_BODIES = 10
+JSON_LIST_ROWS = 20
+_CONSTITUTIONAL_KINDS = {"헌가": ("위헌법률심판", "330101"), "헌바": ("헌법소원", "330102"), "헌마": ("헌법소원", "330102"),
+                         "헌라": ("권한쟁의심판", "330103"), "헌나": ("탄핵심판", "330104"),
+                         "헌다": ("정당해산심판", "330105"), "헌사": ("신청사건", "330106"),
+                         "헌아": ("특별사건", "330107")}
+_PANEL_CODES = {"전원재판부": "430201", "지정재판부": "430202"}
+_MARK = "[표본 문안: 실제 판결문이 아님]"
+
+
+def _date_text(record: CaseRecord) -> str:
+    return f"{record.date:%Y%m%d}"
+
+
+def _judgment_type(record: CaseRecord) -> str:
+    return f"전원합의체 {record.disposition}" if record.panel == "전원합의체" else record.disposition
+
+
+def _court_kind_code(record: CaseRecord) -> str:
+    return "400201" if record.court == "대법원" else "400202"
+
+
+def _category_code(record: CaseRecord) -> str:
+    return CATEGORY_CODES.get(record.category, "400199")
+
+
+def reference_statutes_field(record: CaseRecord) -> str:
+    """참조조문, numbered `[1] … / [2] …` when the record has two 판시사항 (every third record)."""
+    provisions = record.provisions
+    if len(provisions) >= 2 and record.serial % 3 == 0:
+        return f"[1] {reference_statutes(provisions[:1])} / [2] {reference_statutes(provisions[1:])}"
+    return reference_statutes(provisions)
+
+
+def reference_cases_field(record: CaseRecord) -> str:
+    return ", ".join(precedent.citation().canonical() for precedent in record.precedents)
+
+
+def _order(record: CaseRecord) -> str:
+    if record.is_constitutional:
+        return ("심판대상조항은 헌법에 위반되지 아니한다." if record.number.code in ("헌바", "헌가")
+                else "이 사건 심판청구를 기각한다.")
+    if record.court == "대법원":
+        return "상고를 기각한다." if record.disposition == "판결" else "재항고를 기각한다."
+    return "원고의 청구를 기각한다." if record.category != "형사" else "피고인을 징역 1년에 처한다."
+
+
+def _reasoning(record: CaseRecord) -> str:
+    statutes = reference_statutes(record.provisions)
+    text = (f"1. {statutes}의 해석에 관하여 본다. 원심은 판시와 같은 이유로 {record.title} 사건에서 "
+            f"위 규정의 요건이 충족되었다고 판단하였다.")
+    if record.precedents:
+        cited = ", ".join(p.citation().canonical() for p in record.precedents)
+        text += f" 이러한 판단은 종래의 판례({cited} 등 참조)에 따른 것이다."
+    return f"{text}\n2. 그러므로 주문과 같이 판단한다. {_MARK}"
+
+
+def _summary(record: CaseRecord) -> str:
+    first = reference_statutes(record.provisions[:1])
+    return f"[1] {first}의 적용 요건 (표본 판시사항)"
+
+
+def _holding(record: CaseRecord) -> str:
+    first = reference_statutes(record.provisions[:1])
+    return f"[1] {first}에 관한 법리를 설시한 표본 요지이다. {_MARK}"
+
+
+def prec_service(record: CaseRecord) -> Node:
+    root = Node("PrecService")
+    root.add("판례정보일련번호", record.serial)
+    root.add("사건명", record.title, cdata=True)
+    root.add("사건번호", str(record.number))
+    root.add("선고일자", _date_text(record))
+    root.add("선고", "선고" if record.delivery == "선고" else "고지")
+    root.add("법원명", record.court_label)
+    root.add("법원종류코드", _court_kind_code(record))
+    root.add("사건종류명", record.category)
+    root.add("사건종류코드", _category_code(record))
+    root.add("판결유형", _judgment_type(record))
+    root.add("판시사항", _summary(record), cdata=True)
+    root.add("판결요지", _holding(record), cdata=True)
+    root.add("참조조문", reference_statutes_field(record), cdata=True)
+    root.add("참조판례", reference_cases_field(record), cdata=True)
+    root.add("판례내용", f"【주문】\n{_order(record)}\n【이유】\n{_reasoning(record)}", cdata=True)
+    return root
+
+
+def _prec_row(parent: Node, tag: str, index: int, record: CaseRecord) -> None:
+    row = parent.add(tag, id=str(index))
+    row.add("판례일련번호", record.serial)
+    row.add("사건명", record.title, cdata=True)
+    row.add("사건번호", str(record.number))
+    row.add("선고일자", _date_text(record))
+    row.add("법원명", record.court_label)
+    row.add("법원종류코드", _court_kind_code(record))
+    row.add("사건종류명", record.category)
+    row.add("사건종류코드", _category_code(record))
+    row.add("판결유형", _judgment_type(record))
+    row.add("선고", "선고" if record.delivery == "선고" else "고지")
+    row.add("데이터출처명", "대법원")
+    row.add("판례상세링크", f"/DRF/lawService.do?OC=sample&target=prec&ID={record.serial}&type=HTML")
+
+
+def prec_search(records: list[CaseRecord], total: int | None = None) -> Node:
+    root = Node("PrecSearch")
+    root.add("target", "prec")
+    root.add("키워드", "*")
+    root.add("section", "evtNm")
+    root.add("totalCnt", total if total is not None else len(records))
+    root.add("page", 1)
+    for index, record in enumerate(records, 1):
+        _prec_row(root, "prec", index, record)
+    return root
+
+
+def detc_service(record: CaseRecord) -> Node:
+    kind, kind_code = _CONSTITUTIONAL_KINDS[record.number.code]
+    root = Node("DetcService")
+    root.add("헌재결정례일련번호", record.serial)
+    root.add("종국일자", _date_text(record))
+    root.add("사건번호", str(record.number))
+    root.add("사건명", record.title, cdata=True)
+    root.add("사건종류명", kind)
+    root.add("사건종류코드", kind_code)
+    root.add("재판부구분코드", _PANEL_CODES[record.panel or "전원재판부"])
+    root.add("판시사항", _summary(record), cdata=True)
+    root.add("결정요지", _holding(record), cdata=True)
+    root.add("전문", f"【주문】\n{_order(record)}\n【이유】\n{_reasoning(record)}", cdata=True)
+    root.add("참조조문", reference_statutes_field(record), cdata=True)
+    root.add("참조판례", reference_cases_field(record), cdata=True)
+    root.add("심판대상조문", reference_statutes(record.provisions[:1]), cdata=True)
+    return root
+
+
+def detc_search(records: list[CaseRecord], row_tag: str) -> Node:
+    """The 헌재 list; law.go.kr's XML rows are `detc`, its JSON rows `Detc` (MOLEG unwrap.py)."""
+    root = Node("DetcSearch")
+    root.add("target", "detc")
+    root.add("키워드", "*")
+    root.add("section", "evtNm")
+    root.add("totalCnt", len(records))
+    root.add("page", 1)
+    for index, record in enumerate(records, 1):
+        row = root.add(row_tag, id=str(index))
+        row.add("헌재결정례일련번호", record.serial)
+        row.add("종국일자", _date_text(record))
+        row.add("사건번호", str(record.number))
+        row.add("사건명", record.title, cdata=True)
+        row.add("헌재결정례상세링크", f"/DRF/lawService.do?OC=sample&target=detc&ID={record.serial}&type=HTML")
+    return root
+
+
+def write_cases(records: list[CaseRecord], out: Path) -> None:
+    courts = [r for r in records if not r.is_constitutional]
+    constitutional = [r for r in records if r.is_constitutional]
+    write_xml(out / "PrecSearch.xml", prec_search(courts))
+    for record in courts:
+        write_xml(out / "prec" / f"{record.serial}.xml", prec_service(record))
+    (out / "prec" / "no_record.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<Law>{NO_RECORD}</Law>\n', encoding="utf-8")
+    write_xml(out / "detc" / "DetcSearch.xml", detc_search(constitutional, "detc"))
+    for record in constitutional:
+        write_xml(out / "detc" / f"{record.serial}.xml", detc_service(record))
+    json_dir = out / "json"
+    write_json(json_dir / "PrecSearch.json", json_document(prec_search(courts[:JSON_LIST_ROWS], len(courts))))
+    write_json(json_dir / "PrecSearch_single.json", json_document(prec_search(courts[-1:])))
+    write_json(json_dir / "DetcSearch.json", json_document(detc_search(constitutional, "Detc")))
+    for record in courts[-JSON_BODIES:]:
+        write_json(json_dir / "PrecService" / f"{record.serial}.json", json_document(prec_service(record)))
+    write_json(json_dir / "PrecService" / "no_record.json", {})
