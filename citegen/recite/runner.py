@@ -114,12 +114,13 @@ def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: Pipel
     for source in inputs:
         job = _job_for(source, options, work)
         keys.append(job.key)
-        if job.key in finished and job.result.exists() and (job.output is None or job.output.exists()):
+        previous = _finished_report(job, finished, options.out)
+        if previous is None:
+            jobs.append(job)
+        else:
             summary.resumed += 1
             if on_document:
-                on_document(source, DocumentReport.from_json(job.result.read_text("utf-8")))
-        else:
-            jobs.append(job)
+                on_document(source, previous)
     with manifest_path.open("a", encoding="utf-8") as manifest:
         for job, report in _run_jobs(jobs, options.jobs, factory):
             manifest.write(json.dumps({"key": job.key, "file": job.source.name, "status": report.status},
@@ -144,6 +145,14 @@ def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
     output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
     return _Job(source, key, output, work / "results" / f"{key}.json", work / "fragments" / f"{key}.html",
                 options.max_bytes)
+
+
+def _finished_report(job: _Job, finished: set[str], out: Path) -> DocumentReport | None:
+    """The report a previous run left for this job, if it finished and its output is still there."""
+    if job.key not in finished or not job.result.exists():
+        return None
+    report = DocumentReport.from_json(job.result.read_text("utf-8"))
+    return report if report.output is None or (out / report.output).exists() else None
 
 
 def _load_manifest(path: Path) -> set[str]:

@@ -1,0 +1,185 @@
+"""The batch over folders of drafts: outputs, reports, exit codes, resumption, determinism, bad input.
+
+The citations are found by the real `grammars.find_citations`; the database behind the resolver
+is a three-record table given here, so the batch's mechanics are tested apart from the verifier's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pytest
+
+from grammars import find_citations
+from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
+from grammars.find import FoundCitation
+
+from citegen.recite import BatchOptions, RecitePipeline, collect_inputs, read_document, run_batch
+from citegen.recite.errors import UsageError
+from citegen.recite.pipeline import Check, Resolution
+
+KNOWN = {
+    "2024도4202": "대법원 2024. 7. 11. 선고 2024도4202 판결",
+    "2022마6489": "대법원 2023. 1. 12.자 2022마6489 결정",
+}
+KNOWN_ACTS = {"민법", "민사소송법"}
+
+
+@dataclass
+class _TableResolver:
+    last_act: str | None = None
+
+    def resolve(self, found: FoundCitation) -> Resolution:
+        citation = found.citation
+        if isinstance(citation, StatuteCitation):
+            act = citation.act or self.last_act
+            self.last_act = act
+            if act is None or citation.article is None:
+                return Resolution(None, reason="no act to refer back to")
+            return Resolution(replace(citation, act=act, back_reference=None))
+        return Resolution(citation if citation.is_complete else None, reason="not complete")
+
+
+@dataclass
+class _TableAuthority:
+    resolved: list[str] = field(default_factory=list)
+
+    def document_resolver(self) -> _TableResolver:
+        return _TableResolver()
+
+    def verify(self, citation: ParsedCitation) -> Check:
+        if isinstance(citation, CaseCitation):
+            expected = KNOWN.get(str(citation.case_number))
+            if expected is None:
+                return Check("not_found")
+            return Check("verified" if expected == citation.canonical() else "mismatch", expected)
+        return Check("verified" if citation.act in KNOWN_ACTS else "not_found")
+
+
+def _pipeline() -> RecitePipeline:
+    return RecitePipeline(find_citations, _TableAuthority())
+
+
+DRAFTS = {
+    "opinions/clean.txt": ("민법 제750조와 같은 법 제751조에 따라 판단한다.", "utf-8"),
+    "opinions/legacy.txt": ("대판 2024.7.11, 2024도4202 판결을 참조하라. 민소법 제1조.", "cp949"),
+    "opinions/notes.md": ("# 메모\n\n- 대법원 2023. 1. 12.자 2022마6489 결정\n- 대법원 2020. 1. 1. 선고 2019다1 판결\n", "utf-8"),
+    "opinions/none.txt": ("인용이 없는 문단입니다.", "utf-8"),
+    "opinions/empty.txt": ("", "utf-8"),
+    "opinions/broken.docx": ("이것은 zip이 아니다", "utf-8"),
+}
+
+
+@pytest.fixture
+def drafts(tmp_path: Path, docx_bytes) -> Path:
+    root = tmp_path / "in" / "opinions"
+    root.mkdir(parents=True)
+    for name, (text, encoding) in DRAFTS.items():
+        (tmp_path / "in" / name).write_bytes(text.encode(encoding))
+    (root / "brief.docx").write_bytes(docx_bytes([[("원고는 ", False), ("대판 2024.7.", True), ("11, 2024도4202", False),
+                                                   ("을 근거로 한다.", False)]]))
+    (root / ".hidden.txt").write_text("민법 제750조", encoding="utf-8")
+    return root
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "report.jsonl").read_text("utf-8").splitlines()]
+
+
+def test_a_batch_rewrites_what_it_can_reports_the_rest_and_leaves_its_inputs_alone(drafts: Path, tmp_path: Path) -> None:
+    before = _hashes(drafts)
+    out = tmp_path / "out"
+    summary = run_batch(collect_inputs([drafts], out), BatchOptions(out), _pipeline)
+
+    assert _hashes(drafts) == before
+    assert summary.exit_code == 1 and summary.documents == 7
+    assert dict(summary.statuses) == {"done": 4, "no_citations": 1, "empty": 1, "corrupt": 1}
+    documents = out / "documents" / "opinions"
+    assert (documents / "legacy.txt").read_bytes() == (
+        "대법원 2024. 7. 11. 선고 2024도4202 판결을 참조하라. 민사소송법 제1조.".encode("cp949"))
+    assert (documents / "clean.txt").read_text("utf-8") == "민법 제750조와 민법 제751조에 따라 판단한다."
+    assert read_document(documents / "brief.docx").streams == ["원고는 대법원 2024. 7. 11. 선고 2024도4202 판결을 근거로 한다."]
+    records = _records(out)
+    assert {r["file"] for r in records} >= {"opinions/legacy.txt", "opinions/broken.docx", "opinions/empty.txt"}
+    for record in records:
+        assert {"file", "span", "original", "canonical", "verdict", "action", "reason"} <= set(record)
+    unknown = next(r for r in records if r["original"] and "2019다1" in r["original"])
+    assert (unknown["verdict"], unknown["action"], unknown["canonical"]) == ("not_found", "review", None)
+    assert "opinions/.hidden.txt" not in {r["file"] for r in records}
+    page = (out / "report.html").read_text("utf-8")
+    assert "<del>대판 2024.7.11, 2024도4202 판결</del>을 참조하라" in page
+    assert "<ins>대법원 2024. 7. 11. 선고 2024도4202 판결</ins>을 참조하라" in page
+    assert "corrupt" in page and "opinions/none.txt" in page
+
+
+def test_nothing_to_review_exits_zero(tmp_path: Path) -> None:
+    draft = tmp_path / "in" / "a.txt"
+    draft.parent.mkdir()
+    draft.write_text("같은 법 없이 민법 제750조만 인용한다.", encoding="utf-8")
+    summary = run_batch(collect_inputs([draft], tmp_path / "out"), BatchOptions(tmp_path / "out"), _pipeline)
+    assert (summary.exit_code, dict(summary.actions)) == (0, {"kept": 1})
+
+
+def test_a_rerun_skips_finished_documents_and_reports_the_same(drafts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    files = collect_inputs([drafts], out)
+    run_batch(files, BatchOptions(out), _pipeline)
+    first = (out / "report.jsonl").read_bytes()
+    (drafts / "none.txt").write_text("이제는 민법 제750조를 인용한다.", encoding="utf-8")
+
+    second = run_batch(collect_inputs([drafts], out), BatchOptions(out), _pipeline)
+
+    assert (second.resumed, second.documents) == (6, 7)
+    changed = [r for r in _records(out) if r["file"] == "opinions/none.txt"]
+    assert [r["action"] for r in changed] == ["kept"]
+    assert (out / "report.jsonl").read_bytes() != first
+
+
+def test_workers_in_parallel_give_the_same_bytes_as_one(drafts: Path, tmp_path: Path) -> None:
+    outputs = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"out{jobs}"
+        run_batch(collect_inputs([drafts], out), BatchOptions(out, jobs=jobs), _pipeline)
+        outputs[jobs] = (_hashes(out / "documents"), (out / "report.jsonl").read_bytes(),
+                         (out / "report.html").read_bytes())
+    assert outputs[1] == outputs[2]
+
+
+def test_a_dry_run_writes_reports_but_no_documents(drafts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    summary = run_batch(collect_inputs([drafts], out), BatchOptions(out, dry_run=True), _pipeline)
+    assert summary.actions["rewritten"] > 0
+    assert not (out / "documents").exists()
+    assert (out / "report.jsonl").exists() and (out / "report.html").exists()
+
+
+BAD_USAGE = [
+    ("no-inputs", lambda tmp: ([], tmp / "out")),
+    ("missing-input", lambda tmp: ([tmp / "nope"], tmp / "out")),
+    ("out-inside-input", lambda tmp: ([tmp], tmp / "out")),
+    ("input-inside-out", lambda tmp: ([tmp / "out" / "x"], tmp / "out")),
+]
+
+
+@pytest.mark.parametrize("arguments", [a for _, a in BAD_USAGE], ids=[i for i, _ in BAD_USAGE])
+def test_bad_usage_is_refused_before_anything_runs(tmp_path: Path, arguments) -> None:
+    (tmp_path / "out" / "x").mkdir(parents=True)
+    inputs, out = arguments(tmp_path)
+    with pytest.raises(UsageError, match="expected"):
+        collect_inputs(inputs, out)
+
+
+def test_two_inputs_with_the_same_name_are_both_kept(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "draft.txt").write_text("민법 제750조", encoding="utf-8")
+    files = collect_inputs([tmp_path / "a" / "draft.txt", tmp_path / "b" / "draft.txt"], tmp_path / "out")
+    assert [f.name for f in files] == ["draft.txt", "draft.txt~2"]
