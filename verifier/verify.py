@@ -1,0 +1,259 @@
+"""`Verifier.verify(citation) -> Verdict`: look a parsed citation up and say precisely what was found.
+
+Verdicts are cached (citations are frozen values, so they are their own keys) until the next
+`clear_cache()`; call it after importing into a database a long-lived verifier reads. Every
+verification is appended to the audit log, written in batches of `audit_batch` rows (and on
+`flush_audit()` / `close()`), never one commit per call.
+
+Thread-safe: one lock guards the cache misses and the audit buffer, so an async caller may run
+`verify` in worker threads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import Connection, Row, bindparam, insert, select
+
+from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
+from verifier.database import Database
+from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.models import AuditEntry
+from verifier.names import normalise_act_name, normalise_court
+from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
+from verifier.verdict import Mismatch, Verdict
+
+logger = logging.getLogger(__name__)
+
+AUDIT = AuditEntry.__table__
+_ACT_COLUMNS = (ACTS.c.id, ACTS.c.law_id, ACTS.c.mst, ACTS.c.name)
+_ACT_BY_NAME = select(*_ACT_COLUMNS).where(ACTS.c.name == bindparam("name"))
+_ACT_BY_ALIAS = (select(*_ACT_COLUMNS).join(ALIASES, ALIASES.c.act_id == ACTS.c.id)
+                 .where(ALIASES.c.alias == bindparam("name")).order_by(ACTS.c.name))
+_ARTICLE = select(ARTICLES.c.status, ARTICLES.c.moved_to, ARTICLES.c.amended_on).where(
+    ARTICLES.c.act_id == bindparam("act_id"), ARTICLES.c.number == bindparam("number"),
+    ARTICLES.c.branch == bindparam("branch"))
+_PROVISION = select(PROVISIONS.c.id).where(
+    PROVISIONS.c.act_id == bindparam("act_id"), PROVISIONS.c.article == bindparam("number"),
+    PROVISIONS.c.article_branch == bindparam("branch"), PROVISIONS.c.paragraph == bindparam("paragraph"),
+    PROVISIONS.c.item == bindparam("item"), PROVISIONS.c.item_branch == bindparam("item_branch"),
+    PROVISIONS.c.subitem == bindparam("subitem")).limit(1)
+_PARAGRAPHLESS = select(PROVISIONS.c.id).where(
+    PROVISIONS.c.act_id == bindparam("act_id"), PROVISIONS.c.article == bindparam("number"),
+    PROVISIONS.c.article_branch == bindparam("branch"), PROVISIONS.c.paragraph == 0).limit(1)
+_CASES = select(CASES).where(
+    CASES.c.case_year == bindparam("year"), CASES.c.case_code == bindparam("code"),
+    CASES.c.case_serial == bindparam("serial"), CASES.c.case_seat == bindparam("seat"))
+_COVERAGE = select(COVERAGE.c.starts_on, COVERAGE.c.ends_on).where(
+    COVERAGE.c.kind == bindparam("kind"), COVERAGE.c.court == bindparam("court"))
+
+
+def describe(citation: ParsedCitation) -> str:
+    """The canonical form when complete, else what was written, field by field."""
+    if citation.is_complete:
+        return citation.canonical()
+    if isinstance(citation, CaseCitation):
+        parts = [citation.court, format_date(citation.date) if citation.date else None, citation.delivery,
+                 str(citation.case_number), citation.panel, citation.disposition]
+        return " ".join(part for part in parts if part)
+    if isinstance(citation, StatuteCitation):
+        head = citation.act or citation.back_reference or "?"
+        return f"{head} {citation.provision()}" if citation.article is not None else head
+    return repr(citation)
+
+
+def _article_label(number: int, branch: int) -> str:
+    return f"제{number}조" + (f"의{branch}" if branch else "")
+
+
+class Verifier:
+    def __init__(self, database: Database, *, cache_size: int = 200_000, audit: bool = True,
+                 audit_batch: int = 1000) -> None:
+        self.database = database
+        self._cache: dict[ParsedCitation, Verdict] = {}
+        self._cache_size = cache_size
+        self._audit_enabled = audit
+        self._audit_batch = audit_batch
+        self._audit_rows: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    # --- public -----------------------------------------------------------------------------
+
+    def verify(self, citation: ParsedCitation) -> Verdict:
+        verdict = self._cache.get(citation)
+        if verdict is None:
+            with self._lock, self.database.engine.connect() as connection:
+                verdict = self._look_up(connection, citation)
+            if len(self._cache) >= self._cache_size:
+                self._cache.pop(next(iter(self._cache)), None)  # oldest first
+            self._cache[citation] = verdict
+        if self._audit_enabled:
+            self._record(verdict)
+        return verdict
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def flush_audit(self) -> None:
+        with self._lock:
+            rows, self._audit_rows = self._audit_rows, []
+        if rows:
+            with self.database.engine.begin() as connection:
+                connection.execute(insert(AUDIT), rows)
+
+    def close(self) -> None:
+        self.flush_audit()
+
+    def __enter__(self) -> Verifier:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # --- audit ------------------------------------------------------------------------------
+
+    def _record(self, verdict: Verdict) -> None:
+        row = {"at": dt.datetime.now(dt.UTC), "citation": describe(verdict.citation)[:1000], "status": verdict.status,
+               "canonical": verdict.canonical, "source_ref": verdict.source, "reason": verdict.detail[:1000]}
+        with self._lock:
+            self._audit_rows.append(row)
+            full = len(self._audit_rows) >= self._audit_batch
+        if full:
+            self.flush_audit()
+
+    # --- lookups ----------------------------------------------------------------------------
+
+    def _look_up(self, connection: Connection, citation: ParsedCitation) -> Verdict:
+        if isinstance(citation, CaseCitation):
+            return self._verify_case(connection, citation)
+        if isinstance(citation, StatuteCitation):
+            return self._verify_statute(connection, citation)
+        raise TypeError(f"expected a CaseCitation or StatuteCitation, got {type(citation).__name__}")
+
+    # --- statutes ---------------------------------------------------------------------------
+
+    def _verify_statute(self, connection: Connection, citation: StatuteCitation) -> Verdict:
+        if citation.act is None or citation.article is None:
+            return Verdict("ambiguous", citation,
+                           f"expected a citation naming its act and article, got the back-reference "
+                           f"{citation.back_reference or '(none)'}: resolve it against its document first")
+        name = normalise_act_name(citation.act)
+        acts: Sequence[Row[Any]] = connection.execute(_ACT_BY_NAME, {"name": name}).all()
+        by_alias = not acts
+        if by_alias:
+            acts = connection.execute(_ACT_BY_ALIAS, {"name": name}).all()
+        if not acts:
+            covered = connection.execute(_COVERAGE, {"kind": "statute", "court": ""}).first() is not None
+            return Verdict("not_found" if covered else "not_covered", citation,
+                           f"no act named {name!r} in the database" if covered
+                           else "the database holds no statutes, so it cannot say", canonical=citation.canonical())
+        if len(acts) > 1:
+            return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts",
+                           candidates=tuple(act.name for act in acts))
+        act = acts[0]
+        resolved = replace(citation, act=act.name, back_reference=None)
+        canonical = resolved.canonical()
+        source = f"법령ID {act.law_id}" + (f", MST {act.mst}" if act.mst else "") + f", {resolved.provision()}"
+        branch = citation.article_branch or 0
+        label = _article_label(citation.article, branch)
+        params = {"act_id": act.id, "number": citation.article, "branch": branch}
+        article = connection.execute(_ARTICLE, params).first()
+        if article is None:
+            return Verdict("not_found", citation, f"{act.name} has no {label}", canonical=canonical)
+        if article.status == "삭제":
+            when = format_date(article.amended_on) if article.amended_on else None
+            return Verdict("mismatch", citation, f"{act.name} {label} was deleted" + (f" on {when}" if when else ""),
+                           canonical, source, (Mismatch("article", label, f"삭제 ({when})" if when else "삭제"),))
+        if article.status == "이동":
+            moved = article.moved_to or "?"
+            number, _, moved_branch = moved.partition("의")
+            target = _article_label(int(number), int(moved_branch or 0)) if number.isdigit() else moved
+            return Verdict("mismatch", citation, f"{act.name} {label} was moved to {target}", canonical, source,
+                           (Mismatch("article", label, f"이동: {target}"),))
+        if citation.paragraph is not None or citation.item is not None or citation.subitem is not None:
+            found = connection.execute(_PROVISION, {
+                **params, "paragraph": citation.paragraph or 0, "item": citation.item or 0,
+                "item_branch": citation.item_branch or 0, "subitem": citation.subitem or ""}).first()
+            if found is None:
+                return Verdict("not_found", citation, f"{act.name} {label} exists but has no "
+                               f"{resolved.provision().removeprefix(label).strip()}", canonical, source)
+        note = f" (cited as {name!r})" if by_alias else ""
+        return Verdict("verified", citation, f"{act.name} {resolved.provision()} exists{note}", canonical, source)
+
+    # --- cases ------------------------------------------------------------------------------
+
+    def _verify_case(self, connection: Connection, citation: CaseCitation) -> Verdict:
+        number = citation.case_number
+        court = normalise_court(citation.court) if citation.court else None
+        cited = replace(citation, court=court)
+        problems = list(case_problems(cited))
+        rows = connection.execute(_CASES, {"year": number.year, "code": number.code, "serial": number.serial,
+                                           "seat": number.seat or ""}).all()
+        at_court = [row for row in rows if court is None or row.court == court]
+        if cited.date is not None and len(at_court) > 1:
+            at_court = [row for row in at_court if row.decided_on == cited.date] or at_court
+        for candidates in (at_court, rows):
+            if len(candidates) == 1:
+                return self._compare_case(cited, candidates[0], problems)
+            if candidates:
+                return Verdict("ambiguous", cited, f"{len(candidates)} decisions carry the number {number}",
+                               candidates=tuple(_case_of_row(row).canonical() for row in candidates))
+        canonical = cited.canonical() if cited.is_complete else None
+        if problems:
+            return Verdict("not_found", cited, "no such decision can exist: " + "; ".join(why for _, why in problems),
+                           canonical)
+        return self._absent_case(connection, cited, canonical)
+
+    def _absent_case(self, connection: Connection, cited: CaseCitation, canonical: str | None) -> Verdict:
+        number = cited.case_number
+        court = cited.court or (CONSTITUTIONAL if number.code in CONSTITUTIONAL_CODES
+                                else SUPREME if number.code in SUPREME_ONLY_CODES else None)
+        if court is None:
+            return Verdict("not_covered", cited, f"no decision {number} in the database, and without a court it "
+                                                 "cannot say whether it covers it", canonical)
+        coverage = connection.execute(_COVERAGE, {"kind": "case", "court": court}).first()
+        if coverage is None:
+            return Verdict("not_covered", cited, f"the database does not cover the {court}", canonical)
+        starts, ends = coverage.starts_on, coverage.ends_on
+        period = f"{format_date(starts) if starts else '…'} – {format_date(ends) if ends else '…'}"
+        if cited.date is not None and ((starts and cited.date < starts) or (ends and cited.date > ends)):
+            return Verdict("not_covered", cited, f"the database covers the {court} only over {period}", canonical)
+        return Verdict("not_found", cited, f"the database covers the {court} over {period} and holds no {number}",
+                       canonical)
+
+    @staticmethod
+    def _compare_case(cited: CaseCitation, row: Row[Any], problems: list[tuple[str, str]]) -> Verdict:
+        record = _case_of_row(row, cited.panel)
+        mismatches = [
+            Mismatch(name, str(mine), str(theirs)) for name, mine, theirs in (
+                ("court", cited.court, record.court), ("delivery", cited.delivery, record.delivery),
+                ("disposition", cited.disposition, record.disposition))
+            if mine is not None and mine != theirs]
+        if cited.date is not None and cited.date != record.date:
+            mismatches.append(Mismatch("date", format_date(cited.date), format_date(row.decided_on)))
+        if cited.panel != row.panel and (cited.panel is not None or row.panel == "전원합의체"):
+            mismatches.append(Mismatch("panel", cited.panel or "(none)", row.panel or "(none)"))
+        canonical = record.canonical()
+        source = (f"{'헌재결정례일련번호' if row.court == CONSTITUTIONAL else '판례일련번호'} {row.source_id}"
+                  if row.source_id else f"{row.source} record")
+        if mismatches:
+            differences = "; ".join(f"{m.field} is {m.database}, not {m.cited}" for m in mismatches)
+            rules = "".join(f" ({why})" for field, why in problems if any(m.field == field for m in mismatches))
+            return Verdict("mismatch", cited, f"{record.case_number} exists, but its {differences}{rules}",
+                           canonical, source, tuple(mismatches))
+        filled = [name for name in ("court", "date", "delivery", "disposition") if getattr(cited, name) is None]
+        note = f"; completed from the database: {', '.join(filled)}" if filled else ""
+        return Verdict("verified", cited, f"found {canonical}{note}", canonical, source)
+
+
+def _case_of_row(row: Row[Any], cited_panel: str | None = None) -> CaseCitation:
+    # 헌재 panels are optional in the canonical form: keep one only where the citation named it.
+    panel = row.panel if row.panel == "전원합의체" or row.panel == cited_panel else None
+    return CaseCitation(CaseNumber(row.case_year, row.case_code, row.case_serial, row.case_seat or None),
+                        court=row.court, date=row.decided_on, delivery=row.delivery,
+                        disposition=row.disposition, panel=panel)
