@@ -41,13 +41,13 @@ def _chosen(kind: str, chosen: Iterable[str] | None, known: Iterable[str]) -> tu
         return known
     if isinstance(chosen, str):
         raise GrammarError(f"expected an iterable of {kind}s, got the single string {chosen!r}")
-    picked = tuple(dict.fromkeys(chosen))
-    unknown = [item for item in picked if item not in known]
+    wanted = set(chosen)
+    unknown = sorted(wanted.difference(known))
     if unknown:
         raise GrammarError(f"expected {kind}s from grammars' tables, got unknown {unknown[:5]!r}")
-    if not picked:
+    if not wanted:
         raise GrammarError(f"expected at least one {kind}, got none")
-    return picked
+    return tuple(item for item in known if item in wanted)  # table order, whatever order was asked
 
 
 def case_number_expr(codes: tuple[str, ...], seats: tuple[str, ...], first_year: int, last_year: int) -> Expr:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
-from grammars.languages.lexicon import ARTICLE_LABEL, ArticleLabels, Lexicon, as_lexicon
+from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
 
 ANY_ARTICLE = seq(Regex("[1-9][0-9]{0,3}"), "조", Opt(seq("의", Regex("[1-9][0-9]?"))))
 PARAGRAPH = Regex("[1-9][0-9]?")
@@ -40,14 +40,15 @@ def _article_literals(labels: frozenset[str]) -> Literals:
     # Label `3의2` is written `3조의2`: the branch follows 조.
     written = []
     for label in sorted(labels):
-        article, branch = ARTICLE_LABEL.fullmatch(label).groups()  # labels were validated by Lexicon
-        written.append(f"{article}조" + (f"의{branch}" if branch else ""))
+        article, _, branch = label.partition("의")  # labels were validated by Lexicon
+        written.append(f"{article}조의{branch}" if branch else f"{article}조")
     return Literals(tuple(written))
 
 
 def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
+    # Sorted, so that the same data in another order gives an equal grammar (and the same cache key).
     groups: dict[ArticleLabels, list[str]] = {}
-    for name in lexicon.grammar_names:
+    for name in sorted(lexicon.grammar_names):
         groups.setdefault(lexicon.articles_of(name), []).append(name)
     return groups
 

@@ -1,0 +1,125 @@
+"""find_citations over the messy forms of drafts (reference §1.3, §2.3) and over prose that must not match."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, find_citations
+
+F = CitationForm
+
+MESSY = [
+    ("대법원 2024. 7. 11. 선고 2024도4202 판결", F.CANONICAL,
+     CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
+    ("(2024도4202)", F.BARE_CASE_NUMBER, CaseCitation(CaseNumber(2024, "도", 4202))),
+    ("대법원 2018도19444", F.BARE_CASE_NUMBER, CaseCitation(CaseNumber(2018, "도", 19444), "대법원")),
+    ("(창원)2012노368", F.BARE_CASE_NUMBER, CaseCitation(CaseNumber(2012, "노", 368, "창원"))),
+    ("대판 2024.7.11, 2024도4202", F.SUPREME_COURT_ABBREVIATION,
+     CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
+    ("대결 2023. 1. 12. 2022마6489", F.SUPREME_COURT_ABBREVIATION,
+     CaseCitation(CaseNumber(2022, "마", 6489), "대법원", dt.date(2023, 1, 12), "자", "결정")),
+    ("대판(전) 2020. 6. 18. 2015도2004", F.SUPREME_COURT_ABBREVIATION,
+     CaseCitation(CaseNumber(2015, "도", 2004), "대법원", dt.date(2020, 6, 18), "선고", "판결", "전원합의체")),
+    ("서울고법 2019나2012345 판결", F.COURT_ABBREVIATION,
+     CaseCitation(CaseNumber(2019, "나", 2012345), "서울고등법원", disposition="판결")),
+    ("헌재 2022. 7. 21. 2017헌가4", F.COURT_ABBREVIATION,
+     CaseCitation(CaseNumber(2017, "헌가", 4), "헌법재판소", dt.date(2022, 7, 21))),
+    ("대법원 2024. 7. 11 선고 2024 도 4202", F.SPACED_CASE_NUMBER,
+     CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고")),
+    ("대법원 1999. 8. 19., 선고, 99다23383, 전원합의체 판결", F.COMMA_SEPARATED,
+     CaseCitation(CaseNumber(1999, "다", 23383), "대법원", dt.date(1999, 8, 19), "선고", "판결", "전원합의체")),
+    ("대법원 2007.7.26. 선고 2007다29119 판결", F.LOOSE_SPACING,
+     CaseCitation(CaseNumber(2007, "다", 29119), "대법원", dt.date(2007, 7, 26), "선고", "판결")),
+    ("대법원 1989.3.28 선고 88다카21219", F.LOOSE_SPACING,
+     CaseCitation(CaseNumber(1988, "다카", 21219), "대법원", dt.date(1989, 3, 28), "선고")),
+    ("대법원 2023. 2. 30. 선고 2022도1 판결", F.LOOSE_SPACING,  # no such day: the date is not found
+     CaseCitation(CaseNumber(2022, "도", 1), "대법원", None, "선고", "판결")),
+    ("민법 제750조", F.CANONICAL, StatuteCitation("민법", 750)),
+    ("근로기준법 시행령 제23조의2 제1항 제2호 가목", F.CANONICAL,
+     StatuteCitation("근로기준법 시행령", 23, 2, 1, 2, subitem="가")),
+    ("근로기준법 제3조제1항제2호가목", F.COMPACT_PROVISION, StatuteCitation("근로기준법", 3, None, 1, 2, subitem="가")),
+    ("민법제750조", F.LOOSE_SPACING, StatuteCitation("민법", 750)),
+    ("민법 제 750 조", F.LOOSE_SPACING, StatuteCitation("민법", 750)),
+    ("민소법 제1조", F.ABBREVIATED_ACT, StatuteCitation("민사소송법", 1)),
+    ("주택임대차법 제3조", F.ABBREVIATED_ACT, StatuteCitation("주택임대차보호법", 3)),
+    ("「의료법」 제3조제1항", F.QUOTED_ACT, StatuteCitation("의료법", 3, paragraph=1)),
+    ("「민법」 제750조", F.QUOTED_ACT, StatuteCitation("민법", 750)),
+    ("같은 법 제3조", F.BACK_REFERENCE, StatuteCitation(None, 3, back_reference="같은 법")),
+    ("동법 제3조 제2항", F.BACK_REFERENCE, StatuteCitation(None, 3, paragraph=2, back_reference="동법")),
+    ("이 법 제5조의2", F.BACK_REFERENCE, StatuteCitation(None, 5, 2, back_reference="이 법")),
+    ("법 제3조", F.BACK_REFERENCE, StatuteCitation(None, 3, back_reference="법")),
+    ("동조", F.BACK_REFERENCE, StatuteCitation(None, None, back_reference="동조")),
+    ("같은 조 제4항", F.BACK_REFERENCE, StatuteCitation(None, None, paragraph=4, back_reference="같은 조")),
+    ("동항 제2호", F.BACK_REFERENCE, StatuteCitation(None, None, item=2, back_reference="동항")),
+]
+
+
+@pytest.mark.parametrize(("text", "form", "citation"), MESSY, ids=[text for text, _, _ in MESSY])
+def test_messy_forms_are_found_with_their_fields(text: str, form: CitationForm, citation: object) -> None:
+    # Embedded in prose, so spans are checked against a real offset.
+    prose = f"원고는 {text} 참조."
+    found = find_citations(prose)
+    assert len(found) == 1, found
+    start, end = found[0].span
+    written = text[1:-1] if text.startswith("(") and text.endswith(")") else text
+    assert prose[start:end] == written
+    assert (found[0].citation, found[0].form) == (citation, form)
+
+
+PROSE = [
+    "제3자에게 대항할 수 없다.",
+    "2024년 7월 11일에 선고되었다.",
+    "문의: 010-1234-5678, 02-123-4567",
+    "민법학 연구의 방법론",
+    "그 주장에 동조했다.",
+    "같은 조건이라면",
+    "해결 방법 제3조 같은 것은 없다.",  # 법 glued to 방
+    "숫자 2024가 1000보다 크다.",  # 가 is a particle here, not the code 가
+    "온도가 1500도3분 동안",
+    "2024. 7. 11. 대법원은 판단하였다.",
+    "민법 제3자 보호",
+    "「별표 1」 제3조",
+    "A4용지 12나 34장",
+]
+
+
+@pytest.mark.parametrize("text", PROSE, ids=PROSE)
+def test_ordinary_prose_has_no_citation(text: str) -> None:
+    assert find_citations(text) == []
+
+
+def test_strict_finding_sees_canonical_citations_only() -> None:
+    text = "대법원 2024. 7. 11. 선고 2024도4202 판결과 대판 2024.7.11, 2024도4202, 민법 제750조 및 같은 법 제751조"
+    found = find_citations(text, lenient=False)
+    assert [text[f.span[0]:f.span[1]] for f in found] == ["대법원 2024. 7. 11. 선고 2024도4202 판결", "민법 제750조"]
+    assert {f.form for f in found} == {F.CANONICAL}
+    assert len(find_citations(text)) == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("대한민국헌법 제27조", "대한민국헌법 제27조"),  # not the shorter `헌법 제27조` inside it
+        ("근로기준법 시행령 제30조", "근로기준법 시행령 제30조"),
+        ("군형법 제3조", "군형법 제3조"),
+        ("민법 제3조의 규정", "민법 제3조"),  # a possessive 의 is not a branch
+        ("대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결", "대법원 2001. 12. 11. 선고 2001다83838"),
+    ],
+    ids=["constitution", "decree", "military-criminal-act", "possessive", "two-numbers"],
+)
+def test_overlaps_resolve_longest_first(text: str, written: str) -> None:
+    found = find_citations(text)
+    assert text[found[0].span[0]:found[0].span[1]] == written
+
+
+def test_citations_come_in_text_order() -> None:
+    text = "동조 제2항, 민법 제750조, (2024도4202), 같은 법 제751조"
+    found = find_citations(text)
+    assert [f.span[0] for f in found] == sorted(f.span[0] for f in found) and len(found) == 4
+
+
+def test_finding_with_a_database_lexicon_knows_its_names() -> None:
+    found = find_citations("의료법 제3조와 민법 제750조", lexicon={"의료법": ["3"]})
+    assert [f.citation for f in found] == [StatuteCitation("의료법", 3)]

@@ -1,0 +1,233 @@
+"""The citation languages as (grammar, passing, failing) tables, checked through the regex that
+parsing uses (the compiler's DFA is held to the same regex by its own tests)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+import pytest
+
+from grammars import COURTS, GrammarError, Lexicon, LexiconError, answer_grammar, case_grammar, statute_grammar
+from grammars.grammar import CitationGrammar
+from grammars.languages.case import default_codes
+from grammars.languages.dates import date_expr
+
+DB_LEXICON = {"민법": ["750", "751", "3의2"], "형법": ["250"], "근로기준법 시행령": ["30"]}
+
+TABLES: dict[str, tuple[CitationGrammar, list[str], list[str]]] = {
+    "case": (
+        case_grammar(),
+        [
+            "대법원 2024. 7. 11. 선고 2024도4202 판결",
+            "대법원 2023. 1. 12.자 2022마6489 결정",
+            "대법원 2020. 6. 18. 선고 2015도2004 전원합의체 판결",
+            "헌법재판소 2020. 3. 26. 선고 2017헌마1281 결정",
+            "헌법재판소 2012. 8. 23. 선고 2011헌바97 전원재판부 결정",
+            "서울고등법원 2023. 5. 4. 선고 2022나2034567 판결",
+            "수원지방법원 안산지원 2019. 1. 2. 선고 2018고단1234 판결",
+            "서울고등법원(춘천재판부) 2013. 1. 2. 선고 (춘천)2012노368 판결",
+            "대법원 1996. 2. 29. 선고 95다38677 판결",
+            "대법원 1989. 3. 28. 선고 88다카21219 판결",
+            "서울중앙지방법원 2014. 1. 3.자 2013카합536 명령",
+        ],
+        [
+            "대법원 2024. 7. 11 선고 2024도4202 판결",  # missing final dot
+            "대법원 2024.7.11. 선고 2024도4202 판결",  # missing spaces
+            "대법원 2024. 07. 11. 선고 2024도4202 판결",  # zero padding
+            "대법원 2024. 7. 11. 선고 2024 도 4202 판결",  # spaced number
+            "대법원 2024. 7. 11. 선고 2024도4202",  # no disposition
+            "대법원 2024. 7. 11.자 2024도4202",
+            "대판 2024. 7. 11. 선고 2024도4202 판결",  # abbreviation
+            "서울고법 2023. 5. 4. 선고 2022나2034567 판결",
+            "대법원 2023. 2. 29. 선고 2022도1 판결",  # not a leap year
+            "대법원 2024. 4. 31. 선고 2024도1 판결",  # April has 30 days
+            "대법원 2024. 7. 11. 선고 2024도0420 판결",  # serial with a leading zero
+            "대법원 2024. 7. 11. 선고 2024도12345678 판결",  # eight-digit serial
+            "대법원 2024. 7. 11. 선고 2024누가4202 판결",  # no such code
+            "대법원 2024. 7. 11. 선고 24도4202 판결",  # two-digit year after 2000
+            "대법원 1996. 2. 29. 선고 1995다38677 판결",  # four-digit year before 2000
+            "대법원 2024. 7. 11. 선고 (대구)2024나1 판결",  # no 대구 원외재판부
+            "대법원 2024. 7. 11. 선고 2024도4202 합의체 판결",
+            "부천지방법원 2024. 7. 11. 선고 2024고단1 판결",  # no such court
+        ],
+    ),
+    "statute": (
+        statute_grammar(),
+        [
+            "민법 제750조",
+            "형법 제250조 제1항",
+            "근로기준법 제23조의2 제1항 제2호",
+            "근로기준법 시행령 제30조 제1항 제2호의3 가목",
+            "개인정보 보호법 제15조 제1항 제2호 하목",
+            "주택임대차법 제3조",  # an official 약칭
+            "헌법 제27조",
+            "대한민국헌법 제27조",
+            "민사소송규칙 제1조",
+        ],
+        [
+            "민법 제0조",
+            "민법 제750조의0",
+            "민법 제10000조",
+            "민법제750조",
+            "민법 제3조제1항",  # compact
+            "민법 제3조 가목",  # a 목 needs its 호
+            "민법 제3조 제1호 거목",
+            "민법 제750조 제1항 제2항",
+            "민소법 제1조",  # informal abbreviations are lenient-only
+            "동법 제3조",
+            "「민법」 제750조",
+            "없는법 제1조",
+        ],
+    ),
+    "statute-db": (
+        statute_grammar(DB_LEXICON),
+        ["민법 제750조", "민법 제751조 제2항", "민법 제3조의2", "형법 제250조 제1항 제1호", "근로기준법 시행령 제30조"],
+        ["민법 제752조", "민법 제3조", "형법 제750조", "민법 제250조", "근로기준법 제30조", "헌법 제1조"],
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("table", "text", "accepted"),
+    [(name, text, True) for name, (_, passing, _) in TABLES.items() for text in passing]
+    + [(name, text, False) for name, (_, _, failing) in TABLES.items() for text in failing],
+    ids=lambda value: value if isinstance(value, str) else None,
+)
+def test_grammar_accepts_exactly_its_citations(table: str, text: str, accepted: bool) -> None:
+    grammar = TABLES[table][0]
+    assert (re.fullmatch(grammar.expr.to_regex(), text) is not None) == accepted
+
+
+@pytest.mark.parametrize("year", [1948, 1900 + 96, 2000, 2023, 2024, 2099], ids=str)
+def test_dates_are_exactly_the_real_calendar_dates(year: int) -> None:
+    pattern = re.compile(date_expr(1896, 2099).to_regex())
+    for month in range(1, 13):
+        for day in range(1, 32):
+            real = day <= calendar.monthrange(year, month)[1]
+            assert (pattern.fullmatch(f"{year}. {month}. {day}.") is not None) == real, (year, month, day)
+
+
+@pytest.mark.parametrize(("text", "accepted"), [("1900. 2. 29.", False), ("1904. 2. 29.", True), ("2000. 2. 29.", True)],
+                         ids=["century", "leap", "400-year"])
+def test_leap_years_follow_the_gregorian_rule(text: str, accepted: bool) -> None:
+    assert (re.fullmatch(date_expr(1896, 2099).to_regex(), text) is not None) == accepted
+
+
+def test_every_case_code_is_accepted() -> None:
+    pattern = re.compile(case_grammar().expr.to_regex())
+    codes = default_codes()
+    assert len(codes) == 325 + 8 + 1  # the 대법원 list, the 헌재 codes, legacy 다카
+    rejected = [code for code in codes if not pattern.fullmatch(f"대법원 2024. 7. 11. 선고 2024{code}123 판결")]
+    assert rejected == []
+
+
+def test_every_court_is_accepted() -> None:
+    pattern = re.compile(case_grammar().expr.to_regex())
+    rejected = [c.name for c in COURTS if not pattern.fullmatch(f"{c.name} 2024. 7. 11. 선고 2024노1 판결")]
+    assert rejected == []
+
+
+@pytest.mark.parametrize(
+    ("grammar", "prefix", "is_anchor"),
+    [
+        (case_grammar(), "대법원 2", True),
+        (case_grammar(), "수원지방법원 안산지원 1", True),
+        (case_grammar(), "대법원 3", False),  # no year begins with 3, so it is no citation's prefix
+        (case_grammar(), "대법원은", False),
+        (statute_grammar(), "민법 제7", True),
+        (statute_grammar(), "주택임대차법 제3", True),
+        (statute_grammar(), "민법 제0", False),
+        (statute_grammar(), "민법학", False),
+        (statute_grammar(DB_LEXICON), "형법 제2", True),
+        (statute_grammar(DB_LEXICON), "형법 제3", False),  # 형법 has no article starting with 3 here
+    ],
+    ids=lambda value: value if isinstance(value, str) else None,
+)
+def test_anchor_matches_only_prefixes_of_citations(grammar: CitationGrammar, prefix: str, is_anchor: bool) -> None:
+    assert (re.fullmatch(grammar.anchor.to_regex(), prefix) is not None) == is_anchor
+
+
+@pytest.mark.parametrize(
+    ("courts", "codes", "text", "accepted"),
+    [
+        (["대법원"], None, "대법원 2024. 7. 11. 선고 2024도4202 판결", True),
+        (["대법원"], None, "서울고등법원 2024. 7. 11. 선고 2024나1 판결", False),
+        (None, ["도", "다"], "대법원 2024. 7. 11. 선고 2024다1 판결", True),
+        (None, ["도", "다"], "대법원 2024. 7. 11. 선고 2024마1 결정", False),
+        (["서울고등법원"], None, "서울고등법원 2024. 7. 11. 선고 (춘천)2024나1 판결", False),
+    ],
+    ids=["supreme-only", "supreme-only-rejects-high", "codes", "codes-reject", "no-seat-without-out-of-seat-court"],
+)
+def test_case_grammar_narrows(courts: list[str] | None, codes: list[str] | None, text: str, accepted: bool) -> None:
+    grammar = case_grammar(courts=courts, codes=codes)
+    assert (re.fullmatch(grammar.expr.to_regex(), text) is not None) == accepted
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"courts": ["부천지방법원"]}, "unknown"), ({"codes": ["없음"]}, "unknown"), ({"courts": []}, "at least one"),
+     ({"courts": "대법원"}, "single string"), ({"first_year": 2100, "last_year": 2000}, "year range")],
+    ids=["unknown-court", "unknown-code", "no-court", "string-not-list", "reversed-years"],
+)
+def test_case_grammar_rejects_bad_arguments(kwargs: dict, message: str) -> None:
+    with pytest.raises(GrammarError, match=message):
+        case_grammar(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("acts", "aliases", "message"),
+    [
+        ({}, None, "at least one statute name"),
+        ([("민법", None), ("민법", ["1"])], None, "again at act #1"),
+        ({"민법": ["제750조"]}, None, "got '제750조' at position 0"),
+        ({"민법": ["1", "1"]}, None, "duplicates"),
+        ({"민법": []}, None, "at least one article label"),
+        ({"민법": "750"}, None, "single string"),
+        ({" 민법": None}, None, "outer or doubled spaces"),
+        ({"「민법」": None}, None, "brackets"),
+        ({"민법": None}, {"민": "형법"}, "to name a statute of the lexicon"),
+        ({"민법": None, "형법": None}, {"형법": "민법"}, "differ from every other name"),
+    ],
+    ids=["empty", "duplicate-name", "bad-label", "duplicate-label", "no-labels", "string-labels", "spaces",
+         "brackets", "alias-to-unknown", "alias-clash"],
+)
+def test_lexicon_rejects_malformed_data(acts, aliases, message: str) -> None:
+    with pytest.raises(LexiconError, match=message):
+        Lexicon.build(acts, aliases)
+
+
+def test_statute_grammar_scales_to_a_database_lexicon() -> None:
+    # 5,600 acts with their own article sets: the expression holds one group per distinct set,
+    # and the names and articles stay Literals the compiler turns into tries.
+    lexicon = {f"시험{n}법": [str(a) for a in range(1, 2 + n % 97)] + ["3의2"] for n in range(5600)}
+    grammar = statute_grammar(lexicon)
+    heads = grammar.expr.parts[0].inner.options
+    assert len(heads) == 97
+    pattern = re.compile(grammar.expr.to_regex())
+    assert pattern.fullmatch("시험96법 제97조 제1항") and not pattern.fullmatch("시험96법 제98조")
+
+
+def test_answer_grammar_holds_the_chosen_languages() -> None:
+    answer = answer_grammar(lexicon=DB_LEXICON, courts=["대법원"])
+    assert [c.name for c in answer.citations] == ["case", "statute"]
+    assert answer.bypass == (("<think>", "</think>"),)
+    assert [c.name for c in answer_grammar(case=False, bypass=()).citations] == ["statute"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"case": False, "statute": False}, "neither"), ({"bypass": [("<think>", "")]}, "non-empty"),
+     ({"bypass": [("<a>",)]}, "two non-empty")],
+    ids=["no-language", "empty-mark", "one-mark"],
+)
+def test_answer_grammar_rejects_bad_arguments(kwargs: dict, message: str) -> None:
+    with pytest.raises(GrammarError, match=message):
+        answer_grammar(**kwargs)
+
+
+def test_grammars_are_hashable_and_equal_when_built_twice() -> None:
+    # The compiler caches compiled indexes by grammar: equal inputs must give equal, hashable grammars.
+    assert hash(case_grammar()) == hash(case_grammar()) and case_grammar() == case_grammar()
+    assert statute_grammar(DB_LEXICON) == statute_grammar(dict(reversed(DB_LEXICON.items())))
+
