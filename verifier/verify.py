@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -22,7 +21,8 @@ from sqlalchemy import Connection, Row, bindparam, insert, select
 
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
-from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.importers.store import ARTICLES, COVERAGE, PROVISIONS
+from verifier.lookups import acts_named, cases_numbered
 from verifier.models import AuditEntry
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
@@ -31,10 +31,6 @@ from verifier.verdict import Mismatch, Verdict
 logger = logging.getLogger(__name__)
 
 AUDIT = AuditEntry.__table__
-_ACT_COLUMNS = (ACTS.c.id, ACTS.c.law_id, ACTS.c.mst, ACTS.c.name)
-_ACT_BY_NAME = select(*_ACT_COLUMNS).where(ACTS.c.name == bindparam("name"))
-_ACT_BY_ALIAS = (select(*_ACT_COLUMNS).join(ALIASES, ALIASES.c.act_id == ACTS.c.id)
-                 .where(ALIASES.c.alias == bindparam("name")).order_by(ACTS.c.name))
 _ARTICLE = select(ARTICLES.c.status, ARTICLES.c.moved_to, ARTICLES.c.amended_on).where(
     ARTICLES.c.act_id == bindparam("act_id"), ARTICLES.c.number == bindparam("number"),
     ARTICLES.c.branch == bindparam("branch"))
@@ -46,9 +42,6 @@ _PROVISION = select(PROVISIONS.c.id).where(
 _PARAGRAPHLESS = select(PROVISIONS.c.id).where(
     PROVISIONS.c.act_id == bindparam("act_id"), PROVISIONS.c.article == bindparam("number"),
     PROVISIONS.c.article_branch == bindparam("branch"), PROVISIONS.c.paragraph == 0).limit(1)
-_CASES = select(CASES).where(
-    CASES.c.case_year == bindparam("year"), CASES.c.case_code == bindparam("code"),
-    CASES.c.case_serial == bindparam("serial"), CASES.c.case_seat == bindparam("seat"))
 _COVERAGE = select(COVERAGE.c.starts_on, COVERAGE.c.ends_on).where(
     COVERAGE.c.kind == bindparam("kind"), COVERAGE.c.court == bindparam("court"))
 
@@ -143,10 +136,7 @@ class Verifier:
                            f"expected a citation naming its act and article, got the back-reference "
                            f"{citation.back_reference or '(none)'}: resolve it against its document first")
         name = normalise_act_name(citation.act)
-        acts: Sequence[Row[Any]] = connection.execute(_ACT_BY_NAME, {"name": name}).all()
-        by_alias = not acts
-        if by_alias:
-            acts = connection.execute(_ACT_BY_ALIAS, {"name": name}).all()
+        acts, matched_by = acts_named(connection, name)
         if not acts:
             covered = connection.execute(_COVERAGE, {"kind": "statute", "court": ""}).first() is not None
             return Verdict("not_found" if covered else "not_covered", citation,
@@ -182,7 +172,7 @@ class Verifier:
             if found is None:
                 return Verdict("not_found", citation, f"{act.name} {label} exists but has no "
                                f"{resolved.provision().removeprefix(label).strip()}", canonical, source)
-        note = f" (cited as {name!r})" if by_alias else ""
+        note = f" (cited by the {matched_by} {name!r})" if matched_by else ""
         return Verdict("verified", citation, f"{act.name} {resolved.provision()} exists{note}", canonical, source)
 
     # --- cases ------------------------------------------------------------------------------
@@ -192,8 +182,7 @@ class Verifier:
         court = normalise_court(citation.court) if citation.court else None
         cited = replace(citation, court=court)
         problems = list(case_problems(cited))
-        rows = connection.execute(_CASES, {"year": number.year, "code": number.code, "serial": number.serial,
-                                           "seat": number.seat or ""}).all()
+        rows = cases_numbered(connection, number)
         at_court = [row for row in rows if court is None or row.court == court]
         if cited.date is not None and len(at_court) > 1:
             at_court = [row for row in at_court if row.decided_on == cited.date] or at_court

@@ -11,6 +11,9 @@ Shapes (../shared/reference/legal-citations.md §2.4):
     DetcService      헌재 body                  the root itself
     Law, or {}       "no record" answer         none
 
+plus one shape of ours: a JSON object of strings only, `{"민소법": "민사소송법", …}`, is a table of
+informal abbreviations (AliasRecords).
+
 Gotchas handled here: 조문여부=전문 rows are chapter headings, not articles; 헌재 dates are
 종국일자; an empty body means no record; a JSON single hit is an object, not a list; 법령ID keeps
 its leading zeros (`1747` and `001747` are one act); 단기 years in old 선고일자.
@@ -35,6 +38,7 @@ from defusedxml.ElementTree import iterparse
 from verifier.errors import MalformedFileError, UnsafeXmlError, UnsupportedShapeError
 from verifier.importers.records import (
     ActRecord,
+    AliasRecord,
     ArticleRecord,
     CaseRecord,
     ProvisionKey,
@@ -325,7 +329,11 @@ def read_json(path: Path) -> Iterator[Record]:
         return  # {} or {"Law": "일치하는 …가 없습니다"}: no record
     top = next(iter(document))
     body = document[top]
-    if top in _LIST_ROOTS and isinstance(body, dict):
+    if all(isinstance(key, str) and isinstance(value, str) for key, value in document.items()) \
+            and top not in _NO_RECORD_ROOTS:
+        for alias, name in document.items():
+            yield AliasRecord(normalise_act_name(alias), normalise_act_name(name))
+    elif top in _LIST_ROOTS and isinstance(body, dict):
         row_key = next((key for key in _LIST_ROOTS[top] if key in body), _LIST_ROOTS[top][0])
         for index, row in enumerate(_as_list(body.get(row_key)), start=1):
             if isinstance(row, dict):

@@ -1,0 +1,60 @@
+"""The database's statute names and article numbers as plain data, for grammars' statute grammar.
+
+`lexicon_data(db)` is `{act name or 약칭: [article labels]}` ("750", "3의2"), the plain form
+`grammars.statute_grammar(lexicon=...)` accepts; deleted and moved articles are left out, since a
+citation to them does not verify. An act imported from a list only (no body, so no articles
+known) maps to None: any article number. `build_lexicon(db)` is the richer `grammars.Lexicon`,
+keeping 약칭 and informal abbreviations apart so parsing maps them back to the full name.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy import select
+
+from grammars import Lexicon
+from verifier.database import Database
+from verifier.importers.store import ACTS, ALIASES, ARTICLES
+
+
+def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], dict[str, tuple[str, bool]]]:
+    """({act name: labels or None}, {alias: (act name, official)}) for aliases naming one act."""
+    with database.engine.connect() as connection:
+        names = {row.id: row.name for row in connection.execute(select(ACTS.c.id, ACTS.c.name).order_by(ACTS.c.name))}
+        articles = connection.execute(
+            select(ARTICLES.c.act_id, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.status)
+            .order_by(ARTICLES.c.act_id, ARTICLES.c.number, ARTICLES.c.branch)).all()
+        alias_rows = connection.execute(select(ALIASES.c.alias, ALIASES.c.act_id, ALIASES.c.official)).all()
+    labels: dict[int, list[str]] = defaultdict(list)
+    with_articles: set[int] = set()
+    for act_id, number, branch, status in articles:
+        with_articles.add(act_id)
+        if status == "현행":
+            labels[act_id].append(f"{number}의{branch}" if branch else str(number))
+    acts: dict[str, list[str] | None] = {}
+    for act_id, name in names.items():
+        if act_id not in with_articles:
+            acts[name] = None
+        elif labels[act_id]:  # an act whose every article is deleted cannot be cited
+            acts[name] = labels[act_id]
+    targets: dict[str, set[int]] = defaultdict(set)
+    official: dict[str, bool] = {}
+    for alias, act_id, is_official in alias_rows:
+        targets[alias].add(act_id)
+        official[alias] = official.get(alias, False) or is_official
+    aliases = {alias: (names[next(iter(ids))], official[alias]) for alias, ids in targets.items()
+               if len(ids) == 1 and alias not in acts and names[next(iter(ids))] in acts}
+    return acts, aliases
+
+
+def lexicon_data(database: Database) -> dict[str, list[str] | None]:
+    """`{act name or 약칭: [existing article labels] or None}`, JSON-ready."""
+    acts, aliases = _article_labels(database)
+    return {**acts, **{alias: acts[name] for alias, (name, _official) in aliases.items()}}
+
+
+def build_lexicon(database: Database) -> Lexicon:
+    acts, aliases = _article_labels(database)
+    return Lexicon.build(acts, aliases={alias: name for alias, (name, official) in aliases.items() if official},
+                         informal={alias: name for alias, (name, official) in aliases.items() if not official})
