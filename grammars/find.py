@@ -21,7 +21,7 @@ from enum import Enum
 from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
 from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
 from grammars.expr import Literals
-from grammars.languages.case import DISPOSITIONS, PANELS, default_codes
+from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPREME_SHORTHAND, default_codes
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_case, build_statute, default_parser
@@ -51,14 +51,12 @@ class FoundCitation:
 
 
 _GAP = r"[ \t]*"  # lenient spacing; never a line break, so two lines never fuse into one citation
-# Supreme Court shorthand: 대판 = 대법원 판결 (선고), 대결 = 대법원 결정 (자); `(전)` = 전원합의체.
-_SUPREME_SHORTHAND = {"대판": ("판결", "선고"), "대결": ("결정", "자")}
 _COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
 _DATE = rf"(?P<year>(?:19|20)[0-9]{{2}}){_GAP}\.{_GAP}(?P<month>[0-9]{{1,2}}){_GAP}\.{_GAP}(?P<day>[0-9]{{1,2}})(?:{_GAP}\.)?"
 
 
 def _case_pattern() -> re.Pattern[str]:
-    courts = Literals(tuple(c.name for c in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(_SUPREME_SHORTHAND))
+    courts = Literals(tuple(c.name for c in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND))
     codes = Literals(default_codes()).to_regex()
     number = (
         rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
@@ -70,7 +68,7 @@ def _case_pattern() -> re.Pattern[str]:
         rf"(?P<gap>[ \t]?)(?P<code>{codes})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
     )
     return re.compile(
-        rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>\(전\))?{_GAP})?"
+        rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?{_GAP})?"
         rf"(?:(?P<date>{_DATE}){_GAP}(?P<comma>,)?{_GAP}(?P<delivery>선고|자)?{_GAP},?{_GAP})?"
         + number
         + rf"(?:{_GAP},?{_GAP}(?P<panel>{Literals(PANELS).to_regex()}))?"
@@ -152,9 +150,9 @@ class CitationFinder:
         court = _COURT_BY_ABBREVIATION.get(written_court, written_court)
         disposition, delivery = fields["disposition"], fields["delivery"]
         panel = fields["panel"] or ("전원합의체" if fields["full_bench"] else None)
-        if written_court in _SUPREME_SHORTHAND:
+        if written_court in SUPREME_SHORTHAND:
             court = "대법원"
-            implied_disposition, implied_delivery = _SUPREME_SHORTHAND[written_court]
+            implied_disposition, implied_delivery = SUPREME_SHORTHAND[written_court]
             disposition, delivery = disposition or implied_disposition, delivery or implied_delivery
         date = _safe_date(fields["year"], fields["month"], fields["day"]) if fields["date"] else None
         citation = build_case(
@@ -177,7 +175,7 @@ def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
     court = match.group("court")
     if citation.is_complete and citation.canonical() == match.group():
         return CitationForm.CANONICAL
-    if court in _SUPREME_SHORTHAND:
+    if court in SUPREME_SHORTHAND:
         return CitationForm.SUPREME_COURT_ABBREVIATION
     if court in _COURT_BY_ABBREVIATION:
         return CitationForm.COURT_ABBREVIATION

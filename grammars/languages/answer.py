@@ -19,14 +19,16 @@ def answer_grammar(
     lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None,
     courts: Iterable[str] | None = None,
     bypass: Iterable[tuple[str, str]] = DEFAULT_BYPASS,
+    forbid_shorthand: bool = False,
 ) -> AnswerGrammar:
     """The answer language over the chosen citation kinds; text between a bypass pair is never
-    constrained (a `<think>` block may mention `대법원 2` freely)."""
+    constrained (a `<think>` block may mention `대법원 2` freely). `forbid_shorthand` adds the
+    abbreviations and back-references to the anchors (see case_grammar, statute_grammar)."""
     citations: list[CitationGrammar] = []
     if case:
-        citations.append(case_grammar(courts=courts))
+        citations.append(case_grammar(courts=courts, forbid_shorthand=forbid_shorthand))
     if statute:
-        citations.append(statute_grammar(lexicon))
+        citations.append(statute_grammar(lexicon, forbid_shorthand=forbid_shorthand))
     if not citations:
         raise GrammarError("expected case=True or statute=True, got neither: an answer grammar needs a citation kind")
     pairs = tuple(tuple(pair) for pair in bypass)

@@ -17,6 +17,10 @@ from grammars.grammar import CitationGrammar
 from grammars.languages.dates import FIRST_YEAR, LAST_YEAR, check_year_range, date_expr
 
 PANELS = ("전원합의체", "전원재판부", "지정재판부")
+# Supreme Court shorthand of drafts: 대판 = 대법원 판결 (선고), 대결 = 대법원 결정 (자).
+SUPREME_SHORTHAND = {"대판": ("판결", "선고"), "대결": ("결정", "자")}
+FULL_BENCH_MARK = "(전)"  # `대판(전)`: 전원합의체
+ANY_DIGIT = Regex("[0-9]")
 DISPOSITIONS = ("판결", "결정", "명령")
 # Serials seen reach 7 digits (서울고법 `2018나2045678`); a leading zero never occurs.
 SERIAL = Regex("[1-9][0-9]{0,6}")
@@ -67,8 +71,15 @@ def case_grammar(
     *,
     first_year: int = FIRST_YEAR,
     last_year: int = LAST_YEAR,
+    forbid_shorthand: bool = False,
 ) -> CitationGrammar:
-    """Canonical case citations of the given courts (names of grammars.courts) and 사건부호."""
+    """Canonical case citations of the given courts (names of grammars.courts) and 사건부호.
+
+    The anchor is a court name, a space and any digit: `대법원 9` too, which begins no citation, so
+    that a bare `대법원 95다38677` cannot slip out as free text. With `forbid_shorthand` the courts'
+    abbreviations (`서울고법 2`, `대판 2`, `헌재 2`) anchor as well; no citation begins with them, so
+    generation cannot write a case citation in shorthand at all.
+    """
     court_names = _chosen("court name", courts, (court.name for court in COURTS))
     code_texts = _chosen("사건부호", codes, default_codes())
     # A 원외재판부 prefix `(춘천)` belongs to the numbers of that seat's court only.
@@ -85,6 +96,10 @@ def case_grammar(
         " ",
         Capture("disposition", Literals(DISPOSITIONS)),
     )
-    # The anchor ends on the first digit of a year, so that every anchor is a prefix of a citation.
-    anchor = seq(court, " ", Regex(f"[{str(first_year)[0]}-{str(last_year)[0]}]"))
+    anchor = seq(court, " ", ANY_DIGIT)
+    if forbid_shorthand:
+        shorthand = [short for name in court_names for short in COURTS_BY_NAME[name].abbreviations]
+        if "대법원" in court_names:
+            shorthand += [f"{short}{mark}" for short in SUPREME_SHORTHAND for mark in ("", FULL_BENCH_MARK)]
+        anchor = Alt((anchor, seq(Literals(tuple(shorthand)), " ", ANY_DIGIT))) if shorthand else anchor
     return CitationGrammar(name="case", expr=expr, anchor=anchor)

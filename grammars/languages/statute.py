@@ -53,17 +53,26 @@ def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
     return groups
 
 
-def statute_grammar(lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None) -> CitationGrammar:
+def statute_grammar(
+    lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None, *, forbid_shorthand: bool = False
+) -> CitationGrammar:
     """Canonical statute citations over a lexicon: built-in by default, or the database's
-    `{name: [article labels]}` so that only existing articles can be produced."""
+    `{name: [article labels]}` so that only existing articles can be produced.
+
+    The anchor is a name, ` 제` and any digit, whether or not the act has an article that begins
+    with it: `형법 제9999` must die in the automaton, not pass as free text. With `forbid_shorthand`
+    informal abbreviations and back-references (`민소법 제1`, `같은 법 제3`) anchor too, so generation
+    names every act in full.
+    """
     lexicon = as_lexicon(lexicon)
-    heads, anchors = [], []
-    for labels, names in _groups(lexicon).items():
-        article = ANY_ARTICLE if labels is None else _article_literals(labels)
-        heads.append(seq(Literals(tuple(names)), HEAD_SEPARATOR, article))
-        # The anchor stops at the first digit an article of the group can begin with.
-        digits = "1-9" if labels is None else "".join(sorted({label[0] for label in labels}))
-        anchors.append(seq(Literals(tuple(names)), HEAD_SEPARATOR, Regex(f"[{digits}]")))
+    heads = [
+        seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE if labels is None else _article_literals(labels))
+        for labels, names in _groups(lexicon).items()
+    ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
-    anchor = anchors[0] if len(anchors) == 1 else Alt(tuple(anchors))
+    anchor_names = lexicon.grammar_names
+    if forbid_shorthand:
+        # Not the bare `법 제`: it occurs inside every `민법 제…` and would cut those citations off.
+        anchor_names += tuple(sorted(lexicon.informal)) + ("같은 법", "동법", "이 법")
+    anchor = seq(Literals(tuple(sorted(anchor_names))), HEAD_SEPARATOR, Regex("[0-9]"))
     return CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)

@@ -129,23 +129,38 @@ def test_every_court_is_accepted() -> None:
 
 
 @pytest.mark.parametrize(
-    ("grammar", "prefix", "is_anchor"),
+    ("grammar", "text", "is_anchor"),
     [
         (case_grammar(), "대법원 2", True),
         (case_grammar(), "수원지방법원 안산지원 1", True),
-        (case_grammar(), "대법원 3", False),  # no year begins with 3, so it is no citation's prefix
+        (case_grammar(), "대법원 9", True),  # begins no citation: a bare `대법원 95다1` must not pass as prose
         (case_grammar(), "대법원은", False),
+        (case_grammar(), "대판 2", False),
+        (case_grammar(forbid_shorthand=True), "대판 2", True),
+        (case_grammar(forbid_shorthand=True), "대판(전) 2", True),
+        (case_grammar(forbid_shorthand=True), "서울고법 2", True),
+        (case_grammar(courts=["서울고등법원"], forbid_shorthand=True), "대판 2", False),
         (statute_grammar(), "민법 제7", True),
         (statute_grammar(), "주택임대차법 제3", True),
-        (statute_grammar(), "민법 제0", False),
         (statute_grammar(), "민법학", False),
-        (statute_grammar(DB_LEXICON), "형법 제2", True),
-        (statute_grammar(DB_LEXICON), "형법 제3", False),  # 형법 has no article starting with 3 here
+        (statute_grammar(), "민소법 제1", False),
+        (statute_grammar(forbid_shorthand=True), "민소법 제1", True),
+        (statute_grammar(forbid_shorthand=True), "같은 법 제3", True),
+        (statute_grammar(forbid_shorthand=True), "법 제3", False),  # would cut every `민법 제3…` off
+        (statute_grammar(DB_LEXICON), "형법 제3", True),  # no such article: the automaton must reject it
     ],
     ids=lambda value: value if isinstance(value, str) else None,
 )
-def test_anchor_matches_only_prefixes_of_citations(grammar: CitationGrammar, prefix: str, is_anchor: bool) -> None:
-    assert (re.fullmatch(grammar.anchor.to_regex(), prefix) is not None) == is_anchor
+def test_anchors_mark_where_a_citation_must_begin(grammar: CitationGrammar, text: str, is_anchor: bool) -> None:
+    assert (re.fullmatch(grammar.anchor.to_regex(), text) is not None) == is_anchor
+
+
+@pytest.mark.parametrize("grammar", [case_grammar(), statute_grammar(), statute_grammar(DB_LEXICON)],
+                         ids=["case", "statute", "statute-db"])
+def test_every_citation_begins_with_an_anchor(grammar: CitationGrammar) -> None:
+    anchor = re.compile(grammar.anchor.to_regex())
+    table = next(passing for g, passing, _ in TABLES.values() if g == grammar)
+    assert all(anchor.match(citation) for citation in table)
 
 
 @pytest.mark.parametrize(
