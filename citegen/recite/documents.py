@@ -58,10 +58,12 @@ class PlainTextDocument:
         return True
 
     def render(self, edits: Mapping[int, Sequence[Edit]]) -> bytes:
-        text = self.streams[0]
-        for edit in sorted(edits.get(0, ()), reverse=True):
-            text = text[: edit.start] + edit.replacement + text[edit.end:]
-        return encode_text(text, self.encoding, self.where)
+        text, pieces, position = self.streams[0], [], 0
+        for edit in sorted(edits.get(0, ())):
+            pieces += [text[position:edit.start], edit.replacement]
+            position = edit.end
+        pieces.append(text[position:])
+        return encode_text("".join(pieces), self.encoding, self.where)
 
 
 @dataclass(slots=True)

@@ -48,13 +48,26 @@ class Resolution:
     reason: str = ""
 
 
+class Verdict(Protocol):
+    """The verifier's verdict on a complete citation, as far as the batch reads it."""
+
+    @property
+    def status(self) -> str: ...  # verified | mismatch | not_found | ambiguous | not_covered
+
+    @property
+    def canonical(self) -> str | None: ...  # the database's canonical form, where it has one
+
+    @property
+    def detail(self) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
-    """A verdict on a complete citation: `verified`, `mismatch`, `not_found`, `ambiguous`, `not_covered`."""
+    """A verdict given as a plain value (by a regenerator checking its own output, or a test)."""
 
     status: str
-    canonical: str | None = None  # the database's canonical form, where it has one
-    reason: str = ""
+    canonical: str | None = None
+    detail: str = ""
 
 
 class DocumentResolver(Protocol):
@@ -64,7 +77,7 @@ class DocumentResolver(Protocol):
 class Authority(Protocol):
     def document_resolver(self) -> DocumentResolver: ...
 
-    def verify(self, citation: ParsedCitation) -> Check: ...
+    def verify(self, citation: ParsedCitation) -> Verdict: ...
 
 
 class Regenerator(Protocol):
@@ -130,19 +143,21 @@ class RecitePipeline:
         check = self.authority.verify(citation)
         proposed = check.canonical or canonical
         outcome = replace(base, canonical=proposed, verdict=check.status,
-                          reason=check.reason or _VERDICT_REASONS.get(check.status, check.status))
+                          reason=check.detail or _VERDICT_REASONS.get(check.status, check.status))
         if check.status == "verified":
             if resolution.uncertain:
                 return replace(outcome, action="suggested",
                                 reason=resolution.reason or "the resolution is uncertain")
             if original == proposed:
                 return replace(outcome, action="kept", reason="already canonical")
-            return replace(outcome, action="rewritten", reason="; ".join(resolution.changes) or "canonical form")
+            return replace(outcome, action="rewritten",
+                           reason="; ".join(resolution.changes) or f"canonical form of a {base.form} citation")
         if check.status == "not_found":
             return self._regenerate(text, replace(outcome, canonical=None))
         if check.status == "ambiguous":
             return replace(outcome, canonical=None, action="review")
-        return replace(outcome, action="suggested")  # mismatch (the database's form), not_covered
+        # mismatch (the database's form) or not_covered (the canonical form, unverifiable here)
+        return replace(outcome, action="suggested" if proposed != original else "review")
 
     def _regenerate(self, text: str, outcome: CitationOutcome) -> CitationOutcome:
         if self.regenerator is None:

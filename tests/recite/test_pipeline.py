@@ -60,6 +60,7 @@ ROWS = [
      False, "suggested", "대법원 2024. 7. 12. 선고 2024도4202 판결"),
     ("not-covered", BARE, Resolution(CASE), Check("not_covered", None, "court not in database"), False,
      "suggested", CANONICAL),
+    ("not-covered-as-written", CANONICAL, Resolution(CASE), Check("not_covered"), False, "review", CANONICAL),
     ("ambiguous", BARE, Resolution(CASE), Check("ambiguous"), False, "review", None),
     ("not-found", BARE, Resolution(CASE), Check("not_found"), False, "review", None),
     ("not-found-regenerated", BARE, Resolution(CASE), Check("not_found"), True, "suggested",
