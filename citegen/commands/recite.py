@@ -1,7 +1,7 @@
 """`citegen recite INPUT… --out DIR`: the composition root of batch re-citation.
 
-Wires grammars' finder, the verifier's resolver and verify and, with `--regenerate`, the
-engine into `citegen.recite`'s pipeline, then runs the batch with a progress bar.
+Runs the batch with a progress bar over the pipeline `recite_wiring.build_pipeline` assembles
+(grammars' finder, the verifier's resolver and verify, with `--regenerate` the engine).
 Exit codes: 0 nothing needs review, 1 something does, 2 bad usage.
 """
 
@@ -17,26 +17,11 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from citegen.recite import BatchOptions, RecitePipeline, UsageError, collect_inputs, run_batch
+from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
 from citegen.recite.documents import DEFAULT_MAX_BYTES
 from citegen.settings import Settings
 
 logger = logging.getLogger(__name__)
-
-
-def build_pipeline(database_url: str, model_path: Path | None) -> RecitePipeline:
-    """The real pipeline, built in each worker process (hence a top-level function)."""
-    from grammars import find_citations  # noqa: PLC0415  imported here: `citegen --help` stays fast
-
-    from citegen.recite.authority import VerifierAuthority  # noqa: PLC0415
-
-    authority = VerifierAuthority.open(database_url)
-    regenerator = None
-    if model_path is not None:
-        from citegen.recite.regenerate import EngineRegenerator  # noqa: PLC0415  loads torch
-
-        regenerator = EngineRegenerator.load(model_path, authority)
-    return RecitePipeline(find_citations, authority, regenerator)
 
 
 def recite(
@@ -66,6 +51,8 @@ def recite(
     except UsageError as error:
         console.print(f"[red]citegen recite:[/red] {error}")
         raise typer.Exit(code=2) from None
+    from citegen.commands.recite_wiring import build_pipeline  # noqa: PLC0415  keeps `citegen --help` fast
+
     factory = functools.partial(build_pipeline, url, model_path)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=quiet) as progress:
