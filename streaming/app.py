@@ -1,0 +1,218 @@
+"""The HTTP service: `create_app(config, source, verifier)`.
+
+Routes: `POST /v1/answers` (SSE: prose, citation, done, error), `POST /v1/chat/completions`
+(OpenAI-compatible, see `streaming.openai_compat`), `GET /healthz`, `/readyz`, `/metrics`,
+`/admin/audit` and `/admin/stats` (API key), and `/` (the answer page).
+"""
+
+import hmac
+import logging
+from collections.abc import AsyncIterator, Sequence
+from importlib import resources
+from typing import Annotated
+
+from fastapi import Depends, FastAPI, Header, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from streaming import metrics as metrics_format
+from streaming.admission import Admission
+from streaming.anchors import AnchorSet
+from streaming.answers import AnswerRun
+from streaming.config import StreamingSettings
+from streaming.errors import BadEncodingError, BodyTooLargeError, UnauthorizedError
+from streaming.metrics import Metrics
+from streaming.openai_compat import add_chat_route
+from streaming.problems import problem_details
+from streaming.protocols import (
+    AdminSource,
+    GenerationSource,
+    Message as ChatTurn,
+    ReadinessProbe,
+    Verifier,
+    VerdictStatus,
+)
+from streaming.schemas import request_models
+from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
+from streaming.service import Service, citation_fields, problem_response, usage_fields
+from streaming.sse import EventStreamResponse, sse_event
+
+logger = logging.getLogger(__name__)
+
+
+async def _answer_events(service: Service, run: AnswerRun) -> AsyncIterator[bytes]:
+    event_id = 0
+    try:
+        async for event in service.observed(run):
+            match event:
+                case ProseReleased(text=text):
+                    yield sse_event("prose", {"text": text}, event_id)
+                case CitationReleased() | CitationWithheld():
+                    yield sse_event("citation", citation_fields(event), event_id)
+                case AnswerFinished():
+                    yield sse_event("done", {"request_id": run.request.request_id, "usage": usage_fields(event),
+                                             "finish_reason": event.finish_reason, "citations": dict(event.outcomes),
+                                             "timings": run.timings.as_dict()}, event_id)
+            event_id += 1
+    except Exception as error:  # the stream boundary: the same problem body, as the last event
+        logger.warning("[%s] answer failed: %r", run.request.request_id, error)
+        yield sse_event("error", problem_details(error, run.request.request_id), event_id)
+
+
+class _BodyGuard:
+    """Reads a request body up to the limit before the app sees it: 413 past the limit,
+    400 for a JSON body that is not UTF-8; then replays it."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        declared = headers.get(b"content-length", b"0")
+        try:
+            body = await self._read(receive, int(declared) if declared.isdigit() else 0)
+            if b"json" in headers.get(b"content-type", b""):
+                body.decode("utf-8")
+        except BodyTooLargeError as error:
+            await problem_response(error)(scope, receive, send)
+            return
+        except UnicodeDecodeError as error:
+            rejected = BadEncodingError(f"expected a UTF-8 body, got byte {body[error.start]:#04x} at {error.start}")
+            await problem_response(rejected)(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read(self, receive: Receive, declared: int) -> bytes:
+        if declared > self.max_bytes:
+            raise BodyTooLargeError(f"expected a body of at most {self.max_bytes} bytes, got {declared} declared")
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+            if size > self.max_bytes:
+                raise BodyTooLargeError(f"expected a body of at most {self.max_bytes} bytes, got more than that")
+        return b"".join(chunks)
+
+
+class _ResponseCounter:
+    """Counts every response by route and status (what /metrics reports)."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app, self.metrics = app, metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def counting_send(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                route = scope.get("route")
+                self.metrics.responses[(getattr(route, "path", "unmatched"), message["status"])] += 1
+            await send(message)
+
+        await self.app(scope, receive, counting_send)
+
+
+def create_app(config: StreamingSettings, source: GenerationSource, verifier: Verifier, *,
+               admin: AdminSource | None = None, probes: Sequence[ReadinessProbe] = (),
+               anchors: AnchorSet | None = None) -> FastAPI:
+    """The service over `source` and `verifier`. `anchors` lets the segment machine hold prose that
+    may begin a citation (needed when the source sends anchors as prose before `CitationStart`)."""
+    admission = Admission(config.max_active, config.max_queued, config.retry_after_s)
+    metrics = Metrics({
+        "citegen_answers_active": ("Answers being generated.", lambda: admission.active),
+        "citegen_answers_waiting": ("Answers waiting for a slot.", lambda: admission.waiting),
+    })
+    service = Service(config, source, verifier, anchors, admission, metrics)
+    AnswerRequest, ChatCompletionRequest = request_models(config)
+    app = FastAPI(title="citegen", version="0.1.0",
+                  description="Answers with Korean legal citations, each verified before it is shown.")
+    app.state.service = service
+
+    @app.exception_handler(RequestValidationError)
+    @app.exception_handler(HTTPException)
+    @app.exception_handler(Exception)
+    async def _problem(request: Request, error: Exception) -> JSONResponse:
+        return problem_response(error, str(request.url.path))
+
+    @app.post("/v1/answers", response_model=None, responses={
+        200: {"content": {"text/event-stream": {}}, "description": "prose, citation, done and error events"},
+        422: {"description": "Invalid request"}, 429: {"description": "Overloaded"}})
+    async def answers(body: AnswerRequest) -> EventStreamResponse:  # type: ignore[valid-type]
+        request = service.generation_request([ChatTurn("user", body.question)], body.max_tokens,
+                                             body.temperature, body.top_p, body.seed)
+        run, leave = await service.start(request, body.policy)
+        return EventStreamResponse(_answer_events(service, run), leave, {"x-request-id": request.request_id})
+
+    add_chat_route(app, service, ChatCompletionRequest)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", responses={503: {"description": "Not ready"}})
+    async def readyz() -> JSONResponse:
+        checks = {probe.name: await _probe(probe) for probe in probes}
+        checks["capacity"] = not admission.full
+        ready = all(checks.values())
+        return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+
+    @app.get("/metrics", response_class=PlainTextResponse)
+    async def prometheus() -> PlainTextResponse:
+        return PlainTextResponse(metrics.render(), media_type=metrics_format.CONTENT_TYPE)
+
+    def require_admin(authorization: Annotated[str | None, Header()] = None,
+                      x_api_key: Annotated[str | None, Header()] = None) -> AdminSource:
+        if admin is None or config.admin_api_key is None:
+            raise HTTPException(404, "the admin endpoints are not configured")
+        offered = x_api_key or (authorization or "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(offered.encode(), config.admin_api_key.get_secret_value().encode()):
+            raise UnauthorizedError("expected a valid API key in X-API-Key or Authorization: Bearer, got none or a wrong one")
+        return admin
+
+    @app.get("/admin/audit", responses={401: {"description": "No or wrong API key"}})
+    async def audit(source: Annotated[AdminSource, Depends(require_admin)],
+                    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+                    status: VerdictStatus | None = None) -> JSONResponse:
+        return JSONResponse({"entries": list(await source.audit(limit, status))})
+
+    @app.get("/admin/stats", responses={401: {"description": "No or wrong API key"}})
+    async def stats(source: Annotated[AdminSource, Depends(require_admin)]) -> JSONResponse:
+        return JSONResponse(dict(await source.stats()))
+
+    page = resources.files("streaming").joinpath("static/index.html").read_text(encoding="utf-8")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index() -> HTMLResponse:
+        return HTMLResponse(page)
+
+    app.add_middleware(_BodyGuard, max_bytes=config.max_body_bytes)
+    app.add_middleware(_ResponseCounter, metrics=metrics)
+    return app
+
+
+async def _probe(probe: ReadinessProbe) -> bool:
+    try:
+        return bool(await probe.ready())
+    except Exception:  # a probe that fails is a probe that says "not ready"
+        logger.warning("readiness probe %s failed", probe.name, exc_info=True)
+        return False

@@ -1,0 +1,116 @@
+"""Test inputs for the streaming service: a scripted generation source and a dictionary verifier.
+
+`ScriptedSource` replays event scripts (a legitimate input, not a stand-in for something that runs
+here); `Gate` items in a script make it wait until the test opens the gate, so tests control
+timing by events, never by sleeping. `DictVerifier` answers from known canonical citations, and
+can be switched off (database unreachable) or made to wait on a gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from grammars import ParsedCitation, StatuteCitation
+from streaming.protocols import (
+    CitationDelta,
+    CitationEnd,
+    CitationStart,
+    Finished,
+    GenerationRequest,
+    ProseDelta,
+    Usage,
+    Verdict,
+)
+
+
+class Gate:
+    """A point in a script (or a verification) that waits until the test calls `open()`.
+    Waiters are woken in their own event loop, so a cancelled wait leaves no thread behind."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        self._lock = threading.Lock()
+        self._opened = False
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+
+    def open(self) -> None:
+        with self._lock:
+            self._opened = True
+            for loop, event in self._waiters:
+                loop.call_soon_threadsafe(event.set)
+
+    async def wait(self) -> None:
+        event = asyncio.Event()
+        with self._lock:
+            if self._opened:
+                event.set()
+            self._waiters.append((asyncio.get_running_loop(), event))
+        self.reached.set()
+        await event.wait()
+
+
+@dataclass
+class Fail:
+    """A point in a script where the source raises."""
+
+    error: Exception
+
+
+def citation(text: str, parsed: ParsedCitation | None, *, chunks: int = 2) -> list:
+    """The events of one citation whose text arrives in `chunks` deltas."""
+    size = max(1, len(text) // chunks)
+    return [CitationStart(), *(CitationDelta(text[i:i + size]) for i in range(0, len(text), size)),
+            CitationEnd(text, parsed)]
+
+
+MINBEOP_750 = StatuteCitation("민법", 750)
+MINBEOP_9999 = StatuteCitation("민법", 9999)
+
+
+def standard_script() -> list:
+    """Prose, a citation that verifies (written messily), a citation that does not, prose."""
+    return [ProseDelta("불법행위의 근거는 "), *citation("민법 750조", MINBEOP_750), ProseDelta("이고, "),
+            *citation("민법 제9999조", MINBEOP_9999), ProseDelta("이다."), Finished(Usage(7, 11))]
+
+
+class ScriptedSource:
+    """Replays `script(request)`; records what happened to each generation."""
+
+    def __init__(self, script: Callable[[GenerationRequest], list] = lambda request: standard_script()) -> None:
+        self.script = script
+        self.requests: list[GenerationRequest] = []
+        self.cancelled = threading.Event()
+        self.yielded = 0
+
+    async def generate(self, request: GenerationRequest):
+        self.requests.append(request)
+        try:
+            for item in self.script(request):
+                if isinstance(item, Gate):
+                    await item.wait()
+                elif isinstance(item, Fail):
+                    raise item.error
+                else:
+                    self.yielded += 1
+                    yield item
+        except (asyncio.CancelledError, GeneratorExit):
+            self.cancelled.set()
+            raise
+
+
+class DictVerifier:
+    def __init__(self, known: dict[str, Verdict] | None = None) -> None:
+        self.known = known if known is not None else {
+            MINBEOP_750.canonical(): Verdict("verified", "민법 제750조", "법령ID 001706 제750조")}
+        self.down = False
+        self.gate: Gate | None = None
+
+    async def verify(self, parsed: ParsedCitation) -> Verdict:
+        if self.gate is not None:
+            await self.gate.wait()
+        if self.down:
+            raise ConnectionRefusedError("database at 127.0.0.1:1 refused the connection")
+        return self.known.get(parsed.canonical(), Verdict("not_found", detail="no such article"))
