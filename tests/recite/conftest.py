@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from xml.sax.saxutils import escape
 
 import pytest
+from verifier.database import Database
+from verifier.importers import import_paths
 
 # A run is (text, bold); a paragraph a list of runs; "\t" inside a run's text becomes a <w:tab/>.
 Paragraph = Sequence[tuple[str, bool]]
@@ -86,3 +90,34 @@ def docx_bytes() -> Callable[[Sequence[Paragraph]], bytes]:
 @pytest.fixture
 def hwpx_bytes() -> Callable[[Sequence[str]], bytes]:
     return build_hwpx
+
+
+# A small database in the verifier's JSONL import format: enough acts and decisions for every
+# resolution path (completion from the database, back-references, 약칭, absence, coverage).
+SAMPLE_RECORDS = [
+    {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률",
+     "articles": [{"article": "750"}, {"article": "751", "provisions": [{"paragraph": 1}, {"paragraph": 2}]}]},
+    {"type": "act", "law_id": "001692", "name": "형법", "kind": "법률",
+     "articles": [{"article": "250", "provisions": [{"paragraph": 1}, {"paragraph": 2}]}, {"article": "251"}]},
+    {"type": "act", "law_id": "001700", "name": "민사소송법", "kind": "법률", "articles": [{"article": "1"}]},
+    {"type": "act", "law_id": "001872", "name": "근로기준법", "kind": "법률",
+     "articles": [{"article": "23", "provisions": [{"paragraph": 1}]}]},
+    {"type": "alias", "alias": "민소법", "act": "민사소송법", "official": False},
+    {"type": "case", "court": "대법원", "date": "2024-07-11", "case_number": "2024도4202", "disposition": "판결"},
+    {"type": "case", "court": "대법원", "date": "2023-01-12", "case_number": "2022마6489", "disposition": "결정"},
+    {"type": "case", "court": "대법원", "date": "1996-04-12", "case_number": "95다38677", "disposition": "판결"},
+    {"type": "coverage", "kind": "case", "court": "대법원", "from": "1990-01-01", "to": "2025-12-31"},
+    {"type": "coverage", "kind": "statute"},
+]
+
+
+@pytest.fixture(scope="session")
+def sample_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    folder = tmp_path_factory.mktemp("recite-db")
+    records = folder / "sample.jsonl"
+    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in SAMPLE_RECORDS), encoding="utf-8")
+    url = f"sqlite:///{folder / 'sample.sqlite3'}"
+    database = Database.open(url)
+    import_paths(database, [records])
+    database.close()
+    return url

@@ -1,66 +1,25 @@
 """The batch over folders of drafts: outputs, reports, exit codes, resumption, determinism, bad input.
 
-The citations are found by the real `grammars.find_citations`; the database behind the resolver
-is a three-record table given here, so the batch's mechanics are tested apart from the verifier's.
+Everything real: grammars' finder, the verifier's resolver and verify() on a small SQLite
+database (conftest.SAMPLE_RECORDS), worker processes.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
 
-from grammars import find_citations
-from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
-from grammars.find import FoundCitation
-
-from citegen.recite import BatchOptions, RecitePipeline, collect_inputs, read_document, run_batch
+from citegen.commands.recite_wiring import build_pipeline
+from citegen.recite import BatchOptions, collect_inputs, read_document, run_batch
 from citegen.recite.errors import UsageError
-from citegen.recite.pipeline import Check, Resolution
 
-KNOWN = {
-    "2024도4202": "대법원 2024. 7. 11. 선고 2024도4202 판결",
-    "2022마6489": "대법원 2023. 1. 12.자 2022마6489 결정",
-}
-KNOWN_ACTS = {"민법", "민사소송법"}
-
-
-@dataclass
-class _TableResolver:
-    last_act: str | None = None
-
-    def resolve(self, found: FoundCitation) -> Resolution:
-        citation = found.citation
-        if isinstance(citation, StatuteCitation):
-            act = citation.act or self.last_act
-            self.last_act = act
-            if act is None or citation.article is None:
-                return Resolution(None, reason="no act to refer back to")
-            return Resolution(replace(citation, act=act, back_reference=None))
-        return Resolution(citation if citation.is_complete else None, reason="not complete")
-
-
-@dataclass
-class _TableAuthority:
-    resolved: list[str] = field(default_factory=list)
-
-    def document_resolver(self) -> _TableResolver:
-        return _TableResolver()
-
-    def verify(self, citation: ParsedCitation) -> Check:
-        if isinstance(citation, CaseCitation):
-            expected = KNOWN.get(str(citation.case_number))
-            if expected is None:
-                return Check("not_found")
-            return Check("verified" if expected == citation.canonical() else "mismatch", expected)
-        return Check("verified" if citation.act in KNOWN_ACTS else "not_found")
-
-
-def _pipeline() -> RecitePipeline:
-    return RecitePipeline(find_citations, _TableAuthority())
+@pytest.fixture
+def factory(sample_database_url: str):
+    return functools.partial(build_pipeline, sample_database_url, None)
 
 
 DRAFTS = {
@@ -94,10 +53,11 @@ def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "report.jsonl").read_text("utf-8").splitlines()]
 
 
-def test_a_batch_rewrites_what_it_can_reports_the_rest_and_leaves_its_inputs_alone(drafts: Path, tmp_path: Path) -> None:
+def test_a_batch_rewrites_what_it_can_reports_the_rest_and_leaves_its_inputs_alone(
+        drafts: Path, tmp_path: Path, factory) -> None:
     before = _hashes(drafts)
     out = tmp_path / "out"
-    summary = run_batch(collect_inputs([drafts], out), BatchOptions(out), _pipeline)
+    summary = run_batch(collect_inputs([drafts], out), BatchOptions(out), factory)
 
     assert _hashes(drafts) == before
     assert summary.exit_code == 1 and summary.documents == 7
@@ -120,22 +80,22 @@ def test_a_batch_rewrites_what_it_can_reports_the_rest_and_leaves_its_inputs_alo
     assert "corrupt" in page and "opinions/none.txt" in page
 
 
-def test_nothing_to_review_exits_zero(tmp_path: Path) -> None:
+def test_nothing_to_review_exits_zero(tmp_path: Path, factory) -> None:
     draft = tmp_path / "in" / "a.txt"
     draft.parent.mkdir()
     draft.write_text("같은 법 없이 민법 제750조만 인용한다.", encoding="utf-8")
-    summary = run_batch(collect_inputs([draft], tmp_path / "out"), BatchOptions(tmp_path / "out"), _pipeline)
+    summary = run_batch(collect_inputs([draft], tmp_path / "out"), BatchOptions(tmp_path / "out"), factory)
     assert (summary.exit_code, dict(summary.actions)) == (0, {"kept": 1})
 
 
-def test_a_rerun_skips_finished_documents_and_reports_the_same(drafts: Path, tmp_path: Path) -> None:
+def test_a_rerun_skips_only_finished_documents(drafts: Path, tmp_path: Path, factory) -> None:
     out = tmp_path / "out"
     files = collect_inputs([drafts], out)
-    run_batch(files, BatchOptions(out), _pipeline)
+    run_batch(files, BatchOptions(out), factory)
     first = (out / "report.jsonl").read_bytes()
     (drafts / "none.txt").write_text("이제는 민법 제750조를 인용한다.", encoding="utf-8")
 
-    second = run_batch(collect_inputs([drafts], out), BatchOptions(out), _pipeline)
+    second = run_batch(collect_inputs([drafts], out), BatchOptions(out), factory)
 
     assert (second.resumed, second.documents) == (6, 7)
     changed = [r for r in _records(out) if r["file"] == "opinions/none.txt"]
@@ -143,19 +103,19 @@ def test_a_rerun_skips_finished_documents_and_reports_the_same(drafts: Path, tmp
     assert (out / "report.jsonl").read_bytes() != first
 
 
-def test_workers_in_parallel_give_the_same_bytes_as_one(drafts: Path, tmp_path: Path) -> None:
+def test_workers_in_parallel_give_the_same_bytes_as_one(drafts: Path, tmp_path: Path, factory) -> None:
     outputs = {}
     for jobs in (1, 2):
         out = tmp_path / f"out{jobs}"
-        run_batch(collect_inputs([drafts], out), BatchOptions(out, jobs=jobs), _pipeline)
+        run_batch(collect_inputs([drafts], out), BatchOptions(out, jobs=jobs), factory)
         outputs[jobs] = (_hashes(out / "documents"), (out / "report.jsonl").read_bytes(),
                          (out / "report.html").read_bytes())
     assert outputs[1] == outputs[2]
 
 
-def test_a_dry_run_writes_reports_but_no_documents(drafts: Path, tmp_path: Path) -> None:
+def test_a_dry_run_writes_reports_but_no_documents(drafts: Path, tmp_path: Path, factory) -> None:
     out = tmp_path / "out"
-    summary = run_batch(collect_inputs([drafts], out), BatchOptions(out, dry_run=True), _pipeline)
+    summary = run_batch(collect_inputs([drafts], out), BatchOptions(out, dry_run=True), factory)
     assert summary.actions["rewritten"] > 0
     assert not (out / "documents").exists()
     assert (out / "report.jsonl").exists() and (out / "report.html").exists()

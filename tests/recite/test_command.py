@@ -1,0 +1,64 @@
+"""`citegen recite` as a user runs it: exit codes 0 / 1 / 2, reports, --dry-run, the progress line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citegen.cli import app
+
+
+def _run(*arguments: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["recite", *arguments])
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    drafts = tmp_path / "drafts"
+    drafts.mkdir()
+    return drafts
+
+
+CASES = [
+    ("nothing-to-review", "민법 제750조와 대법원 2024. 7. 11. 선고 2024도4202 판결.", 0, "0 documents need review"),
+    ("rewritten-only", "대판 2024.7.11, 2024도4202 판결과 민소법 제1조.", 0, "2 rewritten"),
+    ("needs-review", "대법원 2020. 1. 1. 선고 2019다1 판결.", 1, "1 documents need review"),
+    ("no-citations", "인용이 없는 문단.", 0, "0 citations"),
+]
+
+
+@pytest.mark.parametrize(("text", "code", "said"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_the_exit_code_says_whether_a_reviewer_is_needed(folder: Path, tmp_path: Path, sample_database_url: str,
+                                                        text: str, code: int, said: str) -> None:
+    (folder / "a.txt").write_text(text, encoding="utf-8")
+    exit_code, output = _run(str(folder), "--out", str(tmp_path / "out"), "--database-url", sample_database_url,
+                             "--jobs", "1", "--quiet")
+    assert exit_code == code, output
+    assert said in " ".join(output.split())
+    assert (tmp_path / "out" / "report.html").exists()
+
+
+def test_dry_run_reports_without_documents(folder: Path, tmp_path: Path, sample_database_url: str) -> None:
+    (folder / "a.txt").write_text("대판 2024.7.11, 2024도4202", encoding="utf-8")
+    exit_code, _ = _run(str(folder), "--out", str(tmp_path / "out"), "--database-url", sample_database_url,
+                        "--dry-run", "-j", "1", "-q")
+    assert exit_code == 0
+    assert '"action": "rewritten"' in (tmp_path / "out" / "report.jsonl").read_text("utf-8")
+    assert not (tmp_path / "out" / "documents").exists()
+
+
+BAD_USAGE = [
+    ("missing-input", lambda tmp: [str(tmp / "nope"), "--out", str(tmp / "out")]),
+    ("no-out", lambda tmp: [str(tmp / "drafts")]),
+    ("out-inside-input", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "drafts" / "out")]),
+    ("zero-jobs", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "out"), "--jobs", "0"]),
+]
+
+
+@pytest.mark.parametrize("arguments", [a for _, a in BAD_USAGE], ids=[i for i, _ in BAD_USAGE])
+def test_bad_usage_exits_2(folder: Path, tmp_path: Path, arguments) -> None:
+    exit_code, output = _run(*arguments(tmp_path))
+    assert exit_code == 2, output
