@@ -102,6 +102,4 @@ async def _chunks(service: Service, run: AnswerRun, header: dict[str, Any], incl
             yield chunk({"content": text}, **({"citation": citation} if citation else {}))
     except Exception as error:  # the stream boundary: OpenAI clients raise on an `error` chunk
         logger.warning("[%s] completion stream failed: %r", run.request.request_id, error)
-        problem = problem_details(error, run.request.request_id)
-        yield sse_event(None, {"error": {**problem, "message": problem.get("detail", problem["title"]),
-                                         "type": problem["type"], "code": problem["status"]}})
+        yield sse_event(None, problem_details(error, run.request.request_id))

@@ -1,5 +1,7 @@
 """RFC 9457 problem details: one table from error type to status, type URI and title.
 
+Each body also carries OpenAI's `error` object (`message`, `type`, `code`) as an extension member.
+
 Before a stream starts a problem is the response (`application/problem+json`); after it has
 started the same body goes out as the stream's final `error` event.
 """
@@ -80,6 +82,8 @@ def problem_details(error: BaseException, instance: str | None = None) -> dict[s
         body["retry_after_s"] = error.retry_after_s
     if instance is not None:
         body["instance"] = instance
+    # An extension member in OpenAI's error shape, so OpenAI clients show the detail too.
+    body["error"] = {"message": body["detail"], "type": problem.slug, "code": problem.status}
     return body
 
 
