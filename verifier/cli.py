@@ -1,18 +1,250 @@
-"""`citegen-admin`: create, import, search, verify and audit the statute/case database."""
+"""`citegen-admin`: create, import, search, verify and audit the statute/case database.
+
+Every command takes `--database-url` (default: env CITEGEN_DATABASE_URL, else an SQLite file in
+the user's data directory). Exit codes: 0 ok, 1 a citation that did not verify, 2 bad usage or
+input (unreadable file, unreachable database, old schema, text without a citation).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Literal
+
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from sqlalchemy import desc, func, or_, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from grammars import parse_citation
+from verifier.config import default_database_url
+from verifier.database import Database
+from verifier.errors import VerifierError
+from verifier.importers import discover, import_file
+from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.lexicon import lexicon_data
+from verifier.names import parse_case_number
+from verifier.resolver import DocumentResolver, Resolution
+from verifier.verdict import STATUSES, Verdict
+from verifier.verify import AUDIT, Verifier
 
 app = typer.Typer(name="citegen-admin", help="Administer the citation database.", no_args_is_help=True,
                   add_completion=False)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+DatabaseUrl = Annotated[str | None, typer.Option(
+    "--database-url", envvar="CITEGEN_DATABASE_URL", show_envvar=True,
+    help="SQLAlchemy URL: sqlite:///path or postgresql://user@host/db (default: an SQLite file).")]
+EXIT_NOT_VERIFIED = 1
+EXIT_BAD_INPUT = 2
+
+
+@contextmanager
+def _database(url: str | None, *, upgrade: bool = False) -> Iterator[Database]:
+    """Open the database; any verifier or database failure ends the command with exit code 2."""
+    database: Database | None = None
+    try:
+        database = Database.open(url or default_database_url(), upgrade=upgrade)
+        yield database
+    except VerifierError as error:
+        err.print(f"[red]error:[/red] {error}", markup=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from error
+    except SQLAlchemyError as error:
+        first_line = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        err.print(f"[red]database error:[/red] {first_line}", markup=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from error
+    finally:
+        if database is not None:
+            database.close()
 
 
 @app.command()
-def init() -> None:
-    """Create the database schema."""
-    typer.echo("citegen-admin init: not built yet in this version.", err=True)
-    raise typer.Exit(code=2)
+def init(database_url: DatabaseUrl = None) -> None:
+    """Create the database schema, or upgrade an older one to the current revision."""
+    with _database(database_url, upgrade=True) as database:
+        out.print(f"database {database.url} at schema revision {database.revision()}")
+
+
+@app.command("import")
+def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (.xml, .json, .jsonl).")],
+            database_url: DatabaseUrl = None) -> None:
+    """Import law.go.kr responses (XML/JSON) and JSONL files; one transaction per file."""
+    with _database(database_url) as database:
+        files = discover(paths)
+        if not files:
+            err.print("error: expected .xml, .json or .jsonl files under the given paths, got none")
+            raise typer.Exit(EXIT_BAD_INPUT)
+        totals: Counter[str] = Counter()
+        skipped = 0
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=err, transient=True) as progress:
+            task = progress.add_task("importing", total=len(files))
+            for path in files:
+                progress.update(task, description=f"importing {path.name}")
+                report = import_file(database, path)
+                totals.update(report.counts)
+                skipped += len(report.skipped)
+                for row in report.skipped:
+                    err.print(f"skipped {path} {row.position}: {row.reason}")
+                progress.advance(task)
+        summary = ", ".join(f"{totals[kind]} {kind}" for kind in ("acts", "articles", "provisions", "cases", "aliases")
+                            if totals[kind])
+        out.print(f"imported {len(files)} files: {summary or 'no records'}"
+                  + (f"; {skipped} rows skipped" if skipped else ""))
+
+
+@app.command()
+def search(query: Annotated[str, typer.Argument(help="An act name, `민법 750`, a 사건번호 or words of a 사건명.")],
+           kind: Annotated[Literal["all", "acts", "articles", "cases"], typer.Option(help="What to search.")] = "all",
+           limit: Annotated[int, typer.Option(min=1, max=1000)] = 20, database_url: DatabaseUrl = None) -> None:
+    """Search acts, articles and cases."""
+    text = query.strip()
+    if not text:
+        err.print("error: expected something to search for, got an empty query")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    pattern = _like(text)
+    with _database(database_url) as database, database.engine.connect() as connection:
+        found = 0
+        if kind in ("all", "acts"):
+            rows = connection.execute(
+                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind).outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
+                .where(or_(ACTS.c.name.like(pattern, escape="\\"), ALIASES.c.alias.like(pattern, escape="\\")))
+                .distinct().order_by(ACTS.c.name).limit(limit)).all()
+            found += _table("acts", ("name", "법령ID", "MST", "kind"), rows)
+        if kind in ("all", "articles"):
+            act_part, _, label = text.rpartition(" ")
+            number, _, branch = label.removeprefix("제").removesuffix("조").partition("의")
+            if act_part and number.isdigit() and (not branch or branch.isdigit()):
+                rows = connection.execute(
+                    select(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.title, ARTICLES.c.status)
+                    .join(ACTS, ACTS.c.id == ARTICLES.c.act_id)
+                    .where(ACTS.c.name.like(_like(act_part), escape="\\"), ARTICLES.c.number == int(number),
+                           ARTICLES.c.branch == int(branch or 0)).limit(limit)).all()
+                found += _table("articles", ("act", "조", "가지", "title", "status"), rows)
+        if kind in ("all", "cases"):
+            number = parse_case_number(text)
+            condition = (CASES.c.title.like(pattern, escape="\\") if number is None else
+                         (CASES.c.case_year == number.year) & (CASES.c.case_code == number.code)
+                         & (CASES.c.case_serial == number.serial))
+            rows = connection.execute(
+                select(CASES.c.court, CASES.c.decided_on, CASES.c.case_year, CASES.c.case_code, CASES.c.case_serial,
+                       CASES.c.disposition, CASES.c.title).where(condition)
+                .order_by(desc(CASES.c.decided_on)).limit(limit)).all()
+            found += _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"), rows)
+        if not found:
+            out.print(f"nothing matches {text!r}")
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern matching `text` anywhere, its own % and _ taken literally."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _table(title: str, headers: tuple[str, ...], rows: list) -> int:  # type: ignore[type-arg]
+    if rows:
+        table = Table(*headers, title=title)
+        for row in rows:
+            table.add_row(*("" if value is None else str(value) for value in row))
+        out.print(table)
+    return len(rows)
+
+
+def _citations_in(text: str, resolver: DocumentResolver) -> list[tuple[str, Resolution]]:
+    """A canonical citation as is; otherwise every citation the lenient finder sees, resolved."""
+    canonical = parse_citation(text.strip())
+    if canonical is not None:
+        return [(text.strip(), resolver.resolve(canonical))]
+    return [(text[span.found.span[0]:span.found.span[1]], span.resolution) for span in resolver.resolve_text(text)]
+
+
+@app.command()
+def verify(text: Annotated[str, typer.Argument(help="Text holding one or more citations.")],
+           database_url: DatabaseUrl = None) -> None:
+    """Verify the citations in TEXT: prints each verdict and why; exit 1 if any does not verify."""
+    with _database(database_url) as database, Verifier(database) as verifier:
+        found = _citations_in(text, DocumentResolver(database))
+        if not found:
+            err.print(f"error: expected a citation such as '민법 제750조' or "
+                      f"'대법원 2024. 7. 11. 선고 2024도4202 판결', got none in {text[:200]!r}")
+            raise typer.Exit(EXIT_BAD_INPUT)
+        verdicts = [_report(written, resolution, verifier.verify(resolution.resolved))
+                    for written, resolution in found]
+    if not all(verdict.verified for verdict in verdicts):
+        raise typer.Exit(EXIT_NOT_VERIFIED)
+
+
+def _report(written: str, resolution: Resolution, verdict: Verdict) -> Verdict:
+    colour = "green" if verdict.verified else "yellow" if verdict.status == "not_covered" else "red"
+    out.print(f"[{colour}]{verdict.status}[/{colour}]  {written}", markup=True)
+    if verdict.canonical and verdict.canonical != written:
+        out.print(f"  canonical: {verdict.canonical}")
+    if verdict.source:
+        out.print(f"  source:    {verdict.source}")
+    out.print(f"  why:       {verdict.detail}")
+    for mismatch in verdict.mismatches:
+        out.print(f"  mismatch:  {mismatch.field}: cited {mismatch.cited}, database {mismatch.database}")
+    for candidate in verdict.candidates:
+        out.print(f"  candidate: {candidate}")
+    for change in resolution.changes:
+        out.print(f"  resolved:  {change.field} {change.before or '(none)'} -> {change.after} ({change.why})")
+    for doubt in resolution.doubts:
+        out.print(f"  doubt:     {doubt}")
+    return verdict
+
+
+@app.command()
+def stats(database_url: DatabaseUrl = None) -> None:
+    """Counts of what the database holds, and what it covers."""
+    with _database(database_url) as database, database.engine.connect() as connection:
+        table = Table("table", "rows", title=f"{database.url} (revision {database.revision()})")
+        for name, source in (("acts", ACTS), ("aliases", ALIASES), ("articles", ARTICLES), ("provisions", PROVISIONS),
+                             ("cases", CASES), ("audit log", AUDIT)):
+            table.add_row(name, str(connection.execute(select(func.count()).select_from(source)).scalar_one()))
+        out.print(table)
+        coverage = connection.execute(select(COVERAGE.c.kind, COVERAGE.c.court, COVERAGE.c.starts_on,
+                                             COVERAGE.c.ends_on).order_by(COVERAGE.c.kind, COVERAGE.c.court)).all()
+        _table("coverage", ("kind", "court", "from", "to"), coverage)
+
+
+@app.command()
+def export(output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")]
+           = None, database_url: DatabaseUrl = None) -> None:
+    """Export the lexicon for grammars: {act name or 약칭: [article labels] or null} as JSON."""
+    with _database(database_url) as database:
+        data = lexicon_data(database)
+    text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)
+    if output is None:
+        sys.stdout.write(text + "\n")
+        return
+    try:
+        output.write_text(text + "\n", encoding="utf-8")
+    except OSError as error:
+        err.print(f"error: expected a writable file at {output}, got: {error.strerror}")
+        raise typer.Exit(EXIT_BAD_INPUT) from error
+    out.print(f"wrote {len(data)} names to {output}")
+
+
+@app.command()
+def audit(status: Annotated[str | None, typer.Option(help=f"Only this verdict: {', '.join(STATUSES)}.")] = None,
+          limit: Annotated[int, typer.Option(min=1, max=10_000)] = 20, database_url: DatabaseUrl = None) -> None:
+    """The most recent verifications, newest first."""
+    if status is not None and status not in STATUSES:
+        err.print(f"error: expected --status to be one of {', '.join(STATUSES)}, got {status!r}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    with _database(database_url) as database, database.engine.connect() as connection:
+        query = select(AUDIT.c.at, AUDIT.c.status, AUDIT.c.citation, AUDIT.c.reason).order_by(desc(AUDIT.c.id))
+        if status is not None:
+            query = query.where(AUDIT.c.status == status)
+        rows = [(at.strftime("%Y-%m-%d %H:%M:%S"), *rest) for at, *rest in connection.execute(query.limit(limit))]
+        if not _table("audit log", ("at (UTC)", "status", "citation", "why"), rows):
+            out.print("no verifications recorded" + (f" with status {status}" if status else ""))
 
 
 def main() -> None:

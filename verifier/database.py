@@ -12,11 +12,12 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from alembic.util.exc import CommandError
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
 
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
 from verifier.models import Base
@@ -117,8 +118,13 @@ class Database:
 
     def migrate(self) -> None:
         """Bring the schema to the newest revision (idempotent)."""
-        with self.engine.begin() as connection:
-            command.upgrade(_alembic_config(connection), "head")
+        try:
+            with self.engine.begin() as connection:
+                command.upgrade(_alembic_config(connection), "head")
+        except (CommandError, SQLAlchemyError) as error:
+            reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+            raise SchemaMismatchError(f"expected a database this version can upgrade to revision {head_revision()}, "
+                                      f"got one it cannot ({reason}); use a fresh database") from error
         logger.info("database %s at schema revision %s", self.url, head_revision())
 
     def revision(self) -> str | None:
