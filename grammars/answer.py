@@ -1,0 +1,126 @@
+"""The whole-output language `(F C)* F` as one byte automaton, so token boundaries are exact.
+
+F is free text: any bytes in which no anchor occurs; C is any citation. A state is a set of threads:
+- `(FREE_MARK,)`: the free-text thread is alive. Alongside it, `(ANCHOR, node)` entries are the partial
+  anchor matches begun in free text; when one completes, the free thread dies, so only a citation
+  thread begun where that anchor began can carry on;
+- `(CITE, node)`: a citation thread (a node of the citations' ByteNFA). Citation threads are spawned
+  at every position where free text is alive; one that finishes a citation restarts free text;
+- `(SKIP, i, k)`: inside bypass span i (`<think>` … `</think>`), k bytes of its closer matched. An
+  opener completed in free text switches to it; nothing inside is constrained.
+
+Anchors begun in free text are tracked by one set, so an anchor that starts in free text must start a
+citation even if another citation begins and ends while it is still partial.
+"""
+
+from __future__ import annotations
+
+from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, FINAL, FREE, PENDING, ByteNFA, LazyDFA
+from grammars.errors import GrammarError
+from grammars.expr import Alt, Literals
+from grammars.grammar import AnswerGrammar
+
+FREE_MARK = "F"
+ANCHOR = "A"
+CITE = "C"
+SKIP = "B"
+_ANCHOR_TAG = "anchor"
+
+
+class AnswerDFA(LazyDFA):
+    def __init__(self, grammar: AnswerGrammar) -> None:
+        super().__init__()
+        if not grammar.citations:
+            raise GrammarError("expected an AnswerGrammar with at least one citation grammar, got none")
+        for opener, closer in grammar.bypass:
+            if not opener or not closer:
+                raise GrammarError(f"expected non-empty bypass delimiters, got {(opener, closer)!r}")
+        self.closers = [closer.encode() for _, closer in grammar.bypass]
+        self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
+        anchor_roots: dict[object, object] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
+        for i, (opener, _) in enumerate(grammar.bypass):
+            anchor_roots[("open", i)] = Literals((opener,))
+        self.anchors = ByteNFA(anchor_roots)
+        self._anchor_start = frozenset(
+            node for tag in anchor_roots for node in self.anchors.start(tag) if node[0] != FINAL
+        )
+        self._citation_start = frozenset(
+            node for i in range(len(grammar.citations)) for node in self.citations.start(i) if node[0] != FINAL
+        )
+        self._free_nodes = self._free_closure({(FREE_MARK,)})
+        self.initial = self.intern(self._free_nodes)
+        self.free_base = self.initial
+        self.anchor_final_bytes = self.anchors.final_bytes(_ANCHOR_TAG)
+
+    def _free_closure(self, nodes: set[tuple]) -> frozenset:
+        """Add the spawns of an alive free thread; restart free text after a finished citation."""
+        if any(n[0] == CITE and n[1][0] == FINAL for n in nodes):
+            nodes.add((FREE_MARK,))
+        if (FREE_MARK,) in nodes:
+            nodes.update((ANCHOR, n) for n in self._anchor_start)
+            nodes.update((CITE, n) for n in self._citation_start)
+        return frozenset(nodes)
+
+    def _successors(self, nodes: frozenset, byte: int) -> frozenset:
+        free_alive = (FREE_MARK,) in nodes
+        anchors: list[tuple] = []
+        out: set[tuple] = set()
+        for node in nodes:
+            kind = node[0]
+            if kind == ANCHOR:
+                anchors.extend(self.anchors.successors(node[1], byte))
+            elif kind == CITE:
+                out.update((CITE, n) for n in self.citations.closure(self.citations.successors(node[1], byte)))
+            elif kind == SKIP:
+                out.add(self._skip_step(node[1], node[2], byte))
+        if free_alive:
+            reached = self.anchors.closure(anchors)
+            opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
+            if opened:
+                out.add((SKIP, opened[0], 0))
+            elif (FINAL, _ANCHOR_TAG) not in reached:
+                out.add((FREE_MARK,))
+                out.update((ANCHOR, n) for n in reached if n[0] != FINAL)
+        return self._free_closure(out)
+
+    def _skip_step(self, which: int, matched: int, byte: int) -> tuple:
+        closer = self.closers[which]
+        text = closer[:matched] + bytes((byte,))
+        if text == closer:
+            return (FREE_MARK,)
+        for start in range(len(text) + 1):  # longest suffix that is a prefix of the closer
+            if closer.startswith(text[start:]):
+                return (SKIP, which, len(text) - start)
+        return (SKIP, which, 0)
+
+    def _nodes_accept(self, nodes: frozenset) -> bool:
+        return any(n[0] in (FREE_MARK, SKIP) or (n[0] == CITE and n[1][0] == FINAL) for n in nodes)
+
+    def _nodes_flags(self, nodes: frozenset) -> int:
+        flags = 0
+        for n in nodes:
+            if n[0] == FREE_MARK:
+                flags |= FREE
+            elif n[0] == SKIP:
+                flags |= FREE | BYPASS
+            elif n[0] == CITE and n[1][0] == FINAL:
+                flags |= CITATION_MAY_CLOSE
+        if nodes - self._free_nodes - {(FREE_MARK,)} and not flags & BYPASS:
+            flags |= PENDING
+        return flags
+
+    def _node_live(self, node: tuple) -> frozenset[int]:
+        if node[0] == ANCHOR:
+            return self.anchors.live_bytes(node[1])
+        if node[0] == CITE:
+            return self.citations.live_bytes(node[1])
+        return frozenset(range(256))  # the free mark and bypass threads never die
+
+    def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
+        return frozenset().union(*(self._node_live(n) for n in nodes))
+
+    def divergence(self, state: int) -> frozenset[int] | None:
+        nodes = self.sets[state]
+        if not self._free_nodes <= nodes:
+            return None
+        return frozenset().union(*(self._node_live(n) for n in nodes - self._free_nodes))

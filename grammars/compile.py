@@ -1,0 +1,85 @@
+"""`compile_index`: a grammar and a tokenizer in, a TokenIndex out (from the disk cache when it has one)."""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from pathlib import Path
+
+from grammars.answer import AnswerDFA
+from grammars.cache import attach_trie, grammar_key, load_index, save_index
+from grammars.dfa import ExprDFA, LazyDFA
+from grammars.errors import GrammarError, TokenizerError
+from grammars.expr import Expr
+from grammars.grammar import AnswerGrammar, CitationGrammar
+from grammars.index import TokenIndex
+from grammars.vocabulary import Vocabulary
+
+log = logging.getLogger(__name__)
+
+_vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def vocabulary_of(tokenizer, vocab_size: int | None = None) -> Vocabulary:
+    """The Vocabulary of a tokenizer (converted once per tokenizer object)."""
+    if isinstance(tokenizer, Vocabulary):
+        vocabulary = tokenizer
+    else:
+        try:
+            vocabulary = _vocabularies.get(tokenizer)
+        except TypeError:  # not weak-referenceable
+            vocabulary = None
+        if vocabulary is None:
+            vocabulary = Vocabulary.from_tokenizer(tokenizer)
+            try:
+                _vocabularies[tokenizer] = vocabulary
+            except TypeError:
+                pass
+    if vocab_size is not None and vocab_size != vocabulary.size:
+        if vocab_size < len(vocabulary.tokens):
+            raise TokenizerError(
+                f"expected a model vocabulary of at least the tokenizer's {len(vocabulary.tokens)} ids, got {vocab_size}"
+            )
+        vocabulary = vocabulary.with_size(vocab_size)
+    return vocabulary
+
+
+def automaton_of(grammar: CitationGrammar | AnswerGrammar | Expr) -> LazyDFA:
+    if isinstance(grammar, AnswerGrammar):
+        return AnswerDFA(grammar)
+    if isinstance(grammar, CitationGrammar):
+        return ExprDFA(grammar.expr)
+    if isinstance(grammar, Expr):
+        return ExprDFA(grammar)
+    raise GrammarError(f"expected a CitationGrammar, AnswerGrammar or Expr, got {type(grammar).__name__}")
+
+
+def compile_index(
+    grammar: CitationGrammar | AnswerGrammar | Expr,
+    tokenizer,
+    *,
+    cache_dir: str | Path | None = None,
+    vocab_size: int | None = None,
+    build: bool = True,
+) -> TokenIndex:
+    """The token index of `grammar` over `tokenizer` (a Vocabulary, a Hugging Face tokenizer or a
+    `tokenizers.Tokenizer`). `vocab_size` is the model's logits width when it pads past the tokenizer.
+
+    With `cache_dir`, a stored index is loaded; on a miss the index is compiled and, if `build`, every
+    reachable state is computed and stored. Without `cache_dir`, states are computed as they are reached.
+    """
+    vocabulary = vocabulary_of(tokenizer, vocab_size)
+    key = ""
+    if cache_dir is not None:
+        key = f"{grammar_key(grammar)}-{vocabulary.fingerprint}"
+        attach_trie(vocabulary, Path(cache_dir))
+        cached = load_index(Path(cache_dir), key, vocabulary)
+        if cached is not None:
+            return cached
+    index = TokenIndex(automaton_of(grammar), vocabulary, key)
+    if cache_dir is not None:
+        if build:
+            states = index.build_all()
+            log.info("built %d states for index %s", states, key)
+        save_index(index, Path(cache_dir))
+    return index

@@ -1,0 +1,452 @@
+"""Expr → byte-level automaton, determinised on demand.
+
+A grammar `Expr` is compiled leaf by leaf (Glushkov's construction over leaves instead of symbols):
+- a `Regex` leaf goes through interegular (character FSM) and every character class is expanded into
+  UTF-8 byte sequences, so Hangul (3 bytes) and tokens holding part of a character are exact;
+- a `Literals` leaf is never handed to interegular (a 5,000-name alternation would take minutes): its
+  words are sorted once as UTF-8 bytes and a trie node is the pair (first word with that prefix,
+  prefix length), found by bisection when a byte arrives.
+
+`ByteNFA` holds the leaves and the follow sets. `LazyDFA` is the subset construction, computed one
+transition at a time and cached, so compiling costs nothing until a state is reached. Node sets are
+frozensets of small tuples: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` when a root matched.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+
+import interegular
+from interegular.fsm import anything_else
+
+from grammars.errors import LexiconError, UnsupportedPatternError
+from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq
+
+DEAD = -1
+FINAL = "$"
+MAX_CODE_POINT = 0x10FFFF
+
+# Features the compiler rejects, with the reason shown to the grammar author. `\d`, `\w`, `\s` mean
+# Unicode classes to Python's `re` but ASCII to interegular: rejected so parse and mask never disagree.
+_UNSUPPORTED = (
+    (re.compile(r"\\[1-9]"), "a backreference"),
+    (re.compile(r"\(\?[=!]"), "a lookahead"),
+    (re.compile(r"\(\?<[=!]"), "a lookbehind"),
+    (re.compile(r"\(\?P?<[A-Za-z_]"), "a named group (use Capture)"),
+    (re.compile(r"\(\?P="), "a named backreference"),
+    (re.compile(r"\(\?>"), "an atomic group"),
+    (re.compile(r"\(\?[aiLmsux-]"), "an inline flag"),
+    (re.compile(r"\\[bBAZz]"), "an anchor"),
+    (re.compile(r"\\[dDwWsS]"), "a Unicode shorthand class (write [0-9] or a bracket class)"),
+    (re.compile(r"[*+?}]\+"), "a possessive quantifier"),
+    (re.compile(r"[\^$]"), "an anchor (^ or $)"),
+)
+
+
+def check_pattern(pattern: str) -> None:
+    """Raise UnsupportedPatternError naming the first feature outside the compiled subset."""
+    position = 0
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "[":  # inside a class `^` means negation and is fine; skip the class
+            end = position + 1
+            if end < len(pattern) and pattern[end] == "^":
+                end += 1
+            if end < len(pattern) and pattern[end] == "]":
+                end += 1
+            while end < len(pattern) and pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            position = end + 1
+            continue
+        for rule, feature in _UNSUPPORTED:
+            if rule.match(pattern, position):
+                raise UnsupportedPatternError(
+                    f"expected a regex without {feature}, got {pattern!r} with it at position {position}"
+                )
+        position += 2 if char == "\\" else 1
+
+
+def utf8_byte_ranges(low: int, high: int) -> list[tuple[tuple[int, int], ...]]:
+    """The UTF-8 encodings of code points low..high as sequences of byte ranges (surrogates skipped).
+
+    Every sequence is a tuple of (first byte, last byte) per position; the union of their products is
+    exactly the set of encodings (the construction of Rust's regex-syntax `Utf8Sequences`).
+    """
+    out: list[tuple[tuple[int, int], ...]] = []
+    pending = [(low, high)]
+    while pending:
+        low, high = pending.pop()
+        if low > high:
+            continue
+        if low <= 0xDFFF and high >= 0xD800:
+            pending += [(low, 0xD7FF), (0xE000, high)]
+            continue
+        boundary = next((m for m in (0x7F, 0x7FF, 0xFFFF) if low <= m < high), None)
+        if boundary is not None:
+            pending += [(low, boundary), (boundary + 1, high)]
+            continue
+        if high <= 0x7F:
+            out.append(((low, high),))
+            continue
+        split = None
+        for i in range(1, len(chr(low).encode())):
+            mask = (1 << (6 * i)) - 1
+            if low & ~mask != high & ~mask:
+                if low & mask:
+                    split = (low | mask, (low | mask) + 1)
+                elif high & mask != mask:
+                    split = ((high & ~mask) - 1, high & ~mask)
+                if split:
+                    break
+        if split:
+            pending += [(low, split[0]), (split[1], high)]
+            continue
+        out.append(tuple(zip(chr(low).encode(), chr(high).encode())))
+    return sorted(out)
+
+
+def _code_point_ranges(chars: Iterable[str]) -> list[tuple[int, int]]:
+    points = sorted({ord(c) for c in chars})
+    ranges: list[tuple[int, int]] = []
+    for p in points:
+        if ranges and ranges[-1][1] == p - 1:
+            ranges[-1] = (ranges[-1][0], p)
+        else:
+            ranges.append((p, p))
+    return ranges
+
+
+def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for low, high in ranges:
+        if low > start:
+            out.append((start, low - 1))
+        start = high + 1
+    if start <= MAX_CODE_POINT:
+        out.append((start, MAX_CODE_POINT))
+    return out
+
+
+class _RegexLeaf:
+    """A regex as a small byte-level NFA: interegular's states plus intermediate UTF-8 states."""
+
+    __slots__ = ("edges", "start", "finals", "nullable")
+
+    def __init__(self, pattern: str) -> None:
+        check_pattern(pattern)
+        try:
+            fsm = interegular.parse_pattern(pattern).to_fsm()
+        except Exception as error:  # interegular raises its own assorted types
+            raise UnsupportedPatternError(
+                f"expected a regex interegular can compile, got {pattern!r}: {error}"
+            ) from error
+        explicit = [c for chars in fsm.alphabet.by_transition.values() for c in chars if c is not anything_else]
+        ranges_of = {}
+        for symbol, chars in fsm.alphabet.by_transition.items():
+            if anything_else in chars:
+                ranges_of[symbol] = _complement(_code_point_ranges(explicit))
+            else:
+                ranges_of[symbol] = _code_point_ranges(chars)
+        number = {state: i for i, state in enumerate(sorted(fsm.states))}
+        self.edges: list[dict[int, set[int]]] = [{} for _ in number]
+        for state, moves in fsm.map.items():
+            for symbol, target in moves.items():
+                for low, high in ranges_of[symbol]:
+                    for sequence in utf8_byte_ranges(low, high):
+                        self._add_path(number[state], sequence, number[target])
+        self.start = number[fsm.initial]
+        self.finals = frozenset(number[s] for s in fsm.finals)
+        self.nullable = self.start in self.finals
+
+    def _add_path(self, source: int, sequence: tuple[tuple[int, int], ...], target: int) -> None:
+        *heads, (last_low, last_high) = sequence
+        for low, high in heads:
+            middle = len(self.edges)
+            self.edges.append({})
+            for byte in range(low, high + 1):
+                self.edges[source].setdefault(byte, set()).add(middle)
+            source = middle
+        for byte in range(last_low, last_high + 1):
+            self.edges[source].setdefault(byte, set()).add(target)
+
+
+class _LiteralLeaf:
+    """A literal set as an implicit trie over its sorted UTF-8 words."""
+
+    __slots__ = ("words", "nullable")
+
+    def __init__(self, literals: Literals) -> None:
+        if not literals.words:
+            raise LexiconError("expected a lexicon with at least one word, got an empty Literals")
+        seen: set[str] = set()
+        for position, word in enumerate(literals.words):
+            if word in seen:
+                raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
+            seen.add(word)
+        self.words = sorted(w.encode() for w in literals.words)
+        self.nullable = self.words[0] == b""
+
+    def step(self, first: int, depth: int, byte: int) -> int | None:
+        """The first word extending words[first][:depth] + byte, or None."""
+        prefix = self.words[first][:depth] + bytes((byte,))
+        found = bisect.bisect_left(self.words, prefix, first)
+        if found < len(self.words) and self.words[found].startswith(prefix):
+            return found
+        return None
+
+    def next_bytes(self, first: int, depth: int) -> set[int]:
+        prefix = self.words[first][:depth]
+        out: set[int] = set()
+        index = first
+        while index < len(self.words) and self.words[index].startswith(prefix):
+            word = self.words[index]
+            if len(word) == depth:
+                index += 1
+                continue
+            out.add(word[depth])
+            if word[depth] == 255:
+                break
+            index = bisect.bisect_left(self.words, prefix + bytes((word[depth] + 1,)), index)
+        return out
+
+
+class ByteNFA:
+    """Several named roots compiled together; a node is `(leaf, a, b)` or `(FINAL, tag)`.
+
+    Regex leaf node: `(leaf, state, 0)`; literal leaf node: `(leaf, first word, depth)`.
+    """
+
+    def __init__(self, roots: dict[object, Expr]) -> None:
+        self._leaves: list[_RegexLeaf | _LiteralLeaf] = []
+        self._follow: list[set[int]] = []
+        self._ends: list[set[object]] = []  # roots a leaf may finish
+        self._starts: dict[object, frozenset] = {}
+        for tag, expr in roots.items():
+            nullable, first, last = self._add(expr)
+            for leaf in last:
+                self._ends[leaf].add(tag)
+            entry = {self._entry(leaf) for leaf in first}
+            if nullable:
+                entry.add((FINAL, tag))
+            self._starts[tag] = self.closure(entry)
+        self._live: dict[tuple, frozenset[int]] = {}
+
+    # Glushkov over leaves: (nullable, first leaves, last leaves); follow sets filled in place.
+    def _add(self, expr: Expr) -> tuple[bool, set[int], set[int]]:
+        if isinstance(expr, Capture):
+            return self._add(expr.inner)
+        if isinstance(expr, (Regex, Literals)):
+            leaf = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else _LiteralLeaf(expr)
+            self._leaves.append(leaf)
+            self._follow.append(set())
+            self._ends.append(set())
+            index = len(self._leaves) - 1
+            return leaf.nullable, {index}, {index}
+        if isinstance(expr, Opt):
+            _, first, last = self._add(expr.inner)
+            return True, first, last
+        if isinstance(expr, Alt):
+            parts = [self._add(option) for option in expr.options]
+            return (
+                any(p[0] for p in parts),
+                set().union(*(p[1] for p in parts)),
+                set().union(*(p[2] for p in parts)),
+            )
+        if isinstance(expr, Seq):
+            nullable, first, last = True, set(), set()
+            for part in expr.parts:
+                part_nullable, part_first, part_last = self._add(part)
+                for leaf in last:
+                    self._follow[leaf] |= part_first
+                if nullable:
+                    first |= part_first
+                last = (last | part_last) if part_nullable else part_last
+                nullable = nullable and part_nullable
+            return nullable, first, last
+        raise UnsupportedPatternError(f"expected an Expr node (Regex, Literals, Seq, Alt, Opt, Capture), got {expr!r}")
+
+    def _entry(self, leaf: int) -> tuple:
+        node = self._leaves[leaf]
+        return (leaf, node.start, 0) if isinstance(node, _RegexLeaf) else (leaf, 0, 0)
+
+    def _leaf_accepts(self, node: tuple) -> bool:
+        leaf = self._leaves[node[0]]
+        if isinstance(leaf, _RegexLeaf):
+            return node[1] in leaf.finals
+        return len(leaf.words[node[1]]) == node[2]
+
+    def start(self, tag: object) -> frozenset:
+        return self._starts[tag]
+
+    def closure(self, nodes: Iterable[tuple]) -> frozenset:
+        """Nodes plus everything reachable without reading a byte (leaf ends into followers)."""
+        out = set()
+        pending = list(nodes)
+        while pending:
+            node = pending.pop()
+            if node in out:
+                continue
+            out.add(node)
+            if node[0] == FINAL or not self._leaf_accepts(node):
+                continue
+            leaf = node[0]
+            pending.extend(self._entry(f) for f in self._follow[leaf])
+            pending.extend((FINAL, tag) for tag in self._ends[leaf])
+        return frozenset(out)
+
+    def successors(self, node: tuple, byte: int) -> list[tuple]:
+        """Nodes reached from one node by one byte, before closure."""
+        if node[0] == FINAL:
+            return []
+        leaf = self._leaves[node[0]]
+        if isinstance(leaf, _RegexLeaf):
+            return [(node[0], target, 0) for target in leaf.edges[node[1]].get(byte, ())]
+        found = leaf.step(node[1], node[2], byte)
+        return [] if found is None else [(node[0], found, node[2] + 1)]
+
+    def step(self, nodes: Iterable[tuple], byte: int) -> frozenset:
+        return self.closure([s for node in nodes for s in self.successors(node, byte)])
+
+    def final_bytes(self, tag: object) -> frozenset[int]:
+        """Every byte that can be the last byte of a string of root `tag` (a superset)."""
+        out: set[int] = set()
+        for index, leaf in enumerate(self._leaves):
+            if tag not in self._ends[index]:
+                continue
+            if isinstance(leaf, _RegexLeaf):
+                out.update(b for moves in leaf.edges for b, targets in moves.items() if targets & leaf.finals)
+            else:
+                out.update(word[-1] for word in leaf.words if word)
+        return frozenset(out)
+
+    def live_bytes(self, node: tuple) -> frozenset[int]:
+        """Bytes on which a node has a successor (cached)."""
+        cached = self._live.get(node)
+        if cached is None:
+            if node[0] == FINAL:
+                cached = frozenset()
+            else:
+                leaf = self._leaves[node[0]]
+                if isinstance(leaf, _RegexLeaf):
+                    cached = frozenset(leaf.edges[node[1]])
+                else:
+                    cached = frozenset(leaf.next_bytes(node[1], node[2]))
+            self._live[node] = cached
+        return cached
+
+
+# State flags shared by every automaton the TokenIndex walks.
+FREE = 1  # some free-text (or bypass) thread is alive: tokens are only rejected if they complete an anchor
+BYPASS = 2  # inside a bypass span such as <think> … </think>
+CITATION_MAY_CLOSE = 4  # a citation matched completely at this point (it may also continue)
+PENDING = 8  # a partial anchor or citation is in progress (text here may become part of a citation)
+
+
+class LazyDFA:
+    """Subset construction on demand: a state is an interned frozenset of nodes."""
+
+    def __init__(self) -> None:
+        self.sets: list[frozenset] = []
+        self._ids: dict[frozenset, int] = {}
+        self._rows: list[dict[int, int]] = []
+        self._flags: list[int] = []
+        self._accepting: list[bool] = []
+        self._live: list[frozenset[int] | None] = []
+
+    def intern(self, nodes: frozenset) -> int:
+        found = self._ids.get(nodes)
+        if found is None:
+            found = len(self.sets)
+            self._ids[nodes] = found
+            self.sets.append(nodes)
+            self._rows.append({})
+            self._accepting.append(self._nodes_accept(nodes))
+            self._flags.append(self._nodes_flags(nodes))
+            self._live.append(None)
+        return found
+
+    def step(self, state: int, byte: int) -> int:
+        row = self._rows[state]
+        found = row.get(byte)
+        if found is None:
+            nodes = self._successors(self.sets[state], byte)
+            found = self.intern(nodes) if nodes else DEAD
+            row[byte] = found
+        return found
+
+    def walk(self, state: int, data: bytes) -> int:
+        for byte in data:
+            state = self.step(state, byte)
+            if state == DEAD:
+                break
+        return state
+
+    def is_accepting(self, state: int) -> bool:
+        return self._accepting[state]
+
+    def flags(self, state: int) -> int:
+        return self._flags[state]
+
+    def live_bytes(self, state: int) -> frozenset[int]:
+        """A superset of the bytes that do not lead to DEAD."""
+        found = self._live[state]
+        if found is None:
+            found = self._nodes_live(self.sets[state])
+            self._live[state] = found
+        return found
+
+    def divergence(self, state: int) -> frozenset[int] | None:
+        """For a free state: bytes on which it may step differently from `free_base`; None = any."""
+        return None
+
+    free_base: int | None = None  # the state plain free text returns to (None: no free text)
+    anchor_final_bytes: frozenset[int] = frozenset()  # bytes that may complete an anchor
+
+    @property
+    def state_count(self) -> int:
+        return len(self.sets)
+
+    # Subclasses define the node semantics.
+    def _successors(self, nodes: frozenset, byte: int) -> frozenset:
+        raise NotImplementedError
+
+    def _nodes_accept(self, nodes: frozenset) -> bool:
+        raise NotImplementedError
+
+    def _nodes_flags(self, nodes: frozenset) -> int:
+        raise NotImplementedError
+
+    def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
+        raise NotImplementedError
+
+
+class ExprDFA(LazyDFA):
+    """The language of one Expr: whole strings only."""
+
+    def __init__(self, expr: Expr) -> None:
+        super().__init__()
+        self.nfa = ByteNFA({0: expr})
+        self.initial = self.intern(self.nfa.start(0))
+
+    def _successors(self, nodes: frozenset, byte: int) -> frozenset:
+        return self.nfa.step(nodes, byte)
+
+    def _nodes_accept(self, nodes: frozenset) -> bool:
+        return (FINAL, 0) in nodes
+
+    def _nodes_flags(self, nodes: frozenset) -> int:
+        return CITATION_MAY_CLOSE if (FINAL, 0) in nodes else 0
+
+    def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
+        return frozenset().union(*(self.nfa.live_bytes(n) for n in nodes))
+
+    def matches(self, data: bytes) -> bool:
+        state = self.walk(self.initial, data)
+        return state != DEAD and self.is_accepting(state)
+
+
+def compile_dfa(expr: Expr) -> ExprDFA:
+    """The byte-level automaton of an Expr's language (states are computed as they are reached)."""
+    return ExprDFA(expr)

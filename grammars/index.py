@@ -1,0 +1,313 @@
+"""TokenIndex: per automaton state, which tokens are allowed and where each one leads.
+
+A token is allowed exactly when the bytes so far plus the token's bytes are still a prefix of some
+string of the language (EOS: exactly when the language may end here). States are computed the first
+time they are asked for:
+
+- a **constrained** state (inside a citation) walks the vocabulary's byte trie, pruned by the
+  automaton's live bytes; it stores its allowed tokens as a packed sparse bitmask and a
+  token → next-state dict. Such states allow few tokens, so this stays small.
+- a **free** state (free text is alive) can only reject a token that contains a byte completing an
+  anchor (for the citation languages: a digit). Only trie subtrees holding such tokens are walked, and a
+  walk stops as soon as it reaches the state that plain free text would reach on the same bytes, where
+  the base state's answer is reused. A free state stores only its rejected tokens (usually none): memory
+  does not grow as states × vocabulary. Its next states come from one shared per-token table of the base
+  free state unless the token's first byte is one on which this state differs from the base.
+
+The bitmask layout is xgrammar's: int32 words, bit j of word i is token 32·i+j, 1 = allowed.
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+import logging
+
+import numpy as np
+
+from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, LazyDFA
+from grammars.errors import TokenizerError
+from grammars.vocabulary import Vocabulary
+
+log = logging.getLogger(__name__)
+
+FINISHED = -2  # the state after EOS: only EOS again is allowed
+_UNKNOWN = -3
+
+
+class _StateMasks:
+    __slots__ = ("free", "words", "values", "next", "divergence", "walks", "unconstrained")
+
+    def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
+        self.free = free
+        self.words = words  # indices of the bitmask words that differ from the base row
+        self.values = values  # their values
+        self.next: dict[int, int] | None = None  # constrained: allowed token → next state
+        self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
+        self.walks: dict[int, int] = {}  # free: next states of tokens walked from this state
+        self.unconstrained = free and not len(words)
+
+
+def pack_bits(token_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse packed bitmask of a set of token ids: (word indices, int32 word values)."""
+    ids = np.unique(np.asarray(token_ids, dtype=np.int64))
+    if not len(ids):
+        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32)
+    words = ids >> 5
+    bits = np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32))
+    unique_words, starts = np.unique(words, return_index=True)
+    values = np.bitwise_or.reduceat(bits, starts).astype(np.uint32)
+    return unique_words.astype(np.intp), values.view(np.int32)
+
+
+class TokenIndex:
+    """Immutable in meaning, filled lazily; share one per (grammar, vocabulary) across requests."""
+
+    def __init__(self, automaton: LazyDFA, vocabulary: Vocabulary, key: str = "") -> None:
+        self.automaton = automaton
+        self.vocabulary = vocabulary
+        self.key = key
+        self.vocab_size = vocabulary.size
+        self.initial_state = automaton.initial
+        self.word_count = (self.vocab_size + 31) // 32
+        self._tokens = vocabulary.tokens
+        self._eos = vocabulary.eos_ids
+        self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64))
+        self._states: list[_StateMasks | None] = []
+        self._attach_vocabulary(vocabulary)
+
+    def _attach_vocabulary(self, vocabulary: Vocabulary) -> None:
+        self.vocabulary = vocabulary
+        self._tokens = vocabulary.tokens
+        self._trie = vocabulary.trie
+        self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
+        self.free_row = vocabulary.text_bitmask
+        if self.automaton.free_base is not None:
+            self._anchor_hits = vocabulary.hit_prefix(self.automaton.anchor_final_bytes)
+            if not hasattr(self, "_base_next"):
+                self._base_next = array.array("i", [_UNKNOWN]) * self.vocab_size
+                self._base_ranges: list[tuple[int, int]] | None = None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        for name in ("vocabulary", "_tokens", "_trie", "_first_byte", "free_row", "_anchor_hits"):
+            state.pop(name, None)
+        return state
+
+    # ----- public API -----
+
+    def is_accepting(self, state: int) -> bool:
+        return state == FINISHED or (state >= 0 and self.automaton.is_accepting(state))
+
+    def is_unconstrained(self, state: int) -> bool:
+        """Every text token and EOS is allowed (control tokens such as BOS/pad never are): the engine
+        may skip the mask here, or apply `free_row`."""
+        return state >= 0 and self._masks(state).unconstrained
+
+    def in_citation(self, state: int) -> bool:
+        """The text must go on as a citation: an anchor was completed and free text is not alive."""
+        return state >= 0 and not self.automaton.flags(state) & FREE
+
+    def citation_may_close(self, state: int) -> bool:
+        """A citation matched completely at this point (it may still go on, as `제750조` → ` 제1항`)."""
+        return state >= 0 and bool(self.automaton.flags(state) & CITATION_MAY_CLOSE)
+
+    def in_bypass(self, state: int) -> bool:
+        return state >= 0 and bool(self.automaton.flags(state) & BYPASS)
+
+    def is_pending(self, state: int) -> bool:
+        """A partial anchor or citation is in progress: the text since it began may become a citation."""
+        return state >= 0 and bool(self.automaton.flags(state) & PENDING)
+
+    def allocate_bitmask(self, rows: int = 1) -> np.ndarray:
+        return np.zeros((rows, self.word_count), dtype=np.int32)
+
+    def fill_bitmask(self, state: int, out_row: np.ndarray) -> None:
+        """Write the state's bitmask into a preallocated int32 row of `word_count` words."""
+        if state == FINISHED:
+            out_row.fill(0)
+            out_row[self._eos_words] = self._eos_values
+            return
+        masks = self._states[state] if state < len(self._states) else None
+        if masks is None:
+            masks = self._masks(state)
+        if masks.free:
+            np.copyto(out_row, self.free_row)
+        else:
+            out_row.fill(0)
+        if len(masks.words):
+            out_row[masks.words] = masks.values
+
+    def bitmask(self, state: int) -> np.ndarray:
+        row = np.empty(self.word_count, dtype=np.int32)
+        self.fill_bitmask(state, row)
+        return row
+
+    def allowed_tokens(self, state: int) -> np.ndarray:
+        """The allowed token ids, sorted (for tests and debugging)."""
+        bits = np.unpackbits(self.bitmask(state).view(np.uint8), bitorder="little")
+        return np.flatnonzero(bits[: self.vocab_size])
+
+    def advance(self, state: int, token_id: int) -> int:
+        """The state after `token_id`, or DEAD if the token is not allowed here."""
+        if state < 0:
+            return DEAD
+        if token_id in self._eos:
+            return FINISHED if self.automaton.is_accepting(state) else DEAD
+        masks = self._states[state] if state < len(self._states) else None
+        if masks is None:
+            masks = self._masks(state)
+        if masks.next is not None:
+            return masks.next.get(token_id, DEAD)
+        if not 0 <= token_id < len(self._tokens) or self._tokens[token_id] is None:
+            return DEAD
+        divergence = masks.divergence
+        if divergence is not None and self._first_byte[token_id] not in divergence:
+            found = self._base_next[token_id]
+            if found == _UNKNOWN:
+                found = self.automaton.walk(self.automaton.free_base, self._tokens[token_id])
+                self._base_next[token_id] = found
+            return found
+        found = masks.walks.get(token_id)
+        if found is None:
+            found = self.automaton.walk(state, self._tokens[token_id])
+            masks.walks[token_id] = found
+        return found
+
+    def advance_bytes(self, state: int, data: bytes) -> int:
+        """The state after raw bytes (e.g. a prompt prefix that is already part of the output)."""
+        return self.automaton.walk(state, data) if state >= 0 else DEAD
+
+    @property
+    def state_count(self) -> int:
+        return self.automaton.state_count
+
+    def build_all(self, max_states: int | None = None) -> int:
+        """Compute every state reachable by bytes (for the on-disk cache); returns the state count."""
+        seen = {self.initial_state}
+        pending = [self.initial_state]
+        base = self.automaton.free_base
+        while pending:
+            state = pending.pop()
+            self._masks(state)
+            if max_states is not None and len(seen) >= max_states:
+                break
+            if self.automaton.flags(state) & FREE and state != base and base is not None:
+                candidates = self.automaton.divergence(state)
+                if candidates is None:
+                    candidates = range(256)
+            else:
+                candidates = self.automaton.live_bytes(state)
+            for byte in candidates:
+                target = self.automaton.step(state, byte)
+                if target != DEAD and target not in seen:
+                    seen.add(target)
+                    pending.append(target)
+        return len(seen)
+
+    # ----- computing a state -----
+
+    def _masks(self, state: int) -> _StateMasks:
+        if state >= len(self._states):
+            self._states.extend([None] * (self.automaton.state_count - len(self._states)))
+        masks = self._states[state]
+        if masks is None:
+            if self.automaton.flags(state) & FREE:
+                masks = self._free_masks(state)
+            else:
+                masks = self._constrained_masks(state)
+            self._states[state] = masks
+        return masks
+
+    def _constrained_masks(self, state: int) -> _StateMasks:
+        trie, step, live_bytes = self._trie, self.automaton.step, self.automaton.live_bytes
+        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
+        token_start, order = trie.token_start, trie.order
+        allowed: list[int] = []
+        nexts: list[int] = []
+        pending = [(0, state)]
+        while pending:
+            node, current = pending.pop()
+            live = live_bytes(current)
+            if node == 0:
+                children = [(b, trie.root_child[b]) for b in live if trie.root_child[b] >= 0]
+            else:
+                children = [
+                    (edge_byte[e], edge_child[e])
+                    for e in range(edge_start[node], edge_start[node + 1])
+                    if edge_byte[e] in live
+                ]
+            for byte, child in children:
+                target = step(current, byte)
+                if target == DEAD:
+                    continue
+                for position in range(token_start[child], token_start[child + 1]):
+                    allowed.append(order[position])
+                    nexts.append(target)
+                if edge_start[child] != edge_start[child + 1]:
+                    pending.append((child, target))
+        ids = np.asarray(allowed, dtype=np.int64)
+        if self.automaton.is_accepting(state):
+            ids = np.concatenate([ids, np.fromiter(self._eos, dtype=np.int64)])
+        masks = _StateMasks(False, *pack_bits(ids))
+        masks.next = dict(zip(allowed, nexts))
+        return masks
+
+    def _rejected_ranges(self, state: int, base: int | None) -> list[tuple[int, int]]:
+        """Trie-order ranges of tokens that die from a free state. With `base`, stop where the walk
+        reaches the state the base walk reaches on the same bytes and reuse the base's ranges."""
+        trie, step, hits = self._trie, self.automaton.step, self._anchor_hits
+        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
+        token_start, token_end = trie.token_start, trie.token_end
+        ranges: list[tuple[int, int]] = []
+        pending = [(0, state, base)]
+        while pending:
+            node, current, mirror = pending.pop()
+            for e in range(edge_start[node], edge_start[node + 1]):
+                child = edge_child[e]
+                low, high = token_start[child], token_end[child]
+                if hits[high] == hits[low]:
+                    continue  # no token below can complete an anchor, so none can die
+                byte = edge_byte[e]
+                target = step(current, byte)
+                if target == DEAD:
+                    ranges.append((low, high))
+                    continue
+                if mirror is not None:
+                    mirror_target = step(mirror, byte) if mirror != DEAD else DEAD
+                    if mirror_target == target:
+                        ranges.extend(self._base_ranges_within(low, high))
+                        continue
+                else:
+                    mirror_target = None
+                pending.append((child, target, mirror_target))
+        return ranges
+
+    def _base_ranges_within(self, low: int, high: int) -> list[tuple[int, int]]:
+        ranges = self._base_rejected()
+        first = bisect.bisect_left(ranges, (low, -1))
+        last = bisect.bisect_left(ranges, (high, -1))
+        return ranges[first:last]
+
+    def _base_rejected(self) -> list[tuple[int, int]]:
+        if self._base_ranges is None:
+            self._base_ranges = sorted(self._rejected_ranges(self.automaton.free_base, None))
+        return self._base_ranges
+
+    def _free_masks(self, state: int) -> _StateMasks:
+        base = self.automaton.free_base
+        ranges = self._base_rejected() if state == base else self._rejected_ranges(state, base)
+        order = self._trie.arrays["order"]
+        rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
+        words, bits = pack_bits(rejected)
+        masks = _StateMasks(True, words, self.free_row[words] & ~bits)
+        masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
+        return masks
+
+
+def check_model_size(index: TokenIndex, logits_size: int) -> None:
+    """Raise if a model's logits row does not fit the index's vocabulary."""
+    if logits_size != index.vocab_size:
+        raise TokenizerError(
+            f"expected logits of the index's vocabulary size {index.vocab_size}, got {logits_size}"
+        )

@@ -1,0 +1,255 @@
+"""Token id → bytes, for the tokenizers the engine meets, and the byte trie the index walks.
+
+- byte-level BPE (GPT-2's byte↔unicode table: `Ġ` is a space),
+- SentencePiece (`▁` is a space, `<0xXX>` byte-fallback pieces are single bytes),
+- tiktoken encodings (their ranks are already bytes).
+Control tokens (special added tokens such as BOS or pad) have no bytes and are never allowed; EOS ids
+are allowed exactly where the language may end. Added tokens that are not special (`<think>`,
+tool-call markup) are text: their content bytes.
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from grammars.errors import TokenizerError
+
+_BYTE_FALLBACK = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+
+
+def gpt2_unicode_to_byte() -> dict[str, int]:
+    """Inverse of GPT-2's `bytes_to_unicode`: printable bytes map to themselves, the rest to 256+."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
+    printable += list(range(ord("®"), ord("ÿ") + 1))
+    table, extra = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            table[chr(byte)] = byte
+        else:
+            table[chr(256 + extra)] = byte
+            extra += 1
+    return table
+
+
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """`tokens[i]` is token i's bytes, or None for a control token; `size` may exceed len(tokens)
+    when the model pads its embedding (ids past the tokenizer are never allowed)."""
+
+    tokens: tuple[bytes | None, ...]
+    eos_ids: frozenset[int]
+    size: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.size:
+            object.__setattr__(self, "size", len(self.tokens))
+        if self.size < len(self.tokens):
+            raise TokenizerError(
+                f"expected a model vocabulary of at least the tokenizer's {len(self.tokens)} ids, got {self.size}"
+            )
+        for eos in self.eos_ids:
+            if not 0 <= eos < self.size:
+                raise TokenizerError(f"expected EOS ids inside the vocabulary (0..{self.size - 1}), got {eos}")
+        if not self.eos_ids:
+            raise TokenizerError("expected at least one EOS id, got none")
+
+    @cached_property
+    def fingerprint(self) -> str:
+        lengths = array.array("i", (-1 if t is None else len(t) for t in self.tokens))
+        digest = hashlib.sha256(f"{self.size}:{sorted(self.eos_ids)}".encode())
+        digest.update(lengths.tobytes())
+        digest.update(b"".join(t for t in self.tokens if t))
+        return digest.hexdigest()[:32]
+
+    @cached_property
+    def trie(self) -> TokenTrie:
+        return TokenTrie.build(self)
+
+    @cached_property
+    def text_bitmask(self) -> np.ndarray:
+        """The bitmask of every text token and EOS (what free text allows); read-only."""
+        allowed = np.zeros(((self.size + 31) // 32) * 32, dtype=bool)
+        allowed[[i for i, t in enumerate(self.tokens) if t]] = True
+        allowed[sorted(self.eos_ids)] = True
+        row = np.packbits(allowed, bitorder="little").view(np.int32)
+        row.setflags(write=False)
+        return row
+
+    def hit_prefix(self, hit_bytes: frozenset[int]) -> array.array:
+        """hits[p] = how many of the first p tokens in trie order contain one of `hit_bytes` (cached)."""
+        cache = self.__dict__.setdefault("_hit_prefixes", {})
+        found = cache.get(hit_bytes)
+        if found is None:
+            found = cache[hit_bytes] = self._count_hits(hit_bytes)
+        return found
+
+    def _count_hits(self, hit_bytes: frozenset[int]) -> array.array:
+        texts = [self.tokens[i] for i in self.trie.order]
+        if not texts:
+            return array.array("q", [0])
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        table = np.zeros(256, dtype=np.int64)
+        table[list(hit_bytes)] = 1
+        per_byte = table[np.frombuffer(b"".join(texts), dtype=np.uint8)]
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        per_token = np.add.reduceat(per_byte, starts) > 0
+        return array.array("q", np.concatenate([[0], np.cumsum(per_token)]).astype(np.int64).tobytes())
+
+    def with_size(self, size: int) -> Vocabulary:
+        return Vocabulary(self.tokens, self.eos_ids, size)
+
+    @classmethod
+    def from_tiktoken(cls, encoding, eos_ids: list[int], text_specials: tuple[str, ...] = ()) -> Vocabulary:
+        """A tiktoken `Encoding`; special tokens are control tokens unless named in `text_specials`."""
+        specials = {i: name for name, i in encoding._special_tokens.items()}
+        tokens: list[bytes | None] = []
+        for i in range(encoding.n_vocab):
+            if i in specials:
+                tokens.append(specials[i].encode() if specials[i] in text_specials else None)
+            else:
+                try:
+                    tokens.append(encoding.decode_single_token_bytes(i))
+                except KeyError:
+                    tokens.append(None)
+        return cls(tuple(tokens), frozenset(eos_ids))
+
+    @classmethod
+    def from_tokenizer(cls, tokenizer, *, size: int | None = None) -> Vocabulary:
+        """A Hugging Face `PreTrainedTokenizerBase` or a `tokenizers.Tokenizer`."""
+        backend = getattr(tokenizer, "backend_tokenizer", tokenizer)
+        if not hasattr(backend, "to_str"):
+            raise TokenizerError(
+                f"expected a fast Hugging Face tokenizer or tokenizers.Tokenizer, got {type(tokenizer).__name__}"
+            )
+        spec = json.loads(backend.to_str())
+        vocab: dict[str, int] = backend.get_vocab(with_added_tokens=True)
+        added = {a["id"]: a for a in spec.get("added_tokens", [])}
+        decode = _piece_decoder(spec)
+        count = max(vocab.values()) + 1
+        tokens: list[bytes | None] = [None] * count
+        for piece, i in vocab.items():
+            if i in added:
+                tokens[i] = None if added[i]["special"] else added[i]["content"].encode()
+            else:
+                tokens[i] = decode(piece, i)
+        eos_ids = _eos_ids(tokenizer, vocab)
+        return cls(tuple(tokens), frozenset(eos_ids), size or count)
+
+
+def _piece_decoder(spec: dict):
+    text = json.dumps(spec.get("decoder")) + json.dumps(spec.get("pre_tokenizer"))
+    model = spec.get("model", {})
+    if '"ByteLevel"' in text:
+        table = gpt2_unicode_to_byte()
+
+        def byte_level(piece: str, i: int) -> bytes:
+            try:
+                return bytes(table[c] for c in piece)
+            except KeyError as error:
+                raise TokenizerError(
+                    f"expected byte-level BPE pieces, got token {i} {piece!r} with {error.args[0]!r}"
+                ) from None
+
+        return byte_level
+    if model.get("byte_fallback") or '"Metaspace"' in text or '"ByteFallback"' in text:
+
+        def sentencepiece(piece: str, i: int) -> bytes:
+            found = _BYTE_FALLBACK.fullmatch(piece)
+            return bytes((int(found.group(1), 16),)) if found else piece.replace("▁", " ").encode()
+
+        return sentencepiece
+    raise TokenizerError(
+        f"expected a byte-level BPE or SentencePiece tokenizer, got model {model.get('type')!r} without a byte mapping"
+    )
+
+
+def _eos_ids(tokenizer, vocab: dict[str, int]) -> list[int]:
+    eos = getattr(tokenizer, "eos_token_id", None)
+    if isinstance(eos, int):
+        return [eos]
+    for name in ("</s>", "<|endoftext|>", "<|im_end|>", "<｜end▁of▁sentence｜>", "<eos>"):
+        if name in vocab:
+            return [vocab[name]]
+    raise TokenizerError("expected an EOS token (eos_token_id or a known end-of-text piece), got none")
+
+
+class TokenTrie:
+    """The text tokens' bytes as a trie in preorder: children of node n are edges
+    `edge_start[n] .. edge_start[n+1]` (byte, child); tokens ending at n are
+    `order[token_start[n] .. token_start[n+1]]`; the subtree of n holds `order[token_start[n] .. token_end[n]]`.
+    Arrays are `array.array` for fast scalar reads from Python."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.arrays = arrays
+        for name, values in arrays.items():
+            setattr(self, name, array.array("i", values.astype(np.int32).tobytes()))
+        self.node_count = len(arrays["token_end"])
+        self.root_child = [-1] * 256
+        for e in range(self.edge_start[0], self.edge_start[1]):
+            self.root_child[self.edge_byte[e]] = self.edge_child[e]
+        self.first_byte = arrays["first_byte"]
+
+    @classmethod
+    def build(cls, vocabulary: Vocabulary) -> TokenTrie:
+        texts = [(t, i) for i, t in enumerate(vocabulary.tokens) if t]
+        texts.sort()
+        order = [i for _, i in texts]
+        edge_parent: list[int] = []
+        edge_byte: list[int] = []
+        depth_of = [0]
+        tokens_at = [0]  # sorted position of the first token ending at or under each node (creator)
+        end_node = []
+        path = [0]
+        previous = b""
+        for position, (data, _) in enumerate(texts):
+            common = 0
+            limit = min(len(previous), len(data))
+            while common < limit and previous[common] == data[common]:
+                common += 1
+            del path[common + 1 :]
+            for depth in range(common, len(data)):
+                node = len(depth_of)
+                edge_parent.append(path[depth])
+                edge_byte.append(data[depth])
+                depth_of.append(depth + 1)
+                tokens_at.append(position)
+                path.append(node)
+            end_node.append(path[len(data)])
+            previous = data
+        node_count = len(depth_of)
+        parents = np.asarray(edge_parent, dtype=np.int64)
+        children = np.arange(1, node_count, dtype=np.int64)
+        by_parent = np.argsort(parents, kind="stable")
+        edge_start = np.searchsorted(parents[by_parent], np.arange(node_count + 1))
+        ends = np.asarray(end_node, dtype=np.int64)
+        token_start = np.searchsorted(ends, np.arange(node_count + 1)) if len(ends) else np.zeros(node_count + 1)
+        # Subtree end: the next node in preorder whose depth is not greater.
+        subtree_end = np.full(node_count, node_count, dtype=np.int64)
+        stack: list[int] = []
+        for node in range(node_count):
+            while stack and depth_of[stack[-1]] >= depth_of[node]:
+                subtree_end[stack.pop()] = node
+            stack.append(node)
+        token_end = np.append(np.asarray(tokens_at), len(order))[subtree_end]
+        first_byte = np.full(vocabulary.size, -1, dtype=np.int32)
+        for i, t in enumerate(vocabulary.tokens):
+            if t:
+                first_byte[i] = t[0]
+        return cls(
+            {
+                "edge_start": edge_start,
+                "edge_byte": np.asarray(edge_byte, dtype=np.int64)[by_parent],
+                "edge_child": children[by_parent],
+                "token_start": token_start,
+                "token_end": token_end,
+                "order": np.asarray(order, dtype=np.int64),
+                "first_byte": first_byte,
+            }
+        )
