@@ -47,8 +47,8 @@ class CaseRecord:
         return self.court == "헌법재판소"
 
     def citation(self) -> CaseCitation:
-        # 헌재's 전원재판부 is the default bench and is left out of the canonical form (DESIGN.md).
-        panel = self.panel if self.panel == "전원합의체" or self.panel == "지정재판부" else None
+        # 헌재 benches (전원재판부, 지정재판부) are left out of the canonical form, as in DESIGN.md.
+        panel = "전원합의체" if self.panel == "전원합의체" else None
         return CaseCitation(self.number, self.court, self.date, self.delivery, self.disposition, panel)  # type: ignore[arg-type]
 
 
@@ -83,7 +83,8 @@ def _weekday_on_or_after(day: dt.date, weekday: int | None) -> dt.date:
 
 
 def _date(rng: random.Random, filed: int, lag_years: int, weekday: int | None) -> dt.date:
-    year = min(filed + rng.randint(0, lag_years), 2026)
+    # An appeal to 대법원 is decided in a later year than it was filed (lag_years >= 2 marks those).
+    year = min(filed + rng.randint(1 if lag_years >= 2 else 0, lag_years), 2026)
     last_month = 10 if year == 2026 else 12
     start = dt.date(year, rng.randint(1, last_month), rng.randint(1, 28))
     return _weekday_on_or_after(start, weekday)

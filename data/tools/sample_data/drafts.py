@@ -1,0 +1,176 @@
+"""Draft paragraphs (opinions, briefs) citing the sample data in messy forms, and their labels.
+
+A draft is assembled piece by piece: plain text, then a citation written in some messy form; the
+builder records each citation's span and the canonical form it must resolve to (None for the
+few that cannot resolve). Every resolvable label is checked against the generated data here, so
+a label can never point at a provision or case that is not in data/.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grammars import StatuteCitation
+
+from sample_data.acts import ACTS_BY_NAME, INFORMAL_ALIASES
+from sample_data.cases import CaseRecord
+from sample_data.messy import CASE_FORMS, provision_text
+from sample_data.statutes import Act
+
+_ALIAS_OF = {name: alias for alias, name in INFORMAL_ALIASES.items()}
+# Particles that change with the preceding syllable: (after a final consonant, after a vowel).
+_PARTICLES = {"이": ("이", "가"), "가": ("이", "가"), "은": ("은", "는"), "는": ("은", "는"), "을": ("을", "를"),
+              "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}
+_DIGITS_WITH_FINAL = set("013678")  # 영 일 삼 육 칠 팔 end in a consonant
+
+
+def _ends_in_consonant(text: str) -> bool:
+    last = text[-1]
+    if "가" <= last <= "힣":
+        return (ord(last) - 0xAC00) % 28 != 0
+    return last in _DIGITS_WITH_FINAL
+
+
+def attach_particle(previous: str, text: str) -> str:
+    """Make a particle at the start of `text` agree with `previous` (`제2항` + `가` -> `제2항이`)."""
+    if not previous or not text or text[0] not in _PARTICLES or (len(text) > 1 and "가" <= text[1] <= "힣"):
+        return text
+    consonant_form, vowel_form = _PARTICLES[text[0]]
+    return (consonant_form if _ends_in_consonant(previous) else vowel_form) + text[1:]
+
+
+class LabelError(ValueError):
+    """A draft template cites something the sample data does not hold."""
+
+
+@dataclass
+class Label:
+    file: str
+    original: str
+    expected_canonical: str | None
+    note: str
+    span: tuple[int, int]
+
+    def as_json(self) -> str:
+        return json.dumps({"file": self.file, "original": self.original,
+                           "expected_canonical": self.expected_canonical, "note": self.note,
+                           "span": list(self.span)}, ensure_ascii=False)
+
+
+@dataclass
+class DraftBuilder:
+    file: str
+    acts: dict[str, Act]
+    parts: list[str] = field(default_factory=list)
+    labels: list[Label] = field(default_factory=list)
+    last: StatuteCitation | None = None  # the last statute named, for 같은 법 / 동조
+
+    @property
+    def length(self) -> int:
+        return sum(len(part) for part in self.parts)
+
+    def text(self, text: str) -> DraftBuilder:
+        after_citation = bool(self.labels) and self.labels[-1].span[1] == self.length
+        self.parts.append(attach_particle(self.parts[-1], text) if after_citation else text)
+        return self
+
+    def _cite(self, written: str, expected: str | None, note: str) -> DraftBuilder:
+        start = self.length
+        self.parts.append(written)
+        self.labels.append(Label(self.file, written, expected, note, (start, start + len(written))))
+        return self
+
+    def case(self, record: CaseRecord, form: str) -> DraftBuilder:
+        return self._cite(CASE_FORMS[form](record), record.citation().canonical(), form)
+
+    def unresolvable(self, written: str, note: str) -> DraftBuilder:
+        return self._cite(written, None, note)
+
+    def statute(self, form: str, act: str | None = None, article: int | None = None, branch: int = 0,
+                paragraph: int | None = None, item: int | None = None, item_branch: int | None = None,
+                subitem: str | None = None) -> DraftBuilder:
+        """Cite a provision; `act`/`article` left out take the last statute's (back-references)."""
+        previous = self.last
+        if act is None:
+            if previous is None:
+                raise LabelError(f"expected a statute named before {form!r} in {self.file}, got none")
+            act = previous.act
+        if article is None:
+            if previous is None:
+                raise LabelError(f"expected an article named before {form!r} in {self.file}, got none")
+            article, branch = previous.article, previous.article_branch or 0
+        citation = StatuteCitation(act, article, branch or None, paragraph, item, item_branch, subitem)
+        self._check(citation)
+        provision = provision_text(citation, compact=form in ("compact", "quoted"))
+        written = {
+            "canonical": citation.canonical(),
+            "compact": f"{act} {provision}",
+            "quoted": f"「{act}」 {provision}",
+            "official 약칭": f"{ACTS_BY_NAME[act].abbreviation} {provision}",
+            "informal abbreviation": f"{_ALIAS_OF.get(act)} {provision}",
+            "같은 법": f"같은 법 {provision}",
+            "동법": f"동법 {provision}",
+            "동조": " ".join(["동조", *provision.split(" ")[1:]]),
+            "같은 조": " ".join(["같은 조", *provision.split(" ")[1:]]),
+        }[form]
+        self.last = citation
+        return self._cite(written, citation.canonical(), form)
+
+    def _check(self, citation: StatuteCitation) -> None:
+        act = self.acts.get(citation.act or "")
+        article = act.article(citation.article or 0, citation.article_branch or 0) if act else None
+        if article is None or article.deleted_on:
+            raise LabelError(f"expected a live article in the sample data, got {citation!r} in {self.file}")
+        if citation.paragraph is None:
+            return
+        paragraphs = {p.number: p for p in article.paragraphs}
+        paragraph = paragraphs.get(citation.paragraph)
+        if paragraph is None:
+            raise LabelError(f"expected paragraph {citation.paragraph} in {citation.act} {article.label}, "
+                             f"got {sorted(paragraphs)}")
+        if citation.item is None:
+            return
+        item = next((i for i in paragraph.items
+                     if (i.number, i.branch) == (citation.item, citation.item_branch or 0)), None)
+        if item is None or (citation.subitem and citation.subitem not in {s.letter for s in item.subitems}):
+            raise LabelError(f"expected item/subitem of {citation!r} in the sample data, got none")
+
+    def document(self) -> str:
+        return "".join(self.parts)
+
+
+def shaped_provision(act: Act, rng: random.Random, shape: str) -> dict[str, object]:
+    """A provision of `act` with the wanted structure: "paragraph", "item", "subitem" or "item branch"."""
+    choices = []
+    for article in act.articles:
+        for paragraph in article.paragraphs:
+            if paragraph.number == 0:
+                continue
+            if shape == "paragraph" and paragraph.number >= 2:
+                choices.append(dict(article=article.number, branch=article.branch, paragraph=paragraph.number))
+            for item in paragraph.items:
+                base = dict(article=article.number, branch=article.branch, paragraph=paragraph.number,
+                            item=item.number, item_branch=item.branch or None)
+                if shape == "item" and not item.branch:
+                    choices.append(base)
+                elif shape == "item branch" and item.branch:
+                    choices.append(base)
+                elif shape == "subitem" and item.subitems:
+                    choices.append({**base, "subitem": rng.choice(item.subitems).letter})
+    if not choices:
+        raise LabelError(f"expected a {shape} in {act.spec.name}, got none")
+    return rng.choice(choices)
+
+
+def write_drafts(drafts: list[tuple[DraftBuilder, str]], out: Path) -> list[Label]:
+    """Write each draft (UTF-8, or CP949 where asked) and labels.jsonl; returns all labels."""
+    out.mkdir(parents=True, exist_ok=True)
+    labels: list[Label] = []
+    for builder, encoding in drafts:
+        (out / builder.file).write_bytes(builder.document().encode(encoding))
+        labels += builder.labels
+    (out / "labels.jsonl").write_text("".join(label.as_json() + "\n" for label in labels), encoding="utf-8")
+    return labels
