@@ -121,7 +121,10 @@ class CitationFinder:
         self.parser = parser
         self.case_pattern = _case_pattern()
         self.statute_pattern = _statute_pattern(self.lexicon.grammar_names + tuple(self.lexicon.informal))
-        self.canonical_statute_pattern = re.compile(_NOT_GLUED + parser.statute_pattern.pattern)
+
+    @functools.cached_property
+    def canonical_statute_pattern(self) -> re.Pattern[str]:
+        return re.compile(_NOT_GLUED + self.parser.statute.expr.to_regex())
 
     def find(self, text: str, lenient: bool = True) -> list[FoundCitation]:
         found = self._lenient(text) if lenient else self._canonical(text)

@@ -96,19 +96,20 @@ def _check_name(name: object, where: str) -> None:
 def _check_labels(name: str, labels: Iterable[str]) -> frozenset[str]:
     if isinstance(labels, str):
         raise LexiconError(f"expected a list of article labels for {name!r}, got the single string {labels!r}")
-    checked = []
-    for position, label in enumerate(labels):
-        if not isinstance(label, str) or ARTICLE_LABEL.fullmatch(label) is None:
-            raise LexiconError(
-                f"expected article labels like '750' or '3의2' for {name!r}, got {label!r} at position {position}"
-            )
-        checked.append(label)
-    if not checked:
+    labels = tuple(labels)
+    # One pass in C for the common, valid case; the slow search below only names the culprit.
+    if not all(isinstance(label, str) and ARTICLE_LABEL.fullmatch(label) for label in labels):
+        position, label = next(
+            (i, label) for i, label in enumerate(labels) if not isinstance(label, str) or not ARTICLE_LABEL.fullmatch(label)
+        )
+        raise LexiconError(f"expected article labels like '750' or '3의2' for {name!r}, got {label!r} at position {position}")
+    if not labels:
         raise LexiconError(f"expected at least one article label for {name!r}, got none (use None for any)")
-    if len(set(checked)) != len(checked):
-        duplicates = sorted({label for label in checked if checked.count(label) > 1})
+    unique = frozenset(labels)
+    if len(unique) != len(labels):
+        duplicates = sorted({label for label in labels if labels.count(label) > 1})
         raise LexiconError(f"expected each article label once for {name!r}, got duplicates {duplicates[:5]!r}")
-    return frozenset(checked)
+    return unique
 
 
 def _check_aliases(kind: str, aliases: Mapping[str, str], acts: Mapping[str, ArticleLabels],

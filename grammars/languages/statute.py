@@ -37,12 +37,8 @@ def provision_tail() -> Expr:
 
 
 def _article_literals(labels: frozenset[str]) -> Literals:
-    # Label `3의2` is written `3조의2`: the branch follows 조.
-    written = []
-    for label in sorted(labels):
-        article, _, branch = label.partition("의")  # labels were validated by Lexicon
-        written.append(f"{article}조의{branch}" if branch else f"{article}조")
-    return Literals(tuple(written))
+    # Label `3의2` is written `3조의2`: the branch follows 조 (labels were validated by Lexicon).
+    return Literals(tuple(sorted(label.replace("의", "조의") if "의" in label else label + "조" for label in labels)))
 
 
 def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
