@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grammars import FoundCitation, ParsedCitation, find_citations
+from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation, default_lexicon
 from verifier.database import Database
+from verifier.lexicon import build_lexicon
 from verifier.resolver import DocumentResolver
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
@@ -42,12 +43,24 @@ class VerifierAuthority:
         return self.verifier.verify(citation)
 
 
+def finding_lexicon(database: Database) -> Lexicon:
+    """grammars' built-in names and abbreviations joined with the database's, so the finder sees
+    every act the database can verify (thousands in production) and the common ones it lacks."""
+    builtin, known = default_lexicon(), build_lexicon(database)
+    acts = {**builtin.acts, **known.acts}
+    aliases = {a: t for a, t in {**builtin.aliases, **known.aliases}.items() if a not in acts}
+    informal = {a: t for a, t in {**builtin.informal, **known.informal}.items() if a not in acts and a not in aliases}
+    return Lexicon.build(acts, aliases, informal)
+
+
 def build_pipeline(database_url: str, model_path: Path | None) -> RecitePipeline:
     """The real pipeline, built in each worker process (hence a top-level function)."""
-    authority = VerifierAuthority(Database.open(database_url))
+    database = Database.open(database_url)
+    authority = VerifierAuthority(database)
+    finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(database)))
     regenerator = None
     if model_path is not None:
         from citegen.recite.regenerate import EngineRegenerator  # noqa: PLC0415  loads torch
 
-        regenerator = EngineRegenerator.load(model_path, authority)
-    return RecitePipeline(find_citations, authority, regenerator)
+        regenerator = EngineRegenerator.load(model_path, authority, finder)
+    return RecitePipeline(finder.find, authority, regenerator)

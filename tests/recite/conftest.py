@@ -121,3 +121,16 @@ def sample_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     import_paths(database, [records])
     database.close()
     return url
+
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def shipped_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The sample statutes and decisions of data/law and data/cases, imported as the README's demo does."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('shipped-db') / 'citegen.sqlite3'}"
+    database = Database.open(url)
+    import_paths(database, [REPOSITORY / "data" / "law", REPOSITORY / "data" / "cases"])
+    database.close()
+    return url
