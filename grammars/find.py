@@ -52,7 +52,12 @@ class FoundCitation:
 
 _GAP = r"[ \t]*"  # lenient spacing; never a line break, so two lines never fuse into one citation
 _COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
-_DATE = rf"(?P<year>(?:19|20)[0-9]{{2}}){_GAP}\.{_GAP}(?P<month>[0-9]{{1,2}}){_GAP}\.{_GAP}(?P<day>[0-9]{{1,2}})(?:{_GAP}\.)?"
+# `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`; only ever part of a case pattern that needs a number,
+# so `2024년 7월` in prose is not a citation.
+_DATE = (
+    rf"(?P<year>(?:19|20)[0-9]{{2}})(?:{_GAP}\.{_GAP}|년{_GAP})(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP})"
+    rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
+)
 
 
 def _case_pattern() -> re.Pattern[str]:
@@ -86,13 +91,27 @@ _LOWER_LEVELS = (
 _PROVISION = rf"(?P<provision>제{_GAP}(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?{_LOWER_LEVELS})"
 # A name glued to a preceding word (`국민법`, `방법`) is not a statute name: `(?<![가-힣…])`.
 _NOT_GLUED = r"(?<![가-힣A-Za-z0-9ㆍ])"
+# Drafts write the official middle dot ㆍ (U+318D) as · or ・, and drop the spaces of long names
+# (`개인정보보호법`); names are matched and looked up modulo both.
+_MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ"})
+
+
+def fold_name(name: str) -> str:
+    return "".join(name.split()).translate(_MIDDLE_DOTS)
+
+
+def _lenient_names(names: Iterable[str]) -> str:
+    alternatives = sorted(set(names), key=len, reverse=True)
+    return "(?:" + "|".join(
+        re.escape(name).replace("\\ ", "[ \t]?").replace("ㆍ", "[ㆍ·・]") for name in alternatives
+    ) + ")"
 
 
 def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(
         # 「」 marks a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
-        rf"|{_NOT_GLUED}(?P<act>{Literals(tuple(names)).to_regex()})"
+        rf"|{_NOT_GLUED}(?P<act>{_lenient_names(names)})"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
         rf"|{_NOT_GLUED}(?P<back_reference>같은 법|동법|이 법|법))"
         rf"{_GAP}{_PROVISION}"
@@ -120,7 +139,9 @@ class CitationFinder:
         self.lexicon = parser.lexicon
         self.parser = parser
         self.case_pattern = _case_pattern()
-        self.statute_pattern = _statute_pattern(self.lexicon.grammar_names + tuple(self.lexicon.informal))
+        written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
+        self.statute_pattern = _statute_pattern(written_names)
+        self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}  # the first name wins a clash
 
     @functools.cached_property
     def canonical_statute_pattern(self) -> re.Pattern[str]:
@@ -169,9 +190,13 @@ class CitationFinder:
         written_act = fields.pop("quoted") or fields.pop("act")
         for name in ("act", "provision"):
             fields.pop(name, None)
-        act = None if fields["back_reference"] else self.lexicon.canonical_name(written_act) or written_act
+        act, abbreviated = None, False
+        if not fields["back_reference"]:
+            written_name = self.name_by_fold.get(fold_name(written_act), written_act)
+            act = self.lexicon.canonical_name(written_name) or written_act
+            abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
         citation = build_statute(act=act, **fields)
-        return FoundCitation(match.span(), citation, _statute_form(match, citation))
+        return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated))
 
 
 def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
@@ -191,12 +216,12 @@ def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
     return CitationForm.LOOSE_SPACING
 
 
-def _statute_form(match: re.Match[str], citation: StatuteCitation) -> CitationForm:
+def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
     if citation.back_reference:
         return CitationForm.BACK_REFERENCE
     if match.group("quoted"):
         return CitationForm.QUOTED_ACT
-    if match.group("act") != citation.act:
+    if abbreviated:
         return CitationForm.ABBREVIATED_ACT
     if citation.canonical() == match.group():
         return CitationForm.CANONICAL

@@ -36,7 +36,12 @@ MESSY = [
      CaseCitation(CaseNumber(1988, "다카", 21219), "대법원", dt.date(1989, 3, 28), "선고")),
     ("대법원 2023. 2. 30. 선고 2022도1 판결", F.LOOSE_SPACING,  # no such day: the date is not found
      CaseCitation(CaseNumber(2022, "도", 1), "대법원", None, "선고", "판결")),
+    ("대법원 2024년 7월 11일 선고 2024도4202 판결", F.LOOSE_SPACING,
+     CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
     ("민법 제750조", F.CANONICAL, StatuteCitation("민법", 750)),
+    ("개인정보보호법 제15조", F.LOOSE_SPACING, StatuteCitation("개인정보 보호법", 15)),
+    ("아동·청소년의 성보호에 관한 법률 제2조", F.LOOSE_SPACING, StatuteCitation("아동ㆍ청소년의 성보호에 관한 법률", 2)),
+    ("「개인정보보호법」 제15조", F.QUOTED_ACT, StatuteCitation("개인정보 보호법", 15)),
     ("근로기준법 시행령 제23조의2 제1항 제2호 가목", F.CANONICAL,
      StatuteCitation("근로기준법 시행령", 23, 2, 1, 2, subitem="가")),
     ("근로기준법 제3조제1항제2호가목", F.COMPACT_PROVISION, StatuteCitation("근로기준법", 3, None, 1, 2, subitem="가")),
