@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -36,11 +37,10 @@ def postgres_admin() -> Iterator[psycopg.Connection]:
 BACKENDS = [pytest.param("sqlite", id="sqlite"), pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres)]
 
 
-@pytest.fixture(params=BACKENDS)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A URL to an empty database of the backend the test runs on."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'verifier.sqlite3'}"
+@contextmanager
+def _empty_database_url(backend: str, folder: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite:///{folder / f'verifier-{uuid.uuid4().hex[:8]}.sqlite3'}"
         return
     admin: psycopg.Connection = request.getfixturevalue("postgres_admin")
     schema = f"verifier_test_{uuid.uuid4().hex[:12]}"
@@ -49,6 +49,13 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
     finally:
         admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A URL to an empty database of the backend the test runs on."""
+    with _empty_database_url(request.param, tmp_path, request) as url:
+        yield url
 
 
 @pytest.fixture
@@ -129,9 +136,7 @@ SAMPLES = {
 }
 
 
-@pytest.fixture
-def sample_dir(tmp_path: Path) -> Path:
-    root = tmp_path / "samples"
+def write_samples(root: Path) -> Path:
     for name, text in SAMPLES.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
@@ -139,7 +144,16 @@ def sample_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def loaded(database: Database, sample_dir: Path) -> Database:
-    """A database holding every sample."""
-    import_paths(database, [sample_dir / "law", sample_dir / "cases"])
-    return database
+def sample_dir(tmp_path: Path) -> Path:
+    return write_samples(tmp_path / "samples")
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def loaded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    """A database holding every sample, shared by the tests that only read it (and write audit rows)."""
+    folder = tmp_path_factory.mktemp("loaded")
+    with _empty_database_url(request.param, folder, request) as url:
+        db = Database.open(url)
+        import_paths(db, [write_samples(folder / "samples") / "law", folder / "samples" / "cases"])
+        yield db
+        db.close()
