@@ -9,7 +9,11 @@ import re
 import pytest
 
 from grammars import COURTS, GrammarError, Lexicon, LexiconError, answer_grammar, case_grammar, statute_grammar
-from grammars.grammar import CitationGrammar
+from grammars.compile import compile_index
+from grammars.dfa import DEAD
+from grammars.grammar import AnswerGrammar, CitationGrammar
+from grammars.index import TokenIndex
+from grammars.vocabulary import Vocabulary
 from grammars.languages.case import default_codes
 from grammars.languages.dates import date_expr
 
@@ -246,3 +250,60 @@ def test_grammars_are_hashable_and_equal_when_built_twice() -> None:
     assert hash(case_grammar()) == hash(case_grammar()) and case_grammar() == case_grammar()
     assert statute_grammar(DB_LEXICON) == statute_grammar(dict(reversed(DB_LEXICON.items())))
 
+
+
+# A vocabulary built in code: every single byte, so any text has a tokenization, plus pieces that
+# straddle the fields of a citation (`원 2`, `조 제`, `결정`) the way BPE merges do, and one EOS.
+PIECES = ("대법원", "법원 ", "원 2", "20", "24", ". ", "7. ", "11.", " 선고", "고 2", "도4", "42", " 판결", "결정", "자 ",
+          "민법", " 제", "조 제", "750", "조", "항", "호 ", "가목", "헌법재판소", "재판부", "(춘천)", "서울", "<think>")
+VOCABULARY = Vocabulary(tuple(bytes([b]) for b in range(256)) + tuple(p.encode() for p in PIECES) + (None,),
+                        eos_ids=frozenset({256 + len(PIECES)}))
+_TOKEN_IDS = {token: i for i, token in enumerate(VOCABULARY.tokens) if token is not None}
+
+
+def _tokens(text: str) -> list[int]:
+    """Greedy longest match over VOCABULARY: merged pieces wherever they fit, bytes elsewhere."""
+    data, ids, at = text.encode(), [], 0
+    while at < len(data):
+        size = next(n for n in range(min(8, len(data) - at), 0, -1) if data[at:at + n] in _TOKEN_IDS)
+        ids.append(_TOKEN_IDS[data[at:at + size]])
+        at += size
+    return ids
+
+
+def _index_accepts(index: TokenIndex, text: str) -> bool:
+    state = index.initial_state
+    for token in _tokens(text) + sorted(VOCABULARY.eos_ids):
+        allowed = bool(index.bitmask(state)[token // 32] >> (token % 32) & 1) if state >= 0 else False
+        state = index.advance(state, token)
+        assert allowed == (state != DEAD), f"mask and advance disagree on token {token} in {text!r}"
+        if state == DEAD:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("table", sorted(TABLES), ids=sorted(TABLES))
+def test_compiled_index_agrees_with_the_regex(table: str) -> None:
+    grammar, passing, failing = TABLES[table]
+    index = compile_index(grammar, VOCABULARY)
+    assert [text for text in passing if not _index_accepts(index, text)] == []
+    assert [text for text in failing if _index_accepts(index, text)] == []
+
+
+ANSWERS: list[tuple[AnswerGrammar, str, bool]] = [
+    (answer_grammar(), "원고는 대법원 2024. 7. 11. 선고 2024도4202 판결을 들었다.", True),
+    (answer_grammar(), "민법 제750조의 규정과 군형법 제3조, 대한민국헌법 제27조", True),
+    (answer_grammar(), "대법원은 민법학을 존중했다.", True),
+    (answer_grammar(), "<think>대법원 95다1</think> 끝", True),
+    (answer_grammar(), "대법원 95다1 판결", False),  # an anchor must begin a citation
+    (answer_grammar(), "민법 제0조", False),
+    (answer_grammar(lexicon=DB_LEXICON), "민법 제752조", False),  # no such article in the database
+    (answer_grammar(), "대판 2024.7.11, 2024도4202", True),
+    (answer_grammar(forbid_shorthand=True), "대판 2024.7.11, 2024도4202", False),
+    (answer_grammar(forbid_shorthand=True), "같은 법 제3조", False),
+]
+
+
+@pytest.mark.parametrize(("answer", "text", "accepted"), ANSWERS, ids=[text for _, text, _ in ANSWERS])
+def test_compiled_answer_language(answer: AnswerGrammar, text: str, accepted: bool) -> None:
+    assert _index_accepts(compile_index(answer, VOCABULARY), text) == accepted
