@@ -168,5 +168,12 @@ class RecitePipeline:
         if suggestion is None:
             return replace(outcome, reason=f"{outcome.reason}; re-generation produced no citation")
         return replace(outcome, canonical=suggestion, action="suggested",
-                        reason=f"{outcome.reason}; re-generated under the citation automaton, for review")
+                       reason=f"{outcome.reason}; re-generated under the citation automaton "
+                              f"({self._verdict_of(suggestion)}), for review")
 
+    def _verdict_of(self, suggestion: str) -> str:
+        """What the verifier says of a re-generated citation: the automaton guarantees its form, not its truth."""
+        found = self.find(suggestion)
+        if len(found) != 1 or found[0].span != (0, len(suggestion)) or not found[0].citation.is_complete:
+            return "not a single complete citation"
+        return self.authority.verify(found[0].citation).status

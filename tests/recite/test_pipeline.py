@@ -21,6 +21,7 @@ from citegen.recite.pipeline import Check, RecitePipeline, Resolution
 CASE = CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")
 CANONICAL = "대법원 2024. 7. 11. 선고 2024도4202 판결"
 BARE = "(2024도4202)"
+REGENERATED = "대법원 2024. 7. 11. 선고 2024도4203 판결"
 
 
 @dataclass
@@ -42,11 +43,12 @@ class _Given:
 
 class _Regenerator:
     def suggest(self, before: str, original: str, after: str) -> str | None:
-        return "대법원 2024. 7. 11. 선고 2024도4203 판결" if "판례" in before else None
+        return REGENERATED if "판례" in before else None
 
 
 def _find_written(text: str) -> list[FoundCitation]:
-    return [FoundCitation((text.index(w), text.index(w) + len(w)), CASE, CitationForm.BARE_CASE_NUMBER) for w in (BARE, CANONICAL) if w in text]
+    return [FoundCitation((text.index(w), text.index(w) + len(w)), CASE, CitationForm.BARE_CASE_NUMBER) for w in (BARE, CANONICAL, REGENERATED)
+            if w in text]
 
 
 ROWS = [
@@ -64,11 +66,11 @@ ROWS = [
     ("ambiguous", BARE, Resolution(CASE), Check("ambiguous"), False, "review", None),
     ("not-found", BARE, Resolution(CASE), Check("not_found"), False, "review", None),
     ("not-found-regenerated", BARE, Resolution(CASE), Check("not_found"), True, "suggested",
-     "대법원 2024. 7. 11. 선고 2024도4203 판결"),
+     REGENERATED),
     ("unresolved", BARE, Resolution(None, reason="no case with that number"), Check("verified"), False, "review",
      None),
     ("unresolved-regenerated", BARE, Resolution(None), Check("verified"), True, "suggested",
-     "대법원 2024. 7. 11. 선고 2024도4203 판결"),
+     REGENERATED),
     ("incomplete", BARE, Resolution(StatuteCitation(None, 3, back_reference="같은 법")), Check("verified"), False,
      "review", None),
 ]
@@ -89,6 +91,8 @@ def test_each_verdict_leads_to_one_action_and_only_rewritten_changes_the_text(
     (outcome,) = recited.outcomes
     assert (outcome.action, outcome.canonical, outcome.original) == (action, canonical, written)
     assert outcome.reason
+    if regenerate and action == "suggested":
+        assert f"re-generated under the citation automaton ({check.status}), for review" in outcome.reason
     rendered = document.render(recited.edits).decode("utf-8")
     assert rendered == (f"위 판례{CANONICAL}에 따르면 책임이 있다." if action in ("rewritten", "kept")
                         else f"위 판례{written}에 따르면 책임이 있다.")
