@@ -114,3 +114,13 @@ class DictVerifier:
         if self.down:
             raise ConnectionRefusedError("database at 127.0.0.1:1 refused the connection")
         return self.known.get(parsed.canonical(), Verdict("not_found", detail="no such article"))
+
+
+class AuditLog:
+    """A fixed audit log and statistics for the admin endpoints."""
+
+    async def audit(self, limit, status):
+        return [{"citation": "민법 제750조", "status": "verified"}][:limit]
+
+    async def stats(self):
+        return {"acts": 1, "articles": 1}

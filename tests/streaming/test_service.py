@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from streaming_kit import MINBEOP_750, DictVerifier, Fail, Gate, ScriptedSource, citation, standard_script
+from streaming_kit import MINBEOP_750, AuditLog, DictVerifier, Fail, Gate, ScriptedSource, citation, standard_script
 
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -245,14 +245,6 @@ def test_health_readiness_and_metrics(serve) -> None:
     assert 'citegen_responses_total{route="/v1/answers",status="200"} 1' in text
     assert "citegen_citation_hold_seconds_count 2" in text
     assert metric(base, "citegen_completion_tokens_total") == 11
-
-
-class AuditLog:
-    async def audit(self, limit, status):
-        return [{"citation": "민법 제750조", "status": "verified"}][:limit]
-
-    async def stats(self):
-        return {"acts": 1, "articles": 1}
 
 
 @pytest.mark.parametrize(
