@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from sample_data.case_files import write_cases
-from sample_data.cases import build_cases
+from sample_data.cases import CaseRecord, build_cases
 from sample_data.draft_topics import TOPICS, Pools, mistakes
 from sample_data.drafts import DraftBuilder, write_drafts
 from sample_data.statutes import Act, build_acts, write_statutes
@@ -42,7 +42,7 @@ def generate(data_dir: Path, seed: int) -> None:
                 sum(len(a.articles) for a in acts), len(cases), len(labels), data_dir)
 
 
-def build_drafts(seed: int, acts: list[Act], cases: list) -> list[tuple[DraftBuilder, str]]:
+def build_drafts(seed: int, acts: list[Act], cases: list[CaseRecord]) -> list[tuple[DraftBuilder, str]]:
     by_name = {act.spec.name: act for act in acts}
     drafts = []
     for variant in range(VARIANTS):

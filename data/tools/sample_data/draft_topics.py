@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sample_data.cases import CaseRecord
 from sample_data.drafts import DraftBuilder, shaped_provision
+from sample_data.messy import court_abbreviation
 from sample_data.statutes import Act
 
 SUPREME = "대법원"
@@ -27,8 +28,6 @@ class Pools:
     def pick(self, *, court: str | None = None, category: str | None = None, disposition: str | None = None,
              lower: bool = False, panel: str | None = None, before: int | None = None,
              abbreviable: bool = False) -> CaseRecord:
-        from sample_data.messy import court_abbreviation
-
         fits = [r for r in self.records
                 if (court is None or r.court == court)
                 and (category is None or r.category == category)
