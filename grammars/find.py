@@ -50,7 +50,10 @@ class FoundCitation:
     form: CitationForm
 
 
-_GAP = r"[ \t]*"  # lenient spacing; never a line break, so two lines never fuse into one citation
+# Lenient spacing: spaces, tabs, no-break and ideographic spaces (HWP and PDF exports); never a
+# line break, so two lines never fuse into one citation.
+_SPACE = r"[ \t\u00a0\u3000]"
+_GAP = _SPACE + "*"
 _COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
 # `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`; only ever part of a case pattern that needs a number,
 # so `2024년 7월` in prose is not a citation.
@@ -70,7 +73,7 @@ def _case_pattern() -> re.Pattern[str]:
         rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|[0-9]{{2}})"
         # The same gap on both sides of the code: `2024 도 4202` is a spaced number, while
         # `2024가 1000` is a number followed by the particle 가 in prose.
-        rf"(?P<gap>[ \t]?)(?P<code>{codes})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
+        rf"(?P<gap>{_SPACE}?)(?P<code>{codes})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
     )
     return re.compile(
         rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?{_GAP})?"
@@ -103,7 +106,7 @@ def fold_name(name: str) -> str:
 def _lenient_names(names: Iterable[str]) -> str:
     alternatives = sorted(set(names), key=len, reverse=True)
     return "(?:" + "|".join(
-        re.escape(name).replace("\\ ", "[ \t]?").replace("ㆍ", "[ㆍ·・]") for name in alternatives
+        re.escape(name).replace("\\ ", _SPACE + "?").replace("ㆍ", "[ㆍ·・]") for name in alternatives
     ) + ")"
 
 

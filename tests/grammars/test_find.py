@@ -36,6 +36,8 @@ MESSY = [
      CaseCitation(CaseNumber(1988, "다카", 21219), "대법원", dt.date(1989, 3, 28), "선고")),
     ("대법원 2023. 2. 30. 선고 2022도1 판결", F.LOOSE_SPACING,  # no such day: the date is not found
      CaseCitation(CaseNumber(2022, "도", 1), "대법원", None, "선고", "판결")),
+    ("대법원\u00a02024.\u00a07.\u00a011.\u3000선고 2024도4202 판결", F.LOOSE_SPACING,  # no-break, ideographic spaces
+     CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
     ("대법원 2024년 7월 11일 선고 2024도4202 판결", F.LOOSE_SPACING,
      CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
     ("민법 제750조", F.CANONICAL, StatuteCitation("민법", 750)),
