@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sample_data.catalogue import CATEGORY_CODES
 from sample_data.cases import CaseRecord, reference_statutes
-from sample_data.nodes import Node, json_document, write_json, write_xml
+from sample_data.nodes import Node, json_document, search_list, write_json, write_xml
 
 NO_RECORD = "일치하는 판례가 없습니다.  판례명을 확인하여 주십시오."
 JSON_BODIES = 10
@@ -113,12 +113,7 @@ def _prec_row(parent: Node, tag: str, index: int, record: CaseRecord) -> None:
 
 
 def prec_search(records: list[CaseRecord], total: int | None = None) -> Node:
-    root = Node("PrecSearch")
-    root.add("target", "prec")
-    root.add("키워드", "*")
-    root.add("section", "evtNm")
-    root.add("totalCnt", total if total is not None else len(records))
-    root.add("page", 1)
+    root = search_list("PrecSearch", "prec", "evtNm", total if total is not None else len(records))
     for index, record in enumerate(records, 1):
         _prec_row(root, "prec", index, record)
     return root
@@ -145,12 +140,7 @@ def detc_service(record: CaseRecord) -> Node:
 
 def detc_search(records: list[CaseRecord], row_tag: str) -> Node:
     """The 헌재 list; law.go.kr's XML rows are `detc`, its JSON rows `Detc` (MOLEG unwrap.py)."""
-    root = Node("DetcSearch")
-    root.add("target", "detc")
-    root.add("키워드", "*")
-    root.add("section", "evtNm")
-    root.add("totalCnt", len(records))
-    root.add("page", 1)
+    root = search_list("DetcSearch", "detc", "evtNm", len(records))
     for index, record in enumerate(records, 1):
         row = root.add(row_tag, id=str(index))
         row.add("헌재결정례일련번호", record.serial)

@@ -104,20 +104,23 @@ class DraftBuilder:
             article, branch = previous.article, previous.article_branch or 0
         citation = StatuteCitation(act, article, branch or None, paragraph, item, item_branch, subitem)
         self._check(citation)
-        provision = provision_text(citation, compact=form in ("compact", "quoted"))
-        written = {
-            "canonical": citation.canonical(),
-            "compact": f"{act} {provision}",
-            "quoted": f"「{act}」 {provision}",
-            "official 약칭": f"{ACTS_BY_NAME[act].abbreviation} {provision}",
-            "informal abbreviation": f"{_ALIAS_OF.get(act)} {provision}",
-            "같은 법": f"같은 법 {provision}",
-            "동법": f"동법 {provision}",
-            "동조": " ".join(["동조", *provision.split(" ")[1:]]),
-            "같은 조": " ".join(["같은 조", *provision.split(" ")[1:]]),
-        }[form]
+        written = self._written(form, citation)
         self.last = citation
         return self._cite(written, citation.canonical(), form)
+
+    @staticmethod
+    def _written(form: str, citation: StatuteCitation) -> str:
+        act = citation.act or ""
+        provision = provision_text(citation, compact=form in ("compact", "quoted"))
+        rest = provision.split(" ")[1:]  # after the article: 제2항 제1호 …
+        prefixes = {"canonical": act, "compact": act, "quoted": f"「{act}」",
+                    "official 약칭": ACTS_BY_NAME[act].abbreviation, "informal abbreviation": _ALIAS_OF.get(act),
+                    "같은 법": "같은 법", "동법": "동법"}
+        if form in ("동조", "같은 조"):
+            return " ".join([form, *rest])
+        if not prefixes.get(form):
+            raise LabelError(f"expected a statute form with a name for {act!r}, got {form!r}")
+        return f"{prefixes[form]} {provision}"
 
     def _check(self, citation: StatuteCitation) -> None:
         act = self.acts.get(citation.act or "")

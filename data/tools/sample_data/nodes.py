@@ -13,7 +13,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     tag: str
     text: str | None = None
@@ -55,6 +55,14 @@ class Node:
             else:
                 folded[child.tag] = [folded[child.tag], value]
         return folded
+
+
+def search_list(tag: str, target: str, section: str, total: int) -> Node:
+    """The head every lawSearch.do list shares: target, 키워드, section, totalCnt, page."""
+    root = Node(tag)
+    for name, value in (("target", target), ("키워드", "*"), ("section", section), ("totalCnt", total), ("page", 1)):
+        root.add(name, value)
+    return root
 
 
 def write_xml(path: Path, root: Node) -> None:

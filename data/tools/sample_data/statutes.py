@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sample_data.acts import ACTS, INFORMAL_ALIASES, KIND_CODES, MINISTRY_CODES, ActSpec
-from sample_data.nodes import Node, json_document, write_json, write_xml
+from sample_data.nodes import Node, json_document, search_list, write_json, write_xml
 from sample_data.texts import REAL_ARTICLES
 
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
@@ -263,12 +263,7 @@ def act_body(act: Act) -> Node:
 
 
 def law_search(acts: list[Act]) -> Node:
-    root = Node("LawSearch")
-    root.add("target", "law")
-    root.add("키워드", "*")
-    root.add("section", "lawNm")
-    root.add("totalCnt", len(acts))
-    root.add("page", 1)
+    root = search_list("LawSearch", "law", "lawNm", len(acts))
     for index, act in enumerate(acts, 1):
         spec = act.spec
         row = root.add("law", id=str(index))
