@@ -123,9 +123,18 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
 
 # `동조`, `같은 항` cite the previous article or paragraph; the lookahead blocks verbs and nouns built
 # on them (`동조했다`, `같은 조건`) while letting the particles 의/에 through (`동조의 규정`).
+# `동법 제3항` skips the article (the resolver takes the one cited before); it needs the 항, so that
+# `동법` alone, a word for "the same method", is left alone.
 _SAME_PROVISION = re.compile(
-    rf"{_NOT_GLUED}(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣])){_LOWER_LEVELS}"
+    rf"{_NOT_GLUED}(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))"
+    rf"|(?P<act_reference>같은 법|동법)(?={_GAP}제{_GAP}[1-9][0-9]?{_GAP}항)){_LOWER_LEVELS}"
 )
+
+
+def _pop_first(fields: dict[str, str | None], *names: str) -> str | None:
+    """Remove the alternative groups `names` from `fields`; the value of the one that matched."""
+    values = [fields.pop(name) for name in names]
+    return next((value for value in values if value is not None), None)
 
 
 def _safe_date(year: str, month: str, day: str) -> dt.date | None:
@@ -169,7 +178,9 @@ class CitationFinder:
             yield self._statute(match)
         for match in _SAME_PROVISION.finditer(text):
             fields = match.groupdict()
-            yield FoundCitation(match.span(), build_statute(act=None, article=None, **fields), CitationForm.BACK_REFERENCE)
+            reference = _pop_first(fields, "back_reference", "act_reference")
+            citation = build_statute(act=None, article=None, back_reference=reference, **fields)
+            yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
 
     def _case(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()
@@ -190,9 +201,8 @@ class CitationFinder:
 
     def _statute(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()
-        written_act = fields.pop("quoted") or fields.pop("act")
-        for name in ("act", "provision"):
-            fields.pop(name, None)
+        written_act = _pop_first(fields, "quoted", "act")
+        del fields["provision"]
         act, abbreviated = None, False
         if not fields["back_reference"]:
             written_name = self.name_by_fold.get(fold_name(written_act), written_act)

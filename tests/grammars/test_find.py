@@ -60,6 +60,7 @@ MESSY = [
     ("동조", F.BACK_REFERENCE, StatuteCitation(None, None, back_reference="동조")),
     ("같은 조 제4항", F.BACK_REFERENCE, StatuteCitation(None, None, paragraph=4, back_reference="같은 조")),
     ("동항 제2호", F.BACK_REFERENCE, StatuteCitation(None, None, item=2, back_reference="동항")),
+    ("동법 제3항", F.BACK_REFERENCE, StatuteCitation(None, None, paragraph=3, back_reference="동법")),
 ]
 
 
@@ -89,6 +90,7 @@ PROSE = [
     "민법 제3자 보호",
     "「별표 1」 제3조",
     "A4용지 12나 34장",
+    "동법으로 해결한다.",
 ]
 
 
