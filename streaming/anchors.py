@@ -3,58 +3,39 @@
 The engine says `CitationStart` only once an anchor is complete (`대법원 2`, `민법 제7`), so the
 text of the anchor has already gone out as prose by then. The segment machine therefore holds the
 longest suffix of the prose that could still grow into an anchor, and releases it as soon as the
-next text rules that out.
+next text rules that out. The anchors are the grammar's own (`CitationGrammar.anchor`), walked
+as a byte automaton: no second definition of what begins a citation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from grammars import COURTS
+from grammars.dfa import DEAD, ExprDFA
+from grammars.expr import Alt, Expr
+from grammars.grammar import AnswerGrammar
 from streaming.errors import ConfigurationError
 
-_END = ""  # trie key marking that a head ends here
+# Longest anchor prefix looked for, in characters: act names run to about 60 characters.
+_WINDOW = 96
 
 
-class AnchorSet:
-    """Anchors written as a literal head followed by one character that `follows` accepts
-    (court name + space, then a digit; act name + ` 제`, then a digit)."""
+class AnchorPrefixes:
+    """The prefixes of a set of anchor expressions."""
 
-    def __init__(self, heads: Iterable[str], follows: Callable[[str], bool] = str.isdigit) -> None:
-        self._trie: dict[str, dict] = {}
-        self._longest = 0
-        for head in heads:
-            if not head:
-                raise ConfigurationError("expected non-empty anchor heads, got an empty string")
-            node = self._trie
-            for char in head:
-                node = node.setdefault(char, {})
-            node[_END] = {}
-            self._longest = max(self._longest, len(head))
-        self._follows = follows
+    def __init__(self, anchors: Iterable[Expr]) -> None:
+        options = tuple(anchors)
+        if not options:
+            raise ConfigurationError("expected at least one anchor expression, got none")
+        self._dfa = ExprDFA(Alt(options))
 
     @classmethod
-    def for_courts_and_acts(cls, acts: Iterable[str] = ()) -> AnchorSet:
-        """Every court of `grammars.COURTS` (name and abbreviations) and each act name given."""
-        heads = {f"{name} " for court in COURTS for name in (court.name, *court.abbreviations)}
-        heads.update(f"{act} 제" for act in acts)
-        return cls(heads)
+    def of(cls, grammar: AnswerGrammar) -> AnchorPrefixes:
+        return cls(citation.anchor for citation in grammar.citations)
 
     def held_suffix_length(self, text: str) -> int:
         """Length of the longest suffix of `text` that is a prefix of some anchor (0 if none)."""
-        start_limit = max(0, len(text) - self._longest - 1)
-        for start in range(start_limit, len(text)):
-            if self._could_begin_anchor(text, start):
+        for start in range(max(0, len(text) - _WINDOW), len(text)):
+            if self._dfa.walk(self._dfa.initial, text[start:].encode()) != DEAD:
                 return len(text) - start
         return 0
-
-    def _could_begin_anchor(self, text: str, start: int) -> bool:
-        node = self._trie
-        for position in range(start, len(text)):
-            char = text[position]
-            if _END in node and position == len(text) - 1 and self._follows(char):
-                return True
-            if char not in node:
-                return False
-            node = node[char]
-        return True

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from grammars import ParsedCitation
-from streaming.anchors import AnchorSet
+from streaming.anchors import AnchorPrefixes
 from streaming.errors import SegmentProtocolError
 from streaming.protocols import (
     CitationEnd,
@@ -49,7 +49,7 @@ class RunOptions:
     verify_timeout_s: float
     inbox_size: int
     marker: str
-    anchors: AnchorSet | None = None
+    anchors: AnchorPrefixes | None = None
 
 
 @dataclass(frozen=True, slots=True)

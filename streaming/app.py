@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from streaming import metrics as metrics_format
 from streaming.admission import Admission
-from streaming.anchors import AnchorSet
+from streaming.anchors import AnchorPrefixes
 from streaming.answers import AnswerRun
 from streaming.config import StreamingSettings
 from streaming.errors import BadEncodingError, BodyTooLargeError, UnauthorizedError
@@ -134,7 +134,7 @@ class _ResponseCounter:
 
 def create_app(config: StreamingSettings, source: GenerationSource, verifier: Verifier, *,
                admin: AdminSource | None = None, probes: Sequence[ReadinessProbe] = (),
-               anchors: AnchorSet | None = None) -> FastAPI:
+               anchors: AnchorPrefixes | None = None) -> FastAPI:
     """The service over `source` and `verifier`. `anchors` lets the segment machine hold prose that
     may begin a citation (needed when the source sends anchors as prose before `CitationStart`)."""
     admission = Admission(config.max_active, config.max_queued, config.retry_after_s)

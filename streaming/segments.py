@@ -5,7 +5,7 @@ events and the verifier's verdicts in whatever order they arrive, sends `Verific
 to the verifier and everything else to the client. The machine guarantees:
 
 - prose goes out as soon as nothing before it is held, except a suffix that may still become a
-  citation's anchor (`AnchorSet`) or that the source marked tentative;
+  citation's anchor (`AnchorPrefixes`) or that the source marked tentative;
 - a citation is held from its first character until its verdict, and everything after it waits
   behind it, so the output keeps the source's order;
 - a verified citation goes out in its canonical form with its source; any other is handled by the
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from grammars import ParsedCitation
-from streaming.anchors import AnchorSet
+from streaming.anchors import AnchorPrefixes
 from streaming.errors import SegmentProtocolError
 from streaming.protocols import (
     CitationDelta,
@@ -113,7 +113,7 @@ class SegmentMachine:
     """One answer's segments. `feed` the source's events in order; `resolve`/`fail` each
     `VerificationNeeded` once, in any order; `finished` turns True after `AnswerFinished`."""
 
-    def __init__(self, policy: Policy, *, anchors: AnchorSet | None = None, marker: str = "[인용 확인 불가]") -> None:
+    def __init__(self, policy: Policy, *, anchors: AnchorPrefixes | None = None, marker: str = "[인용 확인 불가]") -> None:
         if policy not in ("strict", "annotate", "drop"):
             raise SegmentProtocolError(f"expected policy strict, annotate or drop, got {policy!r}")
         self.policy: Policy = policy

@@ -12,7 +12,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 
 from streaming.admission import Admission
-from streaming.anchors import AnchorSet
+from streaming.anchors import AnchorPrefixes
 from streaming.answers import AnswerRun, ClientEvent, RunOptions
 from streaming.config import StreamingSettings
 from streaming.errors import OverloadedError
@@ -37,7 +37,7 @@ class Service:
     config: StreamingSettings
     source: GenerationSource
     verifier: Verifier
-    anchors: AnchorSet | None
+    anchors: AnchorPrefixes | None
     admission: Admission
     metrics: Metrics
 

@@ -14,8 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grammars import StatuteCitation
-from streaming.anchors import AnchorSet
+from grammars import StatuteCitation, answer_grammar
+from grammars.expr import Literals, Regex, seq
+from streaming.anchors import AnchorPrefixes
 from streaming.errors import SegmentProtocolError
 from streaming.protocols import (
     CitationDelta,
@@ -36,7 +37,7 @@ from streaming.segments import (
 )
 
 HEADS = ("대법원 ", "민법 제")
-ANCHORS = AnchorSet(HEADS)
+ANCHORS = AnchorPrefixes([seq(Literals(HEADS), Regex("[0-9]"))])
 EXPANDED_ANCHORS = tuple(head + digit for head in HEADS for digit in "0123456789")
 MARKER = "[X]"
 
@@ -300,8 +301,11 @@ def test_anchor_set_holds_exactly_the_longest_anchor_prefix(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text, held",
-    [("대법원은", 0), ("그 대법원", 3), ("대법원 2", 5), ("대법원 20", 0), ("서울고법 ", 5), ("민법 제3조", 0)],
-    ids=["word-continues", "court-name", "complete-anchor", "past-anchor", "abbreviation", "act-not-known"],
+    [("대법원은", 0), ("그 대법원", 3), ("대법원 2", 5), ("대법원 20", 0), ("서울고등법원 ", 7), ("민법 제", 4),
+     ("민법 제3조", 0), ("의 민", 1)],
+    ids=["word-continues", "court-name", "complete-anchor", "past-anchor", "high-court", "act-and-je",
+         "past-act-anchor", "act-prefix"],
 )
-def test_court_anchor_set_from_grammars(text: str, held: int) -> None:
-    assert AnchorSet.for_courts_and_acts().held_suffix_length(text) == held
+def test_anchor_prefixes_of_the_answer_grammar(text: str, held: int) -> None:
+    anchors = AnchorPrefixes.of(answer_grammar(lexicon={"민법": ["750"], "형법": None}))
+    assert anchors.held_suffix_length(text) == held
