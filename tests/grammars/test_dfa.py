@@ -1,0 +1,162 @@
+"""The byte-level DFA against the regex that parsing uses: tables, Hypothesis, UTF-8 ranges, bad input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grammars import LexiconError, UnsupportedPatternError, case_grammar, statute_grammar
+from grammars.dfa import compile_dfa, utf8_byte_ranges
+from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
+
+COURT = Literals(("대법원", "서울고등법원", "서울고등", "헌법재판소"))
+SMALL_CASE = seq(
+    Capture("court", COURT), " ", Regex("(19|20)[0-9]{2}"), ". ", Regex("[1-9]|1[0-2]"), ".",
+    Alt((Literals((" 선고",)), Literals(("자",)))), " ", Regex("[0-9]{2,4}"), Literals(("도", "다", "헌마")),
+    Regex("[1-9][0-9]{0,3}"), Opt(seq(" ", Literals(("전원합의체",)))), " ", Literals(("판결", "결정")),
+)
+SMALL_STATUTE = seq(
+    Literals(("민법", "형법", "근로기준법", "근로기준법 시행령")), " 제", Regex("[1-9][0-9]{0,3}"), "조",
+    Opt(seq("의", Regex("[1-9][0-9]?"))), Opt(seq(" 제", Regex("[1-9][0-9]?"), "항")),
+    Opt(seq(" 제", Regex("[1-9][0-9]?"), "호")), Opt(Literals((" 가목", " 나목"))),
+)
+
+TABLES: dict[str, tuple[Expr, list[str], list[str]]] = {
+    "small-case": (
+        SMALL_CASE,
+        ["대법원 2024. 7. 선고 2024도4202 판결", "서울고등 1999. 12.자 99다1 결정", "헌법재판소 2020. 3. 선고 2017헌마1281 결정",
+         "대법원 2020. 6. 선고 2015도2004 전원합의체 판결"],
+        ["대법원 2024. 0. 선고 2024도4202 판결", "대법원 2024. 7 선고 2024도4202 판결", "대법 2024. 7. 선고 2024도1 판결",
+         "대법원 2024. 7. 선고 2024도0 판결", "대법원 2024. 7. 선고 2024도4202", ""],
+    ),
+    "small-statute": (
+        SMALL_STATUTE,
+        ["민법 제750조", "근로기준법 시행령 제30조의2 제1항 제2호 가목", "형법 제250조 제1항", "근로기준법 제23조"],
+        ["민법 제0조", "민법 제750", "민법제750조", "근로기준 제1조", "민법 제750조 제", "민법 제750조 다목"],
+    ),
+    "nullable-pieces": (
+        seq(Opt(Literals(("a",))), Regex("b*"), Literals(("", "c")), Regex("d?")),
+        ["", "a", "abbb", "cd", "abcd", "bd", "d"],
+        ["aa", "dc", "ca", "e"],
+    ),
+    "multibyte-classes": (
+        Seq((Regex("[가-힣]+"), Regex("[^가-힣0-9]"), Regex("."))),
+        ["법x가", "민법 ?", "가\U0001F600é"],
+        ["법1가", "x가가", "법가\n", "가"],
+    ),
+    "case-grammar": (
+        case_grammar().expr,
+        ["대법원 2024. 7. 11. 선고 2024도4202 판결", "헌법재판소 2020. 3. 26. 선고 2017헌마1281 결정",
+         "대법원 2024. 2. 29. 선고 2024도4202 판결", "대법원 1996. 2. 29. 선고 95다38677 판결"],
+        ["대법원 2023. 2. 29. 선고 2023도4202 판결", "대법원 2024. 2. 30. 선고 2024도4202 판결",
+         "대법원 2024. 7. 11. 선고 2024 도 4202 판결", "대법원 2024.7.11. 선고 2024도4202 판결"],
+    ),
+    "statute-grammar": (
+        statute_grammar().expr,
+        ["민법 제750조", "근로기준법 제23조 제1항", "형법 제250조 제1항"],
+        ["민법 제750조제1항", "민법 750조", "민법 제 750조"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TABLES), ids=sorted(TABLES))
+def test_dfa_accepts_exactly_the_table(name: str) -> None:
+    expr, passing, failing = TABLES[name]
+    dfa = compile_dfa(expr)
+    pattern = re.compile(expr.to_regex())
+    for text in passing:
+        assert pattern.fullmatch(text), f"table error: {text!r} should match the regex"
+        assert dfa.matches(text.encode()), f"{name}: DFA rejects {text!r}"
+    for text in failing:
+        assert not pattern.fullmatch(text), f"table error: {text!r} should not match the regex"
+        assert not dfa.matches(text.encode()), f"{name}: DFA accepts {text!r}"
+
+
+def _mutations(text: str, data) -> str:
+    """The same text with a few characters deleted, doubled or replaced by neighbours of the language."""
+    chars = list(text)
+    for _ in range(data.draw(st.integers(0, 3))):
+        if not chars:
+            break
+        at = data.draw(st.integers(0, len(chars) - 1))
+        action = data.draw(st.sampled_from(["delete", "double", "replace"]))
+        if action == "delete":
+            del chars[at]
+        elif action == "double":
+            chars.insert(at, chars[at])
+        else:
+            chars[at] = data.draw(st.sampled_from(list("0123456789 .가법원조제항의호x\n")))
+    return "".join(chars)
+
+
+PROPERTY_EXPRS = ["small-case", "small-statute", "nullable-pieces", "multibyte-classes"]
+_COMPILED = {name: compile_dfa(TABLES[name][0]) for name in PROPERTY_EXPRS}
+
+
+@pytest.mark.parametrize("name", PROPERTY_EXPRS, ids=PROPERTY_EXPRS)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_dfa_agrees_with_re_fullmatch(name: str, data) -> None:
+    expr = TABLES[name][0]
+    pattern = expr.to_regex()
+    text = data.draw(st.from_regex(pattern, fullmatch=True))
+    text = _mutations(text, data)
+    assert _COMPILED[name].matches(text.encode()) == bool(re.fullmatch(pattern, text)), text
+
+
+@settings(max_examples=300, deadline=None)
+@given(low=st.integers(0, 0x10FFFF), span=st.integers(0, 0x3000), probe=st.integers(0, 0x10FFFF))
+def test_utf8_byte_ranges_encode_exactly_the_code_points(low: int, span: int, probe: int) -> None:
+    high = min(low + span, 0x10FFFF)
+    sequences = utf8_byte_ranges(low, high)
+    for point in {low, high, probe, (low + high) // 2}:
+        if 0xD800 <= point <= 0xDFFF:
+            continue
+        encoded = chr(point).encode()
+        covered = any(
+            len(seq_) == len(encoded) and all(a <= b <= z for (a, z), b in zip(seq_, encoded)) for seq_ in sequences
+        )
+        assert covered == (low <= point <= high), (hex(low), hex(high), hex(point))
+
+
+BAD_PATTERNS = [
+    (r"a\d", "Unicode shorthand", 1),
+    (r"(?=a)b", "lookahead", 0),
+    (r"(a)\1", "backreference", 3),
+    (r"(?P<x>a)", "named group", 0),
+    (r"(?i)a", "inline flag", 0),
+    (r"a$", "anchor", 1),
+    (r"\bword", "anchor", 0),
+    (r"a++", "possessive", 1),
+]
+
+
+@pytest.mark.parametrize(("pattern", "feature", "position"), BAD_PATTERNS, ids=[p for p, _, _ in BAD_PATTERNS])
+def test_unsupported_regex_features_are_named_with_their_position(pattern: str, feature: str, position: int) -> None:
+    with pytest.raises(UnsupportedPatternError, match=rf"{feature}.*position {position}"):
+        compile_dfa(Regex(pattern))
+
+
+def test_caret_inside_a_class_is_a_negation_not_an_anchor() -> None:
+    assert compile_dfa(Regex("[^$^]")).matches(b"a")
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [((), "at least one word"), (("민법", "형법", "민법"), "'민법' again at position 2")],
+    ids=["empty", "duplicate"],
+)
+def test_bad_lexicons_raise_lexicon_error(words: tuple[str, ...], message: str) -> None:
+    with pytest.raises(LexiconError, match=message):
+        compile_dfa(Literals(words))
+
+
+def test_thousands_of_literals_compile_without_interegular_cost() -> None:
+    names = tuple(f"가상법률{i}호법" for i in range(5000))
+    dfa = compile_dfa(seq(Literals(names), " 제", Regex("[1-9]"), "조"))
+    assert dfa.matches("가상법률4999호법 제3조".encode())
+    assert not dfa.matches("가상법률5000호법 제3조".encode())
+    assert dfa.state_count < 100  # states are made only along the strings walked
