@@ -41,6 +41,7 @@ class CitationForm(str, Enum):
     QUOTED_ACT = "「」-quoted act"
     ABBREVIATED_ACT = "약칭 or informal abbreviation"
     COMPACT_PROVISION = "compact provision"
+    LIST_CONTINUATION = "later provision of a list"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,33 @@ _SAME_PROVISION = re.compile(
 )
 
 
+# `민법 제750조, 제751조`, `… 제1항 및 제2항`: later provisions of a list belong to the act (and, when
+# they start below the article, to the article) cited first. The separator is required, so a citation
+# followed by prose (`민법 제750조 제3자`) gains nothing.
+_LIST_ITEM = re.compile(
+    rf"{_GAP}(?:,|및|과|와){_GAP}(?P<provision>(?:제{_GAP}(?P<article>{_NUMBER}){_GAP}조"
+    rf"(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?)?{_LOWER_LEVELS})"
+)
+
+
+def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCitation]:
+    previous = first
+    while (item := _LIST_ITEM.match(text, end)) and item.group("provision"):
+        fields = item.groupdict()
+        del fields["provision"]
+        if fields["article"] is None:
+            fields["article"], fields["article_branch"] = str(previous.article), _str_or_none(previous.article_branch)
+            if fields["paragraph"] is None:
+                fields["paragraph"] = _str_or_none(previous.paragraph)
+        previous = build_statute(act=first.act, back_reference=first.back_reference, **fields)
+        yield FoundCitation(item.span("provision"), previous, CitationForm.LIST_CONTINUATION)
+        end = item.end()
+
+
+def _str_or_none(number: int | None) -> str | None:
+    return None if number is None else str(number)
+
+
 def _pop_first(fields: dict[str, str | None], *names: str) -> str | None:
     """Remove the alternative groups `names` from `fields`; the value of the one that matched."""
     values = [fields.pop(name) for name in names]
@@ -175,7 +203,9 @@ class CitationFinder:
         for match in self.case_pattern.finditer(text):
             yield self._case(match)
         for match in self.statute_pattern.finditer(text):
-            yield self._statute(match)
+            first = self._statute(match)
+            yield first
+            yield from _list_items(text, match.end(), first.citation)
         for match in _SAME_PROVISION.finditer(text):
             fields = match.groupdict()
             reference = _pop_first(fields, "back_reference", "act_reference")

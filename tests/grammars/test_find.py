@@ -132,3 +132,22 @@ def test_citations_come_in_text_order() -> None:
 def test_finding_with_a_database_lexicon_knows_its_names() -> None:
     found = find_citations("의료법 제3조와 민법 제750조", lexicon={"의료법": ["3"]})
     assert [f.citation for f in found] == [StatuteCitation("의료법", 3)]
+
+
+LISTS = [
+    ("민법 제750조, 제751조 및 제752조의2 제1항",
+     [("제751조", StatuteCitation("민법", 751)), ("제752조의2 제1항", StatuteCitation("민법", 752, 2, 1))]),
+    ("민법 제750조 제1항, 제2항", [("제2항", StatuteCitation("민법", 750, paragraph=2))]),
+    ("민법 제750조 제1항 제1호, 제2호", [("제2호", StatuteCitation("민법", 750, paragraph=1, item=2))]),
+    ("같은 법 제3조와 제4조", [("제4조", StatuteCitation(None, 4, back_reference="같은 법"))]),
+    ("민법 제750조, 제3자에게", []),
+    ("민법 제750조 제3자에게", []),
+]
+
+
+@pytest.mark.parametrize(("text", "later"), LISTS, ids=[text for text, _ in LISTS])
+def test_later_provisions_of_a_list_take_the_first_act(text: str, later: list) -> None:
+    found = find_citations(text)
+    continuations = [(text[f.span[0]:f.span[1]], f.citation) for f in found if f.form is F.LIST_CONTINUATION]
+    assert continuations == later
+    assert len(found) == 1 + len(later)
