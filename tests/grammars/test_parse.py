@@ -12,9 +12,12 @@ from grammars import (
     COURTS,
     CaseCitation,
     CaseNumber,
+    CitationForm,
     CitationParser,
+    ParsedCitation,
     StatuteCitation,
     default_lexicon,
+    find_citations,
     parse_citation,
 )
 from grammars.courts import OUT_OF_SEAT_PREFIXES
@@ -63,6 +66,19 @@ def test_case_citations_round_trip(citation: CaseCitation) -> None:
 @given(statute_citations())
 def test_statute_citations_round_trip(citation: StatuteCitation) -> None:
     assert parse_citation(citation.canonical()) == citation
+
+
+@settings(max_examples=200, deadline=None)
+@given(case_citations | statute_citations(), st.sampled_from(["", "원고는 ", "(", "참조: "]),
+       st.sampled_from(["", "에 따라 청구한다.", ")", "; 이상"]), st.booleans())
+def test_canonical_citations_are_found_whole_in_prose(
+    citation: ParsedCitation, before: str, after: str, lenient: bool
+) -> None:
+    text = before + citation.canonical() + after
+    found = find_citations(text, lenient=lenient)
+    assert [(f.span, f.citation, f.form) for f in found] == [
+        ((len(before), len(text) - len(after)), citation, CitationForm.CANONICAL)
+    ]
 
 
 @pytest.mark.parametrize(
