@@ -165,7 +165,8 @@ def administrative(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
 
 def family(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
     b.text("이혼 및 재산분할 사건 의견\n\n재판상 이혼사유는 ").statute("canonical", "민법", 840)
-    b.text("에 열거되어 있다. 재산분할청구권은 ").statute("canonical", "민법", 839, branch=2)
+    b.text("에 열거되어 있고, 이 사건에서는 ").statute("같은 조", item=6)
+    b.text("의 \"기타 혼인을 계속하기 어려운 중대한 사유\"가 문제된다. 재산분할청구권은 ").statute("canonical", "민법", 839, branch=2)
     b.text("에 근거하며, 재판상 이혼에는 ").statute("같은 법", article=843).text("에 의하여 준용된다. 상속에서의 "
                                                                   "기여분은 ")
     b.statute("compact", "민법", 1008, branch=2).text("가 정한다(").case(

@@ -127,10 +127,10 @@ class DraftBuilder:
         article = act.article(citation.article or 0, citation.article_branch or 0) if act else None
         if article is None or article.deleted_on:
             raise LabelError(f"expected a live article in the sample data, got {citation!r} in {self.file}")
-        if citation.paragraph is None:
+        if citation.paragraph is None and citation.item is None:
             return
         paragraphs = {p.number: p for p in article.paragraphs}
-        paragraph = paragraphs.get(citation.paragraph)
+        paragraph = paragraphs.get(citation.paragraph or 0)  # 제840조 제6호: items of an unnumbered body
         if paragraph is None:
             raise LabelError(f"expected paragraph {citation.paragraph} in {citation.act} {article.label}, "
                              f"got {sorted(paragraphs)}")

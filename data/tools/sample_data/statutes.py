@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sample_data.acts import ACTS, INFORMAL_ALIASES, KIND_CODES, MINISTRY_CODES, ActSpec
 from sample_data.nodes import Node, json_document, search_list, write_json, write_xml
-from sample_data.texts import REAL_ARTICLES
+from sample_data.texts import REAL_ARTICLES, RealParagraph
 
 CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 SUBITEM_LETTERS = "가나다라마바사아자차카타파하"
@@ -134,10 +134,13 @@ def _placeholder_article(rng: random.Random, spec: ActSpec, number: int, branch:
     return Article(number, branch, title, paragraphs)
 
 
-def _real_article(number: int, branch: int, title: str, texts: tuple[str, ...]) -> Article:
-    if len(texts) == 1:
-        return Article(number, branch, title, [Paragraph(0, texts[0])], real_text=True)
-    return Article(number, branch, title, [Paragraph(i, t) for i, t in enumerate(texts, 1)], real_text=True)
+def _real_article(number: int, branch: int, title: str, texts: tuple[RealParagraph, ...]) -> Article:
+    paragraphs = []
+    for index, written in enumerate(texts, 1):
+        text, items = (written, ()) if isinstance(written, str) else written
+        paragraphs.append(Paragraph(0 if len(texts) == 1 else index, text,
+                                    [Item(i, 0, item) for i, item in enumerate(items, 1)]))
+    return Article(number, branch, title, paragraphs, real_text=True)
 
 
 def _generated_headings(rng: random.Random, spec: ActSpec) -> tuple[tuple[int, str], ...]:
@@ -209,14 +212,18 @@ def _article_node(parent: Node, act: Act, article: Article) -> None:
     unit.add("조문변경여부", "N")
     heading = f"{article.label}({article.title})" if article.title else article.label
     if len(article.paragraphs) == 1 and article.paragraphs[0].number == 0:
+        # An unnumbered body: its text joins the heading; its 호, if any, sit in a 항 without a number.
         unit.add("조문내용", f"{heading} {article.paragraphs[0].text}", cdata=True)
-        return
-    unit.add("조문내용", heading, cdata=True)
+    else:
+        unit.add("조문내용", heading, cdata=True)
     for paragraph in article.paragraphs:
-        marker = CIRCLED[paragraph.number - 1]
+        if paragraph.number == 0 and not paragraph.items:
+            continue
         hang = unit.add("항")
-        hang.add("항번호", marker)
-        hang.add("항내용", f"{marker} {paragraph.text}", cdata=True)
+        if paragraph.number:
+            marker = CIRCLED[paragraph.number - 1]
+            hang.add("항번호", marker)
+            hang.add("항내용", f"{marker} {paragraph.text}", cdata=True)
         for item in paragraph.items:
             ho = hang.add("호")
             ho.add("호번호", f"{item.number}.")
