@@ -105,7 +105,12 @@ class Database:
         try:
             if parsed.get_backend_name() == "sqlite":
                 if parsed.database and parsed.database != ":memory:":
-                    Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                    folder = Path(parsed.database).expanduser().parent
+                    try:
+                        folder.mkdir(parents=True, exist_ok=True)
+                    except OSError as error:
+                        raise DatabaseUnreachableError(
+                            f"expected a reachable database folder {folder}, got: {error.strerror}") from error
                 engine = create_engine(parsed)
                 event.listen(engine, "connect", _sqlite_pragmas)
                 return engine

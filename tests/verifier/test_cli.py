@@ -1,0 +1,91 @@
+"""`citegen-admin`: each command on good and garbage input, with its exit code (0 ok, 1 not verified,
+2 bad usage or input), against a real database file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from verifier.cli import app
+from verifier.database import Database
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def url(tmp_path: Path, sample_dir: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    result = runner.invoke(app, ["import", str(sample_dir / "law"), str(sample_dir / "cases"), "--database-url", url])
+    assert result.exit_code == 0, result.output
+    return url
+
+
+COMMANDS = [
+    ("verify canonical statute", ["verify", "민법 제750조"], 0, "verified"),
+    ("verify messy case", ["verify", "대판 2024.7.11, 2024도4202"], 0, "대법원 2024. 7. 11. 선고 2024도4202 판결"),
+    ("verify a document with back-references", ["verify", "민법 제750조, 같은 법 제23조 제1항"], 0, "민법 제23조 제1항"),
+    ("verify a deleted article", ["verify", "민법 제3조의2"], 1, "삭제"),
+    ("verify a wrong date", ["verify", "대법원 2024. 7. 12. 선고 2024도4202 판결"], 1, "mismatch"),
+    ("verify text without a citation", ["verify", "오늘 날씨가 좋다"], 2, "expected a citation"),
+    ("verify SQL-looking text", ["verify", "민법'; DROP TABLE acts; --"], 2, "expected a citation"),
+    ("search an act", ["search", "민법"], 0, "001706"),
+    ("search an article", ["search", "민법 750", "--kind", "articles"], 0, "불법행위의 내용"),
+    ("search a case number", ["search", "2024도4202"], 0, "사기"),
+    ("search SQL wildcards literally", ["search", "%_%"], 0, "nothing matches"),
+    ("search nothing", ["search", "  "], 2, "empty query"),
+    ("search an unknown kind", ["search", "민법", "--kind", "laws"], 2, "laws"),
+    ("stats", ["stats"], 0, "coverage"),
+    ("audit with a bad status", ["audit", "--status", "fine"], 2, "expected --status"),
+    ("import a missing path", ["import", "/no/such/folder"], 2, "nothing at that path"),
+    ("import a folder without data", ["import", "/proc/self/fdinfo"], 2, "got none"),
+]
+
+
+@pytest.mark.parametrize(("args", "code", "shown"), [c[1:] for c in COMMANDS], ids=[c[0] for c in COMMANDS])
+def test_command(url: str, args: list[str], code: int, shown: str) -> None:
+    result = runner.invoke(app, [*args, "--database-url", url])
+    assert result.exit_code == code, result.output
+    assert shown in result.output
+
+
+def test_audit_lists_what_verify_did(url: str) -> None:
+    runner.invoke(app, ["verify", "민법 제751조", "--database-url", url])
+    result = runner.invoke(app, ["audit", "--status", "not_found", "--database-url", url])
+    assert result.exit_code == 0 and "민법 제751조" in result.output
+
+
+def test_export_writes_the_lexicon(url: str, tmp_path: Path) -> None:
+    target = tmp_path / "lexicon.json"
+    assert runner.invoke(app, ["export", "-o", str(target), "--database-url", url]).exit_code == 0
+    assert json.loads(target.read_text(encoding="utf-8"))["민법"] == ["23", "750"]
+
+
+def test_import_of_a_hostile_file_exits_2_and_names_it(url: str, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.xml"
+    bad.write_text('<!DOCTYPE x [<!ENTITY a "b">]><LawSearch>&a;</LawSearch>', encoding="utf-8")
+    result = runner.invoke(app, ["import", str(bad), "--database-url", url])
+    assert result.exit_code == 2 and "bad.xml" in result.output and "DTD" in result.output
+
+
+def test_old_schema_and_unreachable_database_exit_2(url: str) -> None:
+    database = Database.open(url)
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0000_older'")
+    database.close()
+    result = runner.invoke(app, ["stats", "--database-url", url])
+    assert result.exit_code == 2 and "citegen-admin init" in result.output
+    result = runner.invoke(app, ["stats", "--database-url", "postgresql://postgres@127.0.0.1:1/none"])
+    assert result.exit_code == 2 and "reachable" in result.output
+
+
+def test_installed_entry_point_reads_the_database_url_from_the_environment(url: str) -> None:
+    env = {**os.environ, "CITEGEN_DATABASE_URL": url}
+    admin = Path(sys.executable).with_name("citegen-admin")
+    done = subprocess.run([str(admin), "verify", "민법 제9999조"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "not_found" in done.stdout

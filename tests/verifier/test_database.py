@@ -1,0 +1,67 @@
+"""Opening databases: first use creates the schema, other revisions are refused, bad URLs are clear."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+
+from verifier.database import Database, head_revision
+from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
+from verifier.models import Base
+
+
+def test_first_use_creates_the_schema_the_models_describe(database: Database) -> None:
+    assert database.revision() == head_revision()
+    with database.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+
+
+def test_reopening_and_init_are_idempotent(database_url: str) -> None:
+    Database.open(database_url).close()
+    again = Database.open(database_url, upgrade=True)
+    assert again.revision() == head_revision()
+    again.close()
+
+
+def test_a_database_at_another_revision_is_refused_with_what_to_do(database: Database, database_url: str) -> None:
+    with database.engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '0000_older'"))
+    with pytest.raises(SchemaMismatchError, match="citegen-admin init"):
+        Database.open(database_url)
+
+
+def test_tables_without_a_revision_are_refused(database_url: str) -> None:
+    stray = Database.open(database_url)
+    with stray.engine.begin() as connection:
+        connection.execute(text("DROP TABLE alembic_version"))
+    stray.close()
+    with pytest.raises(SchemaMismatchError, match="without a schema revision"):
+        Database.open(database_url)
+    with pytest.raises(SchemaMismatchError, match="cannot"):  # init cannot guess what they are
+        Database.open(database_url, upgrade=True)
+
+
+def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
+    database = Database.open(f"sqlite:///{tmp_path / 'deep' / 'er' / 'v.sqlite3'}")  # folders made on first use
+    with database.engine.connect() as connection:
+        assert connection.execute(text("PRAGMA journal_mode")).scalar_one() == "wal"
+        assert connection.execute(text("PRAGMA foreign_keys")).scalar_one() == 1
+    database.close()
+
+
+UNREACHABLE = [
+    ("no server on the port", "postgresql://postgres@127.0.0.1:1/test", "reachable database"),
+    ("not a URL", "just some words", "database URL"),
+    ("unsupported backend", "mysql://root@127.0.0.1/x", "sqlite:// or postgresql://"),
+    ("SQLite file in a missing place", "sqlite:////proc/no/such/dir/v.sqlite3", "reachable database"),
+]
+
+
+@pytest.mark.parametrize(("url", "message"), [u[1:] for u in UNREACHABLE], ids=[u[0] for u in UNREACHABLE])
+def test_unreachable_database_is_a_clear_error(url: str, message: str) -> None:
+    with pytest.raises(DatabaseUnreachableError, match=message):
+        Database.open(url)
