@@ -217,5 +217,6 @@ def mistakes(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
     b.unresolvable("주택임대차특별법 제3조", "no such act")
     b.text("은 모두 확인되지 않는다.\n바. 반면 ")
     b.case(out_of_seat, "court abbreviation").text("과 ").case(out_of_seat, "canonical")
-    b.text("은 원외재판부 판결로 확인되었고, ")
+    b.text("은 원외재판부 판결로, ").case(p.pick(court="서울고등법원", abbreviable=True), "court abbreviation")
+    b.text("은 서울고등법원의 재판으로 확인되었고, ")
     b.statute("canonical", "민법", 750).text(" 및 ").statute("동조").text("의 인용도 정확하다.\n")

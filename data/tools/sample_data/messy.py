@@ -20,6 +20,11 @@ def _dotted(record: CaseRecord, tight: bool = False, final_dot: bool = True) -> 
     return text + ("." if final_dot else "")
 
 
+def _when(record: CaseRecord, date: str) -> str:
+    """`2024. 7. 11. 선고` for a judgment, `2023. 1. 12.자` for a decision or order."""
+    return f"{date} 선고" if record.delivery == "선고" else f"{date}자"
+
+
 def _spaced_number(record: CaseRecord) -> str:
     number = record.number
     year = f"{number.year % 100:02d}" if number.year < 2000 else str(number.year)
@@ -41,12 +46,12 @@ CASE_FORMS: dict[str, CaseWriter] = {
     "대결 without 자": lambda r: f"대결 {_dotted(r)} {r.number}",
     "대판(전) for 전원합의체": lambda r: f"대판(전) {_dotted(r)} {r.number}",
     "no final dot, spaced number, no 판결": lambda r: f"{r.court} {_dotted(r, final_dot=False)} 선고 {_spaced_number(r)}",
-    "no spaces in date": lambda r: (f"{r.court} {_dotted(r, tight=True)} 선고 {r.number}"
+    "no spaces in date": lambda r: (f"{r.court} {_when(r, _dotted(r, tight=True))} {r.number}"
                                     f"{' 전원합의체' if r.panel == '전원합의체' else ''} {r.disposition}"),
     "commas instead of 선고 (law.go.kr header)": lambda r: (
         f"{r.court} {_dotted(r)}, 선고, {r.number}, {'전원합의체 ' if r.panel == '전원합의체' else ''}{r.disposition}"),
     "court abbreviation": lambda r: (
-        f"{court_abbreviation(r.court)} {_dotted(r)} 선고 {r.number} {r.disposition}"),
+        f"{court_abbreviation(r.court)} {_when(r, _dotted(r))} {r.number} {r.disposition}"),
     "헌재 short form": lambda r: f"헌재 {_dotted(r)} {r.number}",
 }
 
