@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from citegen.commands import recite as recite_command
+from citegen.commands import serve as serve_command
 
 app = typer.Typer(
     name="citegen",
@@ -28,12 +29,7 @@ def ask(question: Annotated[str, typer.Argument(help="The question, in Korean.")
     _not_built("ask")
 
 
-@app.command()
-def serve() -> None:
-    """Run the HTTP streaming answer service."""
-    _not_built("serve")
-
-
+app.command()(serve_command.serve)
 app.command()(recite_command.recite)
 
 

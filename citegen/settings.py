@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from streaming.config import StreamingSettings
 from verifier.config import default_database_url
 
 REPO_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -21,3 +22,4 @@ class Settings(BaseSettings):
     model_path: Path = REPO_DATA_DIR / "models" / "ko-legal-tiny"
     device: str = "auto"  # "auto" picks CUDA when available, else CPU
     seed: int = 0
+    streaming: StreamingSettings = Field(default_factory=StreamingSettings)

@@ -9,9 +9,12 @@ can be switched off (database unreachable) or made to wait on a gate.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+import httpx
 
 from grammars import ParsedCitation, StatuteCitation
 from streaming.protocols import (
@@ -124,3 +127,25 @@ class AuditLog:
 
     async def stats(self):
         return {"acts": 1, "articles": 1}
+
+
+QUESTION = {"question": "불법행위 책임의 근거는?"}
+
+
+def sse_events(response: httpx.Response) -> Iterator[tuple[str, dict]]:
+    name, data = "message", []
+    for line in response.iter_lines():
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            data.append(line[6:])
+        elif not line and data:
+            yield name, json.loads("\n".join(data))
+            name, data = "message", []
+
+
+def answer(base: str, body: dict | None = None) -> list[tuple[str, dict]]:
+    with httpx.stream("POST", f"{base}/v1/answers", json=body or QUESTION, timeout=10) as response:
+        assert response.status_code == 200, response.read()
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return list(sse_events(response))

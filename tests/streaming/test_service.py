@@ -4,38 +4,27 @@ holding, policies, faults, admission, and the operational endpoints."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import httpx
 import pytest
-from streaming_kit import MINBEOP_750, AuditLog, DictVerifier, Fail, Gate, ScriptedSource, citation, standard_script
+from streaming_kit import (
+    MINBEOP_750,
+    QUESTION,
+    AuditLog,
+    DictVerifier,
+    Fail,
+    Gate,
+    ScriptedSource,
+    answer,
+    citation,
+    sse_events,
+    standard_script,
+)
 
 from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.errors import GenerationError
 from streaming.protocols import Finished, ProseDelta, Usage
-
-QUESTION = {"question": "불법행위 책임의 근거는?"}
-
-
-def sse_events(response: httpx.Response) -> Iterator[tuple[str, dict]]:
-    name, data = "message", []
-    for line in response.iter_lines():
-        if line.startswith("event: "):
-            name = line[7:]
-        elif line.startswith("data: "):
-            data.append(line[6:])
-        elif not line and data:
-            yield name, json.loads("\n".join(data))
-            name, data = "message", []
-
-
-def answer(base: str, body: dict | None = None) -> list[tuple[str, dict]]:
-    with httpx.stream("POST", f"{base}/v1/answers", json=body or QUESTION, timeout=10) as response:
-        assert response.status_code == 200, response.read()
-        assert response.headers["content-type"].startswith("text/event-stream")
-        return list(sse_events(response))
-
 
 def test_answer_streams_prose_and_verified_citations_in_order(serve) -> None:
     base = serve(create_app(StreamingSettings(), ScriptedSource(), DictVerifier()))

@@ -1,0 +1,176 @@
+"""The answer service's parts: the engine and the verifier adapted to streaming's two protocols,
+the database's readiness and admin data. Part of the composition root: the one place where the
+engine, the verifier and streaming meet."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import re
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import streaming
+from grammars import CitationParser, ParsedCitation, answer_grammar
+from grammars.compile import compile_index
+from grammars.grammar import AnswerGrammar
+from sqlalchemy import desc, func, select
+from streaming.anchors import AnchorPrefixes
+from verifier.database import Database, head_revision
+from verifier.importers.store import ACTS, ARTICLES, CASES
+from verifier.verify import AUDIT, Verifier
+
+from citegen import events as engine_events
+from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing
+from citegen.engine import Engine, Request
+from citegen.errors import RequestError
+from citegen.models import LoadedModel
+from citegen.sampling import SamplingParams
+
+logger = logging.getLogger(__name__)
+
+ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
+
+
+def answer_grammar_for(lexicon: ArticleLexicon, narrowing: Narrowing = Narrowing()) -> AnswerGrammar:
+    acts = lexicon if narrowing.acts is None else {act: lexicon[act] for act in narrowing.acts if act in lexicon}
+    return answer_grammar(lexicon=acts, courts=narrowing.courts)
+
+
+def answer_language(loaded: LoadedModel, lexicon: ArticleLexicon, parser: CitationParser,
+                    narrowing: Narrowing) -> CitationLanguage:
+    """The whole-answer language (free text, citations from the database's acts), its anchors as
+    one regex for the engine's start offsets, and the parser of closed citations."""
+    grammar = answer_grammar_for(lexicon, narrowing)
+    index = compile_index(grammar, loaded.tokenizer, vocab_size=loaded.vocab_size)
+    anchor = re.compile("|".join(citation.anchor.to_regex() for citation in grammar.citations))
+    return CitationLanguage(index, anchor, parser.parse)
+
+
+def build_engine(loaded: LoadedModel, lexicon: ArticleLexicon, max_batch: int) -> Engine:
+    parser = CitationParser.for_lexicon(dict(lexicon))
+    library = ConstraintLibrary(functools.partial(answer_language, loaded, lexicon, parser), loaded.vocab_size)
+    return Engine(loaded, library, max_batch=max_batch)
+
+
+def _stream_event(event: engine_events.Event) -> streaming.SourceEvent:
+    match event:
+        case engine_events.ProseDelta(text=prose):
+            return streaming.ProseDelta(prose)
+        case engine_events.CitationStart(prefix=prefix):
+            return streaming.CitationStart(prefix)
+        case engine_events.CitationDelta(text=delta):
+            return streaming.CitationDelta(delta)
+        case engine_events.CitationEnd(text=whole, citation=parsed):
+            return streaming.CitationEnd(whole, parsed)
+        case engine_events.Finished(reason=reason, prompt_tokens=prompt, completion_tokens=completion):
+            return streaming.Finished(streaming.Usage(prompt, completion), "length" if reason == "length" else "stop")
+        case engine_events.Failed(error=error):
+            raise streaming.GenerationError(f"expected the engine to finish the answer, got {error}") from error
+    raise streaming.SegmentProtocolError(f"expected an engine event, got {event!r}")
+
+
+class EngineSource:
+    """`streaming.GenerationSource` over the continuous-batching engine, whose loop runs on its own
+    thread: every request joins the running batch. Closing the stream cancels the request."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=engine.run_forever, args=(self._stop,), name="engine", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self.engine.wake()
+        self._thread.join(timeout=10)
+
+    async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
+        loop = asyncio.get_running_loop()
+        inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
+        try:
+            sampling = SamplingParams(max_new_tokens=request.max_tokens, temperature=request.temperature,
+                                      top_p=request.top_p, seed=request.seed, stop=request.stop)
+            handle = self.engine.submit(
+                Request(messages=tuple((m.role, m.content) for m in request.messages), sampling=sampling,
+                        request_id=request.request_id),
+                _thread_safe_sink(loop, inbox.put_nowait))
+        except RequestError as error:
+            raise streaming.RequestRejectedError(str(error)) from error
+        try:
+            while True:
+                event = _stream_event(await inbox.get())
+                yield event
+                if isinstance(event, streaming.Finished):
+                    return
+        finally:
+            handle.cancel()
+
+
+def _thread_safe_sink(loop: asyncio.AbstractEventLoop, put: Callable[[Any], None]) -> Callable[[Any], None]:
+    def sink(event: engine_events.Event) -> None:
+        try:
+            loop.call_soon_threadsafe(put, event)
+        except RuntimeError:  # the server's loop has closed: nobody is listening any more
+            pass
+
+    return sink
+
+
+class DatabaseVerifier:
+    """`streaming.Verifier` over the verifier's verify(), run on a small thread pool (SQLAlchemy
+    is synchronous); the verdict crosses field by field."""
+
+    def __init__(self, verifier: Verifier, threads: int = 4) -> None:
+        self.verifier = verifier
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="verify")
+
+    async def verify(self, citation: ParsedCitation) -> streaming.Verdict:
+        found = await asyncio.get_running_loop().run_in_executor(self._pool, self.verifier.verify, citation)
+        return streaming.Verdict(found.status, found.canonical, found.source, found.detail)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self.verifier.close()
+
+
+class DatabaseAdmin:
+    """Audit log and counts for the admin endpoints, and the database's readiness probe."""
+
+    name = "database"
+
+    def __init__(self, database: Database, verifier: Verifier) -> None:
+        self.database = database
+        self.verifier = verifier
+
+    def _read(self, query: Callable[[Any], Any]) -> Any:
+        with self.database.engine.connect() as connection:
+            return query(connection)
+
+    async def audit(self, limit: int, status: str | None) -> Sequence[Mapping[str, Any]]:
+        self.verifier.flush_audit()  # the log is batched: show what this process verified too
+        query = select(AUDIT.c.at, AUDIT.c.status, AUDIT.c.citation, AUDIT.c.canonical, AUDIT.c.source_ref,
+                       AUDIT.c.reason).order_by(desc(AUDIT.c.id)).limit(limit)
+        if status is not None:
+            query = query.where(AUDIT.c.status == status)
+        rows = await asyncio.to_thread(self._read, lambda connection: connection.execute(query).all())
+        return [{**row._asdict(), "at": row.at.isoformat()} for row in rows]
+
+    async def stats(self) -> Mapping[str, Any]:
+        def count(connection: Any) -> dict[str, int]:
+            return {name: connection.execute(select(func.count()).select_from(table)).scalar_one()
+                    for name, table in (("acts", ACTS), ("articles", ARTICLES), ("cases", CASES), ("audit", AUDIT))}
+
+        return {"database": self.database.url, **await asyncio.to_thread(self._read, count)}
+
+    async def ready(self) -> bool:
+        """The database answers and holds the current schema (a lost SQLite file would be empty)."""
+        return await asyncio.to_thread(self.database.revision) == head_revision()
+
+
+def anchors_for(lexicon: ArticleLexicon) -> AnchorPrefixes:
+    """What the segment machine holds back: prefixes of the same anchors the engine opens citations on."""
+    return AnchorPrefixes.of(answer_grammar_for(lexicon))

@@ -1,0 +1,76 @@
+"""The composition root's adapters against the real verifier on an SQLite file: verdicts cross
+field by field, the database failing mid-stream withholds citations, admin data come from it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from streaming_kit import MINBEOP_750, MINBEOP_9999, Gate, ScriptedSource, answer, citation, sse_events
+
+from citegen.commands.serve_wiring import DatabaseAdmin, DatabaseVerifier, anchors_for
+from grammars import StatuteCitation
+from streaming import create_app
+from streaming.config import StreamingSettings
+from streaming.protocols import Finished, ProseDelta, Usage
+from verifier.database import Database
+from verifier.importers import import_paths
+from verifier.lexicon import lexicon_data
+from verifier.verify import Verifier
+
+RECORDS = [
+    {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}, {"article": "751"}]},
+    {"type": "coverage", "kind": "statute"},
+]
+MINBEOP_751 = StatuteCitation("민법", 751)
+
+
+@pytest.fixture
+def database(tmp_path: Path):
+    records = tmp_path / "records.jsonl"
+    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
+    database = Database.open(f"sqlite:///{tmp_path / 'citegen.sqlite3'}")
+    import_paths(database, [records])
+    yield database
+    database.close()
+
+
+def test_verdicts_of_the_real_verifier_reach_the_client(serve, database: Database) -> None:
+    checker = Verifier(database)
+    admin = DatabaseAdmin(database, checker)
+    app = create_app(StreamingSettings(admin_api_key="k"), ScriptedSource(), DatabaseVerifier(checker),
+                     admin=admin, probes=[admin], anchors=anchors_for(lexicon_data(database)))
+    base = serve(app)
+    citations = [data for name, data in answer(base) if name == "citation"]
+    assert [(c["text"], c["status"]) for c in citations] == [("민법 제750조", "verified"),
+                                                            ("[확인되지 않은 인용 생략]", "not_found")]
+    assert "001706" in citations[0]["source"]
+    audit = httpx.get(f"{base}/admin/audit", headers={"x-api-key": "k"}).json()["entries"]
+    assert sorted(entry["status"] for entry in audit) == ["not_found", "verified"]
+    assert httpx.get(f"{base}/admin/stats", headers={"x-api-key": "k"}).json()["acts"] == 1
+    assert httpx.get(f"{base}/readyz").json()["checks"]["database"] is True
+
+
+def test_database_lost_mid_stream_withholds_the_rest_in_strict_mode(serve, database: Database, tmp_path: Path) -> None:
+    between = Gate()
+    script = [ProseDelta("첫째 "), *citation("민법 750조", MINBEOP_750), between, ProseDelta(" 둘째 "),
+              *citation("민법 751조", MINBEOP_751), *citation("민법 제9999조", MINBEOP_9999), Finished(Usage(1, 9))]
+    checker = Verifier(database, audit=False)
+    admin = DatabaseAdmin(database, checker)
+    base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DatabaseVerifier(checker),
+                            probes=[admin]))
+    with httpx.stream("POST", f"{base}/v1/answers", json={"question": "q"}, timeout=10) as response:
+        events = sse_events(response)
+        assert next(events)[0] == "prose"
+        assert next(events)[1]["status"] == "verified"
+        (tmp_path / "citegen.sqlite3").rename(tmp_path / "moved.sqlite3")
+        database.engine.dispose()  # the next connection finds no database where it was
+        between.open()
+        rest = list(events)
+    citations = [data for name, data in rest if name == "citation"]
+    assert [(c["status"], c["withheld"]) for c in citations] == [("unavailable", True)] * 2
+    assert all("751" not in data.get("text", "") and "9999" not in data.get("text", "") for _, data in rest)
+    assert rest[-1][0] == "done"
+    assert httpx.get(f"{base}/readyz").status_code == 503
