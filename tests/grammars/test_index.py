@@ -1,0 +1,266 @@
+"""TokenIndex against brute force over a small vocabulary built in code (partial UTF-8 tokens included).
+
+Reference semantics, written independently of the automaton over finite citation and anchor sets:
+- a citation grammar allows a token when prefix + token is a prefix of some citation;
+- the answer grammar follows free text position by position: free text is alive at q if it was alive
+  at q-1 and no anchor (or bypass opener) begun in free text ends at q, or a citation begun in free
+  text ends at q, or a bypass span closes at q. The text is a valid prefix while free text, a bypass
+  span or a citation begun in free text is alive; it may end where free text or a bypass span is alive.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grammars import GrammarError, TokenizerError
+from grammars.cache import save_index
+from grammars.compile import compile_index
+from grammars.dfa import DEAD
+from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
+from grammars.grammar import AnswerGrammar, CitationGrammar
+from grammars.index import FINISHED
+from grammars.vocabulary import Vocabulary
+
+COURT = Literals(("대법원", "서울고법원"))
+CASE = CitationGrammar(
+    "case",
+    seq(COURT, " ", Regex("202[34]"), ". ", Regex("[1-9]|1[0-2]"), ". 선고 ", Literals(("도", "다")),
+        Regex("[1-9][0-9]?"), " 판결"),
+    seq(COURT, " ", Regex("[0-9]")),
+)
+ACT = Literals(("민법", "형법"))
+STATUTE = CitationGrammar(
+    "statute",
+    seq(ACT, " 제", Regex("[1-9][0-9]?"), "조", Opt(seq(" 제", Regex("[1-9]"), "항"))),
+    seq(ACT, " 제", Regex("[0-9]")),
+)
+ANSWER = AnswerGrammar((CASE, STATUTE), bypass=(("<think>", "</think>"),))
+
+_PIECES = [
+    "대", "법", "원", "대법원", "대법원 2", "원 20", "서울", "고법원", "법원", " ", " 2", *"0123456789",
+    "20", "24", "202", "10", "12", ".", ". ", ".선", " 선고", "선고 ", "선고", " 선", "고 ", "도", "다", "도1",
+    " 판결", "판결", "판결은", "결", "은", "민법", "형법", "민", "형", " 제", "제", "제1", "조", "조 제", "조에", "항",
+    " 제1항", "<think>", "</think>", "<", "/", "think", ">", "x", "\n", "。", "의", "(", ")", "에", " 따른", "따",
+]
+_PARTIAL = [piece for char in "대법원제조판결선고" for piece in (char.encode()[:1], char.encode()[:2], char.encode()[1:],
+                                                              char.encode()[2:])]
+TOKENS: tuple[bytes | None, ...] = (None, *sorted({p.encode() for p in _PIECES} | set(_PARTIAL)))
+EOS = 0
+VOCAB = Vocabulary(TOKENS, frozenset({EOS}), size=len(TOKENS) + 7)  # padded past the tokenizer, as models do
+UNIVERSE = ["".join(p) for n in range(5) for p in itertools.product("0123456789", repeat=n)]
+
+
+def language(expr: Expr) -> set[str]:
+    """The finite language of a test expression (regex leaves over digit strings of length ≤ 4)."""
+    if isinstance(expr, Literals):
+        return set(expr.words)
+    if isinstance(expr, Regex):
+        return {s for s in UNIVERSE if re.fullmatch(expr.pattern, s)}
+    if isinstance(expr, Capture):
+        return language(expr.inner)
+    if isinstance(expr, Opt):
+        return {""} | language(expr.inner)
+    if isinstance(expr, Alt):
+        return set().union(*(language(o) for o in expr.options))
+    assert isinstance(expr, Seq)
+    out = {""}
+    for part in expr.parts:
+        out = {a + b for a in out for b in language(part)}
+    return out
+
+
+def _prefixes(strings: set[bytes]) -> set[bytes]:
+    return {s[:i] for s in strings for i in range(len(s) + 1)}
+
+
+CASE_STRINGS = {s.encode() for s in language(CASE.expr)}
+CITES = CASE_STRINGS | {s.encode() for s in language(STATUTE.expr)}
+CITE_PREFIXES = _prefixes(CITES)
+CASE_PREFIXES = _prefixes(CASE_STRINGS)
+ANCHORS = {s.encode() for g in ANSWER.citations for s in language(g.anchor)}
+OPENER, CLOSER = (mark.encode() for mark in ANSWER.bypass[0])
+
+
+def citation_status(text: bytes) -> tuple[bool, bool]:
+    return text in CASE_PREFIXES, text in CASE_STRINGS
+
+
+def answer_status(text: bytes) -> tuple[bool, bool]:
+    """(valid prefix, may end here) under the reference semantics of the module docstring."""
+    free = [True]
+    kept = [True]  # free text carried on from the previous position (partial anchors survive)
+    skips: list[int] = []  # positions where a bypass span began
+    for q in range(1, len(text) + 1):
+        def begun_in_free(start: int) -> bool:
+            return free[start] and all(kept[j] for j in range(start + 1, q))
+
+        anchor_end = any(text[p:q] in ANCHORS and begun_in_free(p) for p in range(q))
+        opener_end = q >= len(OPENER) and text[q - len(OPENER):q] == OPENER and begun_in_free(q - len(OPENER))
+        carried = free[q - 1] and not anchor_end and not opener_end
+        if free[q - 1] and opener_end:
+            skips.append(q)
+        citation_end = any(free[p] and text[p:q] in CITES for p in range(q))
+        closed = [s for s in skips if q - len(CLOSER) >= s and text[q - len(CLOSER):q] == CLOSER]
+        skips = [s for s in skips if s not in closed]
+        kept.append(carried)
+        free.append(carried or citation_end or bool(closed))
+    n = len(text)
+    citation_alive = any(free[p] and text[p:n] in CITE_PREFIXES for p in range(n + 1))
+    return free[n] or bool(skips) or citation_alive, free[n] or bool(skips)
+
+
+def reference_allowed(status, text: bytes) -> set[int]:
+    allowed = {i for i, t in enumerate(TOKENS) if t and status(text + t)[0]}
+    if status(text)[1]:
+        allowed.add(EOS)
+    return allowed
+
+
+INDEXES = {"case": compile_index(CASE, VOCAB), "answer": compile_index(ANSWER, VOCAB)}
+STATUS = {"case": citation_status, "answer": answer_status}
+
+
+def _allowed(index, state: int) -> set[int]:
+    return set(index.allowed_tokens(state).tolist())
+
+
+@pytest.mark.parametrize("name", sorted(INDEXES), ids=sorted(INDEXES))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(choices=st.lists(st.integers(0, 10_000), max_size=14), wild=st.lists(st.booleans(), max_size=14))
+def test_mask_equals_brute_force_along_random_walks(name: str, choices: list[int], wild: list[bool]) -> None:
+    """At every step the mask is exactly the reference set; a step may also take a rejected token."""
+    index, status = INDEXES[name], STATUS[name]
+    state, text = index.initial_state, b""
+    for choice, go_wild in zip(choices, wild + [False] * len(choices)):
+        expected = reference_allowed(status, text)
+        assert _allowed(index, state) == expected, text.decode(errors="replace")
+        if not expected:  # a byte-alive prefix this toy vocabulary cannot continue (it lacks single bytes)
+            return
+        token = choice % len(TOKENS) if go_wild else sorted(expected)[choice % len(expected)]
+        following = index.advance(state, token)
+        if token not in expected:
+            assert following == DEAD
+            return
+        if token == EOS:
+            assert following == FINISHED and index.is_accepting(following)
+            return
+        state, text = following, text + TOKENS[token]
+        assert index.is_accepting(state) == status(text)[1]
+
+
+def _token_edges(text: bytes) -> list[tuple[int, int, int]]:
+    """Every (start, end, token) used by at least one tokenization of the whole text."""
+    ids_of = {t: i for i, t in enumerate(TOKENS) if t}
+    edges = [(i, j, ids_of[text[i:j]]) for i in range(len(text)) for j in range(i + 1, len(text) + 1) if text[i:j] in ids_of]
+    reach, finish = {0}, {len(text)}
+    for i, j, _ in sorted(edges):
+        if i in reach:
+            reach.add(j)
+    for i, j, _ in sorted(edges, reverse=True):
+        if j in finish:
+            finish.add(i)
+    return [(i, j, t) for i, j, t in edges if i in reach and j in finish]
+
+
+REACHABLE = [
+    ("case", "대법원 2024. 7. 선고 도12 판결"),
+    ("answer", "판결은(대법원 2023. 12. 선고 다9 판결)에 따른 민법 제3조 제1항에 따른다。"),
+    ("answer", "<think>대법원 20 형법 제0</think>형법 제12조에"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), REACHABLE, ids=[f"{n}-{i}" for i, (n, _) in enumerate(REACHABLE)])
+def test_every_tokenization_of_a_valid_text_is_allowed_step_by_step(name: str, text: str) -> None:
+    """The state after a prefix depends only on its bytes, so checking every token edge of every
+    tokenization (allowed there, and landing on the state of the longer prefix) covers all paths."""
+    index = INDEXES[name]
+    data = text.encode()
+    edges = _token_edges(data)
+    assert len({i for i, _, _ in edges}) > len(data) // 2, "the vocabulary should split this text in many ways"
+    state_at = {}
+    for position in {i for i, _, _ in edges} | {len(data)}:
+        state_at[position] = index.advance_bytes(index.initial_state, data[:position])
+        assert state_at[position] >= 0, data[:position].decode(errors="replace")
+    for start, end, token in edges:
+        assert token in _allowed(index, state_at[start]), (data[:start].decode(errors="replace"), TOKENS[token])
+        assert index.advance(state_at[start], token) == state_at[end]
+    assert index.advance(state_at[len(data)], EOS) == FINISHED
+
+
+ANSWER_CASES = [
+    ("prose", "법원의 판단은 2024년에 나왔다", True, True),
+    ("anchor then citation", "대법원 2023. 1. 선고 도1 판결", True, True),
+    ("anchor then prose dies", "대법원 2x", False, False),
+    ("partial anchor at the end", "민법 제", True, True),
+    ("citation in progress", "민법 제1", True, False),
+    ("citation may continue or close", "형법 제12조 제", True, True),
+    ("citation closes into prose", "형법 제12조에 따라", True, True),
+    ("bad article", "민법 제0", False, False),
+    ("bypass hides anchors", "<think>대법원 2x</think>", True, True),
+    ("unclosed bypass", "<think>대법원 2x", True, True),
+    ("after bypass anchors count", "<think></think>대법원 2x", False, False),
+    ("token ends mid character", "대법원 2023. 1. 선고 도1 판".encode()[:-1].decode(errors="ignore"), True, False),
+]
+
+
+@pytest.mark.parametrize(("label", "text", "valid", "may_end"), ANSWER_CASES, ids=[c[0] for c in ANSWER_CASES])
+def test_answer_language_table(label: str, text: str, valid: bool, may_end: bool) -> None:
+    assert answer_status(text.encode()) == (valid, may_end), "reference disagrees with the table"
+    state = INDEXES["answer"].advance_bytes(INDEXES["answer"].initial_state, text.encode())
+    assert (state != DEAD) == valid
+    if valid:
+        assert INDEXES["answer"].is_accepting(state) == may_end
+
+
+def test_free_text_states_store_no_mask_and_say_so() -> None:
+    index = INDEXES["answer"]
+    state = index.advance_bytes(index.initial_state, "법원의 판단은 ".encode())
+    assert index.is_unconstrained(state) and not index.in_citation(state)
+    np.testing.assert_array_equal(index.bitmask(state), index.free_row)
+    inside = index.advance_bytes(index.initial_state, "민법 제1".encode())
+    assert index.in_citation(inside) and not index.is_unconstrained(inside)
+    closed = index.advance_bytes(inside, "조".encode())
+    assert index.citation_may_close(closed) and not index.in_citation(closed)
+    thinking = index.advance_bytes(index.initial_state, b"<think>")
+    assert index.in_bypass(thinking)
+    assert index.is_pending(index.advance_bytes(index.initial_state, "대법".encode()))
+
+
+def test_bitmask_layout_is_xgrammars() -> None:
+    """Bit j of word i is token 32·i + j; padding ids past the tokenizer and control tokens stay 0."""
+    index = INDEXES["answer"]
+    row = index.bitmask(index.initial_state)
+    assert row.dtype == np.int32 and row.shape == ((VOCAB.size + 31) // 32,)
+    for token in range(VOCAB.size):
+        bit = (int(row[token // 32]) >> (token % 32)) & 1
+        expected = token == EOS or (token < len(TOKENS) and TOKENS[token] is not None)
+        assert bit == expected, token
+    out = index.allocate_bitmask(2)
+    index.fill_bitmask(index.initial_state, out[1])
+    np.testing.assert_array_equal(out[1], row)
+
+
+def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
+    built = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
+    loaded = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
+    assert loaded is not built and loaded.state_count == built.state_count
+    for text in ["대법원 2023. ", "형법 제1", "<think>", "판결"]:
+        state = loaded.advance_bytes(loaded.initial_state, text.encode())
+        np.testing.assert_array_equal(loaded.bitmask(state), built.bitmask(state))
+    assert save_index(loaded, tmp_path).exists()
+
+
+def test_saving_needs_a_cache_key(tmp_path) -> None:
+    with pytest.raises(GrammarError, match="cache_dir"):
+        save_index(INDEXES["case"], tmp_path)
+
+
+def test_model_vocabulary_smaller_than_the_tokenizer_is_refused() -> None:
+    with pytest.raises(TokenizerError, match=f"at least the tokenizer's {len(TOKENS)} ids, got 5"):
+        compile_index(CASE, VOCAB, vocab_size=5)
