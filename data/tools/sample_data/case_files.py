@@ -47,13 +47,30 @@ def reference_cases_field(record: CaseRecord) -> str:
     return ", ".join(precedent.citation().canonical() for precedent in record.precedents)
 
 
+_CONSTITUTIONAL_ORDERS = {"헌가": "심판대상조항은 헌법에 위반되지 아니한다.",
+                          "헌바": "심판대상조항은 헌법에 위반되지 아니한다.",
+                          "헌마": "이 사건 심판청구를 기각한다.", "헌라": "이 사건 심판청구를 기각한다.",
+                          "헌사": "이 사건 신청을 기각한다.", "헌아": "이 사건 재심청구를 각하한다."}
+_APPEAL_CODES = {"나", "노", "누", "르"}
+_COMPLAINT_CODES = {"라", "로", "루", "브"}
+REAL_RECORD_TEXT = ("(표본 자료: 법원, 선고일자, 사건번호는 실제 재판의 것이나 주문과 이유는 수록하지 않았다. "
+                    "이 기록의 다른 내용은 모두 합성된 것이다.)")
+
+
 def _order(record: CaseRecord) -> str:
+    """A plausible 주문 for a synthetic record (real records get none: see REAL_RECORD_TEXT)."""
+    code = record.number.code
     if record.is_constitutional:
-        return ("심판대상조항은 헌법에 위반되지 아니한다." if record.number.code in ("헌바", "헌가")
-                else "이 사건 심판청구를 기각한다.")
+        return "이 사건 심판청구를 각하한다." if record.panel == "지정재판부" else _CONSTITUTIONAL_ORDERS[code]
     if record.court == "대법원":
-        return "상고를 기각한다." if record.disposition == "판결" else "재항고를 기각한다."
-    return "원고의 청구를 기각한다." if record.category != "형사" else "피고인을 징역 1년에 처한다."
+        if record.disposition != "판결":
+            return "재항고를 기각한다."
+        return "상고를 기각한다." if record.serial % 4 else "원심판결을 파기하고, 사건을 원심법원에 환송한다."
+    if record.disposition != "판결":
+        return "항고를 기각한다." if code in _COMPLAINT_CODES else "이 사건 신청을 기각한다."
+    if code in _APPEAL_CODES:
+        return "항소를 기각한다."
+    return "피고인을 징역 1년에 처한다." if record.category == "형사" else "원고의 청구를 기각한다."
 
 
 def _reasoning(record: CaseRecord) -> str:
@@ -64,6 +81,13 @@ def _reasoning(record: CaseRecord) -> str:
         cited = ", ".join(p.citation().canonical() for p in record.precedents)
         text += f" 이러한 판단은 종래의 판례({cited} 등 참조)에 따른 것이다."
     return f"{text}\n2. 그러므로 주문과 같이 판단한다. {_MARK}"
+
+
+def full_text(record: CaseRecord) -> str:
+    """판례내용 / 전문: 주문 and 이유 of a synthetic record; a plain notice for a real one."""
+    if record.real:
+        return REAL_RECORD_TEXT
+    return f"【주문】\n{_order(record)}\n【이유】\n{_reasoning(record)}"
 
 
 def _summary(record: CaseRecord) -> str:
@@ -92,7 +116,7 @@ def prec_service(record: CaseRecord) -> Node:
     root.add("판결요지", _holding(record), cdata=True)
     root.add("참조조문", reference_statutes_field(record), cdata=True)
     root.add("참조판례", reference_cases_field(record), cdata=True)
-    root.add("판례내용", f"【주문】\n{_order(record)}\n【이유】\n{_reasoning(record)}", cdata=True)
+    root.add("판례내용", full_text(record), cdata=True)
     return root
 
 
@@ -131,7 +155,7 @@ def detc_service(record: CaseRecord) -> Node:
     root.add("재판부구분코드", _PANEL_CODES[record.panel or "전원재판부"])
     root.add("판시사항", _summary(record), cdata=True)
     root.add("결정요지", _holding(record), cdata=True)
-    root.add("전문", f"【주문】\n{_order(record)}\n【이유】\n{_reasoning(record)}", cdata=True)
+    root.add("전문", full_text(record), cdata=True)
     root.add("참조조문", reference_statutes_field(record), cdata=True)
     root.add("참조판례", reference_cases_field(record), cdata=True)
     root.add("심판대상조문", reference_statutes(record.provisions[:1]), cdata=True)
