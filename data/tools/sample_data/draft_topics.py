@@ -115,7 +115,9 @@ def fraud(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
     b.text("는 재산상 손해 발생의 위험으로 족하다고 하였다.\n3. 양형\n원심인 ")
     b.case(p.pick(category="형사", disposition="판결", lower=True, abbreviable=True), "court abbreviation")
     b.text("은 ").statute("informal abbreviation", "형사소송법", 70)
-    b.text("의 사유를 들어 구속을 유지하였으나, 도주치상 부분은 ")
+    b.text("의 사유를 들어 구속을 유지하였으나, 그 근거로 든 ")
+    b.statute("compact", "형사소송법", **shaped_provision(acts["형사소송법"], p.rng, "item branch"))  # type: ignore[arg-type]
+    b.text("는 이 사건과 무관하다. 도주치상 부분은 ")
     b.statute("informal abbreviation", "특정범죄 가중처벌 등에 관한 법률", 5, branch=3)
     b.text("의 적용 대상이 아니다.\n")
 
