@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from citegen.commands.recite import build_pipeline
+from citegen.commands.recite_wiring import build_pipeline
 from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.evaluate import evaluate, load_labels
 from citegen.settings import Settings

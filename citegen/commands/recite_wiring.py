@@ -43,10 +43,11 @@ class VerifierAuthority:
         return self.verifier.verify(citation)
 
 
-def finding_lexicon(database: Database) -> Lexicon:
-    """grammars' built-in names and abbreviations joined with the database's, so the finder sees
-    every act the database can verify (thousands in production) and the common ones it lacks."""
-    builtin, known = default_lexicon(), build_lexicon(database)
+def finding_lexicon(known: Lexicon) -> Lexicon:
+    """grammars' built-in names and abbreviations joined with the database's (`known`), so the
+    finder sees every act the database can verify (thousands in production) and the common ones
+    it lacks."""
+    builtin = default_lexicon()
     acts = {**builtin.acts, **known.acts}
     aliases = {a: t for a, t in {**builtin.aliases, **known.aliases}.items() if a not in acts}
     informal = {a: t for a, t in {**builtin.informal, **known.informal}.items() if a not in acts and a not in aliases}
@@ -54,13 +55,14 @@ def finding_lexicon(database: Database) -> Lexicon:
 
 
 def build_pipeline(database_url: str, model_path: Path | None) -> RecitePipeline:
-    """The real pipeline, built in each worker process (hence a top-level function)."""
+    """The real pipeline, built in each worker process (hence a top-level function). With a
+    model, unresolvable citations are re-generated under the database's canonical names only."""
     database = Database.open(database_url)
-    authority = VerifierAuthority(database)
-    finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(database)))
+    known = build_lexicon(database)
+    finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)))
     regenerator = None
     if model_path is not None:
         from citegen.recite.regenerate import EngineRegenerator  # noqa: PLC0415  loads torch
 
-        regenerator = EngineRegenerator.load(model_path, authority, finder)
-    return RecitePipeline(finder.find, authority, regenerator)
+        regenerator = EngineRegenerator.load(model_path, dict(known.acts))
+    return RecitePipeline(finder.find, VerifierAuthority(database), regenerator)

@@ -81,8 +81,9 @@ class Authority(Protocol):
 
 
 class Regenerator(Protocol):
-    def suggest(self, before: str, original: str, after: str) -> str | None:
-        """A canonical citation for the slot between `before` and `after`, or None."""
+    def suggest(self, before: str, written: ParsedCitation, after: str) -> str | None:
+        """A canonical citation for the slot between `before` and `after` (where `written` was
+        found, with the fields the draft gave), or None."""
         ...
 
 
@@ -135,11 +136,11 @@ class RecitePipeline:
                                resolution.changes)
         citation = resolution.citation
         if citation is None:
-            return self._regenerate(text, base)
+            return self._regenerate(text, found, base)
         try:
             canonical = citation.canonical()
         except IncompleteCitationError as error:
-            return self._regenerate(text, replace(base, reason=str(error)))
+            return self._regenerate(text, found, replace(base, reason=str(error)))
         check = self.authority.verify(citation)
         proposed = check.canonical or canonical
         outcome = replace(base, canonical=proposed, verdict=check.status,
@@ -153,17 +154,17 @@ class RecitePipeline:
             return replace(outcome, action="rewritten",
                            reason="; ".join(resolution.changes) or f"canonical form of a {base.form} citation")
         if check.status == "not_found":
-            return self._regenerate(text, replace(outcome, canonical=None))
+            return self._regenerate(text, found, replace(outcome, canonical=None))
         if check.status == "ambiguous":
             return replace(outcome, canonical=None, action="review")
         # mismatch (the database's form) or not_covered (the canonical form, unverifiable here)
         return replace(outcome, action="suggested" if proposed != original else "review")
 
-    def _regenerate(self, text: str, outcome: CitationOutcome) -> CitationOutcome:
+    def _regenerate(self, text: str, found: FoundCitation, outcome: CitationOutcome) -> CitationOutcome:
         if self.regenerator is None:
             return outcome
         start, end = outcome.span
-        suggestion = self.regenerator.suggest(text[max(0, start - CONTEXT_CHARS):start], outcome.original,
+        suggestion = self.regenerator.suggest(text[max(0, start - CONTEXT_CHARS):start], found.citation,
                                               text[end:end + CONTEXT_CHARS])
         if suggestion is None:
             return replace(outcome, reason=f"{outcome.reason}; re-generation produced no citation")

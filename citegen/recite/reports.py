@@ -11,7 +11,7 @@ import html
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import IO
 
@@ -30,6 +30,7 @@ class DocumentReport:
     message: str = ""
     encoding: str | None = None
     outcomes: list[dict] = field(default_factory=list)
+    diff_html: str = ""  # this document's part of the HTML report (`render_diff`)
 
     @property
     def needs_review(self) -> bool:
@@ -39,7 +40,7 @@ class DocumentReport:
         return Counter(o["action"] for o in self.outcomes)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        return json.dumps({f.name: getattr(self, f.name) for f in fields(self)}, ensure_ascii=False, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> DocumentReport:
@@ -114,10 +115,9 @@ del{background:#fbb}ins{background:#bfb;text-decoration:none}mark.suggested{back
 mark.review{background:#f9a}.quiet{color:#777}.bad{color:#a00}"""
 
 
-def write_html(reports: Callable[[], Iterable[DocumentReport]], fragment: Callable[[int], str],
-               out: IO[str], title: str) -> None:
+def write_html(reports: Callable[[], Iterable[DocumentReport]], out: IO[str], title: str) -> None:
     """The HTML report: a summary table, then each document's diff. `reports` is called twice
-    (summary, then body) and `fragment` once per document index, so one document is in memory at a time."""
+    (summary, then body), so one document is in memory at a time."""
     rows, totals, documents, review_documents = [], Counter[str](), 0, 0
     for index, report in enumerate(reports()):
         counts = report.counts()
@@ -138,7 +138,7 @@ def write_html(reports: Callable[[], Iterable[DocumentReport]], fragment: Callab
     for index, report in enumerate(reports()):
         out.write(f'<section id="doc{index}"><h3>{html.escape(report.file)}</h3>\n')
         if report.status in ("done", "no_citations"):
-            out.write(fragment(index) + "\n")
+            out.write(report.diff_html + "\n")
         else:
             out.write(f'<p class="bad">{html.escape(report.status)}: {html.escape(report.message)}</p>\n')
         out.write("</section>\n")

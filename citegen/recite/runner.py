@@ -1,8 +1,9 @@
 """The batch: collect drafts, recite each one (in worker processes), write outputs and reports.
 
-Resumable: every finished document leaves its result under `DIR/.recite/` and a line in
+Resumable: every finished document leaves its output and result under DIR, then a line in
 `DIR/.recite/manifest.jsonl` keyed by the input's name, its SHA-256 and the batch's fingerprint
-(options that change results); a re-run skips documents whose key is there. Deterministic:
+(options that change results); a re-run skips documents whose key is there. The manifest line is
+written last, so a document cut short by a crash is simply done again. Deterministic:
 documents are processed in sorted order and reported in that order whatever finishes first.
 Bounded memory: at most two documents per worker are in flight, and reports stream from disk.
 """
@@ -12,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -69,7 +69,6 @@ class _Job:
     key: str
     output: Path | None  # None on a dry run
     result: Path
-    fragment: Path
     max_bytes: int
 
 
@@ -105,8 +104,7 @@ def collect_inputs(inputs: Sequence[Path], out: Path) -> list[InputFile]:
 def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: PipelineFactory,
               on_document: Callable[[InputFile, DocumentReport], None] | None = None) -> BatchSummary:
     work = options.out / WORK_DIR
-    for folder in (work / "results", work / "fragments"):
-        folder.mkdir(parents=True, exist_ok=True)
+    (work / "results").mkdir(parents=True, exist_ok=True)
     manifest_path = work / "manifest.jsonl"
     finished = _load_manifest(manifest_path)
     jobs, keys = [], []
@@ -143,7 +141,7 @@ def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
     key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
                          .encode()).hexdigest()[:32]
     output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
-    return _Job(source, key, output, work / "results" / f"{key}.json", work / "fragments" / f"{key}.html",
+    return _Job(source, key, output, work / "results" / f"{key}.json",
                 options.max_bytes)
 
 
@@ -207,7 +205,6 @@ def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
     """Recite one document and leave its result, diff and output on disk; the result's JSON comes back."""
     output_name = None if job.output is None else f"{DOCUMENTS_DIR}/{job.source.name}"
     report = DocumentReport(job.source.name, output_name, "done")
-    fragment = ""
     try:
         document = read_document(job.source.path, job.max_bytes)
         recited = pipeline.recite(document)
@@ -215,25 +212,18 @@ def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
         report.encoding = getattr(document, "encoding", None)
         if not recited.outcomes:
             report.status = "no_citations"
-        fragment = render_diff(document.streams, recited.outcomes)
+        report.diff_html = render_diff(document.streams, recited.outcomes)
         if job.output is not None:
-            _write_atomically(job.output, document.render(recited.edits))
+            job.output.parent.mkdir(parents=True, exist_ok=True)
+            job.output.write_bytes(document.render(recited.edits))
     except DocumentError as error:
         report.status, report.message, report.output, report.outcomes = error.kind, str(error), None, []
     except Exception as error:  # the batch boundary: one document's bug must not stop thousands
         logger.exception("reciting %s failed", job.source.name)
         report.status, report.message, report.output, report.outcomes = "failed", repr(error), None, []
-    _write_atomically(job.fragment, fragment.encode("utf-8"))
     text = report.to_json()
-    _write_atomically(job.result, text.encode("utf-8"))
+    job.result.write_text(text, encoding="utf-8")
     return text
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
 
 
 def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSummary) -> None:
@@ -249,5 +239,4 @@ def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSum
     with (out / "report.jsonl").open("w", encoding="utf-8") as jsonl:
         write_jsonl(reports(), jsonl)
     with (out / "report.html").open("w", encoding="utf-8") as page:
-        write_html(reports, lambda index: (work / "fragments" / f"{keys[index]}.html").read_text("utf-8"),
-                   page, "citegen recite")
+        write_html(reports, page, "citegen recite")
