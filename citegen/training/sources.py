@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grammars import CASE_CODES_BY_TEXT, CaseCitation, CaseNumber, StatuteCitation
+from grammars import CASE_CODES_BY_TEXT, COURTS, COURTS_BY_NAME, CaseCitation, CaseNumber, StatuteCitation
 from grammars.citation import Disposition, Panel
 
 from citegen.training.errors import TrainingDataError
@@ -33,6 +33,10 @@ _CASE_NUMBER = re.compile(r"(?:\((?P<seat>[가-힣]+)\))?(?P<year>\d{4}|\d{2})(?
 _ARTICLE_HEADING = re.compile(r"^\s*제\d+조(?:의\d+)?\s*(?:\([^)]*\))?\s*")
 _LEADING_MARK = re.compile(r"^\s*(?:[①-⑳]|\d+\.|[가-하]\.)\s*")
 _REFERENCED_ARTICLE = re.compile(r"제(?P<article>\d+)조(?:의(?P<branch>\d+))?")
+_SAMPLE_MARK = re.compile(r"\s*\(표본[^)]*\)")  # the sample data's "(표본 판시사항)" tag on invented text
+# law.go.kr's 법원명 is sometimes abbreviated (`서울고법`, `광주지법`); a citation names the court in full.
+_COURT_NAMES = {**{short: court.name for court in COURTS for short in court.abbreviations},
+                **{name: name for name in COURTS_BY_NAME}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,8 +216,8 @@ def _decision(record: Tree, act_names: list[str]) -> Decision | None:
     if number is None or not (len(raw_date) == 8 and raw_date.isdigit()):
         return None
     constitutional = number.code.startswith("헌")
-    court = "헌법재판소" if constitutional else _text(record, "법원명")
-    if not court:
+    court = "헌법재판소" if constitutional else _COURT_NAMES.get(_text(record, "법원명"))
+    if court is None:
         return None
     kind = _text(record, "판결유형") + " " + _text(record, "사건명")
     disposition: Disposition = "결정" if constitutional or "결정" in kind else "명령" if "명령" in kind else "판결"
@@ -231,7 +235,7 @@ def _decision(record: Tree, act_names: list[str]) -> Decision | None:
         panel,
     )
     holding = _text(record, "판시사항") or _text(record, "판결요지") or _text(record, "결정요지")
-    holding = re.sub(r"^\s*\[\d+\]\s*", "", holding)
+    holding = _SAMPLE_MARK.sub("", re.sub(r"^\s*\[\d+\]\s*", "", holding))
     return Decision(citation, _text(record, "사건명"), _first_sentence(holding),
                     tuple(_referenced_statutes(_text(record, "참조조문"), act_names)))
 
