@@ -2,6 +2,7 @@
 
     python -m citegen.training corpus --out build/training/corpus.jsonl   # inspect the corpus
     python -m citegen.training model  --out data/models/ko-legal-tiny     # corpus, tokenizer, model
+    python -m citegen.training evaluate                                   # how it cites, unconstrained
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import torch
 import typer
 
 from citegen.training.corpus import CorpusGenerator, write_corpus
+from citegen.training.evaluate import citation_report, greedy_answers
 from citegen.training.sources import read_law_data
 from citegen.training.tokenizer import partial_utf8_tokens, train_tokenizer
 from citegen.training.train import ModelShape, Schedule, build_model, pack_blocks, save_model, train
@@ -89,6 +91,28 @@ def model(
     }
     save_model(network, tokenizer, out, summary)
     typer.echo(f"saved to {out}: loss {result['final_loss']}, {result['wall_seconds']} s of training")
+
+
+@app.command()
+def evaluate(
+    model_dir: Annotated[Path, typer.Option("--model", help="Model folder.")] = DATA_DIR / "models" / "ko-legal-tiny",
+    law: LawDir = DATA_DIR / "law",
+    cases: CaseDir = DATA_DIR / "cases",
+    seed: Annotated[int, typer.Option(help="Seed of the question draw; not the training seed.")] = 1000,
+    questions: Annotated[int, typer.Option(help="Questions drawn from the corpus generator.")] = 40,
+) -> None:
+    """Answer held-out questions greedily and count the citation forms in the answers."""
+    asked = [sample.question for sample in CorpusGenerator(read_law_data(law, cases), seed).samples(questions)]
+    asked = ["불법행위로 인한 손해배상책임의 요건은 무엇인가요?", *asked]
+    started = time.monotonic()
+    report = citation_report(asked, greedy_answers(model_dir, asked))
+    typer.echo(f"{report.answers} answers in {time.monotonic() - started:.0f} s, "
+               f"{report.answers_with_citations} with citations; {report.citations} citations, "
+               f"{report.canonical_share:.0%} canonical")
+    for form, count in report.forms.most_common():
+        typer.echo(f"  {count:4d}  {form}")
+    for question, answer in report.examples:
+        typer.echo(f"\nQ: {question}\nA: {answer}")
 
 
 if __name__ == "__main__":
