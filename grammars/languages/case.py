@@ -20,7 +20,7 @@ PANELS = ("전원합의체", "전원재판부", "지정재판부")
 # Supreme Court shorthand of drafts: 대판 = 대법원 판결 (선고), 대결 = 대법원 결정 (자).
 SUPREME_SHORTHAND = {"대판": ("판결", "선고"), "대결": ("결정", "자")}
 FULL_BENCH_MARK = "(전)"  # `대판(전)`: 전원합의체
-ANY_DIGIT = Regex("[0-9]")
+ANY_DIGIT = Literals(tuple("0123456789"))
 DISPOSITIONS = ("판결", "결정", "명령")
 # Serials seen reach 7 digits (서울고법 `2018나2045678`); a leading zero never occurs.
 SERIAL = Regex("[1-9][0-9]{0,6}")

@@ -12,17 +12,24 @@ import datetime as dt
 import re
 
 from grammars.errors import GrammarError
-from grammars.expr import Alt, Expr, Literals, Regex, Seq, seq
+from grammars.expr import Alt, Expr, Literals, Seq, seq
 
 # The first year a Korean court of the present system decided a case (the 1948 Constitution).
 FIRST_YEAR = 1948
 LAST_YEAR = 2099
 
-_MONTHS_OF_31 = Regex("[13578]|1[02]")
-_MONTHS_OF_30 = Regex("[469]|11")
-_DAYS_TO_31 = Regex("[1-9]|[12][0-9]|3[01]")
-_DAYS_TO_30 = Regex("[1-9]|[12][0-9]|30")
-_DAYS_TO_28 = Regex("[1-9]|1[0-9]|2[0-8]")
+
+
+def _numbers(*values: int) -> Literals:
+    return Literals(tuple(str(value) for value in values))
+
+
+# Literals rather than small regexes: the compiler builds tries for them without a regex engine.
+_MONTHS_OF_31 = _numbers(1, 3, 5, 7, 8, 10, 12)
+_MONTHS_OF_30 = _numbers(4, 6, 9, 11)
+_DAYS_TO_31 = _numbers(*range(1, 32))
+_DAYS_TO_30 = _numbers(*range(1, 31))
+_DAYS_TO_28 = _numbers(*range(1, 29))
 
 _DATE_NUMBERS = re.compile(r"([0-9]{4})\. ([0-9]{1,2})\. ([0-9]{1,2})\.")
 

@@ -16,12 +16,14 @@ from collections.abc import Iterable, Mapping
 
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
+from grammars.languages.case import ANY_DIGIT
 from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
 
-ANY_ARTICLE = seq(Regex("[1-9][0-9]{0,3}"), "조", Opt(seq("의", Regex("[1-9][0-9]?"))))
-PARAGRAPH = Regex("[1-9][0-9]?")
+# Numbers up to 99 as Literals (the compiler's cheap path); articles up to 9999 stay a small regex.
+BRANCH = Literals(tuple(str(n) for n in range(1, 100)))
+PARAGRAPH = BRANCH
 ITEM = Regex("[1-9][0-9]{0,2}")
-BRANCH = Regex("[1-9][0-9]?")
+ANY_ARTICLE = seq(Regex("[1-9][0-9]{0,3}"), "조", Opt(seq("의", BRANCH)))
 # 목 are lettered in 가나다 order; 14 letters are the most any item has.
 SUBITEM_LETTERS = tuple("가나다라마바사아자차카타파하")
 HEAD_SEPARATOR = " 제"
@@ -70,5 +72,5 @@ def statute_grammar(
     if forbid_shorthand:
         # Not the bare `법 제`: it occurs inside every `민법 제…` and would cut those citations off.
         anchor_names += tuple(sorted(lexicon.informal)) + ("같은 법", "동법", "이 법")
-    anchor = seq(Literals(tuple(sorted(anchor_names))), HEAD_SEPARATOR, Regex("[0-9]"))
+    anchor = seq(Literals(tuple(sorted(anchor_names))), HEAD_SEPARATOR, ANY_DIGIT)
     return CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)
