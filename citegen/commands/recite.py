@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
@@ -46,13 +47,14 @@ def recite(
     options = BatchOptions(out=out, jobs=jobs or os.cpu_count() or 1, dry_run=dry_run, max_bytes=max_bytes,
                            fingerprint=f"db={url};regenerate={model_path}")
     console = Console(stderr=True)
+    from citegen.commands.recite_wiring import build_pipeline, check_sources  # noqa: PLC0415  keeps --help fast
+
     try:
         files = collect_inputs(inputs, out)
+        check_sources(url, model_path)
     except UsageError as error:
-        console.print(f"[red]citegen recite:[/red] {error}")
+        console.print(f"[red]citegen recite:[/red] {escape(str(error))}")
         raise typer.Exit(code=2) from None
-    from citegen.commands.recite_wiring import build_pipeline  # noqa: PLC0415  keeps `citegen --help` fast
-
     factory = functools.partial(build_pipeline, url, model_path)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=quiet) as progress:

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation, default_lexicon
 from verifier.database import Database
+from verifier.errors import VerifierError
 from verifier.lexicon import build_lexicon
 from verifier.resolver import DocumentResolver
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
 
-from citegen.recite import RecitePipeline, Resolution
+from citegen.recite import RecitePipeline, Resolution, UsageError
 
 
 class _ResolverAdapter:
@@ -52,6 +53,16 @@ def finding_lexicon(known: Lexicon) -> Lexicon:
     aliases = {a: t for a, t in {**builtin.aliases, **known.aliases}.items() if a not in acts}
     informal = {a: t for a, t in {**builtin.informal, **known.informal}.items() if a not in acts and a not in aliases}
     return Lexicon.build(acts, aliases, informal)
+
+
+def check_sources(database_url: str, model_path: Path | None) -> None:
+    """Fail fast, before any worker starts, on a database or model the pipeline could not open."""
+    try:
+        Database.open(database_url).close()
+    except VerifierError as error:
+        raise UsageError(f"expected a usable verifier database, got: {error}") from None
+    if model_path is not None and not model_path.is_dir():
+        raise UsageError(f"expected the model that --regenerate uses at {model_path}, got no such folder")
 
 
 def build_pipeline(database_url: str, model_path: Path | None) -> RecitePipeline:

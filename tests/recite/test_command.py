@@ -55,6 +55,9 @@ BAD_USAGE = [
     ("no-out", lambda tmp: [str(tmp / "drafts")]),
     ("out-inside-input", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "drafts" / "out")]),
     ("zero-jobs", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "out"), "--jobs", "0"]),
+    ("unreachable-database", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "out"),
+                                          "--database-url", "postgresql://nobody@127.0.0.1:1/none"]),
+    ("not-a-database-url", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "out"), "--database-url", "[x]"]),
 ]
 
 
@@ -62,3 +65,12 @@ BAD_USAGE = [
 def test_bad_usage_exits_2(folder: Path, tmp_path: Path, arguments) -> None:
     exit_code, output = _run(*arguments(tmp_path))
     assert exit_code == 2, output
+
+
+def test_regenerate_without_a_model_exits_2_before_any_work(folder: Path, tmp_path: Path, sample_database_url: str) -> None:
+    (folder / "a.txt").write_text("민법 제750조", encoding="utf-8")
+    result = CliRunner().invoke(app, ["recite", str(folder), "--out", str(tmp_path / "out"), "--regenerate",
+                                      "--database-url", sample_database_url],
+                                env={"CITEGEN_MODEL_PATH": str(tmp_path / "no-model")})
+    assert result.exit_code == 2 and "no-model" in result.output
+    assert not (tmp_path / "out" / "report.jsonl").exists()
