@@ -134,6 +134,15 @@ def test_lists_and_aliases_name_the_same_acts() -> None:
         assert body["기본정보"]["법령명_한글"] in acts()
 
 
+def test_statute_json_writes_a_lone_element_as_an_object() -> None:
+    paths = sorted((LAW / "json").glob("*.json"))
+    assert len(paths) >= 2
+    units = [unit for path in paths
+             for unit in json.loads(path.read_text(encoding="utf-8"))["법령"]["조문"]["조문단위"]]
+    shapes = {type(unit["항"]) for unit in units if "항" in unit}
+    assert shapes == {dict, list}
+
+
 def test_case_records_use_the_law_go_kr_element_names() -> None:
     for body in case_bodies():
         expected = PREC_FIELDS if body.tag == "PrecService" else DETC_FIELDS

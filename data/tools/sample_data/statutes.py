@@ -122,8 +122,11 @@ def _placeholder_article(rng: random.Random, spec: ActSpec, number: int, branch:
     else:
         title = rng.choice(_TITLES)
     shape = rng.random()
-    if shape < 0.35:
+    if shape < 0.3:
         return Article(number, branch, title, [Paragraph(0, _placeholder_body(rng))])
+    if shape < 0.4:  # an unnumbered body listing 호 (law.go.kr puts them in a 항 without 항번호)
+        text = f"[표본 문안] {_topic(rng.choice(_SUBJECTS))} 다음 각 호의 어느 하나에 해당하는 경우에는 이를 거부할 수 있다."
+        return Article(number, branch, title, [Paragraph(0, text, _items(rng, number))])
     paragraphs = []
     for index in range(1, rng.randint(2, 5) + 1):
         text = _placeholder_body(rng)
