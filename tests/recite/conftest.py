@@ -59,12 +59,16 @@ def word_document_xml(paragraphs: Sequence[Paragraph]) -> str:
     )
 
 
-def build_docx(paragraphs: Sequence[Paragraph]) -> bytes:
+def build_docx(paragraphs: Sequence[Paragraph], footnotes: Sequence[str] = ()) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("[Content_Types].xml", _CONTENT_TYPES)
         archive.writestr("_rels/.rels", _RELS)
         archive.writestr("word/document.xml", word_document_xml(paragraphs))
+        if footnotes:
+            notes = "".join(f'<w:footnote w:id="{i + 1}"><w:p><w:r><w:t>{escape(text)}</w:t></w:r></w:p></w:footnote>'
+                            for i, text in enumerate(footnotes))
+            archive.writestr("word/footnotes.xml", f'<w:footnotes xmlns:w="{_W}">{notes}</w:footnotes>')
         archive.writestr("word/media/image1.png", b"\x89PNG\r\n\x1a\nnot really")
     return out.getvalue()
 

@@ -99,6 +99,15 @@ def test_only_the_edited_part_changes_and_every_other_entry_is_copied(tmp_path: 
     assert _entries(document.render({})) == before
 
 
+def test_footnotes_are_a_second_stream_edited_in_their_own_part(tmp_path: Path, docx_bytes) -> None:
+    source = docx_bytes([[("본문은 민법 제750조.", False)]], footnotes=["대판 2024.7.11, 2024도4202", "동조 참조"])
+    document = read_document(_write(tmp_path, "a.docx", source))
+    assert document.streams == ["본문은 민법 제750조.", "대판 2024.7.11, 2024도4202\n동조 참조"]
+    after = _entries(document.render({1: [Edit(0, 2, "대법원")]}))
+    assert after["word/document.xml"] == _entries(source)["word/document.xml"]
+    assert "<w:t>대법원 2024.7.11, 2024도4202</w:t>" in after["word/footnotes.xml"].decode()
+
+
 def test_tabs_and_paragraph_ends_are_read_but_never_edited(tmp_path: Path, docx_bytes) -> None:
     document = read_document(_write(tmp_path, "a.docx", docx_bytes([[("민법\t제750조", False)], [("끝", False)]])))
     text = document.streams[0]

@@ -42,7 +42,7 @@ class _Given:
 
 
 class _Regenerator:
-    def suggest(self, before: str, original: str, after: str) -> str | None:
+    def suggest(self, before: str, written: ParsedCitation, after: str) -> str | None:
         return REGENERATED if "판례" in before else None
 
 

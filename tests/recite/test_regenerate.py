@@ -1,0 +1,77 @@
+"""Re-generation of an unresolvable slot under the citation-only automaton, with a tiny Llama and a
+byte-level BPE tokenizer built here: whatever its (random) weights prefer, what comes back is a
+well-formed citation of the kind the draft wrote, of an act the database holds, the same every time."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import torch
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+from grammars import CaseCitation, CaseNumber, StatuteCitation, parse_citation
+
+from citegen.models import LoadedModel, wrap_model
+from citegen.recite.regenerate import EngineRegenerator
+
+LEXICON = {"민법": ["750", "751"], "형법": ["250"]}
+CORPUS = ["피고는 민법 제750조에 따라 배상하여야 한다.", "대법원 2024. 7. 11. 선고 2024도4202 판결 참조.",
+          "형법 제250조 제1항의 살인죄가 성립한다."]
+
+
+@pytest.fixture(scope="module")
+def loaded() -> LoadedModel:
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.train_from_iterator(CORPUS, trainers.BpeTrainer(
+        vocab_size=300, special_tokens=["<|end|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<|end|>", pad_token="<|end|>")
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(fast), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
+                         bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id, pad_token_id=fast.eos_token_id)
+    return wrap_model(LlamaForCausalLM(config).eval(), fast)
+
+
+@pytest.fixture(scope="module")
+def regenerator(loaded: LoadedModel) -> EngineRegenerator:
+    return EngineRegenerator(loaded, LEXICON, max_new_tokens=48)
+
+
+SLOTS = [
+    ("statute-of-a-known-act", StatuteCitation("민법", 9999), "민법"),
+    ("statute-of-an-unknown-act", StatuteCitation("없는법", 1), None),
+    ("back-reference", StatuteCitation(None, 3, back_reference="같은 법"), None),
+]
+
+
+@pytest.mark.parametrize(("written", "act"), [s[1:] for s in SLOTS], ids=[s[0] for s in SLOTS])
+def test_a_statute_slot_gets_an_existing_article_of_the_database(regenerator: EngineRegenerator,
+                                                                 written: StatuteCitation, act: str | None) -> None:
+    suggestion = regenerator.suggest("피고의 책임은 ", written, "에 따른다.")
+    assert suggestion is not None
+    parsed = parse_citation(suggestion) or regenerator.parser.parse(suggestion)
+    assert isinstance(parsed, StatuteCitation) and parsed.canonical() == suggestion
+    assert parsed.act in LEXICON and str(parsed.article) in LEXICON[parsed.act]
+    assert act is None or parsed.act == act
+
+
+def test_a_case_slot_gets_a_complete_case_citation_of_the_written_court(regenerator: EngineRegenerator) -> None:
+    written = CaseCitation(CaseNumber(2099, "다", 1), "대법원", dt.date(2099, 1, 1))
+    suggestion = regenerator.suggest("이 점은 판례(", written, ")와 같다.")
+    parsed = parse_citation(suggestion or "")
+    assert isinstance(parsed, CaseCitation) and parsed.court == "대법원" and parsed.canonical() == suggestion
+
+
+def test_the_same_slot_gets_the_same_suggestion(regenerator: EngineRegenerator) -> None:
+    written = StatuteCitation("형법", 1)
+    first = regenerator.suggest("살인죄는 ", written, "")
+    assert first is not None and first == regenerator.suggest("살인죄는 ", written, "")
+
+
+def test_no_prose_around_the_slot_gives_no_suggestion(regenerator: EngineRegenerator) -> None:
+    assert regenerator.suggest("  ", StatuteCitation("민법", 1), "\n") is None
