@@ -1,8 +1,8 @@
 """`Verifier.verify(citation) -> Verdict`: look a parsed citation up and say precisely what was found.
 
-Verdicts are cached (citations are frozen values, so they are their own keys) until the next
-`clear_cache()`; call it after importing into a database a long-lived verifier reads. Every
-verification is appended to the audit log, written in batches of `audit_batch` rows (and on
+Verdicts are cached (citations are frozen values, so they are their own keys), and so are act
+names and coverage rows, until the next `clear_cache()`; call it after importing into a database
+a long-lived verifier reads. Lookups run on one autocommit connection. Every verification is appended to the audit log, written in batches of `audit_batch` rows (and on
 `flush_audit()` / `close()`), never one commit per call.
 
 Thread-safe: one lock guards the cache misses and the audit buffer, so an async caller may run
@@ -14,10 +14,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, insert, select
+from sqlalchemy import Connection, Row, and_, bindparam, insert, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
@@ -31,17 +33,17 @@ from verifier.verdict import Mismatch, Verdict
 logger = logging.getLogger(__name__)
 
 AUDIT = AuditEntry.__table__
-_ARTICLE = select(ARTICLES.c.status, ARTICLES.c.moved_to, ARTICLES.c.amended_on).where(
-    ARTICLES.c.act_id == bindparam("act_id"), ARTICLES.c.number == bindparam("number"),
-    ARTICLES.c.branch == bindparam("branch"))
-_PROVISION = select(PROVISIONS.c.id).where(
-    PROVISIONS.c.act_id == bindparam("act_id"), PROVISIONS.c.article == bindparam("number"),
-    PROVISIONS.c.article_branch == bindparam("branch"), PROVISIONS.c.paragraph == bindparam("paragraph"),
-    PROVISIONS.c.item == bindparam("item"), PROVISIONS.c.item_branch == bindparam("item_branch"),
-    PROVISIONS.c.subitem == bindparam("subitem")).limit(1)
-_PARAGRAPHLESS = select(PROVISIONS.c.id).where(
-    PROVISIONS.c.act_id == bindparam("act_id"), PROVISIONS.c.article == bindparam("number"),
-    PROVISIONS.c.article_branch == bindparam("branch"), PROVISIONS.c.paragraph == 0).limit(1)
+# The article and, when the citation names one, its 항/호/목, in one round trip.
+_ARTICLE_AND_PROVISION = (
+    select(ARTICLES.c.status, ARTICLES.c.moved_to, ARTICLES.c.amended_on, PROVISIONS.c.id.label("provision"))
+    .select_from(ARTICLES.outerjoin(PROVISIONS, and_(
+        PROVISIONS.c.act_id == ARTICLES.c.act_id, PROVISIONS.c.article == ARTICLES.c.number,
+        PROVISIONS.c.article_branch == ARTICLES.c.branch, PROVISIONS.c.paragraph == bindparam("paragraph"),
+        PROVISIONS.c.item == bindparam("item"), PROVISIONS.c.item_branch == bindparam("item_branch"),
+        PROVISIONS.c.subitem == bindparam("subitem"))))
+    .where(ARTICLES.c.act_id == bindparam("act_id"), ARTICLES.c.number == bindparam("number"),
+           ARTICLES.c.branch == bindparam("branch"))
+    .limit(1))
 _COVERAGE = select(COVERAGE.c.starts_on, COVERAGE.c.ends_on).where(
     COVERAGE.c.kind == bindparam("kind"), COVERAGE.c.court == bindparam("court"))
 
@@ -74,14 +76,18 @@ class Verifier:
         self._audit_batch = audit_batch
         self._audit_rows: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._reader: Connection | None = None
+        # Small directories beside the verdict cache: act names (a few thousand) and coverage rows.
+        self._acts: dict[str, tuple[Sequence[Row[Any]], str | None]] = {}
+        self._coverage: dict[tuple[str, str], Row[Any] | None] = {}
 
     # --- public -----------------------------------------------------------------------------
 
     def verify(self, citation: ParsedCitation) -> Verdict:
         verdict = self._cache.get(citation)
         if verdict is None:
-            with self._lock, self.database.engine.connect() as connection:
-                verdict = self._look_up(connection, citation)
+            with self._lock:
+                verdict = self._look_up_on_reader(citation)
             if len(self._cache) >= self._cache_size:
                 self._cache.pop(next(iter(self._cache)), None)  # oldest first
             self._cache[citation] = verdict
@@ -89,8 +95,24 @@ class Verifier:
             self._record(verdict)
         return verdict
 
+    def _look_up_on_reader(self, citation: ParsedCitation) -> Verdict:
+        # One autocommit connection for all lookups: no pool checkout per call, no open transaction.
+        if self._reader is None:
+            self._reader = self.database.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            return self._look_up(self._reader, citation)
+        except SQLAlchemyError:
+            self._reader.invalidate()  # a dropped connection is replaced on the next call
+            self._reader.close()
+            self._reader = None
+            raise
+
     def clear_cache(self) -> None:
-        self._cache.clear()
+        """Forget verdicts, act names and coverage: call after importing into the database."""
+        with self._lock:
+            self._cache.clear()
+            self._acts.clear()
+            self._coverage.clear()
 
     def flush_audit(self) -> None:
         with self._lock:
@@ -101,6 +123,10 @@ class Verifier:
 
     def close(self) -> None:
         self.flush_audit()
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def __enter__(self) -> Verifier:
         return self
@@ -136,9 +162,11 @@ class Verifier:
                            f"expected a citation naming its act and article, got the back-reference "
                            f"{citation.back_reference or '(none)'}: resolve it against its document first")
         name = normalise_act_name(citation.act)
-        acts, matched_by = acts_named(connection, name)
+        if name not in self._acts:
+            self._acts[name] = acts_named(connection, name)
+        acts, matched_by = self._acts[name]
         if not acts:
-            covered = connection.execute(_COVERAGE, {"kind": "statute", "court": ""}).first() is not None
+            covered = self._coverage_of(connection, "statute", "") is not None
             return Verdict("not_found" if covered else "not_covered", citation,
                            f"no act named {name!r} in the database" if covered
                            else "the database holds no statutes, so it cannot say", canonical=citation.canonical())
@@ -151,8 +179,10 @@ class Verifier:
         source = f"법령ID {act.law_id}" + (f", MST {act.mst}" if act.mst else "") + f", {resolved.provision()}"
         branch = citation.article_branch or 0
         label = _article_label(citation.article, branch)
-        params = {"act_id": act.id, "number": citation.article, "branch": branch}
-        article = connection.execute(_ARTICLE, params).first()
+        article = connection.execute(_ARTICLE_AND_PROVISION, {
+            "act_id": act.id, "number": citation.article, "branch": branch, "paragraph": citation.paragraph or 0,
+            "item": citation.item or 0, "item_branch": citation.item_branch or 0, "subitem": citation.subitem or ""
+        }).first()
         if article is None:
             return Verdict("not_found", citation, f"{act.name} has no {label}", canonical=canonical)
         if article.status == "삭제":
@@ -165,12 +195,9 @@ class Verifier:
             target = _article_label(int(number), int(moved_branch or 0)) if number.isdigit() else moved
             return Verdict("mismatch", citation, f"{act.name} {label} was moved to {target}", canonical, source,
                            (Mismatch("article", label, f"이동: {target}"),))
-        if citation.paragraph is not None or citation.item is not None or citation.subitem is not None:
-            found = connection.execute(_PROVISION, {
-                **params, "paragraph": citation.paragraph or 0, "item": citation.item or 0,
-                "item_branch": citation.item_branch or 0, "subitem": citation.subitem or ""}).first()
-            if found is None:
-                return Verdict("not_found", citation, f"{act.name} {label} exists but has no "
+        names_a_provision = citation.paragraph is not None or citation.item is not None or citation.subitem is not None
+        if names_a_provision and article.provision is None:
+            return Verdict("not_found", citation, f"{act.name} {label} exists but has no "
                                f"{resolved.provision().removeprefix(label).strip()}", canonical, source)
         note = f" (cited by the {matched_by} {name!r})" if matched_by else ""
         return Verdict("verified", citation, f"{act.name} {resolved.provision()} exists{note}", canonical, source)
@@ -205,7 +232,7 @@ class Verifier:
         if court is None:
             return Verdict("not_covered", cited, f"no decision {number} in the database, and without a court it "
                                                  "cannot say whether it covers it", canonical)
-        coverage = connection.execute(_COVERAGE, {"kind": "case", "court": court}).first()
+        coverage = self._coverage_of(connection, "case", court)
         if coverage is None:
             return Verdict("not_covered", cited, f"the database does not cover the {court}", canonical)
         starts, ends = coverage.starts_on, coverage.ends_on
@@ -214,6 +241,11 @@ class Verifier:
             return Verdict("not_covered", cited, f"the database covers the {court} only over {period}", canonical)
         return Verdict("not_found", cited, f"the database covers the {court} over {period} and holds no {number}",
                        canonical)
+
+    def _coverage_of(self, connection: Connection, kind: str, court: str) -> Row[Any] | None:
+        if (kind, court) not in self._coverage:
+            self._coverage[kind, court] = connection.execute(_COVERAGE, {"kind": kind, "court": court}).first()
+        return self._coverage[kind, court]
 
     @staticmethod
     def _compare_case(cited: CaseCitation, row: Row[Any], problems: list[tuple[str, str]]) -> Verdict:

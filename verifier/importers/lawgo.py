@@ -18,8 +18,9 @@ Gotchas handled here: 조문여부=전문 rows are chapter headings, not article
 종국일자; an empty body means no record; a JSON single hit is an object, not a list; 법령ID keeps
 its leading zeros (`1747` and `001747` are one act); 단기 years in old 선고일자.
 
-XML is parsed as a stream (one row in memory at a time) with DTDs forbidden, which rules out
-entity expansion (billion laughs) and external references.
+XML is parsed as a stream (one row in memory at a time) by the C parser, after a check of the
+prolog that refuses any DTD: without one no entity can be declared, which rules out entity
+expansion (billion laughs) and external references; a DOCTYPE is only allowed in the prolog.
 """
 
 from __future__ import annotations
@@ -30,10 +31,8 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from xml.etree.ElementTree import Element, ParseError
+from xml.etree.ElementTree import Element, ParseError, iterparse
 
-from defusedxml.common import DefusedXmlException
-from defusedxml.ElementTree import iterparse
 
 from verifier.errors import MalformedFileError, UnsafeXmlError, UnsupportedShapeError
 from verifier.importers.records import (
@@ -236,41 +235,54 @@ def _element_to_value(element: Element) -> Any:
     return value
 
 
-def _prolog_position(path: Path, marker: bytes) -> str | None:
-    with path.open("rb") as handle:
-        head = handle.read(64 * 1024)
-    offset = head.find(marker)
-    if offset < 0:
-        return None
+_PROLOG_BYTES = 64 * 1024
+_PROLOG = re.compile(rb"(?:\xef\xbb\xbf)?(?:\s+|<\?.*?\?>|<!--.*?-->)*", re.DOTALL)
+_ROOT_TAG = re.compile(rb"<([^\s/>!?]+)")
+
+
+def _line_column(head: bytes, offset: int) -> str:
     line = head.count(b"\n", 0, offset) + 1
     column = offset - (head.rfind(b"\n", 0, offset) + 1) + 1
     return f"line {line}, column {column}"
 
 
+def _root_tag(path: Path) -> tuple[str, str]:
+    """The root element's name and position, after checking the prolog holds no DTD and the file is UTF-8."""
+    with path.open("rb") as handle:
+        head = handle.read(_PROLOG_BYTES)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise MalformedFileError(path, "byte 1", "expected UTF-8 XML, got a UTF-16 byte order mark")
+    end = _PROLOG.match(head).end()  # type: ignore[union-attr] (the pattern matches the empty string)
+    if head.startswith(b"<!", end):
+        raise UnsafeXmlError(path, _line_column(head, end), "expected XML without a DTD (entity declarations and "
+                                                           "external references are refused), got <!DOCTYPE")
+    root = _ROOT_TAG.match(head, end)
+    if root is None:
+        problem = "a prolog longer than 64 KiB" if len(head) == _PROLOG_BYTES else f"{head[end:end + 20]!r}"
+        raise MalformedFileError(path, _line_column(head, end), f"expected a root element, got {problem}")
+    return root.group(1).decode("utf-8", errors="replace"), _line_column(head, end)
+
+
 def read_xml(path: Path) -> Iterator[Record]:
+    root_tag, where = _root_tag(path)
+    if root_tag not in _LIST_ROOTS and root_tag not in _BODY_ROOTS and root_tag not in _NO_RECORD_ROOTS:
+        raise UnsupportedShapeError(path, where, "expected a law.go.kr root (LawSearch, 법령, "
+                                    f"PrecSearch, PrecService, DetcSearch, DetcService), got <{root_tag}>")
     try:
-        yield from _read_xml_events(path)
-    except DefusedXmlException as error:
-        raise UnsafeXmlError(path, _prolog_position(path, b"<!DOCTYPE"),
-                             f"expected XML without a DTD or entities, got {type(error).__name__}") from error
+        yield from _read_xml_events(path, root_tag)
     except ParseError as error:
         line, column = error.position
+        reason = str(error).split(": line")[0]
         raise MalformedFileError(path, f"line {line}, column {column + 1}",
-                                 f"expected well-formed UTF-8 XML, got: {error}") from error
+                                 f"expected well-formed UTF-8 XML, got: {reason}") from error
 
 
-def _read_xml_events(path: Path) -> Iterator[Record]:
+def _read_xml_events(path: Path, root_tag: str) -> Iterator[Record]:
     stack: list[Element] = []
-    root_tag = ""
     rows = 0
     have_basic_info = False
-    for event, element in iterparse(str(path), events=("start", "end"), forbid_dtd=True):
+    for event, element in iterparse(str(path), events=("start", "end")):
         if event == "start":
-            if not stack:
-                root_tag = element.tag
-                if root_tag not in _LIST_ROOTS and root_tag not in _BODY_ROOTS and root_tag not in _NO_RECORD_ROOTS:
-                    raise UnsupportedShapeError(path, "line 1", "expected a law.go.kr root (LawSearch, 법령, "
-                                                f"PrecSearch, PrecService, DetcSearch, DetcService), got <{root_tag}>")
             stack.append(element)
             continue
         stack.pop()

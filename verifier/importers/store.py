@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, Table, delete, func, select
@@ -43,7 +44,8 @@ def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], key
     """INSERT … ON CONFLICT (keys) DO UPDATE (or DO NOTHING); the one place dialects differ."""
     if not rows:
         return
-    unique = list({tuple(row[key] for key in keys): row for row in rows}.values())  # one row per key
+    key_of = itemgetter(*keys)
+    unique = list({key_of(row): row for row in rows}.values())  # one row per key: ON CONFLICT needs it
     insert = sqlite_insert if connection.dialect.name == "sqlite" else postgresql_insert
     statement = insert(table)
     columns = [column for column in unique[0] if column not in keys]
