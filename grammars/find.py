@@ -72,12 +72,13 @@ def _case_pattern() -> re.Pattern[str]:
         # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
         # `…4202` running on into more digits.
         rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|[0-9]{{2}})"
-        # The same gap on both sides of the code: `2024 도 4202` is a spaced number, while
-        # `2024가 1000` is a number followed by the particle 가 in prose.
-        rf"(?P<gap>{_SPACE}?)(?P<code>{codes})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
+        # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
+        # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
+        # by the particle 가 in prose.
+        rf"(?P<gap>{_SPACE}?|-)(?P<code>{codes})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
     )
     return re.compile(
-        rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?{_GAP})?"
+        rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
         rf"(?:(?P<date>{_DATE}){_GAP}(?P<comma>,)?{_GAP}(?P<delivery>선고|자)?{_GAP},?{_GAP})?"
         + number
         + rf"(?:{_GAP},?{_GAP}(?P<panel>{Literals(PANELS).to_regex()}))?"

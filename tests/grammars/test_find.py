@@ -16,6 +16,7 @@ MESSY = [
     ("(2024도4202)", F.BARE_CASE_NUMBER, CaseCitation(CaseNumber(2024, "도", 4202))),
     ("대법원 2018도19444", F.BARE_CASE_NUMBER, CaseCitation(CaseNumber(2018, "도", 19444), "대법원")),
     ("(창원)2012노368", F.BARE_CASE_NUMBER, CaseCitation(CaseNumber(2012, "노", 368, "창원"))),
+    ("수원지방법원-2025-구단-10915", F.BARE_CASE_NUMBER, CaseCitation(CaseNumber(2025, "구단", 10915), "수원지방법원")),
     ("대판 2024.7.11, 2024도4202", F.SUPREME_COURT_ABBREVIATION,
      CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
     ("대결 2023. 1. 12. 2022마6489", F.SUPREME_COURT_ABBREVIATION,
@@ -91,6 +92,7 @@ PROSE = [
     "「별표 1」 제3조",
     "A4용지 12나 34장",
     "동법으로 해결한다.",
+    "전화 02-123-4567, 2024-10-15",
 ]
 
 
