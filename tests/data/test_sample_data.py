@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import importlib
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -260,15 +260,10 @@ def test_expected_canonical_forms_resolve_to_the_data() -> None:
             assert (parsed.act, parsed.article, parsed.article_branch or 0) in live_articles(), label
 
 
-@pytest.fixture
-def generator(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """The generator package in data/tools, imported in this process (it is not an installed package)."""
-    monkeypatch.syspath_prepend(str(DATA / "tools"))
-    return importlib.import_module("sample_data.build")
-
-
 @pytest.mark.slow
-def test_the_generator_rewrites_the_data_byte_for_byte(generator: ModuleType, tmp_path: Path) -> None:
+def test_the_generator_rewrites_the_data_byte_for_byte(sample_data: Callable[[str], ModuleType],
+                                                        tmp_path: Path) -> None:
+    generator = sample_data("build")
     generator.generate(tmp_path, generator.DEFAULT_SEED)
     for folder in ("law", "cases", "drafts"):
         ours = sorted(p.relative_to(DATA) for p in (DATA / folder).rglob("*") if p.is_file())

@@ -22,7 +22,7 @@ class Node:
     cdata: bool = False
 
     def add(self, tag: str, text: str | int | None = None, *, cdata: bool = False, **attrs: str) -> Node:
-        child = Node(tag, None if text is None else str(text), dict(attrs), cdata=cdata)
+        child = Node(tag, None if text is None else str(text), attrs, [], cdata)
         self.children.append(child)
         return child
 
