@@ -22,13 +22,13 @@ from rich.table import Table
 from sqlalchemy import desc, func, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from grammars import parse_citation
+from grammars import CitationFinder, CitationParser
 from verifier.config import default_database_url
 from verifier.database import Database
 from verifier.errors import VerifierError
 from verifier.importers import discover, import_file
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
-from verifier.lexicon import lexicon_data
+from verifier.lexicon import build_lexicon, lexicon_data
 from verifier.names import parse_case_number
 from verifier.resolver import DocumentResolver, Resolution
 from verifier.verdict import STATUSES, Verdict
@@ -156,9 +156,17 @@ def _table(title: str, headers: tuple[str, ...], rows: list) -> int:  # type: ig
     return len(rows)
 
 
+def _document_resolver(database: Database) -> DocumentResolver:
+    """A resolver whose finder knows the database's act names (grammars' built-in ones if it has none)."""
+    with database.engine.connect() as connection:
+        has_acts = connection.execute(select(ACTS.c.id).limit(1)).first() is not None
+    return DocumentResolver(database, finder=CitationFinder(CitationParser.for_lexicon(build_lexicon(database)))
+                            if has_acts else None)
+
+
 def _citations_in(text: str, resolver: DocumentResolver) -> list[tuple[str, Resolution]]:
     """A canonical citation as is; otherwise every citation the lenient finder sees, resolved."""
-    canonical = parse_citation(text.strip())
+    canonical = resolver.finder.parser.parse(text.strip())
     if canonical is not None:
         return [(text.strip(), resolver.resolve(canonical))]
     return [(text[span.found.span[0]:span.found.span[1]], span.resolution) for span in resolver.resolve_text(text)]
@@ -169,7 +177,7 @@ def verify(text: Annotated[str, typer.Argument(help="Text holding one or more ci
            database_url: DatabaseUrl = None) -> None:
     """Verify the citations in TEXT: prints each verdict and why; exit 1 if any does not verify."""
     with _database(database_url) as database, Verifier(database) as verifier:
-        found = _citations_in(text, DocumentResolver(database))
+        found = _citations_in(text, _document_resolver(database))
         if not found:
             err.print(f"error: expected a citation such as '민법 제750조' or "
                       f"'대법원 2024. 7. 11. 선고 2024도4202 판결', got none in {text[:200]!r}")

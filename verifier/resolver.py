@@ -23,7 +23,8 @@ from typing import Any
 
 from sqlalchemy import Row
 
-from grammars import CaseCitation, FoundCitation, ParsedCitation, StatuteCitation, find_citations, format_date
+from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
+from grammars.find import default_finder
 from verifier.database import Database
 from verifier.lookups import acts_named, cases_numbered
 from verifier.names import normalise_court
@@ -60,18 +61,21 @@ class ResolvedSpan:
 
 class DocumentResolver:
     """Resolves the citations of one document in reading order; `own_act` is the act the document
-    is (for `이 법`, and `법` inside a 시행령/시행규칙), when it is one."""
+    is (for `이 법`, and `법` inside a 시행령/시행규칙), when it is one. `finder` finds the citations
+    of `resolve_text` (default: grammars' built-in lexicon; pass one built on the database's)."""
 
-    def __init__(self, database: Database, *, own_act: str | None = None) -> None:
+    def __init__(self, database: Database, *, own_act: str | None = None,
+                 finder: CitationFinder | None = None) -> None:
         self.database = database
         self.own_act = own_act
+        self.finder = finder or default_finder()
         self._last: StatuteCitation | None = None
 
     def resolve_text(self, text: str) -> list[ResolvedSpan]:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
         otherwise than its canonical form also lists that rewrite, named by how it was written."""
         spans = []
-        for found in find_citations(text, lenient=True):
+        for found in self.finder.find(text, True):
             resolution = self.resolve(found.citation)
             written = text[found.span[0]:found.span[1]]
             canonical = resolution.canonical
