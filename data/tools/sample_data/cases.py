@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from grammars import CaseCitation, CaseNumber, StatuteCitation
+from grammars.parse import full_year
 
 from sample_data.catalogue import (
     ADMIN_SUBJECTS, CIVIL_SUBJECTS, CONSTITUTION_BASIS, CONSTITUTIONAL, CRIMINAL_SUBJECTS, FAMILY_SUBJECTS,
@@ -56,9 +57,7 @@ def parse_number(text: str) -> CaseNumber:
     match = _NUMBER.match(text)
     if not match:
         raise ValueError(f"expected a case number such as 2024도4202, got {text!r}")
-    year = int(match["year"])
-    year = year + (1900 if year >= 50 else 2000) if year < 100 else year
-    return CaseNumber(year, match["code"], int(match["serial"]), match["seat"])
+    return CaseNumber(full_year(match["year"]), match["code"], int(match["serial"]), match["seat"])
 
 
 def statute_citations(provisions: tuple[Provision, ...]) -> list[StatuteCitation]:
