@@ -2,7 +2,9 @@
 
 from grammars.case_codes import ALL_CASE_CODES, CASE_CODES_BY_TEXT, CaseCode
 from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
+from grammars.compile import compile_index
 from grammars.courts import COURTS, COURTS_BY_NAME, Court, CourtKind
+from grammars.dfa import DEAD
 from grammars.errors import (
     GrammarError,
     IncompleteCitationError,
@@ -11,8 +13,10 @@ from grammars.errors import (
     UnsupportedPatternError,
 )
 from grammars.find import CitationFinder, CitationForm, FoundCitation, find_citations
+from grammars.index import FINISHED, TokenIndex
 from grammars.languages import Lexicon, answer_grammar, case_grammar, default_lexicon, statute_grammar
 from grammars.parse import CitationParser, parse_citation
+from grammars.vocabulary import Vocabulary
 
 __all__ = [
     "ALL_CASE_CODES",
@@ -27,6 +31,8 @@ __all__ = [
     "CitationParser",
     "Court",
     "CourtKind",
+    "DEAD",
+    "FINISHED",
     "FoundCitation",
     "GrammarError",
     "IncompleteCitationError",
@@ -34,10 +40,13 @@ __all__ = [
     "LexiconError",
     "ParsedCitation",
     "StatuteCitation",
+    "TokenIndex",
     "TokenizerError",
     "UnsupportedPatternError",
+    "Vocabulary",
     "answer_grammar",
     "case_grammar",
+    "compile_index",
     "default_lexicon",
     "find_citations",
     "format_date",

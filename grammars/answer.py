@@ -36,45 +36,58 @@ class AnswerDFA(LazyDFA):
             if not opener or not closer:
                 raise GrammarError(f"expected non-empty bypass delimiters, got {(opener, closer)!r}")
         self.closers = [closer.encode() for _, closer in grammar.bypass]
+        self._cite_steps: dict[tuple, frozenset] = {}
         self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
         anchor_roots: dict[object, object] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
         for i, (opener, _) in enumerate(grammar.bypass):
             anchor_roots[("open", i)] = Literals((opener,))
         self.anchors = ByteNFA(anchor_roots)
-        self._anchor_start = frozenset(
-            node for tag in anchor_roots for node in self.anchors.start(tag) if node[0] != FINAL
-        )
-        self._citation_start = frozenset(
-            node for i in range(len(grammar.citations)) for node in self.citations.start(i) if node[0] != FINAL
-        )
-        self._free_nodes = self._free_closure({(FREE_MARK,)})
+        self._anchor_start = [n for tag in anchor_roots for n in self.anchors.start(tag) if n[0] != FINAL]
+        self._citation_start = [
+            n for i in range(len(grammar.citations)) for n in self.citations.start(i) if n[0] != FINAL
+        ]
+        self._citation_finals = frozenset((CITE, (FINAL, i)) for i in range(len(grammar.citations)))
+        self._spawned: dict[int, tuple[frozenset, frozenset]] = {}
+        self._free_nodes = frozenset({(FREE_MARK,)})
         self.initial = self.intern(self._free_nodes)
         self.free_base = self.initial
         self.anchor_final_bytes = self.anchors.final_bytes(_ANCHOR_TAG)
 
+    def _spawn_step(self, byte: int) -> tuple[frozenset, frozenset]:
+        """What the threads a free position spawns (anchor and citation starts) reach on a byte.
+        The spawned nodes are implied by the free mark, not stored: there may be thousands of them."""
+        found = self._spawned.get(byte)
+        if found is None:
+            anchors = frozenset().union(*(self.anchors.node_step(n, byte) for n in self._anchor_start))
+            cites = frozenset().union(*(self._cite_step(n, byte) for n in self._citation_start))
+            found = self._spawned[byte] = (anchors, cites)
+        return found
+
     def _free_closure(self, nodes: set[tuple]) -> frozenset:
-        """Add the spawns of an alive free thread; restart free text after a finished citation."""
-        if any(n[0] == CITE and n[1][0] == FINAL for n in nodes):
+        """Restart free text after a finished citation."""
+        if not nodes.isdisjoint(self._citation_finals):
             nodes.add((FREE_MARK,))
-        if (FREE_MARK,) in nodes:
-            nodes.update((ANCHOR, n) for n in self._anchor_start)
-            nodes.update((CITE, n) for n in self._citation_start)
         return frozenset(nodes)
 
     def _successors(self, nodes: frozenset, byte: int) -> frozenset:
         free_alive = (FREE_MARK,) in nodes
-        anchors: list[tuple] = []
+        anchors: list[frozenset] = []
         out: set[tuple] = set()
+        if free_alive:
+            spawned_anchors, spawned_cites = self._spawn_step(byte)
+            anchors.append(spawned_anchors)
+            out |= spawned_cites
         for node in nodes:
             kind = node[0]
             if kind == ANCHOR:
-                anchors.extend(self.anchors.successors(node[1], byte))
+                if free_alive:
+                    anchors.append(self.anchors.node_step(node[1], byte))
             elif kind == CITE:
-                out.update((CITE, n) for n in self.citations.closure(self.citations.successors(node[1], byte)))
+                out |= self._cite_step(node[1], byte)
             elif kind == SKIP:
                 out.add(self._skip_step(node[1], node[2], byte))
         if free_alive:
-            reached = self.anchors.closure(anchors)
+            reached = frozenset().union(*anchors)
             opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
             if opened:
                 out.add((SKIP, opened[0], 0))
@@ -82,6 +95,13 @@ class AnswerDFA(LazyDFA):
                 out.add((FREE_MARK,))
                 out.update((ANCHOR, n) for n in reached if n[0] != FINAL)
         return self._free_closure(out)
+
+    def _cite_step(self, node: tuple, byte: int) -> frozenset:
+        key = (node, byte)
+        found = self._cite_steps.get(key)
+        if found is None:
+            found = self._cite_steps[key] = frozenset((CITE, n) for n in self.citations.node_step(node, byte))
+        return found
 
     def _skip_step(self, which: int, matched: int, byte: int) -> tuple:
         closer = self.closers[which]
@@ -105,7 +125,7 @@ class AnswerDFA(LazyDFA):
                 flags |= FREE | BYPASS
             elif n[0] == CITE and n[1][0] == FINAL:
                 flags |= CITATION_MAY_CLOSE
-        if nodes - self._free_nodes - {(FREE_MARK,)} and not flags & BYPASS:
+        if nodes - self._free_nodes and not flags & BYPASS:
             flags |= PENDING
         return flags
 

@@ -232,6 +232,7 @@ class ByteNFA:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
         self._live: dict[tuple, frozenset[int]] = {}
+        self._steps: dict[tuple, frozenset] = {}
 
     # Glushkov over leaves: (nullable, first leaves, last leaves); follow sets filled in place.
     def _add(self, expr: Expr) -> tuple[bool, set[int], set[int]]:
@@ -306,8 +307,17 @@ class ByteNFA:
         found = leaf.step(node[1], node[2], byte)
         return [] if found is None else [(node[0], found, node[2] + 1)]
 
+    def node_step(self, node: tuple, byte: int) -> frozenset:
+        """The closure of one node's successors on a byte (cached: states share their nodes)."""
+        key = (node, byte)
+        found = self._steps.get(key)
+        if found is None:
+            found = self._steps[key] = self.closure(self.successors(node, byte))
+        return found
+
     def step(self, nodes: Iterable[tuple], byte: int) -> frozenset:
-        return self.closure([s for node in nodes for s in self.successors(node, byte)])
+        reached = [self.node_step(node, byte) for node in nodes]
+        return frozenset().union(*reached) if len(reached) != 1 else reached[0]
 
     def final_bytes(self, tag: object) -> frozenset[int]:
         """Every byte that can be the last byte of a string of root `tag` (a superset)."""

@@ -48,16 +48,13 @@ class _StateMasks:
         self.unconstrained = free and not len(words)
 
 
-def pack_bits(token_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.ndarray]:
     """Sparse packed bitmask of a set of token ids: (word indices, int32 word values)."""
-    ids = np.unique(np.asarray(token_ids, dtype=np.int64))
-    if not len(ids):
-        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32)
-    words = ids >> 5
-    bits = np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32))
-    unique_words, starts = np.unique(words, return_index=True)
-    values = np.bitwise_or.reduceat(bits, starts).astype(np.uint32)
-    return unique_words.astype(np.intp), values.view(np.int32)
+    ids = np.asarray(token_ids, dtype=np.int64)
+    row = np.zeros(word_count, dtype=np.uint32)
+    np.bitwise_or.at(row, ids >> 5, np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)))
+    words = np.flatnonzero(row)
+    return words, row[words].view(np.int32)
 
 
 class TokenIndex:
@@ -72,7 +69,7 @@ class TokenIndex:
         self.word_count = (self.vocab_size + 31) // 32
         self._tokens = vocabulary.tokens
         self._eos = vocabulary.eos_ids
-        self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64))
+        self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64), self.word_count)
         self._states: list[_StateMasks | None] = []
         self._attach_vocabulary(vocabulary)
 
@@ -249,7 +246,7 @@ class TokenIndex:
         ids = np.asarray(allowed, dtype=np.int64)
         if self.automaton.is_accepting(state):
             ids = np.concatenate([ids, np.fromiter(self._eos, dtype=np.int64)])
-        masks = _StateMasks(False, *pack_bits(ids))
+        masks = _StateMasks(False, *pack_bits(ids, self.word_count))
         masks.next = dict(zip(allowed, nexts))
         return masks
 
@@ -299,7 +296,7 @@ class TokenIndex:
         ranges = self._base_rejected() if state == base else self._rejected_ranges(state, base)
         order = self._trie.arrays["order"]
         rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
-        words, bits = pack_bits(rejected)
+        words, bits = pack_bits(rejected, self.word_count)
         masks = _StateMasks(True, words, self.free_row[words] & ~bits)
         masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
         return masks
