@@ -1,5 +1,52 @@
-"""The statute/case database and the verdicts drawn from it. Knows nothing of models or tokens."""
+"""The statute/case database and the verdicts drawn from it. Knows nothing of models or tokens.
+
+    database = Database.open(url)                    # created on first use; refuses other revisions
+    import_paths(database, ["data/law", "data/cases"])
+    with Verifier(database) as verifier:
+        verdict = verifier.verify(citation)          # Verdict(status, citation, detail, canonical, source, …)
+    DocumentResolver(database).resolve_text(text)    # messy -> canonical, changes listed
+    lexicon_data(database)                           # {act name or 약칭: [article labels]} for grammars
+"""
 
 from verifier.config import default_database_url
+from verifier.database import Database
+from verifier.errors import (
+    DatabaseError,
+    DatabaseUnreachableError,
+    ImportFileError,
+    MalformedFileError,
+    SchemaMismatchError,
+    UnsafeXmlError,
+    UnsupportedShapeError,
+    VerifierError,
+)
+from verifier.importers import FileReport, import_file, import_paths
+from verifier.lexicon import build_lexicon, lexicon_data
+from verifier.resolver import Change, DocumentResolver, Resolution
+from verifier.verdict import Mismatch, Verdict, VerdictStatus
+from verifier.verify import Verifier
 
-__all__ = ["default_database_url"]
+__all__ = [
+    "Change",
+    "Database",
+    "DatabaseError",
+    "DatabaseUnreachableError",
+    "DocumentResolver",
+    "FileReport",
+    "ImportFileError",
+    "MalformedFileError",
+    "Mismatch",
+    "Resolution",
+    "SchemaMismatchError",
+    "UnsafeXmlError",
+    "UnsupportedShapeError",
+    "Verdict",
+    "VerdictStatus",
+    "Verifier",
+    "VerifierError",
+    "build_lexicon",
+    "default_database_url",
+    "import_file",
+    "import_paths",
+    "lexicon_data",
+]

@@ -101,7 +101,8 @@ class Verifier:
             self._reader = self.database.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         try:
             return self._look_up(self._reader, citation)
-        except SQLAlchemyError:
+        except SQLAlchemyError as error:
+            logger.warning("lookup of %s failed, reconnecting on the next call: %s", type(citation).__name__, error)
             self._reader.invalidate()  # a dropped connection is replaced on the next call
             self._reader.close()
             self._reader = None

@@ -88,6 +88,7 @@ class RecordWriter:
                    ("kind", "court"))
             self.counts["coverage"] += 1
         else:
+            logger.debug("skipped %s: %s", record.position, record.reason)
             self.skipped.append(record)
             self.counts["skipped"] += 1
 
