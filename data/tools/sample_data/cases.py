@@ -149,6 +149,8 @@ _OUT_OF_SEAT = (("서울고등법원(춘천재판부)", "춘천", "나", CIVIL_S
                 ("부산고등법원(창원재판부)", "창원", "노", CRIMINAL_SUBJECTS[0]))
 _CONSTITUTIONAL_CODES = (("헌바", 18, "위헌소원"), ("헌마", 14, "위헌확인"), ("헌가", 6, "위헌제청"),
                          ("헌라", 2, "권한쟁의"), ("헌사", 2, "가처분신청"), ("헌아", 1, "재심"))
+# Courts opened after 2005: no synthetic case of theirs is filed before they existed.
+OPENED = {"수원고등법원": 2019, "수원가정법원 안산지원": 2016, "부산가정법원": 2009}
 _ABBREVIATED_LABELS = {"서울고등법원": "서울고법", "서울중앙지방법원": "서울중앙지법", "서울행정법원": "서울행법",
                        "광주지방법원": "광주지법"}
 
@@ -171,7 +173,7 @@ def _synthetic(rng: random.Random, numbers: _Numbers, level: _Level, serial: int
     court = rng.choice(level.courts)
     code = rng.choice(level.codes)
     old = rng.random() < level.old_share
-    filed = rng.randint(1990, 1998) if old else rng.randint(2005, 2025)
+    filed = rng.randint(1990, 1998) if old else rng.randint(OPENED.get(court, 2005), 2025)
     if court == "서울고등법원" and code == "나" and filed >= 2013:
         low, high = 2000000, 2099999  # 서울고법's 7-digit civil appeal numbers
     else:
