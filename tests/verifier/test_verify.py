@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,11 @@ def test_court_family_rule_accepts(code: str, court: str, year: int) -> None:
 def test_constitutional_court_decides_by_pronounced_decisions() -> None:
     fields = [field for field, _ in case_problems(case("2020/헌마/1", "헌법재판소", "2021-01-01", "자", "판결"))]
     assert fields == ["delivery", "disposition", "delivery"]
+
+
+def test_threads_sharing_one_verifier_get_the_single_threaded_answers(loaded: Database) -> None:
+    citations = [c[1] for c in CASES] * 8
+    with Verifier(loaded, audit=False) as alone:
+        expected = [alone.verify(citation).status for citation in citations]
+    with Verifier(loaded, audit_batch=7) as shared, ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(lambda c: shared.verify(c).status, citations)) == expected
