@@ -133,16 +133,19 @@ def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: Pipel
 def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
     digest = hashlib.sha256()
     try:
-        with source.path.open("rb") as stream:
-            for chunk in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(chunk)
+        status = source.path.stat()
+        if status.st_size > options.max_bytes:  # too large to read: known by its size and time
+            digest.update(f"{status.st_size}:{status.st_mtime_ns}".encode())
+        else:
+            with source.path.open("rb") as stream:
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
+                    digest.update(chunk)
     except OSError:
-        digest.update(b"unreadable")  # the worker reports why; an unreadable file is never "finished"
+        digest.update(b"unreadable")  # the worker reports why; once readable, its key changes
     key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
                          .encode()).hexdigest()[:32]
     output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
-    return _Job(source, key, output, work / "results" / f"{key}.json",
-                options.max_bytes)
+    return _Job(source, key, output, work / "results" / f"{key}.json", options.max_bytes)
 
 
 def _finished_report(job: _Job, finished: set[str], out: Path) -> DocumentReport | None:
@@ -168,6 +171,9 @@ def _load_manifest(path: Path) -> set[str]:
 
 def _run_jobs(jobs: Sequence[_Job], workers: int, factory: PipelineFactory) -> Iterator[tuple[_Job, DocumentReport]]:
     """Each job with its report, in the order given, whatever order they finish in."""
+    if not jobs:
+        return
+    workers = min(workers, len(jobs))
     if workers <= 1:
         pipeline = factory()
         for job in jobs:

@@ -143,3 +143,16 @@ def test_two_inputs_with_the_same_name_are_both_kept(tmp_path: Path) -> None:
         (tmp_path / folder / "draft.txt").write_text("민법 제750조", encoding="utf-8")
     files = collect_inputs([tmp_path / "a" / "draft.txt", tmp_path / "b" / "draft.txt"], tmp_path / "out")
     assert [f.name for f in files] == ["draft.txt", "draft.txt~2"]
+
+
+def test_a_file_over_the_limit_is_reported_and_the_batch_goes_on(tmp_path: Path, factory) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "big.txt").write_text("민법 제750조. " * 40, encoding="utf-8")
+    (folder / "small.txt").write_text("민법 제750조.", encoding="utf-8")
+    out = tmp_path / "out"
+    summary = run_batch(collect_inputs([folder], out), BatchOptions(out, max_bytes=200), factory)
+    assert dict(summary.statuses) == {"too_large": 1, "done": 1}
+    (big,) = [r for r in _records(out) if r["file"] == "in/big.txt"]
+    assert (big["record"], big["verdict"], big["action"]) == ("document", "too_large", "review")
+    assert "200" in big["reason"]
