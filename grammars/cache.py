@@ -1,30 +1,37 @@
 """On-disk cache of compiled indexes, keyed by grammar hash + vocabulary hash.
 
-Two files per entry, both written atomically (temporary file, then rename):
-- `trie-<vocabulary>.npz`: the vocabulary's byte trie (numpy arrays), shared by every grammar;
-- `index-<grammar>-<vocabulary>.pickle`: the TokenIndex without its vocabulary (automaton states,
-  transitions computed so far, per-state masks).
-A file that cannot be read is logged and ignored: the index is compiled again.
+An index is stored only once every reachable state has been computed (`TokenIndex.build_all`), as
+flat numpy arrays in one `.npz` file; loading it is a file read, no Python object per state. States
+come back to life one at a time, on first use. Files:
+- `trie-<vocabulary>.npz`: the vocabulary's byte trie, shared by every grammar;
+- `index-<grammar>-<vocabulary>.npz`: the automaton's byte transitions and flags, and per state the
+  sparse bitmask, the allowed tokens with their next states (inside citations) or the divergence
+  bytes (free text), plus the base free state's next state for every token.
+Both are written atomically (temporary file, then rename). A file that cannot be read is logged and
+ignored: the index is compiled again.
 """
 
 from __future__ import annotations
 
+import array
 import hashlib
 import logging
 import os
-import pickle
 import tempfile
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from grammars.dfa import DEAD, FREE
 from grammars.errors import GrammarError
-from grammars.index import TokenIndex
+from grammars.index import TokenIndex, _StateMasks
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "citegen-index-1"
+FORMAT_VERSION = "citegen-index-2"
+_ALL_BYTES = frozenset(range(256))
 
 
 def grammar_key(grammar: object) -> str:
@@ -32,16 +39,27 @@ def grammar_key(grammar: object) -> str:
     return hashlib.sha256(f"{FORMAT_VERSION}:{grammar!r}".encode()).hexdigest()[:32]
 
 
-def _write_atomically(path: Path, write) -> None:
+def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
-            write(stream)
+            np.savez(stream, **arrays)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _read(path: Path) -> dict[str, np.ndarray] | None:
+    if not path.exists():
+        return None
+    try:
+        with np.load(path) as stored:
+            return {name: stored[name] for name in stored.files}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        log.warning("ignoring unreadable cache file %s: %s", path, error)
+        return None
 
 
 def attach_trie(vocabulary: Vocabulary, cache_dir: Path) -> None:
@@ -49,40 +67,158 @@ def attach_trie(vocabulary: Vocabulary, cache_dir: Path) -> None:
     if "trie" in vocabulary.__dict__:
         return
     path = Path(cache_dir) / f"trie-{vocabulary.fingerprint}.npz"
-    if path.exists():
-        try:
-            with np.load(path) as stored:
-                vocabulary.__dict__["trie"] = TokenTrie({name: stored[name] for name in stored.files})
-            return
-        except (OSError, ValueError, KeyError) as error:
-            log.warning("ignoring unreadable trie cache %s: %s", path, error)
-    trie = vocabulary.trie
-    _write_atomically(path, lambda stream: np.savez(stream, **trie.arrays))
+    arrays = _read(path)
+    if arrays is not None:
+        vocabulary.__dict__["trie"] = TokenTrie(arrays)
+        return
+    _write_atomically(path, vocabulary.trie.arrays)
 
 
 def index_path(cache_dir: Path, key: str) -> Path:
-    return Path(cache_dir) / f"index-{key}.pickle"
+    return Path(cache_dir) / f"index-{key}.npz"
+
+
+def _csr(rows: list) -> tuple[np.ndarray, list]:
+    starts = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=starts[1:])
+    return starts, [x for r in rows for x in r]
+
+
+def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
+    """The arrays of a completely built index."""
+    if not index.complete:
+        raise GrammarError("expected a completely built index (run build_all), got a partial one")
+    automaton = index.automaton
+    count = automaton.state_count
+    masks = [index._masks(state) for state in range(count)]
+    rows = [sorted(automaton._rows[state].items()) for state in range(count)]
+    row_start, row_items = _csr(rows)
+    mask_start, _ = _csr([m.words for m in masks])
+    next_start, next_items = _csr([sorted(m.next.items()) if m.next is not None else [] for m in masks])
+    divergences = [m.divergence for m in masks]
+    div_start, div_items = _csr([sorted(d) if d is not None else [] for d in divergences])
+    base = automaton.free_base
+    return {
+        "meta": np.asarray([automaton.initial, -1 if base is None else base, index.vocab_size], dtype=np.int64),
+        "anchor_final_bytes": np.asarray(sorted(automaton.anchor_final_bytes), dtype=np.uint8),
+        "flags": np.asarray([automaton.flags(s) for s in range(count)], dtype=np.uint8),
+        "accepting": np.asarray([automaton.is_accepting(s) for s in range(count)], dtype=bool),
+        "row_start": row_start,
+        "row_bytes": np.asarray([b for b, _ in row_items], dtype=np.uint8),
+        "row_targets": np.asarray([t for _, t in row_items], dtype=np.int32),
+        "mask_free": np.asarray([m.free for m in masks], dtype=bool),
+        "mask_start": mask_start,
+        "mask_words": np.concatenate([m.words for m in masks]).astype(np.int32),
+        "mask_values": np.concatenate([m.values for m in masks]).astype(np.int32),
+        "next_start": next_start,
+        "next_tokens": np.asarray([t for t, _ in next_items], dtype=np.int32),
+        "next_states": np.asarray([n for _, n in next_items], dtype=np.int32),
+        "div_all": np.asarray([d is None for d in divergences], dtype=bool),
+        "div_start": div_start,
+        "div_bytes": np.asarray(div_items, dtype=np.uint8),
+        "base_next": np.frombuffer(index._base_next, dtype=np.int32) if base is not None else np.empty(0, np.int32),
+    }
+
+
+class FrozenDFA:
+    """A completely explored automaton read back from arrays: the LazyDFA interface without the
+    subset construction. A byte missing from a state's row is DEAD, or for free text whatever the
+    base free state does (the row holds every byte on which it differs)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.initial, base, _ = (int(x) for x in arrays["meta"])
+        self.free_base = None if base < 0 else base
+        self.anchor_final_bytes = frozenset(arrays["anchor_final_bytes"].tolist())
+        self._arrays = arrays
+        self._flags = arrays["flags"].tolist()
+        self._accepting = arrays["accepting"].tolist()
+        self._rows: dict[int, dict[int, int]] = {}
+
+    @property
+    def state_count(self) -> int:
+        return len(self._flags)
+
+    def _row(self, state: int) -> dict[int, int]:
+        row = self._rows.get(state)
+        if row is None:
+            start, end = self._arrays["row_start"][state : state + 2]
+            row = dict(zip(self._arrays["row_bytes"][start:end].tolist(), self._arrays["row_targets"][start:end].tolist()))
+            self._rows[state] = row
+        return row
+
+    def step(self, state: int, byte: int) -> int:
+        found = self._row(state).get(byte)
+        if found is not None:
+            return found
+        if self._flags[state] & FREE and self.free_base is not None and state != self.free_base:
+            return self.step(self.free_base, byte)
+        return DEAD
+
+    def walk(self, state: int, data: bytes) -> int:
+        for byte in data:
+            state = self.step(state, byte)
+            if state == DEAD:
+                break
+        return state
+
+    def is_accepting(self, state: int) -> bool:
+        return self._accepting[state]
+
+    def flags(self, state: int) -> int:
+        return self._flags[state]
+
+    def live_bytes(self, state: int) -> frozenset[int]:
+        if self._flags[state] & FREE:
+            return _ALL_BYTES
+        return frozenset(b for b, t in self._row(state).items() if t != DEAD)
+
+    def divergence(self, state: int) -> frozenset[int] | None:
+        if self._arrays["div_all"][state]:
+            return None
+        start, end = self._arrays["div_start"][state : state + 2]
+        return frozenset(self._arrays["div_bytes"][start:end].tolist())
+
+
+class StoredMasks:
+    """Per-state masks of a frozen index, materialised on first use."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], automaton: FrozenDFA) -> None:
+        self._arrays = arrays
+        self._automaton = automaton
+
+    def masks(self, state: int) -> _StateMasks:
+        a = self._arrays
+        start, end = a["mask_start"][state : state + 2]
+        masks = _StateMasks(bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end])
+        if masks.free:
+            masks.divergence = self._automaton.divergence(state)
+        else:
+            start, end = a["next_start"][state : state + 2]
+            masks.next = dict(zip(a["next_tokens"][start:end].tolist(), a["next_states"][start:end].tolist()))
+        return masks
 
 
 def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex | None:
-    path = index_path(cache_dir, key)
-    if not path.exists():
-        return None
-    try:
-        with path.open("rb") as stream:
-            index: TokenIndex = pickle.load(stream)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError) as error:
-        log.warning("ignoring unreadable index cache %s: %s", path, error)
+    arrays = _read(index_path(cache_dir, key))
+    if arrays is None:
         return None
     attach_trie(vocabulary, Path(cache_dir))
-    index._attach_vocabulary(vocabulary)
+    automaton = FrozenDFA(arrays)
+    index = TokenIndex(automaton, vocabulary, key)
+    index.stored = StoredMasks(arrays, automaton)
+    index.complete = True
+    if automaton.free_base is not None:
+        index._base_next = array.array("i", arrays["base_next"].astype(np.int32).tobytes())
     return index
 
 
 def save_index(index: TokenIndex, cache_dir: Path) -> Path:
-    """Store what the index has computed so far (call again later to store more)."""
+    """Build every state that is still missing, then store the index."""
     if not index.key:
         raise GrammarError("expected an index compiled with cache_dir (it has no cache key), got one without")
     path = index_path(cache_dir, index.key)
-    _write_atomically(path, lambda stream: pickle.dump(index, stream, protocol=pickle.HIGHEST_PROTOCOL))
+    if index.stored is not None and path.exists():
+        return path  # it was loaded from there
+    index.build_all()
+    _write_atomically(path, freeze(index))
     return path

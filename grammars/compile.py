@@ -66,7 +66,8 @@ def compile_index(
     `tokenizers.Tokenizer`). `vocab_size` is the model's logits width when it pads past the tokenizer.
 
     With `cache_dir`, a stored index is loaded; on a miss the index is compiled and, if `build`, every
-    reachable state is computed and stored. Without `cache_dir`, states are computed as they are reached.
+    reachable state is computed and stored (`save_index` stores a lazily grown index later). Without
+    `cache_dir`, states are computed as they are reached.
     """
     vocabulary = vocabulary_of(tokenizer, vocab_size)
     key = ""
@@ -77,9 +78,7 @@ def compile_index(
         if cached is not None:
             return cached
     index = TokenIndex(automaton_of(grammar), vocabulary, key)
-    if cache_dir is not None:
-        if build:
-            states = index.build_all()
-            log.info("built %d states for index %s", states, key)
+    if cache_dir is not None and build:
         save_index(index, Path(cache_dir))
+        log.info("built and stored %d states for index %s", index.state_count, key)
     return index

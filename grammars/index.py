@@ -26,7 +26,6 @@ import logging
 import numpy as np
 
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, LazyDFA
-from grammars.errors import TokenizerError
 from grammars.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -71,6 +70,8 @@ class TokenIndex:
         self._eos = vocabulary.eos_ids
         self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64), self.word_count)
         self._states: list[_StateMasks | None] = []
+        self.complete = False  # every reachable state computed (build_all ran to the end)
+        self.stored = None  # masks loaded from the disk cache, materialised per state on first use
         self._attach_vocabulary(vocabulary)
 
     def _attach_vocabulary(self, vocabulary: Vocabulary) -> None:
@@ -84,12 +85,6 @@ class TokenIndex:
             if not hasattr(self, "_base_next"):
                 self._base_next = array.array("i", [_UNKNOWN]) * self.vocab_size
                 self._base_ranges: list[tuple[int, int]] | None = None
-
-    def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        for name in ("vocabulary", "_tokens", "_trie", "_first_byte", "free_row", "_anchor_hits"):
-            state.pop(name, None)
-        return state
 
     # ----- public API -----
 
@@ -181,6 +176,8 @@ class TokenIndex:
 
     def build_all(self, max_states: int | None = None) -> int:
         """Compute every state reachable by bytes (for the on-disk cache); returns the state count."""
+        if self.complete:
+            return self.automaton.state_count
         seen = {self.initial_state}
         pending = [self.initial_state]
         base = self.automaton.free_base
@@ -200,7 +197,29 @@ class TokenIndex:
                 if target != DEAD and target not in seen:
                     seen.add(target)
                     pending.append(target)
+        else:
+            if base is not None:
+                self._fill_base_next()
+            self.complete = True
         return len(seen)
+
+    def _fill_base_next(self) -> None:
+        """The base free state's next state for every text token, by one walk over the whole trie."""
+        trie, step = self._trie, self.automaton.step
+        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
+        token_start, order = trie.token_start, trie.order
+        pending = [(0, self.automaton.free_base)]
+        while pending:
+            node, current = pending.pop()
+            for e in range(edge_start[node], edge_start[node + 1]):
+                child, target = edge_child[e], step(current, edge_byte[e])
+                if target == DEAD:
+                    for position in range(token_start[child], trie.token_end[child]):
+                        self._base_next[order[position]] = DEAD
+                    continue
+                for position in range(token_start[child], token_start[child + 1]):
+                    self._base_next[order[position]] = target
+                pending.append((child, target))
 
     # ----- computing a state -----
 
@@ -208,6 +227,8 @@ class TokenIndex:
         if state >= len(self._states):
             self._states.extend([None] * (self.automaton.state_count - len(self._states)))
         masks = self._states[state]
+        if masks is None and self.stored is not None:
+            masks = self._states[state] = self.stored.masks(state)
         if masks is None:
             if self.automaton.flags(state) & FREE:
                 masks = self._free_masks(state)
@@ -300,11 +321,3 @@ class TokenIndex:
         masks = _StateMasks(True, words, self.free_row[words] & ~bits)
         masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
         return masks
-
-
-def check_model_size(index: TokenIndex, logits_size: int) -> None:
-    """Raise if a model's logits row does not fit the index's vocabulary."""
-    if logits_size != index.vocab_size:
-        raise TokenizerError(
-            f"expected logits of the index's vocabulary size {index.vocab_size}, got {logits_size}"
-        )

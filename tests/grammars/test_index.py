@@ -250,9 +250,12 @@ def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
     built = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
     loaded = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
     assert loaded is not built and loaded.state_count == built.state_count
-    for text in ["대법원 2023. ", "형법 제1", "<think>", "판결"]:
+    for text in ["", "대법원 2023. ", "형법 제1", "형법 제12조", "<think>", "판결", "대법"]:
         state = loaded.advance_bytes(loaded.initial_state, text.encode())
+        assert state == built.advance_bytes(built.initial_state, text.encode())
         np.testing.assert_array_equal(loaded.bitmask(state), built.bitmask(state))
+        assert [loaded.advance(state, t) for t in range(VOCAB.size)] == [built.advance(state, t) for t in range(VOCAB.size)]
+        assert loaded.is_accepting(state) == built.is_accepting(state)
     assert save_index(loaded, tmp_path).exists()
 
 
