@@ -50,7 +50,8 @@ MAX_TEXT_CHARS = 4 * 1024 * 1024  # a node longer than this is hostile, not a ju
 MAX_JSON_BYTES = 512 * 1024 * 1024
 
 _LIST_ROOTS = {"LawSearch": ("law",), "PrecSearch": ("prec",), "DetcSearch": ("Detc", "detc")}
-_BODY_ROOTS = ("법령", "PrecService", "DetcService")
+_CASE_BODY_ROOTS = ("PrecService", "DetcService")
+_BODY_ROOTS = ("법령", *_CASE_BODY_ROOTS)
 _NO_RECORD_ROOTS = ("Law",)
 _PANELS = {"430201": "전원재판부", "430202": "지정재판부"}
 _DELETED = re.compile(r"^\s*제\d+조(?:의\d+)?\s*(?:\([^)]*\))?\s*삭제\s*(?:<(?P<date>[^>]*)>)?")
@@ -277,40 +278,38 @@ def read_xml(path: Path) -> Iterator[Record]:
                                  f"expected well-formed UTF-8 XML, got: {reason}") from error
 
 
+# Sections of a statute body that are not read, dropped as they end to keep memory flat.
+_UNREAD_SECTIONS = frozenset({"부칙단위", "별표단위", "개정문", "제개정이유"})
+
+
 def _read_xml_events(path: Path, root_tag: str) -> Iterator[Record]:
-    stack: list[Element] = []
+    # Only "end" events: every row kind has a tag of its own, so no depth needs tracking.
+    row_tags = _LIST_ROOTS.get(root_tag, ())
     rows = 0
     have_basic_info = False
-    for event, element in iterparse(str(path), events=("start", "end")):
-        if event == "start":
-            stack.append(element)
-            continue
-        stack.pop()
+    for _event, element in iterparse(str(path), events=("end",)):
+        tag = element.tag
         if element.text is not None and len(element.text) > MAX_TEXT_CHARS:
-            raise MalformedFileError(path, f"<{element.tag}> of row {rows + 1}",
-                                     f"expected a text node under {MAX_TEXT_CHARS} characters, "
-                                     f"got {len(element.text)}")
-        depth = len(stack)
-        if root_tag in _LIST_ROOTS and depth == 1:
-            if element.tag in _LIST_ROOTS[root_tag]:
-                rows += 1
-                yield from _records_of_list(root_tag, _element_to_value(element), f"row {rows}")
-            stack[0].clear()
-        elif root_tag == "법령" and depth == 1:
-            if element.tag == "기본정보":
-                have_basic_info = True
-                yield act_from_basic_info(_element_to_value(element))
-            stack[0].clear()
-        elif root_tag == "법령" and depth == 2 and element.tag == "조문단위":
+            raise MalformedFileError(path, f"<{tag}> of row {rows + 1}", f"expected a text node under "
+                                     f"{MAX_TEXT_CHARS} characters, got {len(element.text)}")
+        if tag in row_tags:
+            rows += 1
+            yield from _records_of_list(root_tag, _element_to_value(element), f"row {rows}")
+        elif tag == "조문단위" and root_tag == "법령":
             if not have_basic_info:
                 raise UnsupportedShapeError(path, f"조문단위 {rows + 1}", "expected <기본정보> before the "
                                                                        "articles, got an article first")
             rows += 1
             if (article := article_from_unit(_element_to_value(element))) is not None:
                 yield article
-            stack[-1].clear()
-        elif root_tag in _CASE_CONVERTERS and depth == 0 and any(True for _ in element):
+        elif tag == "기본정보" and root_tag == "법령":
+            have_basic_info = True
+            yield act_from_basic_info(_element_to_value(element))
+        elif tag == root_tag and root_tag in _CASE_BODY_ROOTS and len(element):
             yield _CASE_CONVERTERS[root_tag](_element_to_value(element), "the body")
+        elif tag not in _UNREAD_SECTIONS:
+            continue
+        element.clear()
 
 
 # --- JSON -----------------------------------------------------------------------------------
