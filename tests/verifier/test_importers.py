@@ -113,6 +113,8 @@ HOSTILE: list[tuple[str, str, str | bytes, type[ImportFileError], str]] = [
     ("external entity", "xxe.xml", EXTERNAL_ENTITY, UnsafeXmlError, "line 2, column 1"),
     ("external DTD after a comment", "dtd.xml", '<?xml version="1.0"?>\n<!-- 목록 -->\n'
      '<!DOCTYPE x SYSTEM "http://example.invalid/x.dtd">\n<LawSearch/>', UnsafeXmlError, "line 3, column 1"),
+    ("EUC-KR declared", "declared.xml", '<?xml version="1.0" encoding="EUC-KR"?>\n<PrecSearch/>'.encode("euc-kr"),
+     MalformedFileError, "encoding 'EUC-KR'"),
     ("UTF-16 XML", "utf16.xml", "<LawSearch/>".encode("utf-16"), MalformedFileError, "byte 1"),
     ("truncated XML", "cut.xml", CASE_LIST_XML[: len(CASE_LIST_XML) * 2 // 3], MalformedFileError, "line"),
     ("EUC-KR bytes declared UTF-8", "euckr.xml", CASE_LIST_XML.encode("euc-kr"), MalformedFileError, "line 3"),

@@ -239,6 +239,7 @@ def _element_to_value(element: Element) -> Any:
 _PROLOG_BYTES = 64 * 1024
 _PROLOG = re.compile(rb"(?:\xef\xbb\xbf)?(?:\s+|<\?.*?\?>|<!--.*?-->)*", re.DOTALL)
 _ROOT_TAG = re.compile(rb"<([^\s/>!?]+)")
+_DECLARED_ENCODING = re.compile(rb"""<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
 
 def _line_column(head: bytes, offset: int) -> str:
@@ -253,6 +254,10 @@ def _root_tag(path: Path) -> tuple[str, str]:
         head = handle.read(_PROLOG_BYTES)
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise MalformedFileError(path, "byte 1", "expected UTF-8 XML, got a UTF-16 byte order mark")
+    declared = _DECLARED_ENCODING.match(head.removeprefix(b"\xef\xbb\xbf"))
+    if declared and declared.group(1).lower() not in (b"utf-8", b"utf8", b"us-ascii", b"ascii"):
+        raise MalformedFileError(path, "the XML declaration", "expected UTF-8 XML (as law.go.kr serves it), got "
+                                 f"encoding {declared.group(1).decode('ascii')!r}; convert the file to UTF-8")
     end = _PROLOG.match(head).end()  # type: ignore[union-attr] (the pattern matches the empty string)
     if head.startswith(b"<!", end):
         raise UnsafeXmlError(path, _line_column(head, end), "expected XML without a DTD (entity declarations and "
