@@ -79,9 +79,11 @@ def _case_pattern() -> re.Pattern[str]:
     )
     return re.compile(
         rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
-        rf"(?:(?P<date>{_DATE}){_GAP}(?P<comma>,)?{_GAP}(?P<delivery>선고|자)?{_GAP},?{_GAP})?"
+        # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
+        # so a long run of spaces costs linear time, never a backtracking blow-up.
+        rf"(?:(?P<date>{_DATE}){_GAP}(?:(?P<comma>,){_GAP})?(?:(?P<delivery>선고|자){_GAP}(?:,{_GAP})?)?)?"
         + number
-        + rf"(?:{_GAP},?{_GAP}(?P<panel>{Literals(PANELS).to_regex()}))?"
+        + rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
         + rf"(?:{_GAP}(?P<disposition>{Literals(DISPOSITIONS).to_regex()}))?"
     )
 

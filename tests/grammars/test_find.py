@@ -153,3 +153,17 @@ def test_later_provisions_of_a_list_take_the_first_act(text: str, later: list) -
     continuations = [(text[f.span[0]:f.span[1]], f.citation) for f in found if f.form is F.LIST_CONTINUATION]
     assert continuations == later
     assert len(found) == 1 + len(later)
+
+
+LONG_RUNS = [
+    ("대법원 2024. 7. 11." + " " * 3000 + "x", 0), ("대법원 2024. 7. 11., " + " " * 3000 + "선고 x", 0),
+    ("민법 제3조" + " " * 3000 + ",", 1), ("제 " * 3000, 0), ("2024" + " " * 3000 + "도", 0), ("동조" + " " * 3000 + "제", 1),
+]
+
+
+@pytest.mark.parametrize(("text", "count"), LONG_RUNS,
+                         ids=["after-date", "after-comma", "after-statute", "repeated-je", "year-then-code", "after-same-article"])
+def test_long_runs_of_spaces_do_not_backtrack(text: str, count: int) -> None:
+    # Regression: adjacent optional space runs once made a failing match cost O(n^4) (28 s at n=200).
+    # Each case returns at once now; a hang here is that bug back.
+    assert len(find_citations(text)) == count
