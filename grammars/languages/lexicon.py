@@ -16,6 +16,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from grammars.errors import LexiconError
 
@@ -50,10 +51,13 @@ class Lexicon:
             if name in checked:
                 raise LexiconError(f"expected each statute name once, got {name!r} again at act #{position}")
             checked[name] = None if labels is None else _check_labels(name, labels)
+        # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
         return cls(
-            acts=checked,
-            aliases=_check_aliases("official 약칭", aliases or {}, checked, ()),
-            informal=_check_aliases("informal abbreviation", informal or {}, checked, tuple(aliases or ())),
+            acts=MappingProxyType(checked),
+            aliases=MappingProxyType(_check_aliases("official 약칭", aliases or {}, checked, ())),
+            informal=MappingProxyType(
+                _check_aliases("informal abbreviation", informal or {}, checked, tuple(aliases or ()))
+            ),
         )
 
     @property
