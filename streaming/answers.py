@@ -1,11 +1,14 @@
 """One answer in flight: the source's events and the verifier's verdicts meet in the segment machine.
 
 `AnswerRun.events()` is an async generator of what the client may see (`ProseReleased`,
-`CitationReleased`, `CitationWithheld`, then `AnswerFinished`). Source events and verdicts go
-through one bounded inbox, so a slow client stops the reading of the source (backpressure)
-instead of piling text up in memory. Each citation is verified in its own task, under a timeout:
-a verifier that fails or hangs leaves the citation unverified, so the answer still finishes.
-Closing the generator (the client went away) cancels the source and every verification.
+`CitationReleased`, `CitationWithheld`, then `AnswerFinished`). A pump task reads the source
+into a bounded queue, so a slow client stops the reading of the source (backpressure) instead of
+piling text up in memory. Each closed citation is verified right away, awaited in place under a
+timeout: a verifier that answers from its cache answers without a single turn of the event loop,
+so a citation's hold is as short as the lookup; one that fails or hangs leaves the citation
+unverified, so the answer still finishes. Meanwhile the pump keeps reading the source, and
+everything after the citation is held behind it anyway. Closing the generator (the client went
+away) cancels the source.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from grammars import ParsedCitation
 from streaming.anchors import AnchorPrefixes
 from streaming.errors import SegmentProtocolError
 from streaming.protocols import (
@@ -35,6 +37,7 @@ from streaming.segments import (
     CitationWithheld,
     ProseReleased,
     SegmentMachine,
+    SegmentOutput,
     VerificationNeeded,
 )
 
@@ -57,21 +60,6 @@ class _SourceFailed:
     error: BaseException
 
 
-@dataclass(frozen=True, slots=True)
-class _Verified:
-    citation_id: int
-    verdict: Verdict
-
-
-@dataclass(frozen=True, slots=True)
-class _Unverifiable:
-    citation_id: int
-    reason: str
-
-
-_InboxItem = SourceEvent | _SourceFailed | _Verified | _Unverifiable
-
-
 @dataclass(slots=True)
 class RunTimings:
     """Seconds since the run started; `holds_s` is, per citation, closed → released."""
@@ -81,12 +69,11 @@ class RunTimings:
     total_s: float | None = None
     holds_s: list[float] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, float | None]:
-        holds = sorted(self.holds_s)
+    def as_dict(self) -> dict[str, float | list[float] | None]:
         return {
             "first_event_s": self.first_event_s,
             "total_s": self.total_s,
-            "citation_hold_max_ms": holds[-1] * 1000 if holds else None,
+            "citation_holds_ms": [round(hold * 1000, 3) for hold in self.holds_s],
         }
 
 
@@ -102,39 +89,29 @@ class AnswerRun:
         self._closed_at: dict[int, float] = {}
 
     async def events(self) -> AsyncIterator[ClientEvent]:
-        inbox: asyncio.Queue[_InboxItem] = asyncio.Queue(maxsize=self._options.inbox_size)
-        tasks: set[asyncio.Task[None]] = {asyncio.create_task(self._pump(inbox))}
+        inbox: asyncio.Queue[SourceEvent | _SourceFailed] = asyncio.Queue(maxsize=self._options.inbox_size)
+        pump = asyncio.create_task(self._pump(inbox))
         try:
             while not self._machine.finished:
                 item = await inbox.get()
-                for output in self._step(item):
+                if isinstance(item, _SourceFailed):
+                    raise item.error
+                outputs = self._machine.feed(item)
+                if isinstance(item, CitationEnd):
+                    self._closed_at.update((o.citation_id, time.perf_counter())
+                                           for o in outputs if isinstance(o, VerificationNeeded))
+                while outputs:
+                    output = outputs.pop(0)
                     if isinstance(output, VerificationNeeded):
-                        task = asyncio.create_task(self._verify(output.citation_id, output.citation, inbox))
-                        tasks.add(task)
-                        task.add_done_callback(tasks.discard)
+                        outputs.extend(await self._verify(output))
                         continue
                     self._note_release(output)
                     yield output
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            pump.cancel()
+            await asyncio.gather(pump, return_exceptions=True)
             if not self._machine.finished:
                 logger.info("[%s] answer stopped before it finished", self.request.request_id)
-
-    def _step(self, item: _InboxItem) -> list:
-        match item:
-            case _SourceFailed(error=error):
-                raise error
-            case _Verified(citation_id=citation_id, verdict=verdict):
-                return self._machine.resolve(citation_id, verdict)
-            case _Unverifiable(citation_id=citation_id, reason=reason):
-                return self._machine.fail(citation_id, reason)
-        outputs = self._machine.feed(item)
-        if isinstance(item, CitationEnd):
-            now = time.perf_counter()
-            self._closed_at.update((o.citation_id, now) for o in outputs if isinstance(o, VerificationNeeded))
-        return outputs
 
     def _note_release(self, output: ClientEvent) -> None:
         now = time.perf_counter()
@@ -147,7 +124,7 @@ class AnswerRun:
         if isinstance(output, AnswerFinished):
             self.timings.total_s = now - self.timings.started
 
-    async def _pump(self, inbox: asyncio.Queue[_InboxItem]) -> None:
+    async def _pump(self, inbox: asyncio.Queue[SourceEvent | _SourceFailed]) -> None:
         generation = self._source.generate(self.request)
         try:
             async for event in generation:
@@ -165,16 +142,15 @@ class AnswerRun:
             if close is not None:
                 await close()
 
-    async def _verify(self, citation_id: int, citation: ParsedCitation, inbox: asyncio.Queue[_InboxItem]) -> None:
+    async def _verify(self, needed: VerificationNeeded) -> list[SegmentOutput]:
+        """The machine's outputs once the verdict (or the failure to get one) is in."""
         try:
-            verdict = await asyncio.wait_for(self._verifier.verify(citation), self._options.verify_timeout_s)
-        except asyncio.CancelledError:
-            raise
+            async with asyncio.timeout(self._options.verify_timeout_s):
+                verdict = await self._verifier.verify(needed.citation)
         except Exception as error:  # database down, timeout, a bug: the citation stays unverified
-            logger.warning("[%s] verification of citation #%d failed: %r", self.request.request_id, citation_id, error)
-            await inbox.put(_Unverifiable(citation_id, f"the verifier could not answer ({type(error).__name__})"))
-            return
+            logger.warning("[%s] verification of citation #%d failed: %r",
+                           self.request.request_id, needed.citation_id, error)
+            return self._machine.fail(needed.citation_id, f"the verifier could not answer ({type(error).__name__})")
         if not isinstance(verdict, Verdict):
-            await inbox.put(_Unverifiable(citation_id, f"expected a Verdict, got {type(verdict).__name__}"))
-            return
-        await inbox.put(_Verified(citation_id, verdict))
+            return self._machine.fail(needed.citation_id, f"expected a Verdict, got {type(verdict).__name__}")
+        return self._machine.resolve(needed.citation_id, verdict)

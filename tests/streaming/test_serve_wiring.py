@@ -1,12 +1,16 @@
-"""The composition root's adapters against the real verifier on an SQLite file: verdicts cross
-field by field, the database failing mid-stream withholds citations, admin data come from it."""
+"""The composition root's adapters against the real verifier: verdicts cross field by field and
+admin data come from an SQLite file; PostgreSQL going away mid-stream withholds the citations
+still to be verified."""
 
 from __future__ import annotations
 
 import json
+import os
+import uuid
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from streaming_kit import MINBEOP_750, MINBEOP_9999, Gate, ScriptedSource, answer, citation, sse_events
 
@@ -53,20 +57,46 @@ def test_verdicts_of_the_real_verifier_reach_the_client(serve, database: Databas
     assert httpx.get(f"{base}/readyz").json()["checks"]["database"] is True
 
 
-def test_database_lost_mid_stream_withholds_the_rest_in_strict_mode(serve, database: Database, tmp_path: Path) -> None:
+@pytest.fixture
+def postgres_database(tmp_path: Path):
+    """A database of its own on the PostgreSQL server, dropped afterwards; skipped only when the
+    server is unreachable and CITEGEN_REQUIRE_POSTGRES is unset."""
+    name = f"citegen_stream_{uuid.uuid4().hex[:12]}"
+    try:
+        admin = psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3",
+                                autocommit=True)
+    except psycopg.OperationalError as error:
+        if os.environ.get("CITEGEN_REQUIRE_POSTGRES"):
+            pytest.fail(f"CITEGEN_REQUIRE_POSTGRES is set but PostgreSQL is unreachable: {error}")
+        pytest.skip(f"PostgreSQL unreachable: {error}")
+    admin.execute(f"CREATE DATABASE {name}")
+    records = tmp_path / "records.jsonl"
+    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
+    database = Database.open(f"postgresql://postgres@127.0.0.1:5432/{name}")
+    import_paths(database, [records])
+    yield admin, name, database
+    database.engine.dispose()
+    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    admin.close()
+
+
+@pytest.mark.postgres
+def test_database_lost_mid_stream_withholds_the_rest_in_strict_mode(serve, postgres_database) -> None:
+    admin, name, database = postgres_database
     between = Gate()
     script = [ProseDelta("첫째 "), *citation("민법 750조", MINBEOP_750), between, ProseDelta(" 둘째 "),
               *citation("민법 751조", MINBEOP_751), *citation("민법 제9999조", MINBEOP_9999), Finished(Usage(1, 9))]
     checker = Verifier(database, audit=False)
-    admin = DatabaseAdmin(database, checker)
+    admin_data = DatabaseAdmin(database, checker)
     base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DatabaseVerifier(checker),
-                            probes=[admin]))
+                            probes=[admin_data]))
     with httpx.stream("POST", f"{base}/v1/answers", json={"question": "q"}, timeout=10) as response:
         events = sse_events(response)
         assert next(events)[0] == "prose"
         assert next(events)[1]["status"] == "verified"
-        (tmp_path / "citegen.sqlite3").rename(tmp_path / "moved.sqlite3")
-        database.engine.dispose()  # the next connection finds no database where it was
+        # The server goes away: open connections are cut and new ones refused.
+        admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s", (name,))
         between.open()
         rest = list(events)
     citations = [data for name, data in rest if name == "citation"]
