@@ -44,6 +44,7 @@ DatabaseUrl = Annotated[str | None, typer.Option(
     help="SQLAlchemy URL: sqlite:///path or postgresql://user@host/db (default: an SQLite file).")]
 EXIT_NOT_VERIFIED = 1
 EXIT_BAD_INPUT = 2
+SKIPPED_SHOWN = 10  # skipped rows listed per file; the rest are counted
 
 
 @contextmanager
@@ -91,8 +92,10 @@ def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (
                 report = import_file(database, path)
                 totals.update(report.counts)
                 skipped += len(report.skipped)
-                for row in report.skipped:
+                for row in report.skipped[:SKIPPED_SHOWN]:
                     err.print(f"skipped {path} {row.position}: {row.reason}")
+                if len(report.skipped) > SKIPPED_SHOWN:
+                    err.print(f"skipped {len(report.skipped) - SKIPPED_SHOWN} more rows of {path}")
                 progress.advance(task)
         summary = ", ".join(f"{totals[kind]} {kind}" for kind in ("acts", "articles", "provisions", "cases", "aliases")
                             if totals[kind])

@@ -23,6 +23,7 @@ act only. Dates are ISO (YYYY-MM-DD) or law.go.kr's YYYYMMDD. `delivery` default
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from verifier.importers.records import (
 from verifier.names import normalise_act_name, normalise_court, parse_case_number, parse_date
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
+_ARTICLE_LABEL = re.compile(r"[1-9][0-9]{0,3}(?:의[1-9][0-9]?)?")
 
 
 class _LineError(ValueError):
@@ -54,6 +56,13 @@ def _required(line: dict[str, Any], key: str) -> Any:
     return value
 
 
+def _optional_text(line: dict[str, Any], key: str) -> str | None:
+    value = line.get(key)
+    if value is not None and not isinstance(value, str):
+        raise _LineError(f"expected {key!r} as text, got {value!r}")
+    return value or None
+
+
 def _optional_date(line: dict[str, Any], key: str):  # noqa: ANN202 (date | None)
     text = line.get(key)
     if text is None:
@@ -64,21 +73,31 @@ def _optional_date(line: dict[str, Any], key: str):  # noqa: ANN202 (date | None
     return parsed
 
 
+def _provision(entry: Any) -> ProvisionKey:
+    if not isinstance(entry, dict):
+        raise _LineError(f"expected each provision as an object, got {entry!r}")
+    numbers = [entry.get(key, 0) for key in ("paragraph", "item", "item_branch")]
+    if not all(isinstance(n, int) and 0 <= n <= 999 for n in numbers):
+        raise _LineError(f"expected paragraph, item and item_branch as numbers 0–999, got {entry!r}")
+    subitem = entry.get("subitem", "")
+    if not isinstance(subitem, str) or len(subitem) > 1:
+        raise _LineError(f"expected subitem as one letter such as '가', got {subitem!r}")
+    return ProvisionKey(*numbers, subitem)
+
+
 def _article(entry: Any) -> ArticleRecord:
     if not isinstance(entry, dict):
         raise _LineError(f"expected each article as an object, got {entry!r}")
     label = str(_required(entry, "article"))
+    if _ARTICLE_LABEL.fullmatch(label) is None:
+        raise _LineError(f"expected an article label such as '750' or '3의2' (1–9999, 가지 1–99), got {label!r}")
     number, _, branch = label.partition("의")
-    if not number.isdigit() or (branch and not branch.isdigit()):
-        raise _LineError(f"expected an article label such as '750' or '3의2', got {label!r}")
-    provisions = tuple(
-        ProvisionKey(int(p.get("paragraph", 0)), int(p.get("item", 0)), int(p.get("item_branch", 0)),
-                     str(p.get("subitem", "")))
-        for p in entry.get("provisions", ()) if isinstance(p, dict))
+    provisions = tuple(_provision(p) for p in entry.get("provisions") or ())
     status = entry.get("status", "현행")
     if status not in ("현행", "삭제", "이동"):
         raise _LineError(f"expected an article status 현행, 삭제 or 이동, got {status!r}")
-    return ArticleRecord(int(number), int(branch or 0), entry.get("title"), status, entry.get("moved_to"),
+    return ArticleRecord(int(number), int(branch or 0), _optional_text(entry, "title"), status,
+                         _optional_text(entry, "moved_to"),
                          _optional_date(entry, "effective_on"), _optional_date(entry, "amended_on"), provisions)
 
 
@@ -87,10 +106,15 @@ def _records_of_line(line: dict[str, Any], position: str) -> Iterator[Record]:
     if kind == "act":
         law_id = str(_required(line, "law_id"))
         articles = line.get("articles")
-        yield ActRecord(law_id.zfill(6) if law_id.isdigit() else law_id, normalise_act_name(_required(line, "name")),
-                        line.get("mst"), line.get("abbreviation"), line.get("kind"),
+        mst, name = line.get("mst"), _required(line, "name")
+        if not (mst is None or (isinstance(mst, int) and 0 < mst < 2**31)) or not isinstance(name, str):
+            raise _LineError(f"expected name as text and mst as a number or null, got {name!r} and {mst!r}")
+        if not isinstance(articles, list | None):
+            raise _LineError(f"expected articles as a list, got {type(articles).__name__}")
+        yield ActRecord(law_id.zfill(6) if law_id.isdigit() else law_id, normalise_act_name(name), mst,
+                        _optional_text(line, "abbreviation"), _optional_text(line, "kind"),
                         _optional_date(line, "promulgated_on"), _optional_date(line, "effective_on"),
-                        line.get("status"), replaces_articles=articles is not None)
+                        _optional_text(line, "status"), replaces_articles=articles is not None)
         for entry in articles or ():
             yield _article(entry)
     elif kind == "case":
@@ -104,9 +128,15 @@ def _records_of_line(line: dict[str, Any], position: str) -> Iterator[Record]:
         delivery = line.get("delivery") or ("선고" if disposition == "판결" else "자")
         if delivery not in ("선고", "자"):
             raise _LineError(f"expected delivery 선고 or 자, got {delivery!r}")
-        yield CaseRecord(normalise_court(str(_required(line, "court"))), _optional_date(line, "date")
-                         or _required(line, "date"), number, delivery, disposition, line.get("panel"),
-                         line.get("title"), line.get("source_id"))
+        panel = _optional_text(line, "panel")
+        if panel not in (None, "전원합의체", "전원재판부", "지정재판부"):
+            raise _LineError(f"expected panel 전원합의체, 전원재판부, 지정재판부 or null, got {panel!r}")
+        court = _required(line, "court")
+        if not isinstance(court, str):
+            raise _LineError(f"expected 'court' as text, got {court!r}")
+        yield CaseRecord(normalise_court(court), _optional_date(line, "date")
+                         or _required(line, "date"), number, delivery, disposition, panel,
+                         _optional_text(line, "title"), _optional_text(line, "source_id"))
     elif kind == "alias":
         yield AliasRecord(str(_required(line, "alias")), normalise_act_name(str(_required(line, "act"))),
                           bool(line.get("official", False)))

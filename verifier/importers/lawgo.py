@@ -77,9 +77,19 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def _fields(value: Any) -> dict[str, Any]:
+    """A row's fields; a row that came as text or a list (an empty element, a broken file) has none."""
+    return value if isinstance(value, dict) else {}
+
+
+_MAX_PROVISION = 999
+
+
 def _int(value: Any, default: int = 0) -> int:
+    """The first number in a field; `default` when there is none or it is longer than 9 digits
+    (no law.go.kr number is; the INTEGER columns of both databases stop at 2**31 - 1)."""
     digits = re.search(r"\d+", _text(value))
-    return int(digits.group()) if digits else default
+    return int(digits.group()) if digits and len(digits.group()) <= 9 else default
 
 
 def _law_id(value: Any) -> str:
@@ -102,6 +112,7 @@ def _paragraph_number(value: Any) -> int:
 # --- rows -> records ----------------------------------------------------------------------
 
 def act_from_list_row(row: dict[str, Any]) -> ActRecord:
+    row = _fields(row)
     return ActRecord(
         law_id=_law_id(row.get("법령ID")), name=normalise_act_name(_text(row.get("법령명한글"))),
         mst=_int(row.get("법령일련번호")) or None, abbreviation=_text(row.get("법령약칭명")) or None,
@@ -110,6 +121,7 @@ def act_from_list_row(row: dict[str, Any]) -> ActRecord:
 
 
 def act_from_basic_info(info: dict[str, Any]) -> ActRecord:
+    info = _fields(info)
     return ActRecord(
         law_id=_law_id(info.get("법령ID")), name=normalise_act_name(_text(info.get("법령명_한글"))),
         mst=_int(info.get("법령일련번호")) or None, abbreviation=_text(info.get("법령명약칭")) or None,
@@ -132,8 +144,10 @@ def _provisions(unit: dict[str, Any]) -> tuple[ProvisionKey, ...]:
             label = _LABEL.match(_text(item.get("호번호")))
             if label is None:
                 continue
-            item_number = int(label["number"])
-            item_branch = _int(item.get("호가지번호")) or int(label["branch"] or 0)
+            item_number = _int(label["number"])
+            item_branch = _int(item.get("호가지번호")) or _int(label["branch"])
+            if max(number, item_number, item_branch) > _MAX_PROVISION:
+                continue
             keys.append(ProvisionKey(number, item_number, item_branch))
             for subitem in _as_list(item.get("목")):
                 letter = _text(subitem.get("목번호") if isinstance(subitem, dict) else None).rstrip(".")
@@ -142,10 +156,15 @@ def _provisions(unit: dict[str, Any]) -> tuple[ProvisionKey, ...]:
     return tuple(dict.fromkeys(keys))
 
 
-def article_from_unit(unit: dict[str, Any]) -> ArticleRecord | None:
+def article_from_unit(unit: dict[str, Any]) -> ArticleRecord | SkippedRow | None:
     """None for a 전문 (chapter heading) row."""
+    unit = _fields(unit)
     if _text(unit.get("조문여부")) == "전문":
         return None
+    number, branch = _int(unit.get("조문번호")), _int(unit.get("조문가지번호"))
+    if not 1 <= number <= 9999 or branch > 99:
+        return SkippedRow(f"조문번호 {_text(unit.get('조문번호'))[:20]!r}",
+                          "expected an article numbered 1–9999 with a 가지번호 up to 99")
     status, moved_to, amended_on = "현행", None, None
     deleted = _DELETED.match(_text(unit.get("조문내용")))
     if _text(unit.get("조문제개정유형")) == "삭제" or deleted:
@@ -157,7 +176,7 @@ def article_from_unit(unit: dict[str, Any]) -> ArticleRecord | None:
     elif (label := _LABEL.search(after)) and int(label["number"]):  # "제0조"/"0" are sentinels
         status, moved_to = "이동", label["number"] + (f"의{label['branch']}" if label["branch"] else "")
     return ArticleRecord(
-        number=_int(unit.get("조문번호")), branch=_int(unit.get("조문가지번호")),
+        number=number, branch=branch,
         title=_text(unit.get("조문제목")) or None, status=status, moved_to=moved_to,
         effective_on=parse_date(_text(unit.get("조문시행일자"))), amended_on=amended_on,
         provisions=_provisions(unit))
@@ -168,6 +187,7 @@ def _disposition(text: str) -> str | None:
 
 
 def case_from_prec(row: dict[str, Any], position: str) -> CaseRecord | SkippedRow:
+    row = _fields(row)
     number_text = _text(row.get("사건번호"))
     number = parse_case_number(number_text)
     decided_on = parse_date(_text(row.get("선고일자")))
@@ -187,6 +207,7 @@ def case_from_prec(row: dict[str, Any], position: str) -> CaseRecord | SkippedRo
 
 
 def case_from_detc(row: dict[str, Any], position: str) -> CaseRecord | SkippedRow:
+    row = _fields(row)
     number_text = _text(row.get("사건번호"))
     number = parse_case_number(number_text)
     decided_on = parse_date(_text(row.get("종국일자")))
@@ -212,7 +233,7 @@ def _records_of_list(root: str, row: dict[str, Any], position: str) -> Iterator[
 
 
 def _records_of_law_body(body: dict[str, Any]) -> Iterator[Record]:
-    yield act_from_basic_info(body.get("기본정보") or {})
+    yield act_from_basic_info(body.get("기본정보"))
     units = body.get("조문") or {}
     for unit in _as_list(units.get("조문단위") if isinstance(units, dict) else units):
         if isinstance(unit, dict) and (article := article_from_unit(unit)) is not None:
@@ -259,7 +280,7 @@ def _root_tag(path: Path) -> tuple[str, str]:
         raise MalformedFileError(path, "the XML declaration", "expected UTF-8 XML (as law.go.kr serves it), got "
                                  f"encoding {declared.group(1).decode('ascii')!r}; convert the file to UTF-8")
     end = _PROLOG.match(head).end()  # type: ignore[union-attr] (the pattern matches the empty string)
-    if head.startswith(b"<!", end):
+    if head.startswith(b"<!DOCTYPE", end):
         raise UnsafeXmlError(path, _line_column(head, end), "expected XML without a DTD (entity declarations and "
                                                            "external references are refused), got <!DOCTYPE")
     root = _ROOT_TAG.match(head, end)
