@@ -194,3 +194,33 @@ def test_jsonl_format_documented_example_reads(tmp_path: Path) -> None:
     kinds = [type(r).__name__ for r in records]
     assert kinds == ["ActRecord", "ArticleRecord", "ActRecord", "ArticleRecord", "AliasRecord", "CaseRecord",
                      "CaseRecord", "CoverageRecord"]
+
+
+ODD_ROWS = [
+    ("기본정보 as text", "info.json", '{"법령": {"기본정보": "x", "조문": [1]}}', 1),
+    ("empty 기본정보 element", "info.xml", "<법령><기본정보/><조문><조문단위><조문번호>1</조문번호></조문단위></조문></법령>", 2),
+    ("article number past 9999", "big.xml", "<법령><기본정보><법령ID>1</법령ID><법령명_한글>가법</법령명_한글></기본정보><조문>"
+     "<조문단위><조문번호>99999999999999999999</조문번호></조문단위></조문></법령>", 1),
+    ("case row as text", "row.json", '{"PrecSearch": {"prec": ["text"]}}', 0),
+    ("empty case body element", "body.xml", "<PrecService><a/></PrecService>", 1),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "skipped"), [o[1:] for o in ODD_ROWS], ids=[o[0] for o in ODD_ROWS])
+def test_rows_of_the_wrong_type_are_skipped_not_crashed_on(database: Database, tmp_path: Path, name: str,
+                                                          content: str, skipped: int) -> None:
+    report = import_file(database, write(tmp_path, name, content))
+    assert len(report.skipped) == skipped and report.counts["articles"] == 0 and report.counts["cases"] == 0
+
+
+BAD_JSONL_FIELDS = [("mst as text", '{"type": "act", "law_id": "1", "name": "가법", "mst": "abc"}', "mst"),
+                    ("name as a list", '{"type": "act", "law_id": "1", "name": ["가법"]}', "name"),
+                    ("articles as text", '{"type": "act", "law_id": "1", "name": "가법", "articles": "x"}', "articles"),
+                    ("court as a number", '{"type": "case", "court": 5, "date": "2020-01-01", '
+                     '"case_number": "2020다1", "disposition": "판결"}', "court")]
+
+
+@pytest.mark.parametrize(("line", "named"), [b[1:] for b in BAD_JSONL_FIELDS], ids=[b[0] for b in BAD_JSONL_FIELDS])
+def test_jsonl_fields_of_the_wrong_type_are_refused_with_the_line(tmp_path: Path, line: str, named: str) -> None:
+    with pytest.raises(UnsupportedShapeError, match=f"line 1: expected .*{named}"):
+        list(read_jsonl(write(tmp_path, "bad.jsonl", line)))
