@@ -15,7 +15,7 @@ import datetime as dt
 import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
@@ -64,27 +64,34 @@ _DATE = (
 )
 
 
+_CASE_NUMBER = (
+    rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
+    # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
+    # `…4202` running on into more digits.
+    rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|[0-9]{{2}})"
+    # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
+    # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
+    # by the particle 가 in prose.
+    rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals(default_codes()).to_regex()})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
+)
+_CASE_TAIL = (
+    rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
+    rf"(?:{_GAP}(?P<disposition>{Literals(DISPOSITIONS).to_regex()}))?"
+)
+# `대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결`: the later numbers of a list share the
+# court and date written before them and the disposition written after the last.
+_CASE_LIST_ITEM = re.compile(rf"{_GAP},{_GAP}(?P<listed>{_CASE_NUMBER}{_CASE_TAIL})")
+
+
 def _case_pattern() -> re.Pattern[str]:
     courts = Literals(tuple(c.name for c in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND))
-    codes = Literals(default_codes()).to_regex()
-    number = (
-        rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
-        # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
-        # `…4202` running on into more digits.
-        rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|[0-9]{{2}})"
-        # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
-        # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
-        # by the particle 가 in prose.
-        rf"(?P<gap>{_SPACE}?|-)(?P<code>{codes})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
-    )
     return re.compile(
         rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
         # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
         # so a long run of spaces costs linear time, never a backtracking blow-up.
         rf"(?:(?P<date>{_DATE}){_GAP}(?:(?P<comma>,){_GAP})?(?:(?P<delivery>선고|자){_GAP}(?:,{_GAP})?)?)?"
-        + number
-        + rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
-        + rf"(?:{_GAP}(?P<disposition>{Literals(DISPOSITIONS).to_regex()}))?"
+        + _CASE_NUMBER
+        + _CASE_TAIL
     )
 
 
@@ -204,7 +211,7 @@ class CitationFinder:
 
     def _lenient(self, text: str) -> Iterator[FoundCitation]:
         for match in self.case_pattern.finditer(text):
-            yield self._case(match)
+            yield from self._case_list(text, match)
         for match in self.statute_pattern.finditer(text):
             first = self._statute(match)
             yield first
@@ -214,6 +221,27 @@ class CitationFinder:
             reference = _pop_first(fields, "back_reference", "act_reference")
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
+
+    def _case_list(self, text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
+        first = self._case(match)
+        head = first.citation
+        items, end = [], match.end()
+        while head.disposition is None and (head.court or head.date) and (item := _CASE_LIST_ITEM.match(text, end)):
+            items.append(item)
+            end = item.end()
+            if item.group("disposition"):
+                break
+        if not items:
+            yield first
+            return
+        shared = {"panel": items[-1].group("panel"), "disposition": items[-1].group("disposition")}
+        first_citation = replace(head, panel=head.panel or shared["panel"], disposition=shared["disposition"])
+        yield FoundCitation(first.span, first_citation, first.form)
+        for item in items:
+            number = build_case(case_year=item.group("case_year"), code=item.group("code"), serial=item.group("serial"),
+                                seat=item.group("seat")).case_number
+            later = replace(first_citation, case_number=number)
+            yield FoundCitation(item.span("listed"), later, CitationForm.LIST_CONTINUATION)
 
     def _case(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()

@@ -142,17 +142,28 @@ LISTS = [
     ("민법 제750조 제1항, 제2항", [("제2항", StatuteCitation("민법", 750, paragraph=2))]),
     ("민법 제750조 제1항 제1호, 제2호", [("제2호", StatuteCitation("민법", 750, paragraph=1, item=2))]),
     ("같은 법 제3조와 제4조", [("제4조", StatuteCitation(None, 4, back_reference="같은 법"))]),
+    ("대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결",
+     [("2001다83845 판결", CaseCitation(CaseNumber(2001, "다", 83845), "대법원", dt.date(2001, 12, 11), "선고", "판결"))]),
+    ("대법원 2001. 12. 11. 선고 2001다83838, (창원)2001다9 전원합의체 판결",
+     [("(창원)2001다9 전원합의체 판결",
+       CaseCitation(CaseNumber(2001, "다", 9, "창원"), "대법원", dt.date(2001, 12, 11), "선고", "판결", "전원합의체"))]),
+    ("(2024도4202, 2024도4203)", []),  # no court or date to share: two bare numbers
     ("민법 제750조, 제3자에게", []),
     ("민법 제750조 제3자에게", []),
 ]
 
 
 @pytest.mark.parametrize(("text", "later"), LISTS, ids=[text for text, _ in LISTS])
-def test_later_provisions_of_a_list_take_the_first_act(text: str, later: list) -> None:
+def test_later_items_of_a_list_share_what_the_list_wrote_once(text: str, later: list) -> None:
     found = find_citations(text)
     continuations = [(text[f.span[0]:f.span[1]], f.citation) for f in found if f.form is F.LIST_CONTINUATION]
     assert continuations == later
-    assert len(found) == 1 + len(later)
+    assert len(found) == (2 if text.startswith("(") else 1 + len(later))
+
+
+def test_the_head_of_a_case_list_takes_the_disposition_written_after_the_last_number() -> None:
+    head = find_citations("대법원 2001. 12. 11. 선고 2001다83838, 2001다9 전원합의체 판결")[0].citation
+    assert head == CaseCitation(CaseNumber(2001, "다", 83838), "대법원", dt.date(2001, 12, 11), "선고", "판결", "전원합의체")
 
 
 LONG_RUNS = [
