@@ -92,7 +92,8 @@ def test_a_failing_source_ends_the_stream_with_a_problem_event(serve) -> None:
     script = [ProseDelta("앞. "), *citation("민법 750조", MINBEOP_750), Fail(GenerationError("expected a model, got none"))]
     base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DictVerifier()))
     events = answer(base)
-    assert [name for name, _ in events] == ["prose", "error"]
+    assert [name for name, _ in events] == ["prose", "citation", "error"]
+    assert events[1][1]["status"] == "verified"  # closed and verified before the failure came
     problem = events[-1][1]
     assert (problem["status"], problem["detail"]) == (502, "expected a model, got none")
     assert problem["type"].endswith("/generation-failed")
