@@ -2,8 +2,9 @@
 
 Verdicts are cached (citations are frozen values, so they are their own keys), and so are act
 names and coverage rows, until the next `clear_cache()`; call it after importing into a database
-a long-lived verifier reads. Lookups run on one autocommit connection. Every verification is appended to the audit log, written in batches of `audit_batch` rows (and on
-`flush_audit()` / `close()`), never one commit per call.
+a long-lived verifier reads. Lookups run on one autocommit connection. Every verification is
+appended to the audit log, written in batches of `audit_batch` rows (and on `flush_audit()` /
+`close()`), never one commit per call.
 
 Thread-safe: one lock guards the cache misses and the audit buffer, so an async caller may run
 `verify` in worker threads.
@@ -67,6 +68,8 @@ def _article_label(number: int, branch: int) -> str:
 
 
 class Verifier:
+    """Verifies citations against one database; shared by a process (cache, audit buffer, reader)."""
+
     def __init__(self, database: Database, *, cache_size: int = 200_000, audit: bool = True,
                  audit_batch: int = 1000) -> None:
         self.database = database
@@ -88,9 +91,9 @@ class Verifier:
         if verdict is None:
             with self._lock:
                 verdict = self._look_up_on_reader(citation)
-            if len(self._cache) >= self._cache_size:
-                self._cache.pop(next(iter(self._cache)), None)  # oldest first
-            self._cache[citation] = verdict
+                if len(self._cache) >= self._cache_size:
+                    self._cache.pop(next(iter(self._cache)))  # oldest first
+                self._cache[citation] = verdict
         if self._audit_enabled:
             self._record(verdict)
         return verdict
