@@ -201,8 +201,8 @@ class Verifier:
                            (Mismatch("article", label, f"이동: {target}"),))
         names_a_provision = citation.paragraph is not None or citation.item is not None or citation.subitem is not None
         if names_a_provision and article.provision is None:
-            return Verdict("not_found", citation, f"{act.name} {label} exists but has no "
-                               f"{resolved.provision().removeprefix(label).strip()}", canonical, source)
+            missing = resolved.provision().removeprefix(label).strip()
+            return Verdict("not_found", citation, f"{act.name} {label} exists but has no {missing}", canonical, source)
         note = f" (cited by the {matched_by} {name!r})" if matched_by else ""
         return Verdict("verified", citation, f"{act.name} {resolved.provision()} exists{note}", canonical, source)
 
