@@ -130,8 +130,8 @@ class FrozenDFA:
         self.free_base = None if base < 0 else base
         self.anchor_final_bytes = frozenset(arrays["anchor_final_bytes"].tolist())
         self._arrays = arrays
-        self._flags = arrays["flags"].tolist()
-        self._accepting = arrays["accepting"].tolist()
+        self._flags = array.array("B", arrays["flags"].tobytes())
+        self._accepting = array.array("B", arrays["accepting"].astype(np.uint8).tobytes())
         self._rows: dict[int, dict[int, int]] = {}
 
     @property
@@ -162,7 +162,7 @@ class FrozenDFA:
         return state
 
     def is_accepting(self, state: int) -> bool:
-        return self._accepting[state]
+        return bool(self._accepting[state])
 
     def flags(self, state: int) -> int:
         return self._flags[state]

@@ -273,32 +273,38 @@ class TokenIndex:
 
     def _rejected_ranges(self, state: int, base: int | None) -> list[tuple[int, int]]:
         """Trie-order ranges of tokens that die from a free state. With `base`, stop where the walk
-        reaches the state the base walk reaches on the same bytes and reuse the base's ranges."""
+        reaches the state the base walk reaches on the same bytes and reuse the base's ranges; a first
+        byte outside the state's divergence reaches it at once, so only divergent subtrees are walked."""
         trie, step, hits = self._trie, self.automaton.step, self._anchor_hits
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
         token_start, token_end = trie.token_start, trie.token_end
         ranges: list[tuple[int, int]] = []
-        pending = [(0, state, base)]
-        while pending:
-            node, current, mirror = pending.pop()
-            for e in range(edge_start[node], edge_start[node + 1]):
-                child = edge_child[e]
-                low, high = token_start[child], token_end[child]
-                if hits[high] == hits[low]:
-                    continue  # no token below can complete an anchor, so none can die
-                byte = edge_byte[e]
-                target = step(current, byte)
-                if target == DEAD:
-                    ranges.append((low, high))
+        divergence = self.automaton.divergence(state) if base is not None else None
+        if divergence is None:
+            edges = [(e, state, base) for e in range(edge_start[0], edge_start[1])]
+        else:
+            walked = sorted(trie.root_child[b] for b in divergence if trie.root_child[b] >= 0)
+            edges = [(e, state, base) for e in range(edge_start[0], edge_start[1]) if edge_child[e] in walked]
+            spans = [(token_start[c], token_end[c]) for c in walked]
+            ranges = [r for r in self._base_rejected() if not any(lo <= r[0] < hi for lo, hi in spans)]
+        while edges:
+            e, current, mirror = edges.pop()
+            child = edge_child[e]
+            low, high = token_start[child], token_end[child]
+            if hits[high] == hits[low]:
+                continue  # no token below can complete an anchor, so none can die
+            byte = edge_byte[e]
+            target = step(current, byte)
+            if target == DEAD:
+                ranges.append((low, high))
+                continue
+            mirror_target = None
+            if mirror is not None:
+                mirror_target = step(mirror, byte) if mirror != DEAD else DEAD
+                if mirror_target == target:
+                    ranges.extend(self._base_ranges_within(low, high))
                     continue
-                if mirror is not None:
-                    mirror_target = step(mirror, byte) if mirror != DEAD else DEAD
-                    if mirror_target == target:
-                        ranges.extend(self._base_ranges_within(low, high))
-                        continue
-                else:
-                    mirror_target = None
-                pending.append((child, target, mirror_target))
+            edges.extend((f, target, mirror_target) for f in range(edge_start[child], edge_start[child + 1]))
         return ranges
 
     def _base_ranges_within(self, low: int, high: int) -> list[tuple[int, int]]:

