@@ -17,7 +17,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
 from verifier.models import Base
@@ -79,9 +79,9 @@ class Database:
             with engine.connect() as connection:
                 revision = MigrationContext.configure(connection).get_current_revision()
                 ours = set(inspect(connection).get_table_names()) & set(Base.metadata.tables)
-        except OperationalError as error:
+        except SQLAlchemyError as error:  # refused, unreachable, or not a database at all
             engine.dispose()
-            reason = str(error.orig or error).strip().splitlines()[0]
+            reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
             raise DatabaseUnreachableError(
                 f"expected a reachable database at {database.url}, got: {reason}") from error
         head = head_revision()

@@ -65,3 +65,10 @@ UNREACHABLE = [
 def test_unreachable_database_is_a_clear_error(url: str, message: str) -> None:
     with pytest.raises(DatabaseUnreachableError, match=message):
         Database.open(url)
+
+
+def test_a_file_that_is_no_database_is_a_clear_error(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.sqlite3"
+    notes.write_text("민법 제750조", encoding="utf-8")
+    with pytest.raises(DatabaseUnreachableError, match="not a database"):
+        Database.open(f"sqlite:///{notes}")
