@@ -1,0 +1,110 @@
+"""The answer page in headless Chromium (Debian's `chromium`), driven over the DevTools protocol:
+prose shows while a citation is still being verified, the citation shows only once verified,
+with its badge and source. A screenshot is kept in test-artifacts/."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import httpx
+import pytest
+from streaming_kit import DictVerifier, Gate, ScriptedSource
+from websockets.sync.client import ClientConnection, connect
+
+from streaming import create_app
+from streaming.config import StreamingSettings
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package (see .ci/run)")]
+
+
+class DevTools:
+    """One page of a headless Chromium, spoken to over the DevTools protocol."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self._socket = socket
+        self._ids = itertools.count(1)
+
+    def call(self, method: str, **params: object) -> dict:
+        message_id = next(self._ids)
+        self._socket.send(json.dumps({"id": message_id, "method": method, "params": params}))
+        while True:
+            reply = json.loads(self._socket.recv(timeout=30))
+            if reply.get("id") == message_id:
+                if "error" in reply:
+                    raise RuntimeError(f"expected {method} to succeed, got {reply['error']}")
+                return reply["result"]
+
+    def wait_for(self, condition: str, value: str) -> object:
+        """Evaluates `value` once the JS `condition` holds, watching DOM mutations (no polling)."""
+        script = (
+            "new Promise(resolve => { const check = () => { if (" + condition + ") { observer.disconnect();"
+            " resolve(" + value + "); } }; const observer = new MutationObserver(check);"
+            " observer.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});"
+            " check(); })"
+        )
+        result = self.call("Runtime.evaluate", expression=script, awaitPromise=True, returnByValue=True, timeout=20000)
+        return result["result"].get("value")
+
+
+@contextmanager
+def open_page(devtools_port: int, url: str) -> Iterator[DevTools]:
+    target = httpx.put(f"http://127.0.0.1:{devtools_port}/json/new?{url}").json()
+    with connect(target["webSocketDebuggerUrl"], max_size=None, open_timeout=10) as socket:
+        yield DevTools(socket)
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[int]:
+    """Headless Chromium with a DevTools port; yields the port."""
+    process = subprocess.Popen(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--remote-debugging-port=0",
+         "--window-size=1000,800", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in process.stderr:  # Chromium announces its DevTools endpoint on stderr
+            if line.startswith("DevTools listening on ws://"):
+                # keep reading its chatter, or a full pipe would stall it
+                threading.Thread(target=process.stderr.read, daemon=True).start()
+                yield int(line.split(":")[2].split("/")[0])
+                break
+        else:
+            pytest.fail("expected Chromium to announce its DevTools endpoint, got its exit")
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_citations_appear_only_once_verified_with_badge_and_source(serve, browser: int) -> None:
+    verifier = DictVerifier()
+    verifier.gate = Gate()
+    base = serve(create_app(StreamingSettings(), ScriptedSource(), verifier))
+    with open_page(browser, f"{base}/?q={quote('불법행위 책임의 근거는?')}") as tools:
+        answer = "document.getElementById('answer')"
+        shown = tools.wait_for(f"{answer} && {answer}.textContent.includes('근거는')", f"{answer}.innerHTML")
+        assert shown == "불법행위의 근거는 "  # the prose, and nothing of the citation being verified
+        assert verifier.gate.reached.wait(10)
+        verifier.gate.open()
+        tools.wait_for("document.body.dataset.state === 'done'", "true")
+        citations = tools.wait_for("true", "[...document.querySelectorAll('.citation')].map(c => "
+                                           "[c.className, c.firstChild.textContent, c.textContent])")
+        assert citations == [
+            ["citation verified", "민법 제750조", "민법 제750조검증됨(법령ID 001706 제750조)"],
+            ["citation withheld", "[확인되지 않은 인용 생략]", "[확인되지 않은 인용 생략]없음"],
+        ]
+        assert "9999" not in tools.wait_for("true", "document.body.textContent")
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = tools.call("Page.captureScreenshot", format="png")
+        (ARTIFACTS / "streaming-page.png").write_bytes(base64.b64decode(shot["data"]))
