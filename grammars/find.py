@@ -24,7 +24,7 @@ from grammars.expr import Literals
 from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPREME_SHORTHAND, default_codes
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import SUBITEM_LETTERS
-from grammars.parse import CitationParser, build_case, build_statute, default_parser
+from grammars.parse import CitationParser, build_case, build_case_number, build_statute, default_parser
 
 
 class CitationForm(str, Enum):
@@ -59,7 +59,8 @@ _COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in cou
 # `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`; only ever part of a case pattern that needs a number,
 # so `2024년 7월` in prose is not a citation.
 _DATE = (
-    rf"(?P<year>(?:19|20)[0-9]{{2}})(?:{_GAP}\.{_GAP}|년{_GAP})(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP})"
+    rf"(?P<year>(?:19|20)[0-9]{{2}})(?:{_GAP}\.{_GAP}|년{_GAP})"
+    rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP})"
     rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
 )
 
@@ -72,7 +73,8 @@ _CASE_NUMBER = (
     # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
     # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
     # by the particle 가 in prose.
-    rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals(default_codes()).to_regex()})(?P=gap)(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
+    rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals(default_codes()).to_regex()})(?P=gap)"
+    rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
 )
 _CASE_TAIL = (
     rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
@@ -84,7 +86,8 @@ _CASE_LIST_ITEM = re.compile(rf"{_GAP},{_GAP}(?P<listed>{_CASE_NUMBER}{_CASE_TAI
 
 
 def _case_pattern() -> re.Pattern[str]:
-    courts = Literals(tuple(c.name for c in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND))
+    written = tuple(court.name for court in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND)
+    courts = Literals(written)
     return re.compile(
         rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
         # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
@@ -102,7 +105,8 @@ _LOWER_LEVELS = (
     rf"(?:{_GAP}(?P<subitem>[{''.join(SUBITEM_LETTERS)}]){_GAP}목)?)?"
 )
 # `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
-_PROVISION = rf"(?P<provision>제{_GAP}(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?{_LOWER_LEVELS})"
+_ARTICLE = rf"제{_GAP}(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
+_PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
 # A name glued to a preceding word (`국민법`, `방법`) is not a statute name: `(?<![가-힣…])`.
 _NOT_GLUED = r"(?<![가-힣A-Za-z0-9ㆍ])"
 # Drafts write the official middle dot ㆍ (U+318D) as · or ・, and drop the spaces of long names
@@ -146,8 +150,7 @@ _SAME_PROVISION = re.compile(
 # they start below the article, to the article) cited first. The separator is required, so a citation
 # followed by prose (`민법 제750조 제3자`) gains nothing.
 _LIST_ITEM = re.compile(
-    rf"{_GAP}(?:,|및|과|와){_GAP}(?P<provision>(?:제{_GAP}(?P<article>{_NUMBER}){_GAP}조"
-    rf"(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?)?{_LOWER_LEVELS})"
+    rf"{_GAP}(?:,|및|과|와){_GAP}(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
 )
 
 
@@ -157,7 +160,8 @@ def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCi
         fields = item.groupdict()
         del fields["provision"]
         if fields["article"] is None:
-            fields["article"], fields["article_branch"] = str(previous.article), _str_or_none(previous.article_branch)
+            fields["article"] = str(previous.article)
+            fields["article_branch"] = _str_or_none(previous.article_branch)
             if fields["paragraph"] is None:
                 fields["paragraph"] = _str_or_none(previous.paragraph)
         previous = build_statute(act=first.act, back_reference=first.back_reference, **fields)
@@ -191,7 +195,8 @@ class CitationFinder:
         self.case_pattern = _case_pattern()
         written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
         self.statute_pattern = _statute_pattern(written_names)
-        self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}  # the first name wins a clash
+        # Reversed, so that the first of two names that fold alike wins.
+        self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
 
     @functools.cached_property
     def canonical_statute_pattern(self) -> re.Pattern[str]:
@@ -206,7 +211,9 @@ class CitationFinder:
             yield FoundCitation(match.span(), self.parser.case_from_match(match), CitationForm.CANONICAL)
         for match in self.canonical_statute_pattern.finditer(text):
             citation = self.parser.statute_from_match(match)
-            form = CitationForm.CANONICAL if citation.canonical() == match.group() else CitationForm.ABBREVIATED_ACT
+            form = CitationForm.CANONICAL
+            if citation.canonical() != match.group():  # an official 약칭, rendered with the full name
+                form = CitationForm.ABBREVIATED_ACT
             yield FoundCitation(match.span(), citation, form)
 
     def _lenient(self, text: str) -> Iterator[FoundCitation]:
@@ -226,7 +233,9 @@ class CitationFinder:
         first = self._case(match)
         head = first.citation
         items, end = [], match.end()
-        while head.disposition is None and (head.court or head.date) and (item := _CASE_LIST_ITEM.match(text, end)):
+        # Only a head that wrote a court or date and no disposition yet can share them with a list.
+        is_head = head.disposition is None and (head.court is not None or head.date is not None)
+        while is_head and (item := _CASE_LIST_ITEM.match(text, end)):
             items.append(item)
             end = item.end()
             if item.group("disposition"):
@@ -234,13 +243,12 @@ class CitationFinder:
         if not items:
             yield first
             return
-        shared = {"panel": items[-1].group("panel"), "disposition": items[-1].group("disposition")}
-        first_citation = replace(head, panel=head.panel or shared["panel"], disposition=shared["disposition"])
-        yield FoundCitation(first.span, first_citation, first.form)
+        last = items[-1]
+        shared = replace(head, panel=head.panel or last.group("panel"), disposition=last.group("disposition"))
+        yield FoundCitation(first.span, shared, first.form)
         for item in items:
-            number = build_case(case_year=item.group("case_year"), code=item.group("code"), serial=item.group("serial"),
-                                seat=item.group("seat")).case_number
-            later = replace(first_citation, case_number=number)
+            number = build_case_number(*item.group("case_year", "code", "serial", "seat"))
+            later = replace(shared, case_number=number)
             yield FoundCitation(item.span("listed"), later, CitationForm.LIST_CONTINUATION)
 
     def _case(self, match: re.Match[str]) -> FoundCitation:

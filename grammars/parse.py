@@ -36,6 +36,10 @@ def _int_or_none(text: str | None) -> int | None:
     return int(text) if text else None
 
 
+def build_case_number(case_year: str, code: str, serial: str, seat: str | None = None) -> CaseNumber:
+    return CaseNumber(year=full_year(case_year), code=code, serial=int(serial), seat=seat)
+
+
 def build_case(
     *,
     case_year: str,
@@ -48,9 +52,13 @@ def build_case(
     panel: str | None = None,
     disposition: str | None = None,
 ) -> CaseCitation:
-    number = CaseNumber(year=full_year(case_year), code=code, serial=int(serial), seat=seat)
     return CaseCitation(
-        case_number=number, court=court, date=date, delivery=delivery, disposition=disposition, panel=panel
+        case_number=build_case_number(case_year, code, serial, seat),
+        court=court,
+        date=date,
+        delivery=delivery,
+        disposition=disposition,
+        panel=panel,
     )
 
 
@@ -111,18 +119,23 @@ class CitationParser:
     def case_from_match(self, found: re.Match[str]) -> CaseCitation:
         fields = found.groupdict()
         return build_case(
-            case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields.get("seat"),
-            court=fields["court"], date=parse_date(fields["date"]), delivery=fields["delivery"].strip(),
-            panel=fields["panel"], disposition=fields["disposition"],
+            case_year=fields["case_year"],
+            code=fields["code"],
+            serial=fields["serial"],
+            seat=fields.get("seat"),
+            court=fields["court"],
+            date=parse_date(fields["date"]),
+            delivery=fields["delivery"].strip(),
+            panel=fields["panel"],
+            disposition=fields["disposition"],
         )
 
     def statute_from_match(self, found: re.Match[str]) -> StatuteCitation:
         fields = found.groupdict()
         written_act, _, written_article = fields.pop("head").rpartition(HEAD_SEPARATOR)
         article, article_branch = _ARTICLE_WRITTEN.fullmatch(written_article).groups()
-        return build_statute(
-            act=self.lexicon.canonical_name(written_act), article=article, article_branch=article_branch, **fields
-        )
+        act = self.lexicon.canonical_name(written_act)
+        return build_statute(act=act, article=article, article_branch=article_branch, **fields)
 
 
 @functools.cache

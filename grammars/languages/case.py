@@ -83,7 +83,7 @@ def case_grammar(
     court_names = _chosen("court name", courts, (court.name for court in COURTS))
     code_texts = _chosen("사건부호", codes, default_codes())
     # A 원외재판부 prefix `(춘천)` belongs to the numbers of that seat's court only.
-    seats = tuple(dict.fromkeys(COURTS_BY_NAME[name].seat for name in court_names if COURTS_BY_NAME[name].seat))
+    seats = tuple(dict.fromkeys(seat for name in court_names if (seat := COURTS_BY_NAME[name].seat)))
     court = Literals(court_names)
     expr = seq(
         Capture("court", court),

@@ -41,7 +41,9 @@ def check_year_range(first_year: int, last_year: int) -> None:
         )
 
 
-def year_literals(first_year: int = FIRST_YEAR, last_year: int = LAST_YEAR, *, leap_only: bool = False) -> Literals:
+def year_literals(
+    first_year: int = FIRST_YEAR, last_year: int = LAST_YEAR, *, leap_only: bool = False
+) -> Literals:
     check_year_range(first_year, last_year)
     years = range(first_year, last_year + 1)
     return Literals(tuple(str(y) for y in years if not leap_only or calendar.isleap(y)))

@@ -83,7 +83,9 @@ def as_lexicon(lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None) -> 
         return lexicon
     if isinstance(lexicon, Mapping):
         return Lexicon.build(lexicon)
-    raise LexiconError(f"expected a Lexicon or a mapping of statute names to article labels, got {type(lexicon).__name__}")
+    raise LexiconError(
+        f"expected a Lexicon or a mapping of statute names to article labels, got {type(lexicon).__name__}"
+    )
 
 
 def article_label(article: int, branch: int | None) -> str:
@@ -94,25 +96,30 @@ def _check_name(name: object, where: str) -> None:
     if not isinstance(name, str) or not name.strip():
         raise LexiconError(f"expected a non-empty statute name at {where}, got {name!r}")
     if name != name.strip() or _FORBIDDEN_IN_NAME.search(name) or "  " in name:
-        raise LexiconError(f"expected a statute name without outer or doubled spaces, brackets or breaks at {where}, got {name!r}")
+        raise LexiconError(
+            f"expected a name without outer or doubled spaces, brackets or breaks at {where}, got {name!r}"
+        )
 
 
 def _check_labels(name: str, labels: Iterable[str]) -> frozenset[str]:
     if isinstance(labels, str):
-        raise LexiconError(f"expected a list of article labels for {name!r}, got the single string {labels!r}")
+        raise LexiconError(f"expected a list of article labels for {name!r}, got the string {labels!r}")
     labels = tuple(labels)
     # One pass in C for the common, valid case; the slow search below only names the culprit.
     if not all(isinstance(label, str) and ARTICLE_LABEL.fullmatch(label) for label in labels):
         position, label = next(
-            (i, label) for i, label in enumerate(labels) if not isinstance(label, str) or not ARTICLE_LABEL.fullmatch(label)
+            (i, label) for i, label in enumerate(labels)
+            if not isinstance(label, str) or not ARTICLE_LABEL.fullmatch(label)
         )
-        raise LexiconError(f"expected article labels like '750' or '3의2' for {name!r}, got {label!r} at position {position}")
+        raise LexiconError(
+            f"expected article labels like '750' or '3의2' for {name!r}, got {label!r} at position {position}"
+        )
     if not labels:
         raise LexiconError(f"expected at least one article label for {name!r}, got none (use None for any)")
     unique = frozenset(labels)
     if len(unique) != len(labels):
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
-        raise LexiconError(f"expected each article label once for {name!r}, got duplicates {duplicates[:5]!r}")
+        raise LexiconError(f"expected each article label once for {name!r}, got duplicates {duplicates[:5]}")
     return unique
 
 
@@ -121,7 +128,7 @@ def _check_aliases(kind: str, aliases: Mapping[str, str], acts: Mapping[str, Art
     for alias, target in aliases.items():
         _check_name(alias, f"{kind} {alias!r}")
         if target not in acts:
-            raise LexiconError(f"expected the {kind} {alias!r} to name a statute of the lexicon, got {target!r}")
+            raise LexiconError(f"expected the {kind} {alias!r} to name an act of the lexicon, got {target!r}")
         if alias in acts or alias in taken:
             raise LexiconError(f"expected the {kind} {alias!r} to differ from every other name, got a clash")
     return dict(aliases)

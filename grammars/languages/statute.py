@@ -40,7 +40,8 @@ def provision_tail() -> Expr:
 
 def _article_literals(labels: frozenset[str]) -> Literals:
     # Label `3의2` is written `3조의2`: the branch follows 조 (labels were validated by Lexicon).
-    return Literals(tuple(sorted(label.replace("의", "조의") if "의" in label else label + "조" for label in labels)))
+    written = (label.replace("의", "조의") if "의" in label else label + "조" for label in labels)
+    return Literals(tuple(sorted(written)))
 
 
 def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
@@ -64,7 +65,7 @@ def statute_grammar(
     """
     lexicon = as_lexicon(lexicon)
     heads = [
-        seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE if labels is None else _article_literals(labels))
+        seq(Literals(tuple(names)), HEAD_SEPARATOR, _article_literals(labels) if labels else ANY_ARTICLE)
         for labels, names in _groups(lexicon).items()
     ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))

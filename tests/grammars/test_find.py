@@ -143,7 +143,8 @@ LISTS = [
     ("민법 제750조 제1항 제1호, 제2호", [("제2호", StatuteCitation("민법", 750, paragraph=1, item=2))]),
     ("같은 법 제3조와 제4조", [("제4조", StatuteCitation(None, 4, back_reference="같은 법"))]),
     ("대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결",
-     [("2001다83845 판결", CaseCitation(CaseNumber(2001, "다", 83845), "대법원", dt.date(2001, 12, 11), "선고", "판결"))]),
+     [("2001다83845 판결",
+       CaseCitation(CaseNumber(2001, "다", 83845), "대법원", dt.date(2001, 12, 11), "선고", "판결"))]),
     ("대법원 2001. 12. 11. 선고 2001다83838, (창원)2001다9 전원합의체 판결",
      [("(창원)2001다9 전원합의체 판결",
        CaseCitation(CaseNumber(2001, "다", 9, "창원"), "대법원", dt.date(2001, 12, 11), "선고", "판결", "전원합의체"))]),
@@ -163,17 +164,20 @@ def test_later_items_of_a_list_share_what_the_list_wrote_once(text: str, later: 
 
 def test_the_head_of_a_case_list_takes_the_disposition_written_after_the_last_number() -> None:
     head = find_citations("대법원 2001. 12. 11. 선고 2001다83838, 2001다9 전원합의체 판결")[0].citation
-    assert head == CaseCitation(CaseNumber(2001, "다", 83838), "대법원", dt.date(2001, 12, 11), "선고", "판결", "전원합의체")
+    expected = CaseCitation(CaseNumber(2001, "다", 83838), "대법원", dt.date(2001, 12, 11), "선고", "판결", "전원합의체")
+    assert head == expected
 
 
 LONG_RUNS = [
     ("대법원 2024. 7. 11." + " " * 3000 + "x", 0), ("대법원 2024. 7. 11., " + " " * 3000 + "선고 x", 0),
-    ("민법 제3조" + " " * 3000 + ",", 1), ("제 " * 3000, 0), ("2024" + " " * 3000 + "도", 0), ("동조" + " " * 3000 + "제", 1),
+    ("민법 제3조" + " " * 3000 + ",", 1), ("제 " * 3000, 0), ("2024" + " " * 3000 + "도", 0),
+    ("동조" + " " * 3000 + "제", 1),
 ]
 
 
 @pytest.mark.parametrize(("text", "count"), LONG_RUNS,
-                         ids=["after-date", "after-comma", "after-statute", "repeated-je", "year-then-code", "after-same-article"])
+                         ids=["after-date", "after-comma", "after-statute", "repeated-je", "year-then-code",
+                              "after-same-article"])
 def test_long_runs_of_spaces_do_not_backtrack(text: str, count: int) -> None:
     # Regression: adjacent optional space runs once made a failing match cost O(n^4) (28 s at n=200).
     # Each case returns at once now; a hang here is that bug back.

@@ -8,7 +8,15 @@ import re
 
 import pytest
 
-from grammars import COURTS, GrammarError, Lexicon, LexiconError, answer_grammar, case_grammar, statute_grammar
+from grammars import (
+    COURTS,
+    GrammarError,
+    Lexicon,
+    LexiconError,
+    answer_grammar,
+    case_grammar,
+    statute_grammar,
+)
 from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.grammar import AnswerGrammar, CitationGrammar
@@ -112,8 +120,11 @@ def test_dates_are_exactly_the_real_calendar_dates(year: int) -> None:
             assert (pattern.fullmatch(f"{year}. {month}. {day}.") is not None) == real, (year, month, day)
 
 
-@pytest.mark.parametrize(("text", "accepted"), [("1900. 2. 29.", False), ("1904. 2. 29.", True), ("2000. 2. 29.", True)],
-                         ids=["century", "leap", "400-year"])
+@pytest.mark.parametrize(
+    ("text", "accepted"),
+    [("1900. 2. 29.", False), ("1904. 2. 29.", True), ("2000. 2. 29.", True)],
+    ids=["century", "leap", "400-year"],
+)
 def test_leap_years_follow_the_gregorian_rule(text: str, accepted: bool) -> None:
     assert (re.fullmatch(date_expr(1896, 2099).to_regex(), text) is not None) == accepted
 
@@ -155,7 +166,9 @@ def test_every_court_is_accepted() -> None:
     ],
     ids=lambda value: value if isinstance(value, str) else None,
 )
-def test_anchors_mark_where_a_citation_must_begin(grammar: CitationGrammar, text: str, is_anchor: bool) -> None:
+def test_anchors_mark_where_a_citation_must_begin(
+    grammar: CitationGrammar, text: str, is_anchor: bool
+) -> None:
     assert (re.fullmatch(grammar.anchor.to_regex(), text) is not None) == is_anchor
 
 
@@ -176,9 +189,12 @@ def test_every_citation_begins_with_an_anchor(grammar: CitationGrammar) -> None:
         (None, ["도", "다"], "대법원 2024. 7. 11. 선고 2024마1 결정", False),
         (["서울고등법원"], None, "서울고등법원 2024. 7. 11. 선고 (춘천)2024나1 판결", False),
     ],
-    ids=["supreme-only", "supreme-only-rejects-high", "codes", "codes-reject", "no-seat-without-out-of-seat-court"],
+    ids=["supreme-only", "supreme-only-rejects-high", "codes", "codes-reject",
+         "no-seat-without-out-of-seat-court"],
 )
-def test_case_grammar_narrows(courts: list[str] | None, codes: list[str] | None, text: str, accepted: bool) -> None:
+def test_case_grammar_narrows(
+    courts: list[str] | None, codes: list[str] | None, text: str, accepted: bool
+) -> None:
     grammar = case_grammar(courts=courts, codes=codes)
     assert (re.fullmatch(grammar.expr.to_regex(), text) is not None) == accepted
 
@@ -202,10 +218,10 @@ def test_case_grammar_rejects_bad_arguments(kwargs: dict, message: str) -> None:
         ({"민법": ["제750조"]}, None, "got '제750조' at position 0"),
         ({"민법": ["1", "1"]}, None, "duplicates"),
         ({"민법": []}, None, "at least one article label"),
-        ({"민법": "750"}, None, "single string"),
+        ({"민법": "750"}, None, "got the string"),
         ({" 민법": None}, None, "outer or doubled spaces"),
         ({"「민법」": None}, None, "brackets"),
-        ({"민법": None}, {"민": "형법"}, "to name a statute of the lexicon"),
+        ({"민법": None}, {"민": "형법"}, "to name an act of the lexicon"),
         ({"민법": None, "형법": None}, {"형법": "민법"}, "differ from every other name"),
     ],
     ids=["empty", "duplicate-name", "bad-label", "duplicate-label", "no-labels", "string-labels", "spaces",

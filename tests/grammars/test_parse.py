@@ -93,7 +93,8 @@ def test_canonical_citations_are_found_whole_in_prose(
         "민소법 제1조",
         "민법 제750조, 제751조",
     ],
-    ids=["empty", "trailing-dot", "leading-space", "loose-date", "bare-number", "back-reference", "informal", "list"],
+    ids=["empty", "trailing-dot", "leading-space", "loose-date", "bare-number", "back-reference", "informal",
+         "list"],
 )
 def test_non_canonical_text_parses_to_none(text: str) -> None:
     assert parse_citation(text) is None
