@@ -111,23 +111,27 @@ def _paragraph_number(value: Any) -> int:
 
 # --- rows -> records ----------------------------------------------------------------------
 
-def act_from_list_row(row: dict[str, Any]) -> ActRecord:
-    row = _fields(row)
-    return ActRecord(
-        law_id=_law_id(row.get("법령ID")), name=normalise_act_name(_text(row.get("법령명한글"))),
-        mst=_int(row.get("법령일련번호")) or None, abbreviation=_text(row.get("법령약칭명")) or None,
-        kind=_text(row.get("법령구분명")) or None, promulgated_on=parse_date(_text(row.get("공포일자"))),
-        effective_on=parse_date(_text(row.get("시행일자"))), status=_text(row.get("현행연혁코드")) or None)
+# A statute list row and a body's 기본정보 carry the same facts under different names.
+_LIST_ROW_NAMES = {"name": "법령명한글", "abbreviation": "법령약칭명", "kind": "법령구분명"}
+_BASIC_INFO_NAMES = {"name": "법령명_한글", "abbreviation": "법령명약칭", "kind": "법종구분"}
 
 
-def act_from_basic_info(info: dict[str, Any]) -> ActRecord:
-    info = _fields(info)
+def _act(fields: Any, names: dict[str, str], *, replaces_articles: bool) -> ActRecord:
+    row = _fields(fields)
     return ActRecord(
-        law_id=_law_id(info.get("법령ID")), name=normalise_act_name(_text(info.get("법령명_한글"))),
-        mst=_int(info.get("법령일련번호")) or None, abbreviation=_text(info.get("법령명약칭")) or None,
-        kind=_text(info.get("법종구분")) or None, promulgated_on=parse_date(_text(info.get("공포일자"))),
-        effective_on=parse_date(_text(info.get("시행일자"))), status=_text(info.get("현행연혁코드")) or None,
-        replaces_articles=True)
+        law_id=_law_id(row.get("법령ID")), name=normalise_act_name(_text(row.get(names["name"]))),
+        mst=_int(row.get("법령일련번호")) or None, abbreviation=_text(row.get(names["abbreviation"])) or None,
+        kind=_text(row.get(names["kind"])) or None, promulgated_on=parse_date(_text(row.get("공포일자"))),
+        effective_on=parse_date(_text(row.get("시행일자"))), status=_text(row.get("현행연혁코드")) or None,
+        replaces_articles=replaces_articles)
+
+
+def act_from_list_row(row: Any) -> ActRecord:
+    return _act(row, _LIST_ROW_NAMES, replaces_articles=False)
+
+
+def act_from_basic_info(info: Any) -> ActRecord:
+    return _act(info, _BASIC_INFO_NAMES, replaces_articles=True)
 
 
 def _provisions(unit: dict[str, Any]) -> tuple[ProvisionKey, ...]:
