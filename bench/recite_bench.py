@@ -85,7 +85,8 @@ def main() -> None:
 
     header = ["run", "documents", "citations", "seconds", "documents/s", "citations/s", "suggested"]
     lines = [f"# citegen recite benchmark\n",
-             f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs visible, --jobs {arguments.jobs}; "
+             f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs visible (load average "
+             f"{os.getloadavg()[0]:.1f} at the end: the machine is shared), --jobs {arguments.jobs}; "
              f"`python bench/recite_bench.py --copies {arguments.copies} "
              f"--regenerate-copies {arguments.regenerate_copies}`\n",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
