@@ -91,15 +91,11 @@ class Vocabulary:
         return found
 
     def _count_hits(self, hit_bytes: frozenset[int]) -> array.array:
-        texts = [self.tokens[i] for i in self.trie.order]
-        if not texts:
-            return array.array("q", [0])
-        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        trie = self.trie.arrays
         table = np.zeros(256, dtype=np.int64)
         table[list(hit_bytes)] = 1
-        per_byte = table[np.frombuffer(b"".join(texts), dtype=np.uint8)]
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-        per_token = np.add.reduceat(per_byte, starts) > 0
+        per_byte = table[trie["blob"][:-1]]
+        per_token = np.add.reduceat(per_byte, trie["offset"]) > 0 if len(trie["offset"]) else np.zeros(0, bool)
         return array.array("q", np.concatenate([[0], np.cumsum(per_token)]).astype(np.int64).tobytes())
 
     def with_size(self, size: int) -> Vocabulary:
@@ -184,12 +180,15 @@ class TokenTrie:
     """The text tokens' bytes as a trie in preorder: children of node n are edges
     `edge_start[n] .. edge_start[n+1]` (byte, child); tokens ending at n are
     `order[token_start[n] .. token_start[n+1]]`; the subtree of n holds `order[token_start[n] .. token_end[n]]`.
-    Arrays are `array.array` for fast scalar reads from Python."""
+    `blob[offset[p] : offset[p] + length[p]]` are the bytes of the p-th token in trie order, for walks
+    vectorised over many tokens. The scalar arrays are `array.array` for fast reads from Python."""
+
+    _SCALAR = ("edge_start", "edge_byte", "edge_child", "token_start", "token_end", "order")
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.arrays = arrays
-        for name, values in arrays.items():
-            setattr(self, name, array.array("i", values.astype(np.int32).tobytes()))
+        for name in self._SCALAR:
+            setattr(self, name, array.array("i", arrays[name].astype(np.int32).tobytes()))
         self.node_count = len(arrays["token_end"])
         self.root_child = [-1] * 256
         for e in range(self.edge_start[0], self.edge_start[1]):
@@ -238,6 +237,7 @@ class TokenTrie:
                 subtree_end[stack.pop()] = node
             stack.append(node)
         token_end = np.append(np.asarray(tokens_at), len(order))[subtree_end]
+        lengths = np.fromiter((len(data) for data, _ in texts), dtype=np.int64, count=len(texts))
         first_byte = np.full(vocabulary.size, -1, dtype=np.int32)
         for i, t in enumerate(vocabulary.tokens):
             if t:
@@ -251,5 +251,8 @@ class TokenTrie:
                 "token_end": token_end,
                 "order": np.asarray(order, dtype=np.int64),
                 "first_byte": first_byte,
+                "blob": np.frombuffer(b"".join(data for data, _ in texts) + b"\x00", dtype=np.uint8),
+                "offset": np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64),
+                "length": lengths,
             }
         )
