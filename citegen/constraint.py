@@ -1,0 +1,257 @@
+"""The constraint as the engine uses it: a shared `CompiledConstraint` per token index (the
+per-state caches every request reuses) and a per-request `ConstraintCursor`.
+
+The token index (`grammars.compile_index` over the whole-output language) decides which
+tokens are allowed; this module only caches what the decode loop needs fast:
+- per state, the mask in the cheapest form for CPU logits (the allowed ids when few are
+  allowed, else the disallowed ids), so one row costs a gather/scatter, not a 129k-bit unpack;
+- per state inside a citation, the shortest token path that closes the citation, so a citation
+  in progress always keeps the budget to finish (../shared/DESIGN.md invariants).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import torch
+from grammars import ParsedCitation
+
+from citegen.errors import EmptyMaskError, VocabularyMismatchError
+
+logger = logging.getLogger(__name__)
+
+# A citation longer than this many tokens is never planned for: past it the reserve is not kept.
+MAX_CITATION_TOKENS = 96
+
+
+class TokenIndex(Protocol):
+    """What the engine reads of `grammars.TokenIndex`."""
+
+    initial_state: int
+    vocab_size: int
+
+    def advance(self, state: int, token_id: int) -> int: ...
+
+    def bitmask(self, state: int) -> np.ndarray: ...
+
+    def fill_bitmask(self, state: int, out: np.ndarray) -> None: ...
+
+    def is_accepting(self, state: int) -> bool: ...
+
+    def is_unconstrained(self, state: int) -> bool: ...
+
+    def in_citation(self, state: int) -> bool: ...
+
+    def is_dead(self, state: int) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RowMask:
+    """One state's mask for CPU rows: keep only `ids`, or drop only `ids`."""
+
+    keep: bool
+    ids: torch.Tensor
+    allowed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """Where one token took a sequence: from/to inside a citation, and whether the citation may
+    end here (the whole output could stop now)."""
+
+    was_in_citation: bool
+    in_citation: bool
+    accepting: bool
+
+
+class CompiledConstraint:
+    """A token index plus the per-state caches derived from it; shared by all requests using it."""
+
+    def __init__(self, index: TokenIndex, tokenizer_vocab_size: int) -> None:
+        if index.vocab_size != tokenizer_vocab_size:
+            raise VocabularyMismatchError(
+                f"expected a token index over the tokenizer's {tokenizer_vocab_size} tokens, "
+                f"got one over {index.vocab_size}"
+            )
+        self.index = index
+        self.vocab_size = index.vocab_size
+        self._row_masks: dict[int, RowMask] = {}
+        self._completions: dict[int, tuple[int, int]] = {}
+
+    def allowed_ids(self, state: int) -> np.ndarray:
+        bits = np.unpackbits(self.index.bitmask(state).view(np.uint8), bitorder="little", count=self.vocab_size)
+        return np.flatnonzero(bits)
+
+    def row_mask(self, state: int) -> RowMask:
+        cached = self._row_masks.get(state)
+        if cached is None:
+            allowed = self.allowed_ids(state)
+            if allowed.size == 0:
+                raise EmptyMaskError(f"expected at least one allowed token in state {state}, got none")
+            if allowed.size <= self.vocab_size // 2:
+                cached = RowMask(True, torch.from_numpy(allowed.astype(np.int64)), int(allowed.size))
+            else:
+                disallowed = np.setdiff1d(np.arange(self.vocab_size), allowed, assume_unique=True)
+                cached = RowMask(False, torch.from_numpy(disallowed.astype(np.int64)), int(allowed.size))
+            self._row_masks[state] = cached
+        return cached
+
+    def mask_row_cpu_inplace(self, row: torch.Tensor, state: int) -> None:
+        """Mask one CPU logits row (columns past the vocabulary are the engine's business)."""
+        mask = self.row_mask(state)
+        if mask.keep:
+            kept = row.index_select(0, mask.ids)
+            row.fill_(float("-inf"))
+            row.index_copy_(0, mask.ids, kept)
+        elif mask.ids.numel():
+            row.index_fill_(0, mask.ids, float("-inf"))
+
+    def shortest_completion(self, state: int) -> tuple[int, int]:
+        """(tokens needed to reach a state where the output may end, first token of that path);
+        (0, -1) when already there. Breadth-first over allowed tokens, cached along the path."""
+        cached = self._completions.get(state)
+        if cached is not None:
+            return cached
+        index = self.index
+        parents: dict[int, tuple[int, int]] = {state: (-1, -1)}
+        frontier = deque([(state, 0)])
+        goal = None
+        while frontier:
+            current, depth = frontier.popleft()
+            if index.is_accepting(current) or not index.in_citation(current):
+                goal = current
+                break
+            if depth >= MAX_CITATION_TOKENS:
+                continue
+            for token in self.allowed_ids(current).tolist():
+                following = index.advance(current, token)
+                if index.is_dead(following) or following in parents:
+                    continue
+                parents[following] = (current, token)
+                frontier.append((following, depth + 1))
+        if goal is None:
+            raise EmptyMaskError(
+                f"expected a way to close the citation from state {state} within "
+                f"{MAX_CITATION_TOKENS} tokens, got none"
+            )
+        path: list[tuple[int, int]] = []  # (state, token taken from it), goal-most last
+        node = goal
+        while node != state:
+            parent, token = parents[node]
+            path.append((parent, token))
+            node = parent
+        path.reverse()
+        self._completions[goal] = (0, -1)
+        for steps_left, (from_state, token) in zip(range(len(path), 0, -1), path, strict=True):
+            self._completions.setdefault(from_state, (steps_left, token))
+        return self._completions[state]
+
+
+class ConstraintCursor:
+    """One request's position in the whole-output language."""
+
+    def __init__(self, compiled: CompiledConstraint) -> None:
+        self.compiled = compiled
+        self.state = compiled.index.initial_state
+
+    @property
+    def needs_mask(self) -> bool:
+        return not self.compiled.index.is_unconstrained(self.state)
+
+    @property
+    def in_citation(self) -> bool:
+        return self.compiled.index.in_citation(self.state)
+
+    @property
+    def accepting(self) -> bool:
+        return self.compiled.index.is_accepting(self.state)
+
+    def forced_token(self, tokens_left: int) -> int | None:
+        """The token that must come next so the open citation still closes within `tokens_left`."""
+        if not self.in_citation or self.accepting or tokens_left > MAX_CITATION_TOKENS:
+            return None
+        needed, token = self.compiled.shortest_completion(self.state)
+        return token if tokens_left <= needed else None
+
+    def fits(self, token: int, tokens_left: int) -> bool:
+        """Whether taking `token` leaves a citation it opens closable in the tokens left after it."""
+        if tokens_left > MAX_CITATION_TOKENS:
+            return True
+        following = self.compiled.index.advance(self.state, token)
+        index = self.compiled.index
+        if index.is_dead(following) or not index.in_citation(following) or index.is_accepting(following):
+            return True
+        return self.compiled.shortest_completion(following)[0] <= tokens_left - 1
+
+    def advance(self, token: int) -> Transition:
+        index = self.compiled.index
+        was_in_citation = index.in_citation(self.state)
+        following = index.advance(self.state, token)
+        if index.is_dead(following):
+            # the mask allowed a token the automaton rejects: a grammar bug, never a garbage token
+            raise EmptyMaskError(f"expected token {token} to be accepted in state {self.state}, got a dead state")
+        self.state = following
+        return Transition(was_in_citation, index.in_citation(following), index.is_accepting(following))
+
+
+@dataclass(frozen=True, slots=True)
+class Narrowing:
+    """A request's narrowing of the answer language: only these courts / acts may be cited
+    (None: all the base grammar knows)."""
+
+    courts: tuple[str, ...] | None = None
+    acts: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CitationLanguage:
+    """What a compile function hands the engine: the index over the whole-output language, the
+    anchors that open a citation in it (for exact start offsets) and the parser of its citations."""
+
+    index: TokenIndex
+    anchor: re.Pattern[str] | None
+    parse: Callable[[str], ParsedCitation | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    compiled: CompiledConstraint
+    anchor: re.Pattern[str] | None
+    parse: Callable[[str], ParsedCitation | None]
+
+    def cursor(self) -> ConstraintCursor:
+        return ConstraintCursor(self.compiled)
+
+
+class ConstraintLibrary:
+    """Compiled constraints by narrowing, least recently used dropped past `capacity`."""
+
+    def __init__(
+        self, build: Callable[[Narrowing], CitationLanguage], tokenizer_vocab_size: int, capacity: int = 16
+    ) -> None:
+        self._build = build
+        self._vocab_size = tokenizer_vocab_size
+        self._capacity = capacity
+        self._cache: OrderedDict[Narrowing, Constraint] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, narrowing: Narrowing = Narrowing()) -> Constraint:
+        with self._lock:
+            if narrowing in self._cache:
+                self._cache.move_to_end(narrowing)
+                return self._cache[narrowing]
+        language = self._build(narrowing)  # compiling may take a while: not under the lock
+        constraint = Constraint(CompiledConstraint(language.index, self._vocab_size), language.anchor, language.parse)
+        with self._lock:
+            self._cache[narrowing] = constraint
+            while len(self._cache) > self._capacity:
+                self._cache.popitem(last=False)
+        logger.info("compiled a constraint for %s (%d cached)", narrowing, len(self._cache))
+        return constraint

@@ -1,0 +1,197 @@
+"""What one sequence emits, and the per-sequence machine that turns token bytes into it.
+
+Per sequence the events read ``(ProseDelta | CitationStart CitationDelta* CitationEnd)* Finished``.
+Text is decoded incrementally, so a token that ends inside a UTF-8 character adds nothing until
+the character is complete. Offsets are character offsets into the whole generated text.
+
+The constraint says *at which token* a citation opened or closed; the exact character offsets
+come from the text: a citation starts where its anchor starts (the anchor is what made the
+automaton enter the citation, so it ends inside the entering token) and ends at the longest
+prefix that parses as a citation. While a citation is open, only text up to the last point where
+it could have ended is sent, so a delta never carries text that later turns out to be prose.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from grammars import ParsedCitation
+
+from citegen.constraint import Transition
+
+FinishReason = Literal["stop", "length", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProseDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CitationStart:
+    """`prefix`: the citation's first characters, already sent as prose (the anchor's head)."""
+
+    start: int
+    prefix: str
+
+
+@dataclass(frozen=True, slots=True)
+class CitationDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CitationEnd:
+    """The citation's exact text and span; `citation` is None if it does not parse (a generation
+    stopped inside it)."""
+
+    text: str
+    start: int
+    end: int
+    citation: ParsedCitation | None
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    reason: FinishReason
+    prompt_tokens: int
+    completion_tokens: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The sequence was stopped by an engine error (already logged); no more events follow."""
+
+    error: Exception
+
+
+Event = ProseDelta | CitationStart | CitationDelta | CitationEnd | Finished | Failed
+
+
+class TextEventMachine:
+    """Bytes of one sequence in, events out."""
+
+    def __init__(
+        self,
+        *,
+        anchor: re.Pattern[str] | None,
+        parse: Callable[[str], ParsedCitation | None],
+        stop: tuple[str, ...] = (),
+    ) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="ignore")
+        self._anchor = anchor
+        self._parse = parse
+        self._stop = stop
+        self.text = ""
+        self._sent = 0
+        self._citation_start: int | None = None
+        self._certain_end: int | None = None  # in a citation: where it may already have ended
+        self._prose_from = 0  # anchors are searched only after the last citation
+        self.stopped = False
+
+    def feed(self, piece: bytes, transition: Transition | None) -> list[Event]:
+        """Add one token's bytes; `transition` is None for unconstrained decoding."""
+        before = len(self.text)
+        self.text += self._decoder.decode(piece)
+        events: list[Event] = []
+        if transition is not None:
+            if transition.was_in_citation and not transition.in_citation:
+                self._close(before, events)
+            elif transition.in_citation and not transition.was_in_citation:
+                self._open(self._anchor_start(before), events)
+            if transition.in_citation and transition.accepting:
+                self._certain_end = len(self.text)
+        if self._citation_start is not None:
+            end = len(self.text) if self._certain_end is None else self._certain_end
+            self._send(CitationDelta, end, events)
+        else:
+            self._send_prose(events)
+        return events
+
+    def finish(self, reason: FinishReason, *, accepting: bool) -> list[Event]:
+        """Close what is open: flush bytes, end a citation (parsed only if `accepting`)."""
+        events: list[Event] = []
+        if not self.stopped:
+            # bytes of a character the generation never finished are dropped, not shown broken
+            self.text += self._decoder.decode(b"", final=True)
+        if self._citation_start is not None:
+            if accepting:
+                self._close(len(self.text), events)
+            else:
+                self._send(CitationDelta, len(self.text), events)
+                start = self._citation_start
+                events.append(CitationEnd(self.text[start:], start, len(self.text), None))
+                self._citation_start = None
+        if not self.stopped:
+            self._send(ProseDelta, len(self.text), events)
+        return events
+
+    def _send(self, kind: type[ProseDelta] | type[CitationDelta], end: int, events: list[Event]) -> None:
+        if end > self._sent:
+            events.append(kind(self.text[self._sent : end]))
+            self._sent = end
+
+    def _send_prose(self, events: list[Event]) -> None:
+        if not self._stop:
+            self._send(ProseDelta, len(self.text), events)
+            return
+        window_start = max(self._prose_from, self._sent - max(map(len, self._stop)))
+        for stop in self._stop:
+            found = self.text.find(stop, window_start)
+            if found >= 0:
+                self.text = self.text[:found]
+                self._send(ProseDelta, found, events)
+                self.stopped = True
+                return
+        self._send(ProseDelta, len(self.text) - self._stop_prefix_length(), events)
+
+    def _stop_prefix_length(self) -> int:
+        """Length of the longest end of the text that may still grow into a stop string."""
+        longest = 0
+        for stop in self._stop:
+            for length in range(min(len(stop) - 1, len(self.text)), longest, -1):
+                if self.text.endswith(stop[:length]):
+                    longest = length
+                    break
+        return longest
+
+    def _anchor_start(self, before: int) -> int:
+        """Start of the anchor that ends inside the text added by the entering token."""
+        if self._anchor is not None:
+            start = None
+            for match in self._anchor.finditer(self.text, self._prose_from):
+                if match.end() > before:
+                    start = match.start()
+                    break
+            if start is not None:
+                return start
+        return before
+
+    def _open(self, start: int, events: list[Event]) -> None:
+        self._send(ProseDelta, start, events)
+        events.append(CitationStart(start, self.text[start : self._sent] if start < self._sent else ""))
+        self._citation_start = start
+        self._certain_end = None
+
+    def _close(self, before: int, events: list[Event]) -> None:
+        start = self._citation_start
+        if start is None:
+            return
+        floor = max(self._sent, start + 1)
+        end, citation = before, None
+        for candidate in range(len(self.text), floor - 1, -1):
+            citation = self._parse(self.text[start:candidate])
+            if citation is not None:
+                end = candidate
+                break
+        end = max(end, self._sent)
+        self._send(CitationDelta, end, events)
+        events.append(CitationEnd(self.text[start:end], start, end, citation))
+        self._citation_start = None
+        self._certain_end = None
+        self._prose_from = end

@@ -1,0 +1,208 @@
+"""The decode loop on a tiny Llama trained in code for a few steps: batching, seeds, budgets,
+stops, cancellation and the citation invariants of ../shared/DESIGN.md."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from tiny_lm import ANCHOR, CITATION, BruteForceIndex, citation_language
+
+from citegen.constraint import CitationLanguage, ConstraintLibrary
+from citegen.engine import Engine, Request
+from citegen.errors import EmptyMaskError, PromptTooLongError, RequestError
+from citegen.events import CitationDelta, CitationEnd, CitationStart, Failed, Finished, ProseDelta
+from citegen.sampling import SamplingParams
+
+QUESTION = (("user", "판례?"),)
+
+
+def run_all(engine: Engine, requests: list[Request]) -> list[list]:
+    handles = [engine.submit(request) for request in requests]
+    while engine.has_work():
+        engine.step()
+    results = []
+    for handle in handles:
+        events = []
+        while not handle.events.empty():
+            events.append(handle.events.get())
+        results.append(events)
+    return results
+
+
+def sampled(seed: int, max_new_tokens: int = 60, constrain: bool = True, **sampling) -> Request:
+    params = SamplingParams(max_new_tokens=max_new_tokens, temperature=1.0, seed=seed, **sampling)
+    return Request(messages=QUESTION, sampling=params, constrain=constrain)
+
+
+def outside_think(text: str) -> str:
+    return re.sub(r"<think>.*?(</think>|$)", "", text, flags=re.S)
+
+
+def malformed_anchors(text: str) -> list[str]:
+    """Anchors in free text that do not begin a well-formed citation."""
+    free = outside_think(text)
+    return [free[m.start() : m.start() + 40] for m in re.finditer(ANCHOR, free) if not re.match(CITATION, free[m.start() :])]
+
+
+def check_events(events: list) -> str:
+    """The stream's shape and text invariants; returns the final text."""
+    assert isinstance(events[-1], Finished) and not any(isinstance(e, (Finished, Failed)) for e in events[:-1])
+    text = events[-1].text
+    assert "".join(e.text for e in events if isinstance(e, (ProseDelta, CitationDelta))) == text
+    assert "\ufffd" not in text
+    open_start = None
+    for event in events:
+        if isinstance(event, CitationStart):
+            assert open_start is None
+            open_start = event.start
+            assert text[event.start :].startswith(event.prefix)
+        elif isinstance(event, CitationEnd):
+            assert event.start == open_start and text[event.start : event.end] == event.text
+            assert event.citation is not None and event.citation.canonical() == event.text
+            open_start = None
+    assert open_start is None
+    return text
+
+
+@pytest.fixture(scope="module")
+def engine(tiny, library) -> Engine:
+    return Engine(tiny, library, max_batch=8)
+
+
+def test_constrained_answers_hold_only_well_formed_citations(engine) -> None:
+    results = run_all(engine, [sampled(seed) for seed in range(12)])
+    texts = [check_events(events) for events in results]
+    assert all(not malformed_anchors(text) for text in texts)
+    assert sum(isinstance(e, CitationEnd) for events in results for e in events) >= 6
+
+
+def test_the_same_seeds_unconstrained_write_malformed_citations(engine) -> None:
+    """The check above can fail: without the constraint this model botches citations."""
+    results = run_all(engine, [sampled(seed, constrain=False) for seed in range(12)])
+    assert any(malformed_anchors(events[-1].text) for events in results)
+
+
+def test_the_same_request_and_seed_give_the_same_events(engine) -> None:
+    first, second = run_all(engine, [sampled(7), sampled(7)])
+    assert first == second
+    assert run_all(engine, [sampled(7)])[0] == first
+
+
+def test_a_sequence_decodes_the_same_alone_and_joining_a_running_batch(tiny, library) -> None:
+    greedy = [
+        Request(messages=QUESTION, sampling=SamplingParams(max_new_tokens=30)),
+        Request(prompt="손해배상 책임이", sampling=SamplingParams(max_new_tokens=20)),
+        Request(messages=(("user", "불법행위의 요건은 무엇인가?"),), sampling=SamplingParams(max_new_tokens=25)),
+    ]
+    alone = [run_all(Engine(tiny, library), [request])[0][-1].text for request in greedy]
+    engine = Engine(tiny, library)
+    handles = [engine.submit(greedy[0])]
+    engine.step()
+    engine.step()
+    handles += [engine.submit(request) for request in greedy[1:]]
+    while engine.has_work():
+        engine.step()
+    together = []
+    for handle in handles:
+        while not isinstance(event := handle.events.get(), Finished):
+            pass
+        together.append(event.text)
+    assert together == alone
+
+
+@pytest.mark.parametrize("budget", [6, 9, 12, 15, 18], ids=lambda b: f"max{b}")
+def test_a_citation_in_progress_always_closes_within_the_budget(engine, budget) -> None:
+    results = run_all(engine, [sampled(seed, max_new_tokens=budget) for seed in range(6)])
+    for events in results:
+        check_events(events)  # every CitationStart has a parsed CitationEnd
+        assert events[-1].completion_tokens <= budget
+
+
+def test_a_stop_string_ends_the_answer_before_it(engine) -> None:
+    results = run_all(engine, [sampled(seed, stop=("손해",)) for seed in range(8)])
+    stopped = [events for events in results if "손해" in "".join(getattr(e, "text", "") for e in events[:-1]) or True]
+    for events in stopped:
+        text = check_events(events)
+        assert "손해" not in text
+    assert any(events[-1].reason == "stop" and events[-1].completion_tokens < 60 for events in results)
+
+
+def test_a_cancelled_request_finishes_as_cancelled(engine) -> None:
+    handle = engine.submit(sampled(1))
+    engine.step()
+    handle.cancel()
+    while engine.has_work():
+        engine.step()
+    events = []
+    while not handle.events.empty():
+        events.append(handle.events.get())
+    assert events[-1].reason == "cancelled"
+
+
+class _EmptyAfterFirstToken(BruteForceIndex):
+    """A broken grammar: nothing is allowed once anything was generated."""
+
+    def bitmask(self, state):
+        return super().bitmask(state) * (state == self.initial_state)
+
+
+def test_an_empty_mask_fails_the_request_instead_of_sampling_garbage(tiny) -> None:
+    broken = ConstraintLibrary(
+        lambda _: CitationLanguage(_EmptyAfterFirstToken(tiny.token_bytes, tiny.eos_ids), None, lambda _: None),
+        tiny.vocab_size,
+    )
+    events = run_all(Engine(tiny, broken), [sampled(0)])[0]
+    assert isinstance(events[-1], Failed) and isinstance(events[-1].error, EmptyMaskError)
+    assert not any(isinstance(e, Finished) for e in events)
+
+
+@pytest.mark.parametrize(
+    ("request_factory", "error"),
+    [
+        (lambda: Request(prompt=""), RequestError),
+        (lambda: Request(prompt="   \n"), RequestError),
+        (lambda: Request(messages=(("user", ""),)), RequestError),
+        (lambda: Request(prompt="대법원 " * 200), PromptTooLongError),
+        (lambda: Request(prompt="질문", sampling=SamplingParams(max_new_tokens=0)), RequestError),
+        (lambda: Request(prompt="질문", sampling=SamplingParams(temperature=-1.0)), RequestError),
+        (lambda: Request(prompt="질문", sampling=SamplingParams(top_p=0.0)), RequestError),
+        (lambda: Request(prompt="질문", sampling=SamplingParams(stop=("",))), RequestError),
+    ],
+    ids=["empty", "blank", "empty-message", "too-long", "no-tokens", "negative-temperature", "top-p-0", "empty-stop"],
+)
+def test_bad_requests_raise_typed_errors_on_submit(engine, request_factory, error) -> None:
+    with pytest.raises(error, match="expected"):
+        engine.submit(request_factory())
+    assert not engine.has_work()
+
+
+def test_a_constrained_request_needs_an_engine_with_constraints(tiny) -> None:
+    with pytest.raises(RequestError, match="citation constraints"):
+        Engine(tiny).submit(Request(prompt="질문"))
+
+
+def test_an_index_over_another_vocabulary_is_refused(tiny) -> None:
+    shorter = tiny.token_bytes[:-1]
+    library = ConstraintLibrary(
+        lambda _: CitationLanguage(BruteForceIndex(shorter, tiny.eos_ids), None, lambda _: None), tiny.vocab_size
+    )
+    with pytest.raises(Exception, match=f"tokenizer's {tiny.vocab_size} tokens"):
+        library.get()
+
+
+def test_the_library_caches_a_narrowed_constraint(tiny) -> None:
+    built = []
+
+    def build(narrowing):
+        built.append(narrowing)
+        return citation_language(tiny)
+
+    library = ConstraintLibrary(build, tiny.vocab_size, capacity=1)
+    from citegen.constraint import Narrowing
+
+    narrow = Narrowing(courts=("대법원",))
+    assert library.get(narrow) is library.get(narrow)
+    library.get(Narrowing())
+    library.get(narrow)
+    assert built == [narrow, Narrowing(), narrow]
