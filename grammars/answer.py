@@ -5,7 +5,9 @@ F is free text: any bytes in which no anchor occurs; C is any citation. A state 
   anchor matches begun in free text; when one completes, the free thread dies, so only a citation
   thread begun where that anchor began can carry on;
 - `(CITE, node)`: a citation thread (a node of the citations' ByteNFA). Citation threads are spawned
-  at every position where free text is alive; one that finishes a citation restarts free text;
+  at every position where free text is alive; one that finishes a citation restarts free text.
+  Spawned threads are implied by the free mark rather than stored (a statute lexicon has thousands
+  of heads); their steps are computed once per byte;
 - `(SKIP, i, k)`: inside bypass span i (`<think>` … `</think>`), k bytes of its closer matched. An
   opener completed in free text switches to it; nothing inside is constrained.
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grammars.dfa import DEAD, FREE
+from grammars.dfa import DEAD, FREE, ByteWalker
 from grammars.errors import GrammarError
 from grammars.index import TokenIndex, _StateMasks
 from grammars.vocabulary import TokenTrie, Vocabulary
@@ -120,7 +120,7 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     }
 
 
-class FrozenDFA:
+class FrozenDFA(ByteWalker):
     """A completely explored automaton read back from arrays: the LazyDFA interface without the
     subset construction. A byte missing from a state's row is DEAD, or for free text whatever the
     base free state does (the row holds every byte on which it differs)."""
@@ -153,13 +153,6 @@ class FrozenDFA:
         if self._flags[state] & FREE and self.free_base is not None and state != self.free_base:
             return self.step(self.free_base, byte)
         return DEAD
-
-    def walk(self, state: int, data: bytes) -> int:
-        for byte in data:
-            state = self.step(state, byte)
-            if state == DEAD:
-                break
-        return state
 
     def is_accepting(self, state: int) -> bool:
         return bool(self._accepting[state])

@@ -354,7 +354,21 @@ CITATION_MAY_CLOSE = 4  # a citation matched completely at this point (it may al
 PENDING = 8  # a partial anchor or citation is in progress (text here may become part of a citation)
 
 
-class LazyDFA:
+class ByteWalker:
+    """Walking bytes through an automaton that has `step(state, byte)`."""
+
+    def step(self, state: int, byte: int) -> int:
+        raise NotImplementedError
+
+    def walk(self, state: int, data: bytes) -> int:
+        for byte in data:
+            state = self.step(state, byte)
+            if state == DEAD:
+                break
+        return state
+
+
+class LazyDFA(ByteWalker):
     """Subset construction on demand: a state is an interned frozenset of nodes."""
 
     def __init__(self) -> None:
@@ -385,13 +399,6 @@ class LazyDFA:
             found = self.intern(nodes) if nodes else DEAD
             row[byte] = found
         return found
-
-    def walk(self, state: int, data: bytes) -> int:
-        for byte in data:
-            state = self.step(state, byte)
-            if state == DEAD:
-                break
-        return state
 
     def is_accepting(self, state: int) -> bool:
         return self._accepting[state]
