@@ -51,7 +51,9 @@ class ScriptedAnswers:
     database (and one it lacks) among them, `token_rate` tokens/s per stream (0: as fast as the
     event loop goes, which leaves no time to other threads, the verifier's among them)."""
 
-    def __init__(self, citations: list[StatuteCitation], prose_tokens: int = 200, token_rate: float = 0) -> None:
+    def __init__(
+        self, citations: list[StatuteCitation], prose_tokens: int = 200, token_rate: float = 0
+    ) -> None:
         self.pause = 1 / token_rate if token_rate else 0
         self.events: list = []
         every = max(1, prose_tokens // (len(citations) + 1))
@@ -60,8 +62,12 @@ class ScriptedAnswers:
             if position % every == every - 1 and position // every < len(citations):
                 cited = citations[position // every]
                 text = cited.canonical()
-                self.events += [CitationStart(), CitationDelta(text[: len(text) // 2]),
-                                CitationDelta(text[len(text) // 2:]), CitationEnd(text, cited)]
+                self.events += [
+                    CitationStart(),
+                    CitationDelta(text[: len(text) // 2]),
+                    CitationDelta(text[len(text) // 2 :]),
+                    CitationEnd(text, cited),
+                ]
         self.events.append(Finished(Usage(16, prose_tokens + 4 * len(citations))))
 
     async def generate(self, request):
@@ -138,8 +144,13 @@ def sample_database(folder: Path) -> Database:
 
 
 def known_citations(lexicon: dict, count: int) -> list[StatuteCitation]:
-    found = [StatuteCitation(act, int(label)) for act, labels in sorted(lexicon.items()) if labels
-             for label in labels[:1] if label.isdigit()]
+    found = [
+        StatuteCitation(act, int(label))
+        for act, labels in sorted(lexicon.items())
+        if labels
+        for label in labels[:1]
+        if label.isdigit()
+    ]
     return found[: count - 1] + [StatuteCitation("민법", 9999)]  # one the database lacks
 
 
@@ -152,11 +163,17 @@ def summarise(label: str, results: list[StreamResult], seconds: float, expected_
     holds = [hold for r in results if r.complete for hold in r.done["timings"]["citation_holds_ms"]]
     tokens = sum(r.done["usage"]["completion_tokens"] for r in results if r.complete)
     return {
-        "run": label, "streams": len(results), "complete": sum(r.complete for r in results),
+        "run": label,
+        "streams": len(results),
+        "complete": sum(r.complete for r in results),
         "text intact": "—" if expected_text is None else sum(r.text == expected_text for r in results),
-        "citations": len(holds), "hold p50 ms": statistics.median(holds) if holds else float("nan"),
-        "hold p99 ms": percentile(holds, 0.99), "hold max ms": max(holds, default=float("nan")),
-        "tokens": tokens, "seconds": seconds, "tokens/s": tokens / seconds,
+        "citations": len(holds),
+        "hold p50 ms": statistics.median(holds) if holds else float("nan"),
+        "hold p99 ms": percentile(holds, 0.99),
+        "hold max ms": max(holds, default=float("nan")),
+        "tokens": tokens,
+        "seconds": seconds,
+        "tokens/s": tokens / seconds,
     }
 
 
@@ -170,12 +187,16 @@ def table(rows: list[dict]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--source", choices=("scripted", "engine"), default="scripted")
     parser.add_argument("--streams", type=int, default=32)
     parser.add_argument("--sequential", type=int, default=None, help="requests in the one-at-a-time run")
     parser.add_argument("--max-tokens", type=int, default=128)
-    parser.add_argument("--token-rate", type=float, default=0, help="scripted tokens/s per stream (0: unpaced)")
+    parser.add_argument(
+        "--token-rate", type=float, default=0, help="scripted tokens/s per stream (0: unpaced)"
+    )
     parser.add_argument("--prose-tokens", type=int, default=200, help="scripted prose tokens per answer")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -185,27 +206,39 @@ def main() -> None:
         from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
 
         verifier, expected_text = DatabaseVerifier(checker), None
-        config = StreamingSettings(max_active=arguments.streams, max_queued=arguments.streams,
-                                   max_tokens_limit=max(2048, arguments.max_tokens), verify_timeout_s=30)
+        config = StreamingSettings(
+            max_active=arguments.streams,
+            max_queued=arguments.streams,
+            max_tokens_limit=max(2048, arguments.max_tokens),
+            verify_timeout_s=30,
+        )
         if arguments.source == "engine":
             from citegen.models import load_model
             from citegen.settings import Settings
 
-            source = EngineSource(build_engine(load_model(Settings().model_path, "cpu"), lexicon, arguments.streams))
+            source = EngineSource(
+                build_engine(load_model(Settings().model_path, "cpu"), lexicon, arguments.streams)
+            )
         else:
-            source = ScriptedAnswers(known_citations(lexicon, 4), arguments.prose_tokens, arguments.token_rate)
+            source = ScriptedAnswers(
+                known_citations(lexicon, 4), arguments.prose_tokens, arguments.token_rate
+            )
         app = create_app(config, source, verifier, anchors=anchors_for(lexicon))
         base, server, thread = start_server(app)
-        bodies = [{"question": QUESTION, "max_tokens": arguments.max_tokens, "seed": i, "temperature": 0.7}
-                  for i in range(arguments.streams)]
+        bodies = [
+            {"question": QUESTION, "max_tokens": arguments.max_tokens, "seed": i, "temperature": 0.7}
+            for i in range(arguments.streams)
+        ]
         asyncio.run(run(base, bodies[:1], concurrent=False))  # warm up: caches, compiled constraints
         concurrent, concurrent_s = asyncio.run(run(base, bodies, concurrent=True))
         sequential_bodies = bodies[: arguments.sequential or arguments.streams]
         sequential, sequential_s = asyncio.run(run(base, sequential_bodies, concurrent=False))
         if arguments.source == "scripted":
             expected_text = sequential[0].text
-        rows = [summarise(f"{arguments.streams} concurrent", concurrent, concurrent_s, expected_text),
-                summarise("one at a time", sequential, sequential_s, expected_text)]
+        rows = [
+            summarise(f"{arguments.streams} concurrent", concurrent, concurrent_s, expected_text),
+            summarise("one at a time", sequential, sequential_s, expected_text),
+        ]
         server.should_exit = True
         thread.join(10)
         if arguments.source == "engine":
@@ -215,10 +248,14 @@ def main() -> None:
     speedup = rows[0]["tokens/s"] / rows[1]["tokens/s"]
     paced = f", {arguments.token_rate:g} tokens/s per stream" if arguments.source == "scripted" else ""
     command = " ".join(["python bench/stream_bench.py", *sys.argv[1:]])
-    report = (f"## source: {arguments.source}, {arguments.streams} streams{paced}, max_tokens {arguments.max_tokens}\n\n"
-              f"{platform.processor() or platform.machine()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-              f"command: `{command}`\n\n"
-              f"{table(rows)}\n\nconcurrent / one-at-a-time tokens/s: {speedup:.2f}×\n")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    report = (
+        f"## source: {arguments.source}, {arguments.streams} streams{paced}, "
+        f"max_tokens {arguments.max_tokens}\n\n"
+        f"{platform.processor() or platform.machine()}, {when}; "
+        f"command: `{command}`\n\n"
+        f"{table(rows)}\n\nconcurrent / one-at-a-time tokens/s: {speedup:.2f}×\n"
+    )
     print(report)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     previous = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# stream_bench results\n\n"

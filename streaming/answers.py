@@ -78,8 +78,9 @@ class RunTimings:
 
 
 class AnswerRun:
-    def __init__(self, request: GenerationRequest, source: GenerationSource, verifier: Verifier,
-                 options: RunOptions) -> None:
+    def __init__(
+        self, request: GenerationRequest, source: GenerationSource, verifier: Verifier, options: RunOptions
+    ) -> None:
         self.request = request
         self.timings = RunTimings()
         self._source = source
@@ -98,8 +99,11 @@ class AnswerRun:
                     raise item.error
                 outputs = self._machine.feed(item)
                 if isinstance(item, CitationEnd):
-                    self._closed_at.update((o.citation_id, time.perf_counter())
-                                           for o in outputs if isinstance(o, VerificationNeeded))
+                    self._closed_at.update(
+                        (o.citation_id, time.perf_counter())
+                        for o in outputs
+                        if isinstance(o, VerificationNeeded)
+                    )
                 while outputs:
                     output = outputs.pop(0)
                     if isinstance(output, VerificationNeeded):
@@ -131,8 +135,13 @@ class AnswerRun:
                 await inbox.put(event)
                 if isinstance(event, Finished):
                     return
-            await inbox.put(_SourceFailed(SegmentProtocolError(
-                "expected Finished as the source's last event, got the end of its stream")))
+            await inbox.put(
+                _SourceFailed(
+                    SegmentProtocolError(
+                        "expected Finished as the source's last event, got the end of its stream"
+                    )
+                )
+            )
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the stream boundary: every failure becomes an error event
@@ -148,9 +157,15 @@ class AnswerRun:
             async with asyncio.timeout(self._options.verify_timeout_s):
                 verdict = await self._verifier.verify(needed.citation)
         except Exception as error:  # database down, timeout, a bug: the citation stays unverified
-            logger.warning("[%s] verification of citation #%d failed: %r",
-                           self.request.request_id, needed.citation_id, error)
-            return self._machine.fail(needed.citation_id, f"the verifier could not answer ({type(error).__name__})")
+            logger.warning(
+                "[%s] verification of citation #%d failed: %r",
+                self.request.request_id,
+                needed.citation_id,
+                error,
+            )
+            return self._machine.fail(
+                needed.citation_id, f"the verifier could not answer ({type(error).__name__})"
+            )
         if not isinstance(verdict, Verdict):
             return self._machine.fail(needed.citation_id, f"expected a Verdict, got {type(verdict).__name__}")
         return self._machine.resolve(needed.citation_id, verdict)

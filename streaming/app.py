@@ -26,14 +26,8 @@ from streaming.errors import BadEncodingError, BodyTooLargeError, UnauthorizedEr
 from streaming.metrics import Metrics
 from streaming.openai_compat import add_chat_route
 from streaming.problems import problem_details
-from streaming.protocols import (
-    AdminSource,
-    GenerationSource,
-    Message as ChatTurn,
-    ReadinessProbe,
-    Verifier,
-    VerdictStatus,
-)
+from streaming.protocols import AdminSource, GenerationSource, ReadinessProbe, VerdictStatus, Verifier
+from streaming.protocols import Message as ChatTurn
 from streaming.schemas import request_models
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
 from streaming.service import Service, citation_fields, problem_response, usage_fields
@@ -52,9 +46,17 @@ async def _answer_events(service: Service, run: AnswerRun) -> AsyncIterator[byte
                 case CitationReleased() | CitationWithheld():
                     yield sse_event("citation", citation_fields(event), event_id)
                 case AnswerFinished():
-                    yield sse_event("done", {"request_id": run.request.request_id, "usage": usage_fields(event),
-                                             "finish_reason": event.finish_reason, "citations": dict(event.outcomes),
-                                             "timings": run.timings.as_dict()}, event_id)
+                    yield sse_event(
+                        "done",
+                        {
+                            "request_id": run.request.request_id,
+                            "usage": usage_fields(event),
+                            "finish_reason": event.finish_reason,
+                            "citations": dict(event.outcomes),
+                            "timings": run.timings.as_dict(),
+                        },
+                        event_id,
+                    )
             event_id += 1
     except Exception as error:  # the stream boundary: the same problem body, as the last event
         logger.warning("[%s] answer failed: %r", run.request.request_id, error)
@@ -82,7 +84,9 @@ class _BodyGuard:
             await problem_response(error)(scope, receive, send)
             return
         except UnicodeDecodeError as error:
-            rejected = BadEncodingError(f"expected a UTF-8 body, got byte {body[error.start]:#04x} at {error.start}")
+            rejected = BadEncodingError(
+                f"expected a UTF-8 body, got byte {body[error.start]:#04x} at {error.start}"
+            )
             await problem_response(rejected)(scope, receive, send)
             return
         replayed = False
@@ -98,7 +102,9 @@ class _BodyGuard:
 
     async def _read(self, receive: Receive, declared: int) -> bytes:
         if declared > self.max_bytes:
-            raise BodyTooLargeError(f"expected a body of at most {self.max_bytes} bytes, got {declared} declared")
+            raise BodyTooLargeError(
+                f"expected a body of at most {self.max_bytes} bytes, got {declared} declared"
+            )
         chunks, size, more = [], 0, True
         while more:
             message = await receive()
@@ -108,7 +114,9 @@ class _BodyGuard:
             size += len(chunks[-1])
             more = message.get("more_body", False)
             if size > self.max_bytes:
-                raise BodyTooLargeError(f"expected a body of at most {self.max_bytes} bytes, got more than that")
+                raise BodyTooLargeError(
+                    f"expected a body of at most {self.max_bytes} bytes, got more than that"
+                )
         return b"".join(chunks)
 
 
@@ -132,20 +140,31 @@ class _ResponseCounter:
         await self.app(scope, receive, counting_send)
 
 
-def create_app(config: StreamingSettings, source: GenerationSource, verifier: Verifier, *,
-               admin: AdminSource | None = None, probes: Sequence[ReadinessProbe] = (),
-               anchors: AnchorPrefixes | None = None) -> FastAPI:
+def create_app(
+    config: StreamingSettings,
+    source: GenerationSource,
+    verifier: Verifier,
+    *,
+    admin: AdminSource | None = None,
+    probes: Sequence[ReadinessProbe] = (),
+    anchors: AnchorPrefixes | None = None,
+) -> FastAPI:
     """The service over `source` and `verifier`. `anchors` lets the segment machine hold prose that
     may begin a citation (needed when the source sends anchors as prose before `CitationStart`)."""
     admission = Admission(config.max_active, config.max_queued, config.retry_after_s)
-    metrics = Metrics({
-        "citegen_answers_active": ("Answers being generated.", lambda: admission.active),
-        "citegen_answers_waiting": ("Answers waiting for a slot.", lambda: admission.waiting),
-    })
+    metrics = Metrics(
+        {
+            "citegen_answers_active": ("Answers being generated.", lambda: admission.active),
+            "citegen_answers_waiting": ("Answers waiting for a slot.", lambda: admission.waiting),
+        }
+    )
     service = Service(config, source, verifier, anchors, admission, metrics)
     AnswerRequest, ChatCompletionRequest = request_models(config)
-    app = FastAPI(title="citegen", version="0.1.0",
-                  description="Answers with Korean legal citations, each verified before it is shown.")
+    app = FastAPI(
+        title="citegen",
+        version="0.1.0",
+        description="Answers with Korean legal citations, each verified before it is shown.",
+    )
     app.state.service = service
 
     @app.exception_handler(RequestValidationError)
@@ -154,12 +173,22 @@ def create_app(config: StreamingSettings, source: GenerationSource, verifier: Ve
     async def _problem(request: Request, error: Exception) -> JSONResponse:
         return problem_response(error, str(request.url.path))
 
-    @app.post("/v1/answers", response_model=None, responses={
-        200: {"content": {"text/event-stream": {}}, "description": "prose, citation, done and error events"},
-        422: {"description": "Invalid request"}, 429: {"description": "Overloaded"}})
+    @app.post(
+        "/v1/answers",
+        response_model=None,
+        responses={
+            200: {
+                "content": {"text/event-stream": {}},
+                "description": "prose, citation, done and error events",
+            },
+            422: {"description": "Invalid request"},
+            429: {"description": "Overloaded"},
+        },
+    )
     async def answers(body: AnswerRequest) -> EventStreamResponse:  # type: ignore[valid-type]
-        request = service.generation_request([ChatTurn("user", body.question)], body.max_tokens,
-                                             body.temperature, body.top_p, body.seed)
+        request = service.generation_request(
+            [ChatTurn("user", body.question)], body.max_tokens, body.temperature, body.top_p, body.seed
+        )
         run, leave = await service.start(request, body.policy)
         return EventStreamResponse(_answer_events(service, run), leave, {"x-request-id": request.request_id})
 
@@ -180,19 +209,25 @@ def create_app(config: StreamingSettings, source: GenerationSource, verifier: Ve
     async def prometheus() -> PlainTextResponse:
         return PlainTextResponse(metrics.render(), media_type=metrics_format.CONTENT_TYPE)
 
-    def require_admin(authorization: Annotated[str | None, Header()] = None,
-                      x_api_key: Annotated[str | None, Header()] = None) -> AdminSource:
+    def require_admin(
+        authorization: Annotated[str | None, Header()] = None,
+        x_api_key: Annotated[str | None, Header()] = None,
+    ) -> AdminSource:
         if admin is None or config.admin_api_key is None:
             raise HTTPException(404, "the admin endpoints are not configured")
         offered = x_api_key or (authorization or "").removeprefix("Bearer ").strip()
         if not hmac.compare_digest(offered.encode(), config.admin_api_key.get_secret_value().encode()):
-            raise UnauthorizedError("expected a valid API key in X-API-Key or Authorization: Bearer, got none or a wrong one")
+            raise UnauthorizedError(
+                "expected a valid API key in X-API-Key or Authorization: Bearer, got none or a wrong one"
+            )
         return admin
 
     @app.get("/admin/audit", responses={401: {"description": "No or wrong API key"}})
-    async def audit(source: Annotated[AdminSource, Depends(require_admin)],
-                    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-                    status: VerdictStatus | None = None) -> JSONResponse:
+    async def audit(
+        source: Annotated[AdminSource, Depends(require_admin)],
+        limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+        status: VerdictStatus | None = None,
+    ) -> JSONResponse:
         return JSONResponse({"entries": list(await source.audit(limit, status))})
 
     @app.get("/admin/stats", responses={401: {"description": "No or wrong API key"}})

@@ -23,7 +23,7 @@ class Histogram:
 
     def lines(self, name: str) -> list[str]:
         out, cumulative = [], 0
-        for bound, count in zip((*self.buckets, float("inf")), self.counts):
+        for bound, count in zip((*self.buckets, float("inf")), self.counts, strict=True):
             cumulative += count
             label = "+Inf" if bound == float("inf") else repr(bound)
             out.append(f'{name}_bucket{{le="{label}"}} {cumulative}')
@@ -43,20 +43,37 @@ class Metrics:
         self._gauges = gauges
 
     def render(self) -> str:
-        lines = ["# HELP citegen_responses_total Responses by route and status.",
-                 "# TYPE citegen_responses_total counter"]
-        lines += [f'citegen_responses_total{{route="{route}",status="{status}"}} {count}'
-                  for (route, status), count in sorted(self.responses.items())]
-        lines += ["# HELP citegen_citations_total Citations by outcome.", "# TYPE citegen_citations_total counter"]
-        lines += [f'citegen_citations_total{{outcome="{outcome}"}} {count}'
-                  for outcome, count in sorted(self.citations.items())]
-        lines += ["# HELP citegen_completion_tokens_total Tokens generated.",
-                  "# TYPE citegen_completion_tokens_total counter",
-                  f"citegen_completion_tokens_total {self.completion_tokens}"]
-        lines += ["# HELP citegen_citation_hold_seconds Citation closed until released.",
-                  "# TYPE citegen_citation_hold_seconds histogram", *self.hold_s.lines("citegen_citation_hold_seconds")]
-        lines += ["# HELP citegen_answer_seconds Whole answer duration.",
-                  "# TYPE citegen_answer_seconds histogram", *self.answer_s.lines("citegen_answer_seconds")]
+        lines = [
+            "# HELP citegen_responses_total Responses by route and status.",
+            "# TYPE citegen_responses_total counter",
+        ]
+        lines += [
+            f'citegen_responses_total{{route="{route}",status="{status}"}} {count}'
+            for (route, status), count in sorted(self.responses.items())
+        ]
+        lines += [
+            "# HELP citegen_citations_total Citations by outcome.",
+            "# TYPE citegen_citations_total counter",
+        ]
+        lines += [
+            f'citegen_citations_total{{outcome="{outcome}"}} {count}'
+            for outcome, count in sorted(self.citations.items())
+        ]
+        lines += [
+            "# HELP citegen_completion_tokens_total Tokens generated.",
+            "# TYPE citegen_completion_tokens_total counter",
+            f"citegen_completion_tokens_total {self.completion_tokens}",
+        ]
+        lines += [
+            "# HELP citegen_citation_hold_seconds Citation closed until released.",
+            "# TYPE citegen_citation_hold_seconds histogram",
+            *self.hold_s.lines("citegen_citation_hold_seconds"),
+        ]
+        lines += [
+            "# HELP citegen_answer_seconds Whole answer duration.",
+            "# TYPE citegen_answer_seconds histogram",
+            *self.answer_s.lines("citegen_answer_seconds"),
+        ]
         for name, (help_text, read) in sorted(self._gauges.items()):
             lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", f"{name} {read()}"]
         return "\n".join(lines) + "\n"

@@ -31,7 +31,9 @@ class _Transcript:
     def __init__(self) -> None:
         self.length = 0
 
-    def piece(self, event: ProseReleased | CitationReleased | CitationWithheld) -> tuple[str, dict[str, Any] | None]:
+    def piece(
+        self, event: ProseReleased | CitationReleased | CitationWithheld
+    ) -> tuple[str, dict[str, Any] | None]:
         text = event.text if isinstance(event, ProseReleased | CitationReleased) else event.marker
         start, self.length = self.length, self.length + len(text)
         if isinstance(event, ProseReleased):
@@ -40,21 +42,35 @@ class _Transcript:
 
 
 def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel]) -> None:
-    @app.post("/v1/chat/completions", responses={
-        200: {"content": {"text/event-stream": {}}, "description": "chat.completion, or chunks when stream=true"},
-        422: {"description": "Invalid request"}, 429: {"description": "Overloaded"}})
+    @app.post(
+        "/v1/chat/completions",
+        responses={
+            200: {
+                "content": {"text/event-stream": {}},
+                "description": "chat.completion, or chunks when stream=true",
+            },
+            422: {"description": "Invalid request"},
+            429: {"description": "Overloaded"},
+        },
+    )
     async def chat_completions(body: request_model) -> Any:  # type: ignore[valid-type]
         max_tokens = body.max_completion_tokens or body.max_tokens or service.config.default_max_tokens
         stop = [body.stop] if isinstance(body.stop, str) else body.stop or []
         messages = [Message(m.role, m.content) for m in body.messages]
-        request = service.generation_request(messages, max_tokens, body.temperature, body.top_p, body.seed, stop)
+        request = service.generation_request(
+            messages, max_tokens, body.temperature, body.top_p, body.seed, stop
+        )
         run, leave = await service.start(request, body.citation_policy)
-        header = {"id": f"chatcmpl-{request.request_id}", "created": int(time.time()),
-                  "model": service.config.model_name}
+        header = {
+            "id": f"chatcmpl-{request.request_id}",
+            "created": int(time.time()),
+            "model": service.config.model_name,
+        }
         if body.stream:
             include_usage = bool(body.stream_options and body.stream_options.include_usage)
-            return EventStreamResponse(_chunks(service, run, header, include_usage), leave,
-                                       {"x-request-id": request.request_id})
+            return EventStreamResponse(
+                _chunks(service, run, header, include_usage), leave, {"x-request-id": request.request_id}
+            )
         try:
             return await _completion(service, run, header)
         finally:
@@ -66,12 +82,22 @@ async def _completion(service: Service, run: AnswerRun, header: dict[str, Any]) 
     try:
         async for event in service.observed(run):
             if isinstance(event, AnswerFinished):
-                return JSONResponse({
-                    **header, "object": "chat.completion",
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": "".join(content)},
-                                 "finish_reason": event.finish_reason, "logprobs": None}],
-                    "usage": usage_fields(event), "citations": citations,
-                })
+                return JSONResponse(
+                    {
+                        **header,
+                        "object": "chat.completion",
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": "".join(content)},
+                                "finish_reason": event.finish_reason,
+                                "logprobs": None,
+                            }
+                        ],
+                        "usage": usage_fields(event),
+                        "citations": citations,
+                    }
+                )
             text, citation = transcript.piece(event)
             content.append(text)
             if citation is not None:
@@ -82,7 +108,9 @@ async def _completion(service: Service, run: AnswerRun, header: dict[str, Any]) 
     raise AssertionError("an answer run always ends with AnswerFinished or an error")
 
 
-async def _chunks(service: Service, run: AnswerRun, header: dict[str, Any], include_usage: bool) -> AsyncIterator[bytes]:
+async def _chunks(
+    service: Service, run: AnswerRun, header: dict[str, Any], include_usage: bool
+) -> AsyncIterator[bytes]:
     def chunk(delta: dict[str, Any], finish_reason: str | None = None, **extra: Any) -> bytes:
         choices = [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}]
         return sse_event(None, {**header, "object": "chat.completion.chunk", "choices": choices, **extra})
@@ -94,8 +122,15 @@ async def _chunks(service: Service, run: AnswerRun, header: dict[str, Any], incl
             if isinstance(event, AnswerFinished):
                 yield chunk({}, event.finish_reason)
                 if include_usage:
-                    yield sse_event(None, {**header, "object": "chat.completion.chunk", "choices": [],
-                                           "usage": usage_fields(event)})
+                    yield sse_event(
+                        None,
+                        {
+                            **header,
+                            "object": "chat.completion.chunk",
+                            "choices": [],
+                            "usage": usage_fields(event),
+                        },
+                    )
                 yield sse_event(None, "[DONE]")
                 return
             text, citation = transcript.piece(event)

@@ -58,7 +58,9 @@ _MALFORMED_JSON = ProblemType(400, "malformed-json", "The request body is not va
 def problem_type_of(error: BaseException) -> ProblemType:
     if isinstance(error, HTTPException):
         return ProblemType(error.status_code, f"http-{error.status_code}", str(error.detail))
-    if isinstance(error, RequestValidationError) and any(e.get("type") == "json_invalid" for e in error.errors()):
+    if isinstance(error, RequestValidationError) and any(
+        e.get("type") == "json_invalid" for e in error.errors()
+    ):
         return _MALFORMED_JSON
     return next(problem for kind, problem in PROBLEM_TYPES if isinstance(error, kind))
 
@@ -69,8 +71,10 @@ def problem_details(error: BaseException, instance: str | None = None) -> dict[s
     body: dict[str, Any] = {"type": _BASE + problem.slug, "title": problem.title, "status": problem.status}
     if isinstance(error, RequestValidationError):
         body["detail"] = "; ".join(_describe(e) for e in error.errors())
-        body["errors"] = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
-                          for e in error.errors()]
+        body["errors"] = [
+            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
+            for e in error.errors()
+        ]
     elif isinstance(error, HTTPException):
         body["detail"] = str(error.detail)
     elif problem.status < 500 or isinstance(error, GenerationError | SegmentProtocolError):

@@ -67,8 +67,11 @@ def request_models(config: StreamingSettings) -> tuple[type[BaseModel], type[Bas
         temperature: float = Field(default=0.0, ge=0.0, le=2.0)
         top_p: float = Field(default=1.0, gt=0.0, le=1.0)
         seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
-        stop: Annotated[Text, Field(min_length=1, max_length=64)] | Annotated[
-            list[Annotated[Text, Field(min_length=1, max_length=64)]], Field(max_length=4)] | None = None
+        stop: (
+            Annotated[Text, Field(min_length=1, max_length=64)]
+            | Annotated[list[Annotated[Text, Field(min_length=1, max_length=64)]], Field(max_length=4)]
+            | None
+        ) = None
         n: Literal[1] = 1
         user: Annotated[str, Field(max_length=256)] | None = None
         frequency_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
@@ -79,7 +82,9 @@ def request_models(config: StreamingSettings) -> tuple[type[BaseModel], type[Bas
         def _prompt_fits(self) -> ChatCompletionRequest:
             total = sum(len(message.content) for message in self.messages)
             if total > config.max_prompt_chars:
-                raise ValueError(f"expected at most {config.max_prompt_chars} characters of messages, got {total}")
+                raise ValueError(
+                    f"expected at most {config.max_prompt_chars} characters of messages, got {total}"
+                )
             return self
 
     return AnswerRequest, ChatCompletionRequest

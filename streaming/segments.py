@@ -113,7 +113,9 @@ class SegmentMachine:
     """One answer's segments. `feed` the source's events in order; `resolve`/`fail` each
     `VerificationNeeded` once, in any order; `finished` turns True after `AnswerFinished`."""
 
-    def __init__(self, policy: Policy, *, anchors: AnchorPrefixes | None = None, marker: str = "[인용 확인 불가]") -> None:
+    def __init__(
+        self, policy: Policy, *, anchors: AnchorPrefixes | None = None, marker: str = "[인용 확인 불가]"
+    ) -> None:
         if policy not in ("strict", "annotate", "drop"):
             raise SegmentProtocolError(f"expected policy strict, annotate or drop, got {policy!r}")
         self.policy: Policy = policy
@@ -141,7 +143,8 @@ class SegmentMachine:
             raise SegmentProtocolError(f"expected no event after Finished, got {event!r}")
         if self._open is not None and not isinstance(event, CitationDelta | CitationEnd | Finished):
             raise SegmentProtocolError(
-                f"expected CitationDelta or CitationEnd inside citation #{self._open.citation_id}, got {event!r}"
+                f"expected CitationDelta or CitationEnd inside citation #{self._open.citation_id}, "
+                f"got {event!r}"
             )
         outputs: list[SegmentOutput] = []
         match event:
@@ -181,7 +184,8 @@ class SegmentMachine:
     def _start_citation(self, prefix: str) -> None:
         if not self._tail.endswith(prefix):
             raise SegmentProtocolError(
-                f"expected the held prose to end with the citation's prefix {prefix!r}, got held {self._tail!r}"
+                f"expected the held prose to end with the citation's prefix {prefix!r}, "
+                f"got held {self._tail!r}"
             )
         self._queue_prose(self._tail[: len(self._tail) - len(prefix)])
         self._tail, self._tentative = "", 0
@@ -248,7 +252,9 @@ class SegmentMachine:
             queue.popleft()
         if self._finish is not None and not queue and not self.finished:
             self.finished = True
-            outputs.append(AnswerFinished(self._finish.usage, self._finish.finish_reason, dict(self._outcomes)))
+            outputs.append(
+                AnswerFinished(self._finish.usage, self._finish.finish_reason, dict(self._outcomes))
+            )
         return outputs
 
     def _decide(self, segment: _Citation) -> CitationReleased | CitationWithheld:

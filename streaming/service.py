@@ -41,25 +41,41 @@ class Service:
     admission: Admission
     metrics: Metrics
 
-    def generation_request(self, messages: Sequence[Message], max_tokens: int, temperature: float,
-                           top_p: float, seed: int | None, stop: Sequence[str] = ()) -> GenerationRequest:
-        return GenerationRequest(uuid.uuid4().hex, tuple(messages), max_tokens, temperature, top_p, seed, tuple(stop))
+    def generation_request(
+        self,
+        messages: Sequence[Message],
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        seed: int | None,
+        stop: Sequence[str] = (),
+    ) -> GenerationRequest:
+        return GenerationRequest(
+            uuid.uuid4().hex, tuple(messages), max_tokens, temperature, top_p, seed, tuple(stop)
+        )
 
     async def start(self, request: GenerationRequest, policy: Policy) -> tuple[AnswerRun, Callable[[], None]]:
         """Wait for a slot (or raise OverloadedError) and prepare the run; the caller frees the slot."""
         leave = await self.admission.enter()
-        options = RunOptions(policy, self.config.verify_timeout_s, self.config.inbox_size,
-                             self.config.strict_marker, self.anchors)
+        options = RunOptions(
+            policy,
+            self.config.verify_timeout_s,
+            self.config.inbox_size,
+            self.config.strict_marker,
+            self.anchors,
+        )
         logger.info("[%s] answer admitted (%s, %d active)", request.request_id, policy, self.admission.active)
         return AnswerRun(request, self.source, self.verifier, options), leave
 
     async def observed(self, run: AnswerRun) -> AsyncIterator[ClientEvent]:
         """The run's events, counted into the metrics as they pass."""
+        holds_seen = 0
         async for event in run.events():
             if isinstance(event, CitationReleased | CitationWithheld):
                 self.metrics.citations[event.status] += 1
-                if run.timings.holds_s:
-                    self.metrics.hold_s.observe(run.timings.holds_s[-1])
+                for hold in run.timings.holds_s[holds_seen:]:  # unparsed citations add none
+                    self.metrics.hold_s.observe(hold)
+                holds_seen = len(run.timings.holds_s)
             elif isinstance(event, AnswerFinished):
                 self.metrics.completion_tokens += event.usage.completion_tokens
                 self.metrics.answer_s.observe(run.timings.total_s or 0.0)
@@ -69,13 +85,31 @@ class Service:
 def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any]:
     """A citation as clients see it; a withheld one carries its marker, never its text."""
     if isinstance(event, CitationWithheld):
-        return {"id": event.citation_id, "text": event.marker, "canonical": None, "status": event.status,
-                "source": None, "detail": event.detail, "withheld": True}
-    return {"id": event.citation_id, "text": event.text, "original": event.original, "canonical": event.canonical,
-            "status": event.status, "source": event.source, "detail": event.detail, "withheld": False}
+        return {
+            "id": event.citation_id,
+            "text": event.marker,
+            "canonical": None,
+            "status": event.status,
+            "source": None,
+            "detail": event.detail,
+            "withheld": True,
+        }
+    return {
+        "id": event.citation_id,
+        "text": event.text,
+        "original": event.original,
+        "canonical": event.canonical,
+        "status": event.status,
+        "source": event.source,
+        "detail": event.detail,
+        "withheld": False,
+    }
 
 
 def usage_fields(event: AnswerFinished) -> dict[str, int]:
     usage = event.usage
-    return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-            "total_tokens": usage.total_tokens}
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }

@@ -30,8 +30,9 @@ def sse_event(name: str | None, data: Any, event_id: int | None = None) -> bytes
 class EventStreamResponse(Response):
     media_type = "text/event-stream"
 
-    def __init__(self, body: AsyncIterator[bytes], on_close: Callable[[], None],
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, body: AsyncIterator[bytes], on_close: Callable[[], None], headers: dict[str, str] | None = None
+    ) -> None:
         self._body = body
         self._on_close = on_close
         self.status_code = 200
@@ -56,7 +57,9 @@ class EventStreamResponse(Response):
 
     async def _stream(self, send: Send) -> None:
         try:
-            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            await send(
+                {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+            )
             async for chunk in self._body:
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})

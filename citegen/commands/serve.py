@@ -18,19 +18,23 @@ logger = logging.getLogger(__name__)
 
 
 def serve(
-    host: Annotated[str | None, typer.Option("--host", help="Address to listen on (default from settings).")] = None,
-    port: Annotated[int | None, typer.Option("--port", min=0, max=65535, help="Port (default from settings).")] = None,
+    host: Annotated[
+        str | None, typer.Option("--host", help="Address to listen on (default from settings).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option("--port", min=0, max=65535, help="Port (default from settings).")
+    ] = None,
     database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
 ) -> None:
     """Run the HTTP streaming answer service."""
     import uvicorn  # noqa: PLC0415  the imports below load torch; keep `citegen --help` fast
-    from verifier.database import Database  # noqa: PLC0415
-    from verifier.lexicon import lexicon_data  # noqa: PLC0415
-    from verifier.verify import Verifier  # noqa: PLC0415
 
     from citegen.commands import serve_wiring as wiring  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
     from streaming import create_app  # noqa: PLC0415
+    from verifier.database import Database  # noqa: PLC0415
+    from verifier.lexicon import lexicon_data  # noqa: PLC0415
+    from verifier.verify import Verifier  # noqa: PLC0415
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = Settings()
@@ -39,10 +43,15 @@ def serve(
     lexicon = lexicon_data(database)
     checker = Verifier(database)
     admin = wiring.DatabaseAdmin(database, checker)
-    source = wiring.EngineSource(wiring.build_engine(load_model(settings.model_path, settings.device), lexicon,
-                                                     max_batch=config.max_active))
+    source = wiring.EngineSource(
+        wiring.build_engine(
+            load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active
+        )
+    )
     verifier = wiring.DatabaseVerifier(checker)
-    app = create_app(config, source, verifier, admin=admin, probes=[admin], anchors=wiring.anchors_for(lexicon))
+    app = create_app(
+        config, source, verifier, admin=admin, probes=[admin], anchors=wiring.anchors_for(lexicon)
+    )
     try:
         uvicorn.run(app, host=host or config.host, port=port if port is not None else config.port)
     finally:

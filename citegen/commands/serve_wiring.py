@@ -14,35 +14,41 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import streaming
-from grammars import CitationParser, ParsedCitation, answer_grammar
-from grammars.compile import compile_index
-from grammars.grammar import AnswerGrammar
 from sqlalchemy import desc, func, select
-from streaming.anchors import AnchorPrefixes
-from verifier.database import Database, head_revision
-from verifier.importers.store import ACTS, ARTICLES, CASES
-from verifier.verify import AUDIT, Verifier
 
+import streaming
 from citegen import events as engine_events
 from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.models import LoadedModel
 from citegen.sampling import SamplingParams
+from grammars import CitationParser, ParsedCitation, answer_grammar
+from grammars.compile import compile_index
+from grammars.grammar import AnswerGrammar
+from streaming.anchors import AnchorPrefixes
+from verifier.database import Database, head_revision
+from verifier.importers.store import ACTS, ARTICLES, CASES
+from verifier.verify import AUDIT, Verifier
 
 logger = logging.getLogger(__name__)
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
 
 
-def answer_grammar_for(lexicon: ArticleLexicon, narrowing: Narrowing = Narrowing()) -> AnswerGrammar:
-    acts = lexicon if narrowing.acts is None else {act: lexicon[act] for act in narrowing.acts if act in lexicon}
+ALL = Narrowing()  # the whole answer language: every court, every act of the lexicon
+
+
+def answer_grammar_for(lexicon: ArticleLexicon, narrowing: Narrowing = ALL) -> AnswerGrammar:
+    acts = (
+        lexicon if narrowing.acts is None else {act: lexicon[act] for act in narrowing.acts if act in lexicon}
+    )
     return answer_grammar(lexicon=acts, courts=narrowing.courts)
 
 
-def answer_language(loaded: LoadedModel, lexicon: ArticleLexicon, parser: CitationParser,
-                    narrowing: Narrowing) -> CitationLanguage:
+def answer_language(
+    loaded: LoadedModel, lexicon: ArticleLexicon, parser: CitationParser, narrowing: Narrowing
+) -> CitationLanguage:
     """The whole-answer language (free text, citations from the database's acts), its anchors as
     one regex for the engine's start offsets, and the parser of closed citations."""
     grammar = answer_grammar_for(lexicon, narrowing)
@@ -53,7 +59,9 @@ def answer_language(loaded: LoadedModel, lexicon: ArticleLexicon, parser: Citati
 
 def build_engine(loaded: LoadedModel, lexicon: ArticleLexicon, max_batch: int) -> Engine:
     parser = CitationParser.for_lexicon(dict(lexicon))
-    library = ConstraintLibrary(functools.partial(answer_language, loaded, lexicon, parser), loaded.vocab_size)
+    library = ConstraintLibrary(
+        functools.partial(answer_language, loaded, lexicon, parser), loaded.vocab_size
+    )
     return Engine(loaded, library, max_batch=max_batch)
 
 
@@ -68,9 +76,13 @@ def _stream_event(event: engine_events.Event) -> streaming.SourceEvent:
         case engine_events.CitationEnd(text=whole, citation=parsed):
             return streaming.CitationEnd(whole, parsed)
         case engine_events.Finished(reason=reason, prompt_tokens=prompt, completion_tokens=completion):
-            return streaming.Finished(streaming.Usage(prompt, completion), "length" if reason == "length" else "stop")
+            return streaming.Finished(
+                streaming.Usage(prompt, completion), "length" if reason == "length" else "stop"
+            )
         case engine_events.Failed(error=error):
-            raise streaming.GenerationError(f"expected the engine to finish the answer, got {error}") from error
+            raise streaming.GenerationError(
+                f"expected the engine to finish the answer, got {error}"
+            ) from error
     raise streaming.SegmentProtocolError(f"expected an engine event, got {event!r}")
 
 
@@ -81,7 +93,9 @@ class EngineSource:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=engine.run_forever, args=(self._stop,), name="engine", daemon=True)
+        self._thread = threading.Thread(
+            target=engine.run_forever, args=(self._stop,), name="engine", daemon=True
+        )
         self._thread.start()
 
     def close(self) -> None:
@@ -93,12 +107,21 @@ class EngineSource:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
         try:
-            sampling = SamplingParams(max_new_tokens=request.max_tokens, temperature=request.temperature,
-                                      top_p=request.top_p, seed=request.seed, stop=request.stop)
+            sampling = SamplingParams(
+                max_new_tokens=request.max_tokens,
+                temperature=request.temperature,
+                top_p=request.top_p,
+                seed=request.seed,
+                stop=request.stop,
+            )
             handle = self.engine.submit(
-                Request(messages=tuple((m.role, m.content) for m in request.messages), sampling=sampling,
-                        request_id=request.request_id),
-                _thread_safe_sink(loop, inbox.put_nowait))
+                Request(
+                    messages=tuple((m.role, m.content) for m in request.messages),
+                    sampling=sampling,
+                    request_id=request.request_id,
+                ),
+                _thread_safe_sink(loop, inbox.put_nowait),
+            )
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error
         try:
@@ -139,7 +162,9 @@ class DatabaseVerifier:
         if citation in self._seen:
             found = self.verifier.verify(citation)
         else:
-            found = await asyncio.get_running_loop().run_in_executor(self._pool, self.verifier.verify, citation)
+            found = await asyncio.get_running_loop().run_in_executor(
+                self._pool, self.verifier.verify, citation
+            )
             self._seen[citation] = None
             if len(self._seen) > self._remembered:
                 self._seen.popitem(last=False)
@@ -165,8 +190,18 @@ class DatabaseAdmin:
 
     async def audit(self, limit: int, status: str | None) -> Sequence[Mapping[str, Any]]:
         self.verifier.flush_audit()  # the log is batched: show what this process verified too
-        query = select(AUDIT.c.at, AUDIT.c.status, AUDIT.c.citation, AUDIT.c.canonical, AUDIT.c.source_ref,
-                       AUDIT.c.reason).order_by(desc(AUDIT.c.id)).limit(limit)
+        query = (
+            select(
+                AUDIT.c.at,
+                AUDIT.c.status,
+                AUDIT.c.citation,
+                AUDIT.c.canonical,
+                AUDIT.c.source_ref,
+                AUDIT.c.reason,
+            )
+            .order_by(desc(AUDIT.c.id))
+            .limit(limit)
+        )
         if status is not None:
             query = query.where(AUDIT.c.status == status)
         rows = await asyncio.to_thread(self._read, lambda connection: connection.execute(query).all())
@@ -174,8 +209,15 @@ class DatabaseAdmin:
 
     async def stats(self) -> Mapping[str, Any]:
         def count(connection: Any) -> dict[str, int]:
-            return {name: connection.execute(select(func.count()).select_from(table)).scalar_one()
-                    for name, table in (("acts", ACTS), ("articles", ARTICLES), ("cases", CASES), ("audit", AUDIT))}
+            return {
+                name: connection.execute(select(func.count()).select_from(table)).scalar_one()
+                for name, table in (
+                    ("acts", ACTS),
+                    ("articles", ARTICLES),
+                    ("cases", CASES),
+                    ("audit", AUDIT),
+                )
+            }
 
         return {"database": self.database.url, **await asyncio.to_thread(self._read, count)}
 

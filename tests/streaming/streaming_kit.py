@@ -65,8 +65,11 @@ class Fail:
 def citation(text: str, parsed: ParsedCitation | None, *, chunks: int = 2) -> list:
     """The events of one citation whose text arrives in `chunks` deltas."""
     size = max(1, len(text) // chunks)
-    return [CitationStart(), *(CitationDelta(text[i:i + size]) for i in range(0, len(text), size)),
-            CitationEnd(text, parsed)]
+    return [
+        CitationStart(),
+        *(CitationDelta(text[i : i + size]) for i in range(0, len(text), size)),
+        CitationEnd(text, parsed),
+    ]
 
 
 MINBEOP_750 = StatuteCitation("민법", 750)
@@ -75,14 +78,22 @@ MINBEOP_9999 = StatuteCitation("민법", 9999)
 
 def standard_script() -> list:
     """Prose, a citation that verifies (written messily), a citation that does not, prose."""
-    return [ProseDelta("불법행위의 근거는 "), *citation("민법 750조", MINBEOP_750), ProseDelta("이고, "),
-            *citation("민법 제9999조", MINBEOP_9999), ProseDelta("이다."), Finished(Usage(7, 11))]
+    return [
+        ProseDelta("불법행위의 근거는 "),
+        *citation("민법 750조", MINBEOP_750),
+        ProseDelta("이고, "),
+        *citation("민법 제9999조", MINBEOP_9999),
+        ProseDelta("이다."),
+        Finished(Usage(7, 11)),
+    ]
 
 
 class ScriptedSource:
     """Replays `script(request)`; records what happened to each generation."""
 
-    def __init__(self, script: Callable[[GenerationRequest], list] = lambda request: standard_script()) -> None:
+    def __init__(
+        self, script: Callable[[GenerationRequest], list] = lambda request: standard_script()
+    ) -> None:
         self.script = script
         self.requests: list[GenerationRequest] = []
         self.cancelled = threading.Event()
@@ -106,8 +117,11 @@ class ScriptedSource:
 
 class DictVerifier:
     def __init__(self, known: dict[str, Verdict] | None = None) -> None:
-        self.known = known if known is not None else {
-            MINBEOP_750.canonical(): Verdict("verified", "민법 제750조", "법령ID 001706 제750조")}
+        self.known = (
+            known
+            if known is not None
+            else {MINBEOP_750.canonical(): Verdict("verified", "민법 제750조", "법령ID 001706 제750조")}
+        )
         self.down = False
         self.gate: Gate | None = None
 

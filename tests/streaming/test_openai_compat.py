@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import openai
 import pytest
-from streaming_kit import DictVerifier, Fail, ScriptedSource, citation, MINBEOP_750
+from streaming_kit import MINBEOP_750, DictVerifier, Fail, ScriptedSource, citation
 
 from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.errors import GenerationError
 from streaming.protocols import ProseDelta
 
-MESSAGES = [{"role": "system", "content": "법률 도우미"}, {"role": "user", "content": "불법행위 책임의 근거는?"}]
+MESSAGES = [
+    {"role": "system", "content": "법률 도우미"},
+    {"role": "user", "content": "불법행위 책임의 근거는?"},
+]
 EXPECTED_CONTENT = "불법행위의 근거는 민법 제750조이고, [확인되지 않은 인용 생략]이다."
 
 
@@ -25,20 +28,27 @@ def client(serve):
 
 
 def test_completion_carries_verified_content_and_citation_metadata(client) -> None:
-    completion = client.chat.completions.create(model="ko-legal-tiny", messages=MESSAGES, seed=3, max_tokens=64)
+    completion = client.chat.completions.create(
+        model="ko-legal-tiny", messages=MESSAGES, seed=3, max_tokens=64
+    )
     assert completion.choices[0].message.content == EXPECTED_CONTENT
     assert completion.choices[0].finish_reason == "stop"
     assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (7, 11)
     first, second = completion.model_extra["citations"]
-    assert EXPECTED_CONTENT[first["start"]:first["end"]] == "민법 제750조" and first["status"] == "verified"
+    assert EXPECTED_CONTENT[first["start"] : first["end"]] == "민법 제750조" and first["status"] == "verified"
     assert second["withheld"] and second["status"] == "not_found"
     request = client.source.requests[0]
-    assert (request.seed, request.max_tokens, [m.role for m in request.messages]) == (3, 64, ["system", "user"])
+    assert (request.seed, request.max_tokens, [m.role for m in request.messages]) == (
+        3,
+        64,
+        ["system", "user"],
+    )
 
 
 def test_stream_yields_the_same_content_in_chunks(client) -> None:
-    stream = client.chat.completions.create(model="ko-legal-tiny", messages=MESSAGES, stream=True,
-                                            stream_options={"include_usage": True})
+    stream = client.chat.completions.create(
+        model="ko-legal-tiny", messages=MESSAGES, stream=True, stream_options={"include_usage": True}
+    )
     chunks = list(stream)
     content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert content == EXPECTED_CONTENT
@@ -48,24 +58,33 @@ def test_stream_yields_the_same_content_in_chunks(client) -> None:
     assert chunks[-1].usage.total_tokens == 18
 
 
-@pytest.mark.parametrize("extra", [{"n": 2}, {"temperature": 9}, {"bogus_field": 1}, {"max_tokens": 0}],
-                         ids=["n-2", "temperature-9", "unknown-field", "zero-tokens"])
+@pytest.mark.parametrize(
+    "extra",
+    [{"n": 2}, {"temperature": 9}, {"bogus_field": 1}, {"max_tokens": 0}],
+    ids=["n-2", "temperature-9", "unknown-field", "zero-tokens"],
+)
 def test_invalid_requests_raise_the_clients_error(client, extra: dict) -> None:
     with pytest.raises(openai.UnprocessableEntityError):
         client.chat.completions.create(model="ko-legal-tiny", messages=MESSAGES, extra_body=extra)
 
 
 def test_citation_policy_extension_annotates(client) -> None:
-    completion = client.chat.completions.create(model="ko-legal-tiny", messages=MESSAGES,
-                                                extra_body={"citation_policy": "annotate"})
+    completion = client.chat.completions.create(
+        model="ko-legal-tiny", messages=MESSAGES, extra_body={"citation_policy": "annotate"}
+    )
     assert "민법 제9999조" in completion.choices[0].message.content
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["completion", "stream"])
 def test_a_failing_source_raises_in_the_client(serve, stream: bool) -> None:
-    script = [ProseDelta("앞. "), *citation("민법 750조", MINBEOP_750), Fail(GenerationError("expected a model, got none"))]
+    script = [
+        ProseDelta("앞. "),
+        *citation("민법 750조", MINBEOP_750),
+        Fail(GenerationError("expected a model, got none")),
+    ]
     base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DictVerifier()))
     with openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0) as client:
         with pytest.raises(openai.APIError, match="expected a model, got none"):
-            list(client.chat.completions.create(model="m", messages=MESSAGES, stream=True)) if stream else \
-                client.chat.completions.create(model="m", messages=MESSAGES)
+            list(
+                client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
+            ) if stream else client.chat.completions.create(model="m", messages=MESSAGES)

@@ -25,8 +25,10 @@ from streaming.config import StreamingSettings
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package (see .ci/run)")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package (see .ci/run)"),
+]
 
 
 class DevTools:
@@ -51,10 +53,13 @@ class DevTools:
         script = (
             "new Promise(resolve => { const check = () => { if (" + condition + ") { observer.disconnect();"
             " resolve(" + value + "); } }; const observer = new MutationObserver(check);"
-            " observer.observe(document, {subtree: true, childList: true, characterData: true, attributes: true});"
+            " observer.observe(document,"
+            " {subtree: true, childList: true, characterData: true, attributes: true});"
             " check(); })"
         )
-        result = self.call("Runtime.evaluate", expression=script, awaitPromise=True, returnByValue=True, timeout=20000)
+        result = self.call(
+            "Runtime.evaluate", expression=script, awaitPromise=True, returnByValue=True, timeout=20000
+        )
         return result["result"].get("value")
 
 
@@ -69,10 +74,22 @@ def open_page(devtools_port: int, url: str) -> Iterator[DevTools]:
 def browser(tmp_path: Path) -> Iterator[int]:
     """Headless Chromium with a DevTools port; yields the port."""
     process = subprocess.Popen(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--remote-debugging-port=0",
-         "--window-size=1000,800", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--remote-debugging-port=0",
+            "--window-size=1000,800",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         for line in process.stderr:  # Chromium announces its DevTools endpoint on stderr
             if line.startswith("DevTools listening on ws://"):
@@ -98,8 +115,11 @@ def test_citations_appear_only_once_verified_with_badge_and_source(serve, browse
         assert verifier.gate.reached.wait(10)
         verifier.gate.open()
         tools.wait_for("document.body.dataset.state === 'done'", "true")
-        citations = tools.wait_for("true", "[...document.querySelectorAll('.citation')].map(c => "
-                                           "[c.className, c.firstChild.textContent, c.textContent])")
+        citations = tools.wait_for(
+            "true",
+            "[...document.querySelectorAll('.citation')].map(c => "
+            "[c.className, c.firstChild.textContent, c.textContent])",
+        )
         assert citations == [
             ["citation verified", "민법 제750조", "민법 제750조검증됨(법령ID 001706 제750조)"],
             ["citation withheld", "[확인되지 않은 인용 생략]", "[확인되지 않은 인용 생략]없음"],

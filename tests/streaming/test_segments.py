@@ -152,7 +152,7 @@ def run_and_check(script: list[Prose | Cite], policy: str) -> int:
     events = source_events(script)
     cites = [part for part in script if isinstance(part, Cite)]
     end_positions = [i for i, event in enumerate(events) if isinstance(event, CitationEnd)]
-    verified_ends = [end for end, cite in zip(end_positions, cites) if cite.status != "unparsed"]
+    verified_ends = [end for end, cite in zip(end_positions, cites, strict=True) if cite.status != "unparsed"]
     verifiable = [i for i, cite in enumerate(cites) if cite.status != "unparsed"]
     orders = 0
     for order in interleavings(events, verified_ends):
@@ -200,7 +200,12 @@ SCRIPTS = {
     "tentative-prefix": [Prose(("보라 ",)), Prose(("대법",), tentative=True), Cite("대법", ("원 2024",))],
     "anchor-never-completes": [Prose(("대법원 ", "판례 ", "민법 제")), Cite("", ("c",)), Prose(("민법 ",))],
 }
-STATUS_PAIRS = [("verified", "not_found"), ("mismatch", "verified"), ("fail", "unparsed"), ("ambiguous", "not_covered")]
+STATUS_PAIRS = [
+    ("verified", "not_found"),
+    ("mismatch", "verified"),
+    ("fail", "unparsed"),
+    ("ambiguous", "not_covered"),
+]
 
 
 def with_statuses(script: list[Prose | Cite], statuses: tuple[str, str]) -> list[Prose | Cite]:
@@ -227,11 +232,16 @@ cite_part = st.builds(
     deltas=st.lists(chunk, min_size=1, max_size=2).map(tuple),
     status=st.sampled_from(["verified", "mismatch", "not_found", "fail", "unparsed"]),
 )
-prose_part = st.builds(Prose, chunks=st.lists(chunk, min_size=1, max_size=3).map(tuple), tentative=st.booleans())
+prose_part = st.builds(
+    Prose, chunks=st.lists(chunk, min_size=1, max_size=3).map(tuple), tentative=st.booleans()
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(script=st.lists(st.one_of(prose_part, cite_part), max_size=4), policy=st.sampled_from(["strict", "annotate", "drop"]))
+@given(
+    script=st.lists(st.one_of(prose_part, cite_part), max_size=4),
+    policy=st.sampled_from(["strict", "annotate", "drop"]),
+)
 def test_random_scripts_match_the_oracle(script: list[Prose | Cite], policy: str) -> None:
     run_and_check(script, policy)
 
@@ -241,8 +251,9 @@ def test_verified_citation_is_released_in_canonical_form_with_its_source() -> No
     machine.feed(CitationStart())
     (needed,) = machine.feed(CitationEnd("대판 2024.7.11, 2024도4202", StatuteCitation("민법", 750)))
     (released,) = machine.resolve(needed.citation_id, Verdict("verified", "민법 제750조", "법령ID 001706"))
-    assert released == CitationReleased(0, "민법 제750조", "대판 2024.7.11, 2024도4202", "verified",
-                                        "민법 제750조", "법령ID 001706", None)
+    assert released == CitationReleased(
+        0, "민법 제750조", "대판 2024.7.11, 2024도4202", "verified", "민법 제750조", "법령ID 001706", None
+    )
 
 
 @pytest.mark.parametrize(
@@ -257,8 +268,16 @@ def test_verified_citation_is_released_in_canonical_form_with_its_source() -> No
         ([CitationStart(), CitationDelta("ab"), CitationEnd("ax", None)], "to continue 'ab'"),
         ([Finished(Usage(1, 1)), ProseDelta("x")], "expected no event after Finished"),
     ],
-    ids=["delta-outside", "end-outside", "prose-inside", "nested-start", "released-prefix", "missing-prefix",
-         "end-disagrees", "after-finished"],
+    ids=[
+        "delta-outside",
+        "end-outside",
+        "prose-inside",
+        "nested-start",
+        "released-prefix",
+        "missing-prefix",
+        "end-disagrees",
+        "after-finished",
+    ],
 )
 def test_protocol_violations_are_typed_errors(events: list, message: str) -> None:
     machine = SegmentMachine("strict")
@@ -284,8 +303,10 @@ def test_finished_inside_a_citation_withholds_it_in_strict_mode() -> None:
     machine.feed(CitationStart())
     machine.feed(CitationDelta("대법원 2024"))
     outputs = machine.feed(Finished(Usage(1, 2), "length"))
-    assert outputs == [CitationWithheld(0, "unparsed", MARKER, "the answer ended inside the citation"),
-                       AnswerFinished(Usage(1, 2), "length", {"unparsed": 1})]
+    assert outputs == [
+        CitationWithheld(0, "unparsed", MARKER, "the answer ended inside the citation"),
+        AnswerFinished(Usage(1, 2), "length", {"unparsed": 1}),
+    ]
 
 
 def test_unknown_policy_is_refused() -> None:
@@ -301,10 +322,26 @@ def test_anchor_set_holds_exactly_the_longest_anchor_prefix(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text, held",
-    [("대법원은", 0), ("그 대법원", 3), ("대법원 2", 5), ("대법원 20", 0), ("서울고등법원 ", 7), ("민법 제", 4),
-     ("민법 제3조", 0), ("의 민", 1)],
-    ids=["word-continues", "court-name", "complete-anchor", "past-anchor", "high-court", "act-and-je",
-         "past-act-anchor", "act-prefix"],
+    [
+        ("대법원은", 0),
+        ("그 대법원", 3),
+        ("대법원 2", 5),
+        ("대법원 20", 0),
+        ("서울고등법원 ", 7),
+        ("민법 제", 4),
+        ("민법 제3조", 0),
+        ("의 민", 1),
+    ],
+    ids=[
+        "word-continues",
+        "court-name",
+        "complete-anchor",
+        "past-anchor",
+        "high-court",
+        "act-and-je",
+        "past-act-anchor",
+        "act-prefix",
+    ],
 )
 def test_anchor_prefixes_of_the_answer_grammar(text: str, held: int) -> None:
     anchors = AnchorPrefixes.of(answer_grammar(lexicon={"민법": ["750"], "형법": None}))

@@ -25,7 +25,13 @@ from verifier.lexicon import lexicon_data
 from verifier.verify import Verifier
 
 RECORDS = [
-    {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}, {"article": "751"}]},
+    {
+        "type": "act",
+        "law_id": "001706",
+        "name": "민법",
+        "kind": "법률",
+        "articles": [{"article": "750"}, {"article": "751"}],
+    },
     {"type": "coverage", "kind": "statute"},
 ]
 MINBEOP_751 = StatuteCitation("민법", 751)
@@ -44,12 +50,20 @@ def database(tmp_path: Path):
 def test_verdicts_of_the_real_verifier_reach_the_client(serve, database: Database) -> None:
     checker = Verifier(database)
     admin = DatabaseAdmin(database, checker)
-    app = create_app(StreamingSettings(admin_api_key="k"), ScriptedSource(), DatabaseVerifier(checker),
-                     admin=admin, probes=[admin], anchors=anchors_for(lexicon_data(database)))
+    app = create_app(
+        StreamingSettings(admin_api_key="k"),
+        ScriptedSource(),
+        DatabaseVerifier(checker),
+        admin=admin,
+        probes=[admin],
+        anchors=anchors_for(lexicon_data(database)),
+    )
     base = serve(app)
     citations = [data for name, data in answer(base) if name == "citation"]
-    assert [(c["text"], c["status"]) for c in citations] == [("민법 제750조", "verified"),
-                                                            ("[확인되지 않은 인용 생략]", "not_found")]
+    assert [(c["text"], c["status"]) for c in citations] == [
+        ("민법 제750조", "verified"),
+        ("[확인되지 않은 인용 생략]", "not_found"),
+    ]
     assert "001706" in citations[0]["source"]
     audit = httpx.get(f"{base}/admin/audit", headers={"x-api-key": "k"}).json()["entries"]
     assert sorted(entry["status"] for entry in audit) == ["not_found", "verified"]
@@ -63,8 +77,9 @@ def postgres_database(tmp_path: Path):
     server is unreachable and CITEGEN_REQUIRE_POSTGRES is unset."""
     name = f"citegen_stream_{uuid.uuid4().hex[:12]}"
     try:
-        admin = psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3",
-                                autocommit=True)
+        admin = psycopg.connect(
+            "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3", autocommit=True
+        )
     except psycopg.OperationalError as error:
         if os.environ.get("CITEGEN_REQUIRE_POSTGRES"):
             pytest.fail(f"CITEGEN_REQUIRE_POSTGRES is set but PostgreSQL is unreachable: {error}")
@@ -84,12 +99,25 @@ def postgres_database(tmp_path: Path):
 def test_database_lost_mid_stream_withholds_the_rest_in_strict_mode(serve, postgres_database) -> None:
     admin, name, database = postgres_database
     between = Gate()
-    script = [ProseDelta("첫째 "), *citation("민법 750조", MINBEOP_750), between, ProseDelta(" 둘째 "),
-              *citation("민법 751조", MINBEOP_751), *citation("민법 제9999조", MINBEOP_9999), Finished(Usage(1, 9))]
+    script = [
+        ProseDelta("첫째 "),
+        *citation("민법 750조", MINBEOP_750),
+        between,
+        ProseDelta(" 둘째 "),
+        *citation("민법 751조", MINBEOP_751),
+        *citation("민법 제9999조", MINBEOP_9999),
+        Finished(Usage(1, 9)),
+    ]
     checker = Verifier(database, audit=False)
     admin_data = DatabaseAdmin(database, checker)
-    base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DatabaseVerifier(checker),
-                            probes=[admin_data]))
+    base = serve(
+        create_app(
+            StreamingSettings(),
+            ScriptedSource(lambda request: script),
+            DatabaseVerifier(checker),
+            probes=[admin_data],
+        )
+    )
     with httpx.stream("POST", f"{base}/v1/answers", json={"question": "q"}, timeout=10) as response:
         events = sse_events(response)
         assert next(events)[0] == "prose"

@@ -26,15 +26,27 @@ from streaming.config import StreamingSettings
 from streaming.errors import GenerationError
 from streaming.protocols import Finished, ProseDelta, Usage
 
+
 def test_answer_streams_prose_and_verified_citations_in_order(serve) -> None:
     base = serve(create_app(StreamingSettings(), ScriptedSource(), DictVerifier()))
     events = answer(base)
     assert [name for name, _ in events] == ["prose", "citation", "prose", "citation", "prose", "done"]
     first, second = events[1][1], events[3][1]
     assert (first["text"], first["original"], first["status"], first["source"]) == (
-        "민법 제750조", "민법 750조", "verified", "법령ID 001706 제750조")
-    assert second == {"id": 1, "text": "[확인되지 않은 인용 생략]", "canonical": None, "status": "not_found",
-                      "source": None, "detail": "no such article", "withheld": True}
+        "민법 제750조",
+        "민법 750조",
+        "verified",
+        "법령ID 001706 제750조",
+    )
+    assert second == {
+        "id": 1,
+        "text": "[확인되지 않은 인용 생략]",
+        "canonical": None,
+        "status": "not_found",
+        "source": None,
+        "detail": "no such article",
+        "withheld": True,
+    }
     done = events[-1][1]
     assert done["usage"] == {"prompt_tokens": 7, "completion_tokens": 11, "total_tokens": 18}
     assert done["citations"] == {"verified": 1, "not_found": 1}
@@ -57,8 +69,13 @@ def test_text_after_a_citation_waits_until_its_verdict(serve) -> None:
     verifier = DictVerifier()
     verifier.gate = Gate()
     source_done = Gate()
-    script = [ProseDelta("앞. "), *citation("민법 750조", MINBEOP_750), ProseDelta("뒤."), source_done,
-              Finished(Usage(1, 3))]
+    script = [
+        ProseDelta("앞. "),
+        *citation("민법 750조", MINBEOP_750),
+        ProseDelta("뒤."),
+        source_done,
+        Finished(Usage(1, 3)),
+    ]
     base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), verifier))
     with httpx.stream("POST", f"{base}/v1/answers", json=QUESTION, timeout=10) as response:
         events = sse_events(response)
@@ -84,12 +101,17 @@ def test_strict_mode_withholds_citations_the_verifier_cannot_check(serve, fault:
     events = answer(base)
     citations = [data for name, data in events if name == "citation"]
     assert [(c["status"], c["withheld"], c["text"]) for c in citations] == [
-        ("unavailable", True, config.strict_marker)] * 2
+        ("unavailable", True, config.strict_marker)
+    ] * 2
     assert events[-1][0] == "done"
 
 
 def test_a_failing_source_ends_the_stream_with_a_problem_event(serve) -> None:
-    script = [ProseDelta("앞. "), *citation("민법 750조", MINBEOP_750), Fail(GenerationError("expected a model, got none"))]
+    script = [
+        ProseDelta("앞. "),
+        *citation("민법 750조", MINBEOP_750),
+        Fail(GenerationError("expected a model, got none")),
+    ]
     base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DictVerifier()))
     events = answer(base)
     assert [name for name, _ in events] == ["prose", "citation", "error"]
@@ -100,7 +122,9 @@ def test_a_failing_source_ends_the_stream_with_a_problem_event(serve) -> None:
 
 
 def test_a_source_that_stops_without_finishing_is_a_protocol_error(serve) -> None:
-    base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: [ProseDelta("x")]), DictVerifier()))
+    base = serve(
+        create_app(StreamingSettings(), ScriptedSource(lambda request: [ProseDelta("x")]), DictVerifier())
+    )
     assert answer(base)[-1][1]["status"] == 500
 
 
@@ -136,8 +160,13 @@ def test_a_client_that_leaves_cancels_its_generation_and_frees_its_slot(serve) -
 def test_a_full_queue_answers_429_with_retry_after(serve) -> None:
     hold = Gate()
     source = ScriptedSource(lambda request: [hold, *standard_script()])
-    base = serve(create_app(StreamingSettings(max_active=1, max_queued=1, retry_after_s=7), source, DictVerifier()))
-    with httpx.Client(timeout=10) as client, client.stream("POST", f"{base}/v1/answers", json=QUESTION) as running:
+    base = serve(
+        create_app(StreamingSettings(max_active=1, max_queued=1, retry_after_s=7), source, DictVerifier())
+    )
+    with (
+        httpx.Client(timeout=10) as client,
+        client.stream("POST", f"{base}/v1/answers", json=QUESTION) as running,
+    ):
         assert hold.reached.wait(5)
         with httpx.Client(timeout=10) as other:
             import threading
@@ -163,7 +192,7 @@ def test_slow_client_applies_backpressure_to_the_source(serve) -> None:
 
     def script(request):
         events = [ProseDelta(chunk) for _ in range(total)]
-        return [*events[: total // 2], half_way, *events[total // 2:], Finished(Usage(1, total))]
+        return [*events[: total // 2], half_way, *events[total // 2 :], Finished(Usage(1, total))]
 
     source = ScriptedSource(script)
     base = serve(create_app(StreamingSettings(inbox_size=4), source, DictVerifier()))
@@ -182,20 +211,56 @@ def test_slow_client_applies_backpressure_to_the_source(serve) -> None:
     [
         (b'{"question": ', {"content-type": "application/json"}, 400, "malformed-json"),
         (b'{"question": "\xff\xfe"}', {"content-type": "application/json"}, 400, "bad-encoding"),
-        (json.dumps({"question": "x" * 70_000}).encode(), {"content-type": "application/json"}, 413, "body-too-large"),
-        (json.dumps({**QUESTION, "colour": "red"}).encode(), {"content-type": "application/json"}, 422, "invalid-request"),
-        (json.dumps({**QUESTION, "max_tokens": 10**9}).encode(), {"content-type": "application/json"}, 422, "invalid-request"),
-        (json.dumps({**QUESTION, "temperature": -1}).encode(), {"content-type": "application/json"}, 422, "invalid-request"),
-        (json.dumps({**QUESTION, "policy": "lenient"}).encode(), {"content-type": "application/json"}, 422, "invalid-request"),
+        (
+            json.dumps({"question": "x" * 70_000}).encode(),
+            {"content-type": "application/json"},
+            413,
+            "body-too-large",
+        ),
+        (
+            json.dumps({**QUESTION, "colour": "red"}).encode(),
+            {"content-type": "application/json"},
+            422,
+            "invalid-request",
+        ),
+        (
+            json.dumps({**QUESTION, "max_tokens": 10**9}).encode(),
+            {"content-type": "application/json"},
+            422,
+            "invalid-request",
+        ),
+        (
+            json.dumps({**QUESTION, "temperature": -1}).encode(),
+            {"content-type": "application/json"},
+            422,
+            "invalid-request",
+        ),
+        (
+            json.dumps({**QUESTION, "policy": "lenient"}).encode(),
+            {"content-type": "application/json"},
+            422,
+            "invalid-request",
+        ),
         (json.dumps({"question": ""}).encode(), {"content-type": "application/json"}, 422, "invalid-request"),
         (b'{"question": "\\ud800"}', {"content-type": "application/json"}, 422, "invalid-request"),
         (b"[]", {"content-type": "application/json"}, 422, "invalid-request"),
     ],
-    ids=["malformed-json", "invalid-utf8", "oversized", "unknown-field", "absurd-max-tokens", "negative-temperature",
-         "unknown-policy", "empty-question", "lone-surrogate", "not-an-object"],
+    ids=[
+        "malformed-json",
+        "invalid-utf8",
+        "oversized",
+        "unknown-field",
+        "absurd-max-tokens",
+        "negative-temperature",
+        "unknown-policy",
+        "empty-question",
+        "lone-surrogate",
+        "not-an-object",
+    ],
 )
-def test_bad_requests_get_problem_details_before_any_stream(serve, content: bytes, headers: dict, status: int,
-                                                           slug: str) -> None:
+def test_bad_requests_get_problem_details_before_any_stream(
+    serve, content: bytes, headers: dict, status: int, slug: str
+) -> None:
     source = ScriptedSource()
     base = serve(create_app(StreamingSettings(), source, DictVerifier()))
     response = httpx.post(f"{base}/v1/answers", content=content, headers=headers, timeout=10)
@@ -209,8 +274,12 @@ def test_bad_requests_get_problem_details_before_any_stream(serve, content: byte
 
 def test_oversized_chunked_body_is_refused_without_reading_it_all(serve) -> None:
     base = serve(create_app(StreamingSettings(max_body_bytes=1024), ScriptedSource(), DictVerifier()))
-    response = httpx.post(f"{base}/v1/answers", content=iter([b"{" + b" " * 4096] * 4),
-                          headers={"content-type": "application/json"}, timeout=10)
+    response = httpx.post(
+        f"{base}/v1/answers",
+        content=iter([b"{" + b" " * 4096] * 4),
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
     assert response.status_code == 413
 
 
@@ -239,12 +308,19 @@ def test_health_readiness_and_metrics(serve) -> None:
 
 @pytest.mark.parametrize(
     "key, headers, status",
-    [(None, {}, 404), ("s3cret", {}, 401), ("s3cret", {"x-api-key": "wrong"}, 401),
-     ("s3cret", {"x-api-key": "s3cret"}, 200), ("s3cret", {"authorization": "Bearer s3cret"}, 200)],
+    [
+        (None, {}, 404),
+        ("s3cret", {}, 401),
+        ("s3cret", {"x-api-key": "wrong"}, 401),
+        ("s3cret", {"x-api-key": "s3cret"}, 200),
+        ("s3cret", {"authorization": "Bearer s3cret"}, 200),
+    ],
     ids=["not-configured", "no-key", "wrong-key", "api-key-header", "bearer"],
 )
 def test_admin_endpoints_need_the_api_key(serve, key: str | None, headers: dict, status: int) -> None:
-    base = serve(create_app(StreamingSettings(admin_api_key=key), ScriptedSource(), DictVerifier(), admin=AuditLog()))
+    base = serve(
+        create_app(StreamingSettings(admin_api_key=key), ScriptedSource(), DictVerifier(), admin=AuditLog())
+    )
     for path in ("/admin/audit?limit=5", "/admin/stats"):
         response = httpx.get(base + path, headers=headers)
         assert response.status_code == status
