@@ -6,6 +6,9 @@ tokenizations drawn from our mask) the allowed-token sets must be identical at e
 included. Known principled differences, none of which a citation grammar exercises: xgrammar treats
 control tokens without text as never allowed and markup such as `<think>` as text, as we do; it would
 also allow a Qwen special token's *name* as text because a RAW vocabulary gives it no other bytes.
+
+xgrammar has no equivalent of the whole-answer language (free text with anchors), so on the same
+tokenizers the answer grammar's masks are checked against walking every token through the automaton.
 """
 
 from __future__ import annotations
@@ -130,3 +133,29 @@ def test_masks_equal_xgrammars_along_citations(side: Side, grammar: str, number:
     rng = random.Random(number)
     for _ in range(3):
         _walk_and_compare(side, grammar, citation, rng)
+
+
+ANSWER_PREFIXES = ["", "판례는 ", "대법", "대법원", "대법원 ", "대법원 2024. 7. ", "민법 제750조", "민법 제750조 제",
+                   "<think>대법원", "형법 제2", "대법원 2024. 7. 11. 선고 2024도4202 판결", "상법 제1조에서"]
+
+
+def test_answer_masks_equal_token_by_token_walks(side: Side) -> None:
+    """The answer grammar's masks on the real vocabulary, free-text shortcuts included (only subtrees
+    with anchor-ending bytes walked, walks stopped where they meet the base state), equal walking every
+    token's bytes through the automaton one by one."""
+    from grammars import answer_grammar
+
+    index = compile_index(answer_grammar(), side.vocabulary)
+    automaton = index.automaton
+    text_ids = [i for i, t in enumerate(side.vocabulary.tokens) if t]
+    for prefix in ANSWER_PREFIXES:
+        state = index.advance_bytes(index.initial_state, prefix.encode())
+        assert state >= 0, prefix
+        mask = set(index.allowed_tokens(state).tolist())
+        expected = {i for i in text_ids if automaton.walk(state, side.vocabulary.tokens[i]) >= 0}
+        if automaton.is_accepting(state):
+            expected |= side.vocabulary.eos_ids
+        assert mask == expected, (prefix, sorted(mask ^ expected)[:10])
+        for token in sorted(expected)[:: max(1, len(expected) // 300)]:
+            assert index.advance(state, token) == (
+                FINISHED if token in side.vocabulary.eos_ids else automaton.walk(state, side.vocabulary.tokens[token]))
