@@ -25,7 +25,7 @@ import numpy as np
 
 from grammars.dfa import DEAD, FREE, ByteWalker
 from grammars.errors import GrammarError
-from grammars.index import TokenIndex, _StateMasks
+from grammars.index import TokenIndex, StateMasks
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)
@@ -90,8 +90,8 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         raise GrammarError("expected a completely built index (run build_all), got a partial one")
     automaton = index.automaton
     count = automaton.state_count
-    masks = [index._masks(state) for state in range(count)]
-    rows = [sorted(automaton._rows[state].items()) for state in range(count)]
+    masks = [index.masks(state) for state in range(count)]
+    rows = [sorted(automaton.transitions(state).items()) for state in range(count)]
     row_start, row_items = _csr(rows)
     mask_start, _ = _csr([m.words for m in masks])
     next_start, next_items = _csr([sorted(m.next.items()) if m.next is not None else [] for m in masks])
@@ -116,7 +116,7 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "div_all": np.asarray([d is None for d in divergences], dtype=bool),
         "div_start": div_start,
         "div_bytes": np.asarray(div_items, dtype=np.uint8),
-        "base_next": np.frombuffer(index._base_next, dtype=np.int32) if base is not None else np.empty(0, np.int32),
+        "base_next": np.frombuffer(index.base_next, dtype=np.int32) if base is not None else np.empty(0, np.int32),
     }
 
 
@@ -179,10 +179,10 @@ class StoredMasks:
         self._arrays = arrays
         self._automaton = automaton
 
-    def masks(self, state: int) -> _StateMasks:
+    def masks(self, state: int) -> StateMasks:
         a = self._arrays
         start, end = a["mask_start"][state : state + 2]
-        masks = _StateMasks(bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end])
+        masks = StateMasks(bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end])
         if masks.free:
             masks.divergence = self._automaton.divergence(state)
         else:
@@ -201,7 +201,7 @@ def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex 
     index.stored = StoredMasks(arrays, automaton)
     index.complete = True
     if automaton.free_base is not None:
-        index._base_next = array.array("i", arrays["base_next"].astype(np.int32).tobytes())
+        index.base_next = array.array("i", arrays["base_next"].astype(np.int32).tobytes())
     return index
 
 

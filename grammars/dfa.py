@@ -403,6 +403,10 @@ class LazyDFA(ByteWalker):
     def is_accepting(self, state: int) -> bool:
         return self._accepting[state]
 
+    def transitions(self, state: int) -> dict[int, int]:
+        """The byte transitions computed so far (DEAD included)."""
+        return self._rows[state]
+
     def flags(self, state: int) -> int:
         return self._flags[state]
 

@@ -34,7 +34,7 @@ FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
 
 
-class _StateMasks:
+class StateMasks:
     __slots__ = ("free", "words", "values", "next", "divergence", "walks", "unconstrained")
 
     def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
@@ -69,7 +69,7 @@ class TokenIndex:
         self._tokens = vocabulary.tokens
         self._eos = vocabulary.eos_ids
         self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64), self.word_count)
-        self._states: list[_StateMasks | None] = []
+        self._states: list[StateMasks | None] = []
         self.complete = False  # every reachable state computed (build_all ran to the end)
         self.stored = None  # masks loaded from the disk cache, materialised per state on first use
         self._attach_vocabulary(vocabulary)
@@ -82,8 +82,9 @@ class TokenIndex:
         self.free_row = vocabulary.text_bitmask
         if self.automaton.free_base is not None:
             self._anchor_hits = vocabulary.hit_prefix(self.automaton.anchor_final_bytes)
-            if not hasattr(self, "_base_next"):
-                self._base_next = array.array("i", [_UNKNOWN]) * self.vocab_size
+            if not hasattr(self, "base_next"):
+                # next state of each token from the base free state, filled as tokens are walked
+                self.base_next = array.array("i", [_UNKNOWN]) * self.vocab_size
                 self._base_ranges: list[tuple[int, int]] | None = None
 
     # ----- public API -----
@@ -94,7 +95,7 @@ class TokenIndex:
     def is_unconstrained(self, state: int) -> bool:
         """Every text token and EOS is allowed (control tokens such as BOS/pad never are): the engine
         may skip the mask here, or apply `free_row`."""
-        return state >= 0 and self._masks(state).unconstrained
+        return state >= 0 and self.masks(state).unconstrained
 
     def in_citation(self, state: int) -> bool:
         """The text must go on as a citation: an anchor was completed and free text is not alive."""
@@ -122,7 +123,7 @@ class TokenIndex:
             return
         masks = self._states[state] if state < len(self._states) else None
         if masks is None:
-            masks = self._masks(state)
+            masks = self.masks(state)
         if masks.free:
             np.copyto(out_row, self.free_row)
         else:
@@ -148,17 +149,17 @@ class TokenIndex:
             return FINISHED if self.automaton.is_accepting(state) else DEAD
         masks = self._states[state] if state < len(self._states) else None
         if masks is None:
-            masks = self._masks(state)
+            masks = self.masks(state)
         if masks.next is not None:
             return masks.next.get(token_id, DEAD)
         if not 0 <= token_id < len(self._tokens) or self._tokens[token_id] is None:
             return DEAD
         divergence = masks.divergence
         if divergence is not None and self._first_byte[token_id] not in divergence:
-            found = self._base_next[token_id]
+            found = self.base_next[token_id]
             if found == _UNKNOWN:
                 found = self.automaton.walk(self.automaton.free_base, self._tokens[token_id])
-                self._base_next[token_id] = found
+                self.base_next[token_id] = found
             return found
         found = masks.walks.get(token_id)
         if found is None:
@@ -183,7 +184,7 @@ class TokenIndex:
         base = self.automaton.free_base
         while pending:
             state = pending.pop()
-            self._masks(state)
+            self.masks(state)
             if max_states is not None and len(seen) >= max_states:
                 break
             if self.automaton.flags(state) & FREE and state != base and base is not None:
@@ -199,11 +200,11 @@ class TokenIndex:
                     pending.append(target)
         else:
             if base is not None:
-                self._fill_base_next()
+                self._fillbase_next()
             self.complete = True
         return len(seen)
 
-    def _fill_base_next(self) -> None:
+    def _fillbase_next(self) -> None:
         """The base free state's next state for every text token, by one walk over the whole trie."""
         trie, step = self._trie, self.automaton.step
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
@@ -215,15 +216,16 @@ class TokenIndex:
                 child, target = edge_child[e], step(current, edge_byte[e])
                 if target == DEAD:
                     for position in range(token_start[child], trie.token_end[child]):
-                        self._base_next[order[position]] = DEAD
+                        self.base_next[order[position]] = DEAD
                     continue
                 for position in range(token_start[child], token_start[child + 1]):
-                    self._base_next[order[position]] = target
+                    self.base_next[order[position]] = target
                 pending.append((child, target))
 
     # ----- computing a state -----
 
-    def _masks(self, state: int) -> _StateMasks:
+    def masks(self, state: int) -> StateMasks:
+        """What the index stores for a state (computed on first use)."""
         if state >= len(self._states):
             self._states.extend([None] * (self.automaton.state_count - len(self._states)))
         masks = self._states[state]
@@ -237,7 +239,7 @@ class TokenIndex:
             self._states[state] = masks
         return masks
 
-    def _constrained_masks(self, state: int) -> _StateMasks:
+    def _constrained_masks(self, state: int) -> StateMasks:
         trie, step, live_bytes = self._trie, self.automaton.step, self.automaton.live_bytes
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
         token_start, order = trie.token_start, trie.order
@@ -267,7 +269,7 @@ class TokenIndex:
         ids = np.asarray(allowed, dtype=np.int64)
         if self.automaton.is_accepting(state):
             ids = np.concatenate([ids, np.fromiter(self._eos, dtype=np.int64)])
-        masks = _StateMasks(False, *pack_bits(ids, self.word_count))
+        masks = StateMasks(False, *pack_bits(ids, self.word_count))
         masks.next = dict(zip(allowed, nexts))
         return masks
 
@@ -318,12 +320,12 @@ class TokenIndex:
             self._base_ranges = sorted(self._rejected_ranges(self.automaton.free_base, None))
         return self._base_ranges
 
-    def _free_masks(self, state: int) -> _StateMasks:
+    def _free_masks(self, state: int) -> StateMasks:
         base = self.automaton.free_base
         ranges = self._base_rejected() if state == base else self._rejected_ranges(state, base)
         order = self._trie.arrays["order"]
         rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
         words, bits = pack_bits(rejected, self.word_count)
-        masks = _StateMasks(True, words, self.free_row[words] & ~bits)
+        masks = StateMasks(True, words, self.free_row[words] & ~bits)
         masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
         return masks
