@@ -21,7 +21,8 @@ from typing import Protocol
 
 import numpy as np
 import torch
-from grammars import ParsedCitation
+from grammars import DEAD, ParsedCitation, Vocabulary, compile_index, parse_citation
+from grammars.grammar import AnswerGrammar
 
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
 
@@ -49,7 +50,9 @@ class TokenIndex(Protocol):
 
     def in_citation(self, state: int) -> bool: ...
 
-    def is_dead(self, state: int) -> bool: ...
+    def citation_may_close(self, state: int) -> bool: ...
+
+    def is_pending(self, state: int) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +66,15 @@ class RowMask:
 
 @dataclass(frozen=True, slots=True)
 class Transition:
-    """Where one token took a sequence: from/to inside a citation, and whether the citation may
-    end here (the whole output could stop now)."""
+    """What the index says of the state one token led to: `in_citation` the text must go on as a
+    citation (an anchor was completed); `may_close` a citation matched completely here (it may still
+    go on, `제750조` -> ` 제1항`); `pending` the text since a citation or an anchor began may still be
+    part of one."""
 
     was_in_citation: bool
     in_citation: bool
-    accepting: bool
+    may_close: bool
+    pending: bool
 
 
 class CompiledConstraint:
@@ -132,7 +138,7 @@ class CompiledConstraint:
                 continue
             for token in self.allowed_ids(current).tolist():
                 following = index.advance(current, token)
-                if index.is_dead(following) or following in parents:
+                if following == DEAD or following in parents:
                     continue
                 parents[following] = (current, token)
                 frontier.append((following, depth + 1))
@@ -186,7 +192,7 @@ class ConstraintCursor:
             return True
         following = self.compiled.index.advance(self.state, token)
         index = self.compiled.index
-        if index.is_dead(following) or not index.in_citation(following) or index.is_accepting(following):
+        if following == DEAD or not index.in_citation(following) or index.is_accepting(following):
             return True
         return self.compiled.shortest_completion(following)[0] <= tokens_left - 1
 
@@ -194,11 +200,16 @@ class ConstraintCursor:
         index = self.compiled.index
         was_in_citation = index.in_citation(self.state)
         following = index.advance(self.state, token)
-        if index.is_dead(following):
+        if following == DEAD:
             # the mask allowed a token the automaton rejects: a grammar bug, never a garbage token
             raise EmptyMaskError(f"expected token {token} to be accepted in state {self.state}, got a dead state")
         self.state = following
-        return Transition(was_in_citation, index.in_citation(following), index.is_accepting(following))
+        return Transition(
+            was_in_citation,
+            index.in_citation(following),
+            index.citation_may_close(following),
+            index.is_pending(following),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +229,18 @@ class CitationLanguage:
     index: TokenIndex
     anchor: re.Pattern[str] | None
     parse: Callable[[str], ParsedCitation | None]
+
+
+def compile_language(
+    grammar: AnswerGrammar,
+    vocabulary: Vocabulary,
+    parse: Callable[[str], ParsedCitation | None] = parse_citation,
+    cache_dir: str | None = None,
+) -> CitationLanguage:
+    """The whole-output language of `grammar` over a model's vocabulary, with its anchors."""
+    anchor = re.compile("|".join(citation.anchor.to_regex() for citation in grammar.citations))
+    index = compile_index(grammar, vocabulary, cache_dir=cache_dir, build=False)
+    return CitationLanguage(index, anchor, parse)
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,8 +98,8 @@ class _Sequence:
             self.sink(event)
 
     def finish(self, reason: FinishReason) -> None:
-        accepting = self.cursor is None or self.cursor.accepting
-        self.emit(self.machine.finish(reason, accepting=accepting))
+        complete = self.cursor is None or self.cursor.accepting
+        self.emit(self.machine.finish(reason, complete=complete))
         self.sink(Finished(reason, len(self.prompt_ids), len(self.generated), self.machine.text))
         self.finished = True
 
@@ -122,7 +122,9 @@ class Engine:
         self._active: list[_Sequence] = []
         self._cache: DynamicCache | None = None  # layers of (batch, heads, time, head_dim)
         self._attention: torch.Tensor | None = None  # (batch, time), 0 = left padding
-        self._eos = sorted(loaded.eos_ids)
+        # control tokens (BOS, pad, chat markers) never belong in an answer; EOS ends it
+        control = [i for i, piece in enumerate(loaded.vocabulary.tokens) if piece is None and i not in loaded.eos_ids]
+        self._control_ids = torch.tensor(control, dtype=torch.long, device=loaded.device)
 
     # ---- submitting -----------------------------------------------------------------------
 
@@ -312,6 +314,8 @@ class Engine:
         vocab = self.loaded.vocab_size
         if logits.shape[1] > vocab:
             logits[:, vocab:] = float("-inf")  # padded embedding rows are never tokens
+        if self._control_ids.numel():
+            logits.index_fill_(1, self._control_ids, float("-inf"))
         forced: dict[int, int] = {}
         masked_rows = []
         for row, sequence in enumerate(self._active):

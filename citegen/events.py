@@ -7,8 +7,9 @@ the character is complete. Offsets are character offsets into the whole generate
 The constraint says *at which token* a citation opened or closed; the exact character offsets
 come from the text: a citation starts where its anchor starts (the anchor is what made the
 automaton enter the citation, so it ends inside the entering token) and ends at the longest
-prefix that parses as a citation. While a citation is open, only text up to the last point where
-it could have ended is sent, so a delta never carries text that later turns out to be prose.
+prefix that parses as a citation, once the index says the text can no longer extend it (neither
+inside a citation nor pending). Once a citation could have ended, only text up to the last such
+point is sent, so a delta never carries text that later turns out to be prose.
 """
 
 from __future__ import annotations
@@ -100,27 +101,32 @@ class TextEventMachine:
         self.text += self._decoder.decode(piece)
         events: list[Event] = []
         if transition is not None:
-            if transition.was_in_citation and not transition.in_citation:
-                self._close(before, events)
-            elif transition.in_citation and not transition.was_in_citation:
-                self._open(self._anchor_start(before), events)
-            if transition.in_citation and transition.accepting:
+            if transition.in_citation and not transition.was_in_citation:
+                start = self._anchor_start(before)
+                if self._citation_start is not None:  # the last one ended where this one's anchor begins
+                    self._close(start, events)
+                self._open(start, events)
+            elif self._citation_start is not None and not transition.in_citation and not transition.pending:
+                self._close(len(self.text), events)
+            if self._citation_start is not None and transition.may_close:
                 self._certain_end = len(self.text)
-        if self._citation_start is not None:
-            end = len(self.text) if self._certain_end is None else self._certain_end
-            self._send(CitationDelta, end, events)
+        if self._citation_start is not None and transition is not None:
+            # all of it is citation while the text must go on as one; once it may have ended,
+            # only up to the last point where it matched completely
+            must_go_on = transition.in_citation and self._certain_end is None
+            self._send(CitationDelta, len(self.text) if must_go_on else (self._certain_end or self._sent), events)
         else:
             self._send_prose(events)
         return events
 
-    def finish(self, reason: FinishReason, *, accepting: bool) -> list[Event]:
-        """Close what is open: flush bytes, end a citation (parsed only if `accepting`)."""
+    def finish(self, reason: FinishReason, *, complete: bool) -> list[Event]:
+        """Close what is open: flush bytes, end a citation (parsed only if `complete`)."""
         events: list[Event] = []
         if not self.stopped:
             # bytes of a character the generation never finished are dropped, not shown broken
             self.text += self._decoder.decode(b"", final=True)
         if self._citation_start is not None:
-            if accepting:
+            if complete or self._certain_end is not None:
                 self._close(len(self.text), events)
             else:
                 self._send(CitationDelta, len(self.text), events)
@@ -178,18 +184,18 @@ class TextEventMachine:
         self._citation_start = start
         self._certain_end = None
 
-    def _close(self, before: int, events: list[Event]) -> None:
+    def _close(self, limit: int, events: list[Event]) -> None:
+        """End the open citation at the longest prefix of `text[start:limit]` that parses."""
         start = self._citation_start
         if start is None:
             return
         floor = max(self._sent, start + 1)
-        end, citation = before, None
-        for candidate in range(len(self.text), floor - 1, -1):
+        end, citation = max(floor, self._certain_end or floor), None
+        for candidate in range(limit, floor - 1, -1):
             citation = self._parse(self.text[start:candidate])
             if citation is not None:
                 end = candidate
                 break
-        end = max(end, self._sent)
         self._send(CitationDelta, end, events)
         events.append(CitationEnd(self.text[start:end], start, end, citation))
         self._citation_start = None

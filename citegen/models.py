@@ -5,10 +5,10 @@ from __future__ import annotations
 import inspect
 import logging
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import torch
+from grammars import GrammarError, Vocabulary
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from citegen.errors import ModelLoadError, VocabularyMismatchError
@@ -26,7 +26,8 @@ class LoadedModel:
     model: PreTrainedModel
     tokenizer: PreTrainedTokenizerBase
     device: torch.device
-    token_bytes: tuple[bytes, ...]  # token id -> the bytes it adds to the text
+    vocabulary: Vocabulary  # grammars' view of the tokenizer: token id -> bytes (None: a control token)
+    token_bytes: tuple[bytes, ...]  # token id -> the bytes it adds to the text (b"" for control tokens)
     eos_ids: frozenset[int]
     context_length: int
     cache_keyword: str  # transformers 5.x calls the forward's KV-cache argument `cache`, 4.x `past_key_values`
@@ -72,48 +73,18 @@ def load_model(path: str | Path, device: str = "auto") -> LoadedModel:
 def wrap_model(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> LoadedModel:
     """Check that model and tokenizer agree, and gather what the engine needs."""
     logits_width = model.get_output_embeddings().weight.shape[0]
-    token_bytes = token_byte_table(tokenizer)
+    try:
+        vocabulary = Vocabulary.from_tokenizer(tokenizer)
+    except GrammarError as error:
+        raise ModelLoadError(f"expected a tokenizer with a byte mapping, got {error}") from error
+    token_bytes = tuple(piece or b"" for piece in vocabulary.tokens)
     if logits_width < len(token_bytes):
         raise VocabularyMismatchError(
             f"expected a model with at least the tokenizer's {len(token_bytes)} logits, got {logits_width}"
         )
-    eos = {tokenizer.eos_token_id} if tokenizer.eos_token_id is not None else set()
+    eos = set(vocabulary.eos_ids)
     configured = getattr(model.generation_config, "eos_token_id", None)
     eos.update(configured if isinstance(configured, list) else [configured] if configured is not None else [])
     context = getattr(model.config, "max_position_embeddings", None) or 2048
     keyword = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
-    return LoadedModel(model, tokenizer, model.device, token_bytes, frozenset(eos), int(context), keyword)
-
-
-@cache
-def _byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-level BPE alphabet back to bytes."""
-    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
-    codes = printable[:]
-    extra = 0
-    for byte in range(256):
-        if byte not in printable:
-            printable.append(byte)
-            codes.append(256 + extra)
-            extra += 1
-    return {chr(code): byte for byte, code in zip(printable, codes, strict=True)}
-
-
-def token_byte_table(tokenizer: PreTrainedTokenizerBase) -> tuple[bytes, ...]:
-    """Token id -> bytes, for byte-level BPE (GPT-2 alphabet) and SentencePiece (`▁`, `<0xXX>`);
-    added tokens (specials, `<think>`) stand for their own text."""
-    decoder = _byte_decoder()
-    added = {token_id: token.content for token_id, token in tokenizer.added_tokens_decoder.items()}
-    table = []
-    for token_id, piece in enumerate(tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))):
-        if token_id in added:
-            table.append(added[token_id].encode())
-        elif piece is None:
-            table.append(b"")
-        elif len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
-            table.append(bytes([int(piece[3:5], 16)]))
-        elif all(char in decoder for char in piece):
-            table.append(bytes(decoder[char] for char in piece))
-        else:
-            table.append(piece.replace("\u2581", " ").encode())
-    return tuple(table)
+    return LoadedModel(model, tokenizer, model.device, vocabulary, token_bytes, frozenset(eos), int(context), keyword)

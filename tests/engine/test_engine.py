@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from tiny_lm import ANCHOR, CITATION, BruteForceIndex, citation_language
+from tiny_lm import citation_language
 
-from citegen.constraint import CitationLanguage, ConstraintLibrary
+from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
 from citegen.engine import Engine, Request
 from citegen.errors import EmptyMaskError, PromptTooLongError, RequestError
 from citegen.events import CitationDelta, CitationEnd, CitationStart, Failed, Finished, ProseDelta
 from citegen.sampling import SamplingParams
+from grammars import answer_grammar, parse_citation
 
 QUESTION = (("user", "판례?"),)
 
@@ -39,10 +40,17 @@ def outside_think(text: str) -> str:
     return re.sub(r"<think>.*?(</think>|$)", "", text, flags=re.S)
 
 
+ANCHORS = re.compile("|".join(citation.anchor.to_regex() for citation in answer_grammar().citations))
+
+
 def malformed_anchors(text: str) -> list[str]:
     """Anchors in free text that do not begin a well-formed citation."""
     free = outside_think(text)
-    return [free[m.start() : m.start() + 40] for m in re.finditer(ANCHOR, free) if not re.match(CITATION, free[m.start() :])]
+    return [
+        free[m.start() : m.start() + 40]
+        for m in ANCHORS.finditer(free)
+        if not any(parse_citation(free[m.start() : end]) for end in range(m.end(), min(len(free), m.start() + 80) + 1))
+    ]
 
 
 def check_events(events: list) -> str:
@@ -140,17 +148,26 @@ def test_a_cancelled_request_finishes_as_cancelled(engine) -> None:
     assert events[-1].reason == "cancelled"
 
 
-class _EmptyAfterFirstToken(BruteForceIndex):
-    """A broken grammar: nothing is allowed once anything was generated."""
+class _AllowingNothing:
+    """A broken index: a real one whose masks allow no token at all."""
+
+    def __init__(self, index) -> None:
+        self._index = index
+
+    def __getattr__(self, name):
+        return getattr(self._index, name)
 
     def bitmask(self, state):
-        return super().bitmask(state) * (state == self.initial_state)
+        return self._index.bitmask(state) * 0
+
+    def is_unconstrained(self, state) -> bool:
+        return False
 
 
 def test_an_empty_mask_fails_the_request_instead_of_sampling_garbage(tiny) -> None:
+    real = citation_language(tiny)
     broken = ConstraintLibrary(
-        lambda _: CitationLanguage(_EmptyAfterFirstToken(tiny.token_bytes, tiny.eos_ids), None, lambda _: None),
-        tiny.vocab_size,
+        lambda _: CitationLanguage(_AllowingNothing(real.index), real.anchor, real.parse), tiny.vocab_size
     )
     events = run_all(Engine(tiny, broken), [sampled(0)])[0]
     assert isinstance(events[-1], Failed) and isinstance(events[-1].error, EmptyMaskError)
@@ -183,10 +200,8 @@ def test_a_constrained_request_needs_an_engine_with_constraints(tiny) -> None:
 
 
 def test_an_index_over_another_vocabulary_is_refused(tiny) -> None:
-    shorter = tiny.token_bytes[:-1]
-    library = ConstraintLibrary(
-        lambda _: CitationLanguage(BruteForceIndex(shorter, tiny.eos_ids), None, lambda _: None), tiny.vocab_size
-    )
+    wider = tiny.vocabulary.with_size(tiny.vocab_size + 64)
+    library = ConstraintLibrary(lambda _: compile_language(answer_grammar(), wider), tiny.vocab_size)
     with pytest.raises(Exception, match=f"tokenizer's {tiny.vocab_size} tokens"):
         library.get()
 
@@ -199,8 +214,6 @@ def test_the_library_caches_a_narrowed_constraint(tiny) -> None:
         return citation_language(tiny)
 
     library = ConstraintLibrary(build, tiny.vocab_size, capacity=1)
-    from citegen.constraint import Narrowing
-
     narrow = Narrowing(courts=("대법원",))
     assert library.get(narrow) is library.get(narrow)
     library.get(Narrowing())
