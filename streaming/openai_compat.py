@@ -6,13 +6,14 @@ keep (`model_extra`): `citations` on a completion, `citation` on a stream chunk,
 character span `start`/`end` of the citation in the message content.
 """
 
+import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 
 from streaming.answers import AnswerRun
@@ -53,7 +54,7 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
             429: {"description": "Overloaded"},
         },
     )
-    async def chat_completions(body: request_model) -> Any:  # type: ignore[valid-type]
+    async def chat_completions(body: request_model, http: Request) -> Any:  # type: ignore[valid-type]
         max_tokens = body.max_completion_tokens or body.max_tokens or service.config.default_max_tokens
         stop = [body.stop] if isinstance(body.stop, str) else body.stop or []
         messages = [Message(m.role, m.content) for m in body.messages]
@@ -72,9 +73,30 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
                 _chunks(service, run, header, include_usage), leave, {"x-request-id": request.request_id}
             )
         try:
-            return await _completion(service, run, header)
+            return await _unless_disconnected(_completion(service, run, header), http)
         finally:
             leave()
+
+
+async def _unless_disconnected(completion: Coroutine[Any, Any, Response], http: Request) -> Response:
+    """The completion, or, if the client leaves first, its cancellation (which cancels the source)."""
+    answering = asyncio.ensure_future(completion)
+    watching = asyncio.ensure_future(_client_gone(http))
+    try:
+        await asyncio.wait({answering, watching}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watching.cancel()
+        if not answering.done():
+            answering.cancel()
+            logger.info("client left before its completion was ready")
+        await asyncio.gather(answering, watching, return_exceptions=True)
+    return answering.result() if not answering.cancelled() else Response(status_code=499)
+
+
+async def _client_gone(http: Request) -> None:
+    # The body has been read, so the next message can only be the disconnect.
+    while (await http.receive())["type"] != "http.disconnect":
+        pass
 
 
 async def _completion(service: Service, run: AnswerRun, header: dict[str, Any]) -> JSONResponse:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -163,3 +164,17 @@ def answer(base: str, body: dict | None = None) -> list[tuple[str, dict]]:
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"].startswith("text/event-stream")
         return list(sse_events(response))
+
+
+def metric(base: str, name: str) -> float:
+    for line in httpx.get(f"{base}/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"expected metric {name}, got none")
+
+
+def wait_for_metric(base: str, name: str, value: float) -> None:
+    """Polls /metrics until `name` reads `value` (at most 5 s); no sleeping."""
+    deadline = time.monotonic() + 5
+    while metric(base, name) != value:
+        assert time.monotonic() < deadline, f"expected {name} = {value}, got {metric(base, name)}"

@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import json
+import socket
+
 import openai
 import pytest
-from streaming_kit import MINBEOP_750, DictVerifier, Fail, ScriptedSource, citation
+from streaming_kit import (
+    MINBEOP_750,
+    DictVerifier,
+    Fail,
+    Gate,
+    ScriptedSource,
+    citation,
+    standard_script,
+    wait_for_metric,
+)
 
 from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.errors import GenerationError
-from streaming.protocols import ProseDelta
+from streaming.protocols import Finished, ProseDelta, Usage
 
 MESSAGES = [
     {"role": "system", "content": "법률 도우미"},
@@ -88,3 +100,23 @@ def test_a_failing_source_raises_in_the_client(serve, stream: bool) -> None:
             list(
                 client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
             ) if stream else client.chat.completions.create(model="m", messages=MESSAGES)
+
+
+def test_a_client_that_leaves_a_completion_cancels_it_and_frees_its_slot(serve) -> None:
+    never = Gate()
+    source = ScriptedSource(lambda request: [ProseDelta("시작 "), never, Finished(Usage(1, 1))])
+    base = serve(create_app(StreamingSettings(max_active=1, max_queued=0), source, DictVerifier()))
+    body = json.dumps({"model": "m", "messages": MESSAGES}).encode()
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        assert never.reached.wait(10)
+    assert source.cancelled.wait(5)
+    wait_for_metric(base, "citegen_answers_active", 0)
+    source.script = lambda request: standard_script()
+    with openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0) as client:
+        assert client.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content

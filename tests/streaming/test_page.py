@@ -65,9 +65,11 @@ class DevTools:
 
 @contextmanager
 def open_page(devtools_port: int, url: str) -> Iterator[DevTools]:
-    target = httpx.put(f"http://127.0.0.1:{devtools_port}/json/new?{url}").json()
+    target = httpx.put(f"http://127.0.0.1:{devtools_port}/json/new?about:blank").json()
     with connect(target["webSocketDebuggerUrl"], max_size=None, open_timeout=10) as socket:
-        yield DevTools(socket)
+        tools = DevTools(socket)
+        tools.call("Page.navigate", url=url)  # answers once the new document is committed
+        yield tools
 
 
 @pytest.fixture

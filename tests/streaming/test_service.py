@@ -17,8 +17,10 @@ from streaming_kit import (
     ScriptedSource,
     answer,
     citation,
+    metric,
     sse_events,
     standard_script,
+    wait_for_metric,
 )
 
 from streaming import create_app
@@ -126,22 +128,6 @@ def test_a_source_that_stops_without_finishing_is_a_protocol_error(serve) -> Non
         create_app(StreamingSettings(), ScriptedSource(lambda request: [ProseDelta("x")]), DictVerifier())
     )
     assert answer(base)[-1][1]["status"] == 500
-
-
-def metric(base: str, name: str) -> float:
-    for line in httpx.get(f"{base}/metrics").text.splitlines():
-        if line.startswith(name + " "):
-            return float(line.split()[1])
-    raise AssertionError(f"expected metric {name}, got none")
-
-
-def wait_for_metric(base: str, name: str, value: float) -> None:
-    """Polls /metrics until `name` reads `value` (at most 5 s); no sleeping."""
-    import time
-
-    deadline = time.monotonic() + 5
-    while metric(base, name) != value:
-        assert time.monotonic() < deadline, f"expected {name} = {value}, got {metric(base, name)}"
 
 
 def test_a_client_that_leaves_cancels_its_generation_and_frees_its_slot(serve) -> None:
