@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
-
 import typer
 
+from citegen.commands import ask as ask_command
 from citegen.commands import recite as recite_command
 from citegen.commands import serve as serve_command
 
@@ -18,17 +16,7 @@ app = typer.Typer(
 )
 
 
-def _not_built(what: str) -> None:
-    typer.echo(f"citegen {what}: not built yet in this version.", err=True)
-    raise typer.Exit(code=2)
-
-
-@app.command()
-def ask(question: Annotated[str, typer.Argument(help="The question, in Korean.")]) -> None:
-    """Answer QUESTION on the terminal, citations checked and highlighted."""
-    _not_built("ask")
-
-
+app.command()(ask_command.ask)
 app.command()(serve_command.serve)
 app.command()(recite_command.recite)
 

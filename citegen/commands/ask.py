@@ -1,0 +1,90 @@
+"""`citegen ask "질문"`: stream one answer to the terminal, citations highlighted by verdict.
+
+Composition root: loads the model, opens the verifier's database, constrains citations to the
+database's acts (the DB-aware statute grammar) and checks each citation as it closes. With
+`--no-constrain` the same model answers freely and the citations found in its answer are listed
+with their verdicts afterwards, for comparison.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from citegen.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+_STYLES = {"verified": "bold green", "mismatch": "bold yellow"}
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in Korean.")],
+    no_constrain: Annotated[bool, typer.Option("--no-constrain", help="Generate citations freely.")] = False,
+    max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1, help="Answer length limit.")] = 200,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0, help="0 = greedy.")] = 0.0,
+    seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed (default from settings).")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default from settings).")] = None,
+    database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
+) -> None:
+    """Answer QUESTION on the terminal, citations checked and highlighted."""
+    from rich.console import Console  # noqa: PLC0415  the imports below load torch: keep --help fast
+
+    from citegen.commands.serve_wiring import build_engine  # noqa: PLC0415
+    from citegen.engine import Request  # noqa: PLC0415
+    from citegen.errors import CitegenError, RequestError  # noqa: PLC0415
+    from citegen.events import CitationDelta, CitationEnd, Failed, Finished, ProseDelta  # noqa: PLC0415
+    from citegen.models import load_model  # noqa: PLC0415
+    from citegen.sampling import SamplingParams  # noqa: PLC0415
+    from grammars import find_citations  # noqa: PLC0415
+    from verifier import Database, Verifier, VerifierError, lexicon_data  # noqa: PLC0415
+
+    settings = Settings()
+    console = Console(highlight=False, soft_wrap=True)
+    errors = Console(stderr=True, highlight=False)
+    try:
+        database = Database.open(database_url or settings.database_url)
+        lexicon = lexicon_data(database)
+        if not lexicon:
+            raise RequestError(
+                f"expected a database holding acts at {database.url}, got none: "
+                "run `citegen-admin import data/law data/cases` first"
+            )
+        loaded = load_model(model or settings.model_path, settings.device)
+        engine = build_engine(loaded, lexicon, max_batch=1)
+        request = Request(
+            messages=(("user", question),),
+            sampling=SamplingParams(
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                seed=settings.seed if seed is None else seed,
+            ),
+            constrain=not no_constrain,
+        )
+        with Verifier(database) as verifier:
+            for event in engine.stream(request):
+                match event:
+                    case ProseDelta(text=text):
+                        console.print(text, end="")
+                    case CitationDelta(text=text):
+                        console.print(text, end="", style="bold cyan")
+                    case CitationEnd(citation=citation) if citation is not None:
+                        status = verifier.verify(citation).status
+                        console.print(f" [{status}]", end="", style=_STYLES.get(status, "bold red"))
+                    case Finished(text=text, completion_tokens=tokens, reason=reason):
+                        console.print()
+                        if no_constrain:  # what a free answer cited, canonical or not
+                            for found in find_citations(text):
+                                status = verifier.verify(found.citation).status
+                                written = text[found.span[0] : found.span[1]]
+                                console.print(f"  {written} ({found.form}) [{status}]",
+                                              style=_STYLES.get(status, "bold red"))
+                        errors.print(f"({tokens} tokens, {reason})", style="dim")
+                    case Failed(error=error):
+                        raise error
+    except (CitegenError, VerifierError) as error:
+        errors.print(f"citegen ask: {error}", style="bold red")
+        raise typer.Exit(code=1) from error

@@ -1,0 +1,55 @@
+"""`citegen ask` end to end on the tiny model saved as a model directory, with a fresh SQLite database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from citegen.cli import app
+from verifier import Database, import_paths
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+@pytest.fixture(scope="module")
+def model_dir(tiny, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("tiny-model")
+    tiny.model.save_pretrained(directory)
+    tiny.tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory) -> str:
+    """The sample statutes and cases of data/, imported into a fresh SQLite file."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('ask-db') / 'sample.sqlite3'}"
+    opened = Database.open(url)
+    try:
+        import_paths(opened, [DATA / "law", DATA / "cases"])
+    finally:
+        opened.close()
+    return url
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-constrain"]], ids=["constrained", "no-constrain"])
+def test_ask_streams_an_answer_and_reports_its_length(model_dir, database, flags) -> None:
+    result = CliRunner().invoke(
+        app, ["ask", "판례?", "--model", str(model_dir), "--database-url", database, "--max-new-tokens", "40", *flags]
+    )
+    assert result.exit_code == 0, result.output
+    assert "tokens," in result.output and len(result.output.strip()) > 20
+
+
+def test_ask_names_what_is_missing_in_a_model_directory(database, tmp_path) -> None:
+    result = CliRunner().invoke(app, ["ask", "판례?", "--model", str(tmp_path / "nowhere"), "--database-url", database])
+    assert result.exit_code == 1
+    assert "expected a model directory" in result.output
+
+
+def test_ask_refuses_an_empty_database(model_dir, tmp_path) -> None:
+    empty = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+    result = CliRunner().invoke(app, ["ask", "판례?", "--model", str(model_dir), "--database-url", empty])
+    assert result.exit_code == 1
+    assert "citegen-admin import" in result.output
