@@ -1,4 +1,4 @@
-"""`POST /v1/chat/completions`, compatible with OpenAI's clients.
+"""`POST /v1/chat/completions` and `GET /v1/models`, compatible with OpenAI's clients.
 
 The answer is the same as `/v1/answers` gives: citations already verified (or replaced, or
 annotated, by `citation_policy`). Citation metadata rides in extension fields that OpenAI clients
@@ -43,6 +43,11 @@ class _Transcript:
 
 
 def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel]) -> None:
+    @app.get("/v1/models")
+    async def models() -> dict[str, Any]:
+        model = {"id": service.config.model_name, "object": "model", "created": 0, "owned_by": "citegen"}
+        return {"object": "list", "data": [model]}
+
     @app.post(
         "/v1/chat/completions",
         responses={

@@ -39,6 +39,10 @@ def client(serve):
         yield client
 
 
+def test_models_lists_the_served_model(client) -> None:
+    assert [model.id for model in client.models.list()] == ["ko-legal-tiny"]
+
+
 def test_completion_carries_verified_content_and_citation_metadata(client) -> None:
     completion = client.chat.completions.create(
         model="ko-legal-tiny", messages=MESSAGES, seed=3, max_tokens=64
