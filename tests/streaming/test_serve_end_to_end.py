@@ -1,0 +1,79 @@
+"""`citegen serve`'s parts end to end: the shipped model on CPU in the continuous-batching engine,
+the verifier on the sample database, the answer service over a real socket. In strict mode every
+citation a reader sees is a verified one, in canonical form, whatever the model wrote (every
+canonical citation in the text came through as a verified citation event)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from streaming_kit import answer
+
+from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
+from grammars import find_citations
+from streaming import create_app
+from streaming.config import StreamingSettings
+from verifier.database import Database
+from verifier.importers import import_paths
+from verifier.lexicon import lexicon_data
+from verifier.verify import Verifier
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = ROOT / "data" / "models" / "ko-legal-tiny"
+QUESTIONS = [
+    "불법행위로 인한 손해배상책임의 요건은 무엇인가요?",
+    "근로자를 해고하려면 어떤 요건이 필요한가요?",
+    "계약을 해제하면 어떤 효과가 있나요?",
+    "사기죄는 언제 성립하나요?",
+]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (MODEL / "config.json").exists(), reason="the shipped model is not in this checkout yet"
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory: pytest.TempPathFactory):
+    from citegen.models import load_model
+
+    database = Database.open(f"sqlite:///{tmp_path_factory.mktemp('e2e') / 'citegen.sqlite3'}")
+    import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
+    lexicon = lexicon_data(database)
+    source = EngineSource(build_engine(load_model(MODEL, "cpu"), lexicon, max_batch=len(QUESTIONS)))
+    verifier = DatabaseVerifier(Verifier(database))
+    yield source, verifier, lexicon
+    source.close()
+    verifier.close()
+    database.close()
+
+
+def test_concurrent_answers_show_only_verified_citations(serve, parts) -> None:
+    source, verifier, lexicon = parts
+    config = StreamingSettings(max_active=len(QUESTIONS))
+    base = serve(create_app(config, source, verifier, anchors=anchors_for(lexicon)))
+    answers: dict[int, list] = {}
+
+    def ask(index: int) -> None:
+        body = {"question": QUESTIONS[index], "max_tokens": 96, "seed": index}
+        answers[index] = answer(base, body)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(QUESTIONS))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert sorted(answers) == list(range(len(QUESTIONS)))
+    for events in answers.values():
+        assert events[-1][0] == "done", events[-1]
+        assert events[-1][1]["usage"]["completion_tokens"] > 0
+        citations = [data for name, data in events if name == "citation"]
+        assert all(c["status"] == "verified" or c["withheld"] for c in citations)
+        shown = {c["text"] for c in citations if not c["withheld"]}
+        text = "".join(data["text"] for name, data in events if name in ("prose", "citation"))
+        for found in find_citations(text, lenient=False, lexicon=lexicon):
+            written = text[found.span[0] : found.span[1]]
+            assert written in shown, f"expected only verified citations in the answer, got {written!r}"
