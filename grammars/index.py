@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
+_MAX_WALKS_PER_STATE = 4096
 
 
 class StateMasks:
@@ -164,6 +165,8 @@ class TokenIndex:
         found = masks.walks.get(token_id)
         if found is None:
             found = self.automaton.walk(state, self._tokens[token_id])
+            if len(masks.walks) >= _MAX_WALKS_PER_STATE:  # bounded: a long-running server stays flat
+                masks.walks.clear()
             masks.walks[token_id] = found
         return found
 
