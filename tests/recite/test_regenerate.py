@@ -5,6 +5,9 @@ well-formed citation of the kind the draft wrote, of an act the database holds, 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -13,7 +16,9 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 from grammars import CaseCitation, CaseNumber, StatuteCitation, parse_citation
 
+from citegen.commands.recite_wiring import build_pipeline
 from citegen.models import LoadedModel, wrap_model
+from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.regenerate import EngineRegenerator
 
 LEXICON = {"민법": ["750", "751"], "형법": ["250"]}
@@ -75,3 +80,22 @@ def test_the_same_slot_gets_the_same_suggestion(regenerator: EngineRegenerator) 
 
 def test_no_prose_around_the_slot_gives_no_suggestion(regenerator: EngineRegenerator) -> None:
     assert regenerator.suggest("  ", StatuteCitation("민법", 1), "\n") is None
+
+
+def test_a_batch_with_a_model_suggests_a_re_generated_citation_for_review(
+        loaded: LoadedModel, tmp_path: Path, sample_database_url: str) -> None:
+    model_dir = tmp_path / "model"
+    loaded.model.save_pretrained(model_dir)
+    loaded.tokenizer.save_pretrained(model_dir)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("이 점은 대법원 2020. 1. 1. 선고 2019다1 판결과 같다.", encoding="utf-8")
+    out = tmp_path / "out"
+    factory = functools.partial(build_pipeline, sample_database_url, model_dir)
+
+    summary = run_batch(collect_inputs([tmp_path / "in"], out), BatchOptions(out, jobs=1), factory)
+
+    (record,) = [json.loads(line) for line in (out / "report.jsonl").read_text("utf-8").splitlines()]
+    assert (summary.exit_code, record["verdict"], record["action"]) == (1, "not_found", "suggested")
+    assert isinstance(parse_citation(record["canonical"]), CaseCitation)
+    assert "re-generated under the citation automaton" in record["reason"]
+    assert (out / "documents" / "in" / "a.txt").read_text("utf-8") == "이 점은 대법원 2020. 1. 1. 선고 2019다1 판결과 같다."
