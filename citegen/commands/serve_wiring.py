@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -18,13 +17,12 @@ from sqlalchemy import desc, func, select
 
 import streaming
 from citegen import events as engine_events
-from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing
+from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.models import LoadedModel
 from citegen.sampling import SamplingParams
 from grammars import CitationParser, ParsedCitation, answer_grammar
-from grammars.compile import compile_index
 from grammars.grammar import AnswerGrammar
 from streaming.anchors import AnchorPrefixes
 from verifier.database import Database, head_revision
@@ -49,12 +47,9 @@ def answer_grammar_for(lexicon: ArticleLexicon, narrowing: Narrowing = ALL) -> A
 def answer_language(
     loaded: LoadedModel, lexicon: ArticleLexicon, parser: CitationParser, narrowing: Narrowing
 ) -> CitationLanguage:
-    """The whole-answer language (free text, citations from the database's acts), its anchors as
-    one regex for the engine's start offsets, and the parser of closed citations."""
-    grammar = answer_grammar_for(lexicon, narrowing)
-    index = compile_index(grammar, loaded.tokenizer, vocab_size=loaded.vocab_size)
-    anchor = re.compile("|".join(citation.anchor.to_regex() for citation in grammar.citations))
-    return CitationLanguage(index, anchor, parser.parse)
+    """The whole-answer language over the model's vocabulary: free text, citations of the
+    database's acts (and of every court), parsed with the database's names."""
+    return compile_language(answer_grammar_for(lexicon, narrowing), loaded.vocabulary, parser.parse)
 
 
 def build_engine(loaded: LoadedModel, lexicon: ArticleLexicon, max_batch: int) -> Engine:

@@ -1,0 +1,95 @@
+"""`EngineSource` over the real continuous-batching engine, with the engine tests' tiny Llama
+(tests/engine/tiny_lm.py, trained in code) and the verifier on an SQLite file: concurrent answers
+finish with only verified citations visible, and a client that leaves cancels its sequence."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from streaming_kit import answer, sse_events, wait_for_metric
+
+from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
+from grammars import find_citations
+from streaming import create_app
+from streaming.config import StreamingSettings
+from verifier.database import Database
+from verifier.importers import import_paths
+from verifier.lexicon import lexicon_data
+from verifier.verify import Verifier
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
+from tiny_lm import CORPUS, build_tiny  # noqa: E402
+
+RECORDS = [
+    {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}]},
+    {
+        "type": "case",
+        "court": "대법원",
+        "date": "2024-07-01",
+        "case_number": "2024도4202",
+        "disposition": "판결",
+    },
+    {"type": "coverage", "kind": "statute"},
+    {"type": "coverage", "kind": "case", "court": "대법원", "from": "1990-01-01", "to": "2025-12-31"},
+]
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("engine-source")
+    records = folder / "records.jsonl"
+    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
+    database = Database.open(f"sqlite:///{folder / 'citegen.sqlite3'}")
+    import_paths(database, [records])
+    lexicon = lexicon_data(database)
+    source = EngineSource(build_engine(build_tiny(), lexicon, max_batch=4))
+    verifier = DatabaseVerifier(Verifier(database))
+    yield source, verifier, lexicon
+    source.close()
+    verifier.close()
+    database.close()
+
+
+def test_concurrent_answers_finish_with_only_verified_citations_visible(serve, parts) -> None:
+    source, verifier, lexicon = parts
+    base = serve(create_app(StreamingSettings(max_active=4), source, verifier, anchors=anchors_for(lexicon)))
+    answers: dict[int, list] = {}
+    prompts = [CORPUS[0][:12], CORPUS[1][:10], CORPUS[2][:8], "판례는 "]  # greedy: the second cites a case
+
+    def ask(index: int) -> None:
+        answers[index] = answer(base, {"question": prompts[index], "max_tokens": 48, "seed": index})
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(prompts))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert sorted(answers) == list(range(len(prompts)))
+    assert any(name == "citation" for events in answers.values() for name, _ in events)
+    for events in answers.values():
+        assert events[-1][0] == "done", events[-1]
+        assert events[-1][1]["usage"]["completion_tokens"] > 0
+        citations = [data for name, data in events if name == "citation"]
+        assert all(c["status"] == "verified" or c["withheld"] for c in citations)
+        shown = {c["text"] for c in citations if not c["withheld"]}
+        text = "".join(data["text"] for name, data in events if name in ("prose", "citation"))
+        for found in find_citations(text, lenient=False, lexicon=lexicon):
+            assert text[found.span[0] : found.span[1]] in shown
+
+
+def test_a_client_that_leaves_cancels_its_sequence_in_the_engine(serve, parts) -> None:
+    source, verifier, lexicon = parts
+    base = serve(create_app(StreamingSettings(), source, verifier, anchors=anchors_for(lexicon)))
+    body = {"question": CORPUS[4][:10], "max_tokens": 2000, "temperature": 1.0, "seed": 1}
+    with httpx.stream("POST", f"{base}/v1/answers", json=body, timeout=60) as response:
+        next(sse_events(response))  # the answer has started; leave
+    wait_for_metric(base, "citegen_answers_active", 0)
+    deadline = time.monotonic() + 10
+    while source.engine.has_work():  # the engine drops the sequence before its next step
+        assert time.monotonic() < deadline, "expected the engine to drop the cancelled sequence"
