@@ -198,6 +198,7 @@ def main() -> None:
         "--token-rate", type=float, default=0, help="scripted tokens/s per stream (0: unpaced)"
     )
     parser.add_argument("--prose-tokens", type=int, default=200, help="scripted prose tokens per answer")
+    parser.add_argument("--model", type=Path, default=None, help="model directory (default: the shipped one)")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         database = sample_database(Path(folder))
@@ -216,9 +217,8 @@ def main() -> None:
             from citegen.models import load_model
             from citegen.settings import Settings
 
-            source = EngineSource(
-                build_engine(load_model(Settings().model_path, "cpu"), lexicon, arguments.streams)
-            )
+            model = arguments.model or Settings().model_path
+            source = EngineSource(build_engine(load_model(model, "cpu"), lexicon, arguments.streams))
         else:
             source = ScriptedAnswers(
                 known_citations(lexicon, 4), arguments.prose_tokens, arguments.token_rate
