@@ -126,7 +126,8 @@ def write_html(reports: Callable[[], Iterable[DocumentReport]], out: IO[str], ti
         review_documents += report.needs_review
         cells = "".join(f"<td>{counts.get(action, 0)}</td>" for action in ACTIONS)
         rows.append(f'<tr><td><a href="#doc{index}">{html.escape(report.file)}</a></td>'
-                    f'<td class="{"bad" if report.needs_review else ""}">{html.escape(report.status)}</td>{cells}</tr>')
+                    f'<td class="{"bad" if report.needs_review else ""}">{html.escape(report.status)}'
+                    f'{" · needs review" if report.needs_review else ""}</td>{cells}</tr>')
     out.write(f'<!DOCTYPE html><html lang="ko"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
               f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>\n")
     out.write(f"<p>{documents} documents, {sum(totals.values())} citations, "
