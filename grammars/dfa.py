@@ -15,6 +15,7 @@ frozensets of small tuples: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` when a 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from collections.abc import Iterable
 
@@ -173,9 +174,11 @@ class _RegexLeaf:
 
 
 class _LiteralLeaf:
-    """A literal set as an implicit trie over its sorted UTF-8 words."""
+    """A literal set as an implicit trie over its sorted UTF-8 words, minimised on the fly: a trie
+    node is represented by the first node met with the same set of suffixes, so `1`…`9` before
+    `0`…`9` in the numbers 1–99 are one state, as in a minimal acyclic automaton."""
 
-    __slots__ = ("words", "nullable")
+    __slots__ = ("words", "nullable", "_longest", "_classes", "_representatives")
 
     def __init__(self, literals: Literals) -> None:
         if not literals.words:
@@ -187,14 +190,29 @@ class _LiteralLeaf:
             seen.add(word)
         self.words = sorted(w.encode() for w in literals.words)
         self.nullable = self.words[0] == b""
+        self._longest = max(map(len, self.words))
+        self._classes: dict[tuple[int, int], tuple[int, int]] = {}
+        self._representatives: dict[bytes, tuple[int, int]] = {}
 
-    def step(self, first: int, depth: int, byte: int) -> int | None:
-        """The first word extending words[first][:depth] + byte, or None."""
+    def step(self, first: int, depth: int, byte: int) -> tuple[int, int] | None:
+        """The node (first word, depth) for words[first][:depth] + byte, or None."""
         prefix = self.words[first][:depth] + bytes((byte,))
         found = bisect.bisect_left(self.words, prefix, first)
         if found < len(self.words) and self.words[found].startswith(prefix):
-            return found
+            return self._representative(found, depth + 1)
         return None
+
+    def _representative(self, first: int, depth: int) -> tuple[int, int]:
+        key = (first, depth)
+        found = self._classes.get(key)
+        if found is None:
+            prefix = self.words[first][:depth]
+            end = bisect.bisect_right(self.words, prefix + b"\xff" * self._longest, first)
+            digest = hashlib.blake2b(digest_size=20)
+            for word in self.words[first:end]:
+                digest.update((len(word) - depth).to_bytes(4, "little") + word[depth:])
+            found = self._classes[key] = self._representatives.setdefault(digest.digest(), key)
+        return found
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
         prefix = self.words[first][:depth]
@@ -305,7 +323,7 @@ class ByteNFA:
         if isinstance(leaf, _RegexLeaf):
             return [(node[0], target, 0) for target in leaf.edges[node[1]].get(byte, ())]
         found = leaf.step(node[1], node[2], byte)
-        return [] if found is None else [(node[0], found, node[2] + 1)]
+        return [] if found is None else [(node[0], *found)]
 
     def node_step(self, node: tuple, byte: int) -> frozenset:
         """The closure of one node's successors on a byte (cached: states share their nodes)."""

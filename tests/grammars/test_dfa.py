@@ -160,3 +160,12 @@ def test_thousands_of_literals_compile_without_interegular_cost() -> None:
     assert dfa.matches("가상법률4999호법 제3조".encode())
     assert not dfa.matches("가상법률5000호법 제3조".encode())
     assert dfa.state_count < 100  # states are made only along the strings walked
+
+
+def test_literal_tries_merge_nodes_with_the_same_suffixes() -> None:
+    """Numbers 1–99 as literals: after any of 1–9 the same suffixes follow, so one state, not nine."""
+    dfa = compile_dfa(Literals(tuple(str(n) for n in range(1, 100))))
+    after_one_digit = {dfa.step(dfa.initial, ord(d)) for d in "123456789"}
+    assert len(after_one_digit) == 1
+    assert all(dfa.matches(str(n).encode()) for n in range(1, 100))
+    assert not dfa.matches(b"0") and not dfa.matches(b"100")
