@@ -249,6 +249,10 @@ class Constraint:
     anchor: re.Pattern[str] | None
     parse: Callable[[str], ParsedCitation | None]
 
+    @classmethod
+    def of(cls, language: CitationLanguage, tokenizer_vocab_size: int) -> Constraint:
+        return cls(CompiledConstraint(language.index, tokenizer_vocab_size), language.anchor, language.parse)
+
     def cursor(self) -> ConstraintCursor:
         return ConstraintCursor(self.compiled)
 
@@ -271,7 +275,7 @@ class ConstraintLibrary:
                 self._cache.move_to_end(narrowing)
                 return self._cache[narrowing]
         language = self._build(narrowing)  # compiling may take a while: not under the lock
-        constraint = Constraint(CompiledConstraint(language.index, self._vocab_size), language.anchor, language.parse)
+        constraint = Constraint.of(language, self._vocab_size)
         with self._lock:
             self._cache[narrowing] = constraint
             while len(self._cache) > self._capacity:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 sys.path.insert(0, str(Path(__file__).parent))  # tiny_lm beside this file
 
@@ -23,3 +24,13 @@ def tiny() -> LoadedModel:
 @pytest.fixture(scope="session")
 def library(tiny: LoadedModel) -> ConstraintLibrary:
     return ConstraintLibrary(lambda narrowing: citation_language(tiny), tiny.vocab_size)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Models this small run many times faster on one thread of a shared 2-core machine (torch's
+    thread pool spins against the other processes); restored after each module."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 
 import pytest
-from tiny_lm import citation_language
+from tiny_lm import citation_language, malformed_anchors
 
 from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
 from citegen.engine import Engine, Request
 from citegen.errors import EmptyMaskError, PromptTooLongError, RequestError
 from citegen.events import CitationDelta, CitationEnd, CitationStart, Failed, Finished, ProseDelta
 from citegen.sampling import SamplingParams
-from grammars import answer_grammar, parse_citation
+from grammars import answer_grammar
 
 QUESTION = (("user", "판례?"),)
 
@@ -34,23 +34,6 @@ def run_all(engine: Engine, requests: list[Request]) -> list[list]:
 def sampled(seed: int, max_new_tokens: int = 60, constrain: bool = True, **sampling) -> Request:
     params = SamplingParams(max_new_tokens=max_new_tokens, temperature=1.0, seed=seed, **sampling)
     return Request(messages=QUESTION, sampling=params, constrain=constrain)
-
-
-def outside_think(text: str) -> str:
-    return re.sub(r"<think>.*?(</think>|$)", "", text, flags=re.S)
-
-
-ANCHORS = re.compile("|".join(citation.anchor.to_regex() for citation in answer_grammar().citations))
-
-
-def malformed_anchors(text: str) -> list[str]:
-    """Anchors in free text that do not begin a well-formed citation."""
-    free = outside_think(text)
-    return [
-        free[m.start() : m.start() + 40]
-        for m in ANCHORS.finditer(free)
-        if not any(parse_citation(free[m.start() : end]) for end in range(m.end(), min(len(free), m.start() + 80) + 1))
-    ]
 
 
 def check_events(events: list) -> str:

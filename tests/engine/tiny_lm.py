@@ -3,6 +3,8 @@ answers that cite cases, so that sampling writes near-citations the constraint m
 
 from __future__ import annotations
 
+import re
+
 
 import torch
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -10,7 +12,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
 from citegen.constraint import CitationLanguage, compile_language
 from citegen.models import LoadedModel, wrap_model
-from grammars import answer_grammar
+from grammars import answer_grammar, parse_citation
 
 CORPUS = [
     "불법행위의 요건은 대법원 2024. 7. 1. 선고 2024도4202 판결에서 밝혔다.",
@@ -74,8 +76,6 @@ def train_briefly(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, s
     batch = tokenizer(texts, padding=True, return_tensors="pt")
     labels = batch.input_ids.masked_fill(batch.attention_mask == 0, -100)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a model this small trains 20x faster on one thread of a shared machine
     model.train()
     for _ in range(steps):
         loss = model(**batch, labels=labels).loss
@@ -83,7 +83,6 @@ def train_briefly(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, s
         optimizer.step()
         optimizer.zero_grad()
     model.eval()
-    torch.set_num_threads(threads)
 
 
 def build_tiny() -> LoadedModel:
@@ -96,3 +95,20 @@ def build_tiny() -> LoadedModel:
 def citation_language(loaded: LoadedModel) -> CitationLanguage:
     """The real whole-output language (case and statute citations) over the tiny vocabulary."""
     return compile_language(answer_grammar(), loaded.vocabulary)
+
+
+def outside_think(text: str) -> str:
+    return re.sub(r"<think>.*?(</think>|$)", "", text, flags=re.S)
+
+
+ANCHORS = re.compile("|".join(citation.anchor.to_regex() for citation in answer_grammar().citations))
+
+
+def malformed_anchors(text: str) -> list[str]:
+    """Anchors in free text that do not begin a well-formed citation."""
+    free = outside_think(text)
+    return [
+        free[m.start() : m.start() + 40]
+        for m in ANCHORS.finditer(free)
+        if not any(parse_citation(free[m.start() : end]) for end in range(m.end(), min(len(free), m.start() + 80) + 1))
+    ]
