@@ -21,14 +21,11 @@ from __future__ import annotations
 
 import array
 import bisect
-import logging
 
 import numpy as np
 
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, LazyDFA
 from grammars.vocabulary import Vocabulary
-
-log = logging.getLogger(__name__)
 
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
