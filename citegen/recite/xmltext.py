@@ -8,8 +8,8 @@ rewritten, so run properties (`w:rPr`), bookmarks and proofing marks stay where 
 
 The text of a part is its paragraphs joined by "\n"; a tab or line break inside a run counts as
 one fixed character that can be read but not edited. An edit may span several runs of one
-paragraph (a citation split by formatting): its replacement goes into the first run, with that
-run's formatting, and the covered text of the following runs is removed.
+paragraph (a citation split by formatting): its replacement goes into the run that held most of
+the citation, with that run's formatting, and the covered text of the other runs is removed.
 """
 
 from __future__ import annotations
@@ -95,13 +95,18 @@ class XmlTextPart:
             if not self.is_editable(edit.start, edit.end):
                 raise ValueError(f"expected an edit inside editable text, got {edit}")
             indexes = self._overlapping(edit.start, edit.end)
+            host = max(indexes, key=lambda i: self._covered(i, edit))  # the run holding most of the span
             for position, i in enumerate(indexes):
                 piece = self._pieces[i]
                 current = texts.get(i, piece.text)
                 head = current[: max(0, edit.start - piece.offset)] if position == 0 else ""
                 tail = current[edit.end - piece.offset:] if position == len(indexes) - 1 else ""
-                texts[i] = head + (edit.replacement if position == 0 else "") + tail
+                texts[i] = head + (edit.replacement if i == host else "") + tail
         return self._render(texts)
+
+    def _covered(self, index: int, edit: Edit) -> int:
+        piece = self._pieces[index]
+        return min(edit.end, piece.offset + len(piece.text)) - max(edit.start, piece.offset)
 
     def _overlapping(self, start: int, end: int) -> list[int]:
         first = max(0, bisect_right(self._starts, start) - 1)

@@ -68,9 +68,9 @@ def _entries(data: bytes) -> dict[str, bytes]:
         return {info.filename: archive.read(info.filename) for info in archive.infolist()}
 
 
-def test_a_citation_split_across_runs_is_replaced_inside_the_first_run_keeping_its_properties(
+def test_a_citation_split_across_runs_goes_into_the_run_holding_most_of_it_keeping_its_properties(
         tmp_path: Path, docx_bytes) -> None:
-    source = docx_bytes([[("판례(", False), ("대판 2024.7.", True), ("11, 2024도4202", False), (") 참조", False)],
+    source = docx_bytes([[("판례(대판 ", False), ("2024.7.11, 2024도", True), ("4202) 참조", False)],
                          [("둘째 문단 & <표시>", False)]])
     document = read_document(_write(tmp_path, "a.docx", source))
     text = document.streams[0]
@@ -79,13 +79,14 @@ def test_a_citation_split_across_runs_is_replaced_inside_the_first_run_keeping_i
     canonical = "대법원 2024. 7. 11. 선고 2024도4202 판결"
     assert document.is_editable(0, start, end)
 
-    rewritten = read_document(_write(tmp_path, "b.docx", document.render({0: [Edit(start, end, canonical)]})))
+    rendered = document.render({0: [Edit(start, end, canonical)]})
 
-    assert rewritten.streams[0] == f"판례({canonical}) 참조\n둘째 문단 & <표시>"
-    xml = _entries(document.render({0: [Edit(start, end, canonical)]}))["word/document.xml"].decode()
-    bold_run = '<w:r><w:rPr><w:b/><w:rFonts w:ascii="Batang"/></w:rPr><w:t xml:space="preserve">'
-    assert f"{bold_run}{canonical}</w:t></w:r>" in xml  # replacement carries the first run's formatting
-    assert "<w:t xml:space=\"preserve\">)" in xml  # the third run lost only the covered text
+    assert read_document(_write(tmp_path, "b.docx", rendered)).streams[0] == f"판례({canonical}) 참조\n둘째 문단 & <표시>"
+    xml = _entries(rendered)["word/document.xml"].decode()
+    plain, bold = "<w:r><w:t xml:space=\"preserve\">", '<w:r><w:rPr><w:b/><w:rFonts w:ascii="Batang"/></w:rPr><w:t xml:space="preserve">'
+    assert f"{plain}판례(</w:t></w:r>" in xml  # each run lost only the text the citation covered
+    assert f"{bold}{canonical}</w:t></w:r>" in xml  # the replacement keeps the bold run's formatting
+    assert f"{plain}) 참조</w:t></w:r>" in xml
     assert 'mc:Ignorable="w14"' in xml and "xmlns:w14=" in xml  # namespaces untouched
     assert "둘째 문단 &amp; &lt;표시&gt;" in xml
 
