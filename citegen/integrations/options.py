@@ -1,0 +1,165 @@
+"""Per-request citation options as vLLM carries them: flat `citegen_*` keys of
+`SamplingParams.extra_args` (the REST API's `vllm_xargs` takes only flat strings, numbers and lists).
+
+    citegen_grammar   "answer" (default: free text whose citations are constrained), "citation"
+                      (the whole output is one citation, case or statute), "case", "statute"
+    citegen_acts      list of act names: statutes may cite only these (narrowing)
+    citegen_courts    list of court names: cases may cite only these (narrowing)
+    citegen_lexicon   path of the verifier's lexicon export (`citegen-admin export -o FILE`): statute
+                      names and the article numbers the database holds; default grammars' built-in one
+    citegen_think     1 (default): text inside `<think>`…`</think>` is never constrained; 0: it is
+
+A request with no `citegen_*` key is not constrained at all. Everything here is checked in
+`CitationOptions.from_extra_args`, which the processor's `validate_params` calls in the front end,
+so a malformed request fails alone with a message instead of reaching the engine's worker.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from grammars import COURTS_BY_NAME, answer_grammar, case_grammar, statute_grammar
+from grammars.errors import GrammarError
+from grammars.expr import Alt
+from grammars.grammar import AnswerGrammar, CitationGrammar
+from grammars.languages.answer import DEFAULT_BYPASS
+from grammars.languages.lexicon import as_lexicon
+
+from citegen.constraint import Narrowing
+from citegen.errors import RequestError
+
+PREFIX = "citegen_"
+GRAMMARS = ("answer", "citation", "case", "statute")
+KEYS = ("grammar", "acts", "courts", "lexicon", "think")
+
+ArticleLexicon = Mapping[str, Iterable[str] | None]
+
+
+class ExtraArgsError(RequestError, ValueError):
+    """Malformed `citegen_*` extra_args. A ValueError too: vLLM answers those as a bad request."""
+
+
+@dataclass(frozen=True, slots=True)
+class CitationOptions:
+    grammar: str = "answer"
+    narrowing: Narrowing = Narrowing()
+    lexicon: str | None = None
+    think: bool = True
+
+    @classmethod
+    def from_extra_args(cls, extra_args: Mapping[str, Any] | None) -> CitationOptions | None:
+        """The request's options, None when it asks for no constraint; raises ExtraArgsError."""
+        ours = {key[len(PREFIX):]: value for key, value in (extra_args or {}).items() if key.startswith(PREFIX)}
+        if not ours:
+            return None
+        unknown = sorted(set(ours) - set(KEYS))
+        if unknown:
+            raise ExtraArgsError(
+                f"expected extra_args keys among {', '.join(PREFIX + k for k in KEYS)}, "
+                f"got {', '.join(PREFIX + k for k in unknown)}"
+            )
+        grammar = ours.get("grammar", "answer")
+        if grammar not in GRAMMARS:
+            raise ExtraArgsError(f"expected {PREFIX}grammar to be one of {', '.join(GRAMMARS)}, got {grammar!r}")
+        lexicon = ours.get("lexicon")
+        if lexicon is not None and (not isinstance(lexicon, str) or not lexicon):
+            raise ExtraArgsError(f"expected {PREFIX}lexicon to be a file path, got {lexicon!r}")
+        think = ours.get("think", 1)
+        if think not in (0, 1) or isinstance(think, float):  # True/False pass as 1/0
+            raise ExtraArgsError(f"expected {PREFIX}think to be 0 or 1, got {think!r}")
+        options = cls(grammar, Narrowing(_names(ours, "courts"), _names(ours, "acts")), lexicon, bool(think))
+        options.article_lexicon()  # an unreadable lexicon file is the request's fault: refuse it here
+        options.check_names()
+        return options
+
+    def article_lexicon(self) -> ArticleLexicon | None:
+        return None if self.lexicon is None else load_lexicon(self.lexicon)
+
+    def check_names(self) -> None:
+        """Every narrowing name must exist: a grammar narrowed to nothing would allow no citation."""
+        courts, acts = self.narrowing.courts, self.narrowing.acts
+        unknown_courts = [court for court in courts or () if court not in COURTS_BY_NAME]
+        if unknown_courts:
+            raise ExtraArgsError(f"expected court names grammars knows in {PREFIX}courts, got {unknown_courts}")
+        if acts is not None:
+            known = as_lexicon(self.article_lexicon())
+            unknown_acts = [act for act in acts if known.canonical_name(act) is None]
+            if unknown_acts:
+                where = self.lexicon or "grammars' built-in lexicon"
+                raise ExtraArgsError(f"expected act names found in {where} in {PREFIX}acts, got {unknown_acts}")
+        if self.grammar == "case" and acts is not None or self.grammar == "statute" and courts is not None:
+            raise ExtraArgsError(f"expected no narrowing the {self.grammar} grammar cannot use, got {self.narrowing}")
+
+    def grammar_object(self) -> AnswerGrammar | CitationGrammar:
+        """The language these options ask for, built from grammars' one definition of a citation."""
+        lexicon = self.article_lexicon()
+        acts = self.narrowing.acts
+        if acts is not None:
+            known = as_lexicon(lexicon)
+            lexicon = {act: known.articles_of(act) for act in acts}
+        try:
+            if self.grammar == "answer":
+                bypass = DEFAULT_BYPASS if self.think else ()
+                return answer_grammar(lexicon=lexicon, courts=self.narrowing.courts, bypass=bypass)
+            parts = []
+            if self.grammar in ("citation", "case"):
+                parts.append(case_grammar(courts=self.narrowing.courts))
+            if self.grammar in ("citation", "statute"):
+                parts.append(statute_grammar(lexicon))
+        except GrammarError as error:
+            raise ExtraArgsError(f"expected options that make a citation grammar, got {self}: {error}") from error
+        if len(parts) == 1:
+            return parts[0]
+        return CitationGrammar(self.grammar, Alt(tuple(p.expr for p in parts)), Alt(tuple(p.anchor for p in parts)))
+
+    def as_extra_args(self) -> dict[str, Any]:
+        """The inverse of from_extra_args, for callers that build vLLM requests."""
+        args: dict[str, Any] = {PREFIX + "grammar": self.grammar, PREFIX + "think": int(self.think)}
+        if self.narrowing.acts is not None:
+            args[PREFIX + "acts"] = list(self.narrowing.acts)
+        if self.narrowing.courts is not None:
+            args[PREFIX + "courts"] = list(self.narrowing.courts)
+        if self.lexicon is not None:
+            args[PREFIX + "lexicon"] = self.lexicon
+        return args
+
+
+def _names(ours: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+    value = ours.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value:
+        raise ExtraArgsError(f"expected {PREFIX}{key} to be a non-empty list of names, got {value!r}")
+    if not all(isinstance(name, str) and name for name in value):
+        raise ExtraArgsError(f"expected {PREFIX}{key} to hold non-empty strings, got {value!r}")
+    return tuple(value)
+
+
+def load_lexicon(path: str) -> ArticleLexicon:
+    """The verifier's `{act: [article labels] or null}` export, read once per file version."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError as error:
+        raise ExtraArgsError(f"expected a readable lexicon file at {path}, got: {error.strerror}") from None
+    return _read_lexicon(path, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_lexicon(path: str, stamp: int) -> ArticleLexicon:
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+    except (OSError, ValueError) as error:
+        raise ExtraArgsError(f"expected a JSON lexicon export at {path}, got: {error}") from None
+    if not isinstance(data, dict) or not data:
+        raise ExtraArgsError(f"expected a non-empty JSON object of act names at {path}, got {type(data).__name__}")
+    try:
+        as_lexicon(data)
+    except GrammarError as error:
+        raise ExtraArgsError(f"expected a valid lexicon at {path}, got: {error}") from None
+    return data

@@ -1,0 +1,233 @@
+"""The citation constraint as a vLLM v1 logits processor.
+
+    LLM(model=..., logits_processors=[CitationLogitsProcessor])
+    vllm serve MODEL --logits-processors citegen.integrations.vllm:CitationLogitsProcessor
+
+Each request opts in with `citegen_*` keys in `SamplingParams.extra_args` (`vllm_xargs` over
+REST; see `citegen.integrations.options`). One processor lives in each vLLM worker and holds,
+per batch row, a `ConstraintCursor` (citegen's own, over the token index of the request's grammar)
+and the live list of the row's output ids that vLLM hands over when the request joins. Before
+each step the cursor catches up on the ids appended since; rows whose state needs no mask (free
+text) cost a dictionary lookup. The masked rows' bitmasks go through the engine's kernel
+(`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, torch on CPU).
+
+A citation in progress always closes within the request's `max_tokens`: near the end, the row
+is forced along the shortest completion, and tokens that would open a citation too long for
+the tokens left are masked (the same rules as citegen's engine, from the same cursor).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+from grammars import GrammarError, compile_index
+from grammars.compile import vocabulary_of
+from transformers import AutoTokenizer
+from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
+
+from citegen.constraint import MAX_CITATION_TOKENS, CompiledConstraint, ConstraintCursor
+from citegen.errors import CitegenError
+from citegen.integrations.options import CitationOptions
+from citegen.kernels import apply_token_bitmask_inplace
+
+if TYPE_CHECKING:
+    from vllm import SamplingParams
+    from vllm.config import VllmConfig
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class _Row:
+    """One request's place in the batch: its cursor, vLLM's live output ids, how many were read."""
+
+    cursor: ConstraintCursor | None  # None: the request's language could not be built
+    output_ids: list[int]
+    max_tokens: int
+    eos_ids: tuple[int, ...]
+    consumed: int = 0
+
+    @property
+    def broken(self) -> bool:
+        """No language, or the cursor met a token it rejects: the row is ended with EOS."""
+        return self.cursor is None
+
+    @property
+    def tokens_left(self) -> int:
+        return self.max_tokens - len(self.output_ids)
+
+    def catch_up(self) -> None:
+        """Advance the cursor over the ids vLLM appended since the last step."""
+        while not self.broken and self.consumed < len(self.output_ids):
+            token = self.output_ids[self.consumed]
+            if token < 0:  # a placeholder of asynchronous scheduling: not sampled yet
+                return
+            try:
+                self.cursor.advance(token)
+            except CitegenError as error:
+                logger.error("ending a request whose token %d the citation automaton rejects: %s", token, error)
+                self.cursor = None
+                return
+            self.consumed += 1
+
+
+class CitationLogitsProcessor(LogitsProcessor):
+    """Masks, per request, the tokens that would take its text out of its citation language."""
+
+    @classmethod
+    def validate_params(cls, sampling_params: SamplingParams) -> None:
+        CitationOptions.from_extra_args(sampling_params.extra_args)
+
+    def __init__(self, vllm_config: VllmConfig, device: torch.device, is_pin_memory: bool) -> None:
+        model_config = vllm_config.model_config
+        self.device = device
+        self.max_model_len = model_config.max_model_len
+        self.vocab_size = model_config.get_vocab_size()
+        self.tokenizer = AutoTokenizer.from_pretrained(
+            model_config.tokenizer, revision=model_config.tokenizer_revision,
+            trust_remote_code=model_config.trust_remote_code, local_files_only=True,
+        )
+        self.eos_ids = vocabulary_of(self.tokenizer, self.vocab_size).eos_ids
+        self._constraints: dict[CitationOptions, CompiledConstraint] = {}
+        # per compiled constraint and free state: the tokens that open a citation, with its shortest close
+        self._openers: dict[int, dict[int, list[tuple[int, int]]]] = {}
+        self._rows: dict[int, _Row] = {}
+        self._pin = is_pin_memory
+        self._bitmask = torch.empty((0, (self.vocab_size + 31) // 32), dtype=torch.int32)
+
+    def is_argmax_invariant(self) -> bool:
+        return False  # masking changes which token is the argmax
+
+    # ---- batch bookkeeping --------------------------------------------------------------------
+
+    def update_state(self, batch_update: BatchUpdate | None) -> None:
+        if batch_update is not None:
+            for index in batch_update.removed:
+                self._rows.pop(index, None)
+            for index, params, prompt_ids, output_ids in batch_update.added:
+                self._rows.pop(index, None)
+                row = self._new_row(params, prompt_ids, output_ids)
+                if row is not None:
+                    self._rows[index] = row
+            for source, target, direction in batch_update.moved:
+                moving = self._rows.pop(source, None)
+                if direction == MoveDirectionality.SWAP:
+                    staying = self._rows.pop(target, None)
+                    if staying is not None:
+                        self._rows[source] = staying
+                else:
+                    self._rows.pop(target, None)
+                if moving is not None:
+                    self._rows[target] = moving
+        for row in self._rows.values():
+            row.catch_up()
+
+    def _new_row(self, params: SamplingParams, prompt_ids: Sequence[int] | None, output_ids: list[int]) -> _Row | None:
+        prompt_length = len(prompt_ids) if prompt_ids is not None else 0
+        room = self.max_model_len - prompt_length
+        max_tokens = room if params.max_tokens is None else min(params.max_tokens, room)
+        eos = tuple(sorted(self.eos_ids | set(params.all_stop_token_ids or ())))
+        try:
+            options = CitationOptions.from_extra_args(params.extra_args)
+            if options is None:
+                return None
+            cursor = ConstraintCursor(self._compiled(options))
+        except (CitegenError, GrammarError) as error:
+            # validate_params passed, yet the worker cannot build the language (a lexicon file
+            # changed or missing on this node): this request ends, the engine serves on
+            logger.error("ending a request whose citation language cannot be built: %s", error)
+            cursor = None
+        return _Row(cursor, output_ids, max_tokens, eos)
+
+    def _compiled(self, options: CitationOptions) -> CompiledConstraint:
+        compiled = self._constraints.get(options)
+        if compiled is None:
+            index = compile_index(options.grammar_object(), self.tokenizer, vocab_size=self.vocab_size)
+            compiled = self._constraints[options] = CompiledConstraint(index, self.vocab_size)
+            logger.info("compiled the citation index for %s", options)
+        return compiled
+
+    # ---- masking ------------------------------------------------------------------------------
+
+    def apply(self, logits: torch.Tensor) -> torch.Tensor:
+        if not self._rows:
+            return logits
+        masked: list[int] = []
+        for index, row in self._rows.items():
+            row.catch_up()
+            if index < logits.shape[0] and self._fill_row(index, row, logits.shape[0]):
+                masked.append(index)
+        if masked:
+            rows = self._bitmask[: logits.shape[0]]
+            apply_token_bitmask_inplace(logits, rows, masked, self.vocab_size)
+        return logits
+
+    def _fill_row(self, index: int, row: _Row, batch_size: int) -> bool:
+        """Write the row's bitmask if it needs one; False for a row in free text (nothing to do)."""
+        cursor, tokens_left = row.cursor, row.tokens_left
+        if row.broken:
+            self._bitmask_row(index, batch_size).zero_()
+            _allow(self._bitmask_row(index, batch_size), row.eos_ids)
+            return True
+        forced = cursor.forced_token(tokens_left)
+        if forced is not None:
+            bitmask = self._bitmask_row(index, batch_size)
+            bitmask.zero_()
+            _allow(bitmask, (forced,))
+            return True
+        banned = self._budget_bans(row) if tokens_left <= MAX_CITATION_TOKENS and not cursor.in_citation else ()
+        if not cursor.needs_mask and not banned:
+            return False
+        bitmask = self._bitmask_row(index, batch_size)
+        cursor.compiled.index.fill_bitmask(cursor.state, bitmask.numpy())
+        words = bitmask.numpy().view(np.uint32)
+        for token in banned:
+            words[token >> 5] &= ~np.uint32(1 << (token & 31))
+        return True
+
+    def _budget_bans(self, row: _Row) -> list[int]:
+        """Tokens that would open a citation which cannot close in the tokens left after them."""
+        cursor = row.cursor
+        by_state = self._openers.setdefault(id(cursor.compiled), {})
+        openers = by_state.get(cursor.state)
+        if openers is None:
+            openers = by_state[cursor.state] = _citation_openers(cursor)
+        return [token for token, needed in openers if needed > row.tokens_left - 1]
+
+    def _bitmask_row(self, index: int, batch_size: int) -> torch.Tensor:
+        if self._bitmask.shape[0] < batch_size:
+            grown = torch.empty((max(batch_size, 2 * self._bitmask.shape[0]), self._bitmask.shape[1]),
+                                dtype=torch.int32, pin_memory=self._pin)
+            self._bitmask = grown
+        return self._bitmask[index]
+
+
+def _allow(bitmask_row: torch.Tensor, tokens: Sequence[int]) -> None:
+    """Set the tokens' bits (int32 words seen as uint32, so bit 31 is a plain bit)."""
+    words = bitmask_row.numpy().view(np.uint32)
+    for token in tokens:
+        words[token >> 5] |= np.uint32(1 << (token & 31))
+
+
+def _citation_openers(cursor: ConstraintCursor) -> list[tuple[int, int]]:
+    """(token, tokens needed afterwards to close) for each allowed token that opens a citation here."""
+    compiled, index = cursor.compiled, cursor.compiled.index
+    openers = []
+    for token in compiled.allowed_ids(cursor.state).tolist():
+        following = index.advance(cursor.state, token)
+        if index.in_citation(following) and not index.is_accepting(following):
+            openers.append((token, compiled.shortest_completion(following)[0]))
+    return openers
+
+
+def processor_path() -> str:
+    """The `module:Class` string for `--logits-processors` and `LLM(logits_processors=[...])`."""
+    return f"{__name__}:{CitationLogitsProcessor.__name__}"
+
+
+__all__ = ["CitationLogitsProcessor", "processor_path"]

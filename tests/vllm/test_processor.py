@@ -1,0 +1,118 @@
+"""The citation processor inside vLLM (CPU build): one engine per module, every scenario one batch."""
+
+from __future__ import annotations
+
+import re
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from grammars import CaseCitation, StatuteCitation, answer_grammar, find_citations, parse_citation
+from transformers import AutoTokenizer
+
+pytestmark = pytest.mark.vllm
+
+SEEDS = range(1, 5)
+ANSWER = {"citegen_grammar": "answer"}
+# Requests of one mixed batch: options, n, max_tokens. Twelve rows through an engine of eight seats,
+# leaving at different lengths, so rows join, leave and are moved while others decode.
+MIXED = [
+    ({"citegen_grammar": "statute", "citegen_acts": ["민법"]}, 3, 40),
+    ({"citegen_grammar": "case", "citegen_courts": ["대법원"]}, 3, 60),
+    (ANSWER, 2, 24),
+    ({}, 2, 16),
+    ({"citegen_grammar": "citation"}, 2, 50),
+]
+ANCHORS = re.compile("|".join(citation.anchor.to_regex() for citation in answer_grammar().citations))
+THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)
+REFUSED = [
+    ({"citegen_grammar": "regex"}, "citegen_grammar"),
+    ({"citegen_acts": "민법"}, "citegen_acts"),
+    ({"citegen_acts": ["없는법"]}, "없는법"),
+    ({"citegen_color": 1}, "citegen_color"),
+    ({"citegen_lexicon": "/nonexistent/lexicon.json"}, "/nonexistent/lexicon.json"),
+]
+
+
+def _request(prompt_ids: list[int], extra_args: dict[str, Any], **sampling: Any) -> dict[str, Any]:
+    return {"prompt_token_ids": prompt_ids, "sampling": {"max_tokens": 64, **sampling}, "extra_args": extra_args}
+
+
+@pytest.fixture(scope="module")
+def prompts(model_dir: Path, questions: list[str]) -> list[list[int]]:
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    return [list(tokenizer(question).input_ids) for question in questions]
+
+
+@pytest.fixture(scope="module")
+def results(model_dir: Path, prompts: list[list[int]], vllm: Callable[..., dict[str, Any]],
+            tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    first = prompts[0]
+    batches = [
+        {"name": "greedy", "requests": [_request(p, ANSWER, temperature=0.0) for p in prompts]},
+        {"name": "sampled", "requests": [_request(p, ANSWER, temperature=1.0, seed=s) for p in prompts for s in SEEDS]},
+        {"name": "sampled-free", "requests": [_request(p, {}, temperature=1.0, seed=s) for p in prompts for s in SEEDS]},
+        {"name": "mixed", "requests": [_request(first, args, temperature=1.0, seed=7, n=n, max_tokens=length)
+                                       for args, n, length in MIXED]},
+        *({"name": f"refused-{i}", "requests": [_request(first, ANSWER), _request(first, args)]}
+          for i, (args, _) in enumerate(REFUSED)),
+        {"name": "after-refusals", "requests": [_request(first, ANSWER, temperature=1.0, seed=3)]},
+    ]
+    return vllm(model_dir, batches, tmp_path_factory.mktemp("vllm-processor"))
+
+
+def _texts(batch: dict[str, Any]) -> list[str]:
+    assert batch["error"] is None, batch["error"]
+    return [completion["text"] for request in batch["outputs"] for completion in request]
+
+
+def _anchored_non_canonical(text: str) -> list[str]:
+    """Text at each anchor (outside `<think>`) that does not begin a canonical citation: what the
+    processor promises never to let through. Citations written without an anchor (a date and case
+    number with no court) are free text to the grammar, and not counted."""
+    visible = THINK.sub(lambda block: " " * len(block.group()), text)
+    canonical = {f.span[0] for f in find_citations(visible, lenient=False)
+                 if visible[f.span[0]:f.span[1]] == f.citation.canonical()}
+    return [visible[m.start():m.start() + 40] for m in ANCHORS.finditer(visible) if m.start() not in canonical]
+
+
+@pytest.mark.parametrize("name", ["greedy", "sampled"], ids=["greedy", "sampled"])
+def test_every_citation_is_canonical_under_the_processor(results: dict[str, Any], name: str) -> None:
+    texts = _texts(results[name])
+    assert [bad for text in texts for bad in _anchored_non_canonical(text)] == []
+    assert sum(len(find_citations(text)) for text in texts) > 0, "expected the model to cite at all"
+
+
+def test_the_same_model_writes_malformed_citations_without_the_processor(results: dict[str, Any]) -> None:
+    """The check above can fail: unconstrained, the same sampling writes anchors that begin no citation."""
+    assert any(_anchored_non_canonical(text) for text in _texts(results["sampled-free"]))
+
+
+def test_per_request_options_reach_their_rows_as_the_batch_changes(results: dict[str, Any]) -> None:
+    batch = results["mixed"]
+    assert batch["error"] is None, batch["error"]
+    statutes, cases, answers, free, citations = batch["outputs"]
+    assert [len(r) for r in batch["outputs"]] == [n for _, n, _ in MIXED]
+    for completion in statutes:
+        parsed = parse_citation(completion["text"])
+        assert isinstance(parsed, StatuteCitation) and parsed.act == "민법", completion
+    for completion in cases:
+        parsed = parse_citation(completion["text"])
+        assert isinstance(parsed, CaseCitation) and parsed.court == "대법원", completion
+    for completion in citations:
+        assert parse_citation(completion["text"]) is not None, completion
+    for completion in answers:
+        assert _anchored_non_canonical(completion["text"]) == []
+    assert all(completion["token_ids"] for completion in free)
+
+
+@pytest.mark.parametrize("position", range(len(REFUSED)), ids=[needle for _, needle in REFUSED])
+def test_malformed_options_are_refused_with_a_message(results: dict[str, Any], position: int) -> None:
+    error = results[f"refused-{position}"]["error"]
+    assert error is not None and REFUSED[position][1] in error and "expected" in error
+
+
+def test_the_engine_serves_on_after_refusals(results: dict[str, Any]) -> None:
+    assert _texts(results["after-refusals"])[0]
