@@ -76,6 +76,8 @@ def train_briefly(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, s
     batch = tokenizer(texts, padding=True, return_tensors="pt")
     labels = batch.input_ids.masked_fill(batch.attention_mask == 0, -100)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a model this small trains 20x faster on one thread of a shared machine
     model.train()
     for _ in range(steps):
         loss = model(**batch, labels=labels).loss
@@ -83,6 +85,7 @@ def train_briefly(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, s
         optimizer.step()
         optimizer.zero_grad()
     model.eval()
+    torch.set_num_threads(threads)
 
 
 def build_tiny() -> LoadedModel:

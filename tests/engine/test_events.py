@@ -1,0 +1,86 @@
+"""Events from text fed token by token through the real constraint (no model): exact citation
+spans under the tokenizer's own split and under a split into single bytes (every token then
+straddles anchors and splits Hangul characters)."""
+
+from __future__ import annotations
+
+import pytest
+from tiny_lm import citation_language
+
+from citegen.constraint import Constraint
+from citegen.events import CitationDelta, CitationEnd, CitationStart, ProseDelta, TextEventMachine
+
+
+def byte_tokens(tiny, text: str) -> list[int]:
+    ids = {piece: token for token, piece in enumerate(tiny.token_bytes) if len(piece) == 1}
+    return [ids[bytes([byte])] for byte in text.encode()]
+
+
+def bpe_tokens(tiny, text: str) -> list[int]:
+    return tiny.tokenizer(text, add_special_tokens=False).input_ids
+
+
+def feed(tiny, constraint: Constraint, tokens: list[int], stop: tuple[str, ...] = ()) -> tuple[list, str]:
+    cursor = constraint.cursor()
+    machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse, stop=stop)
+    events = []
+    for token in tokens:
+        events += machine.feed(tiny.token_bytes[token], cursor.advance(token))
+        if machine.stopped:
+            break
+    events += machine.finish("stop", complete=cursor.accepting)
+    return events, machine.text
+
+
+@pytest.fixture(scope="module")
+def constraint(tiny) -> Constraint:
+    return Constraint.of(citation_language(tiny), tiny.vocab_size)
+
+
+TEXTS = {
+    "case-then-prose": ("판례는 대법원 2024. 7. 1. 선고 2024도4202 판결에서 밝혔다.", ["대법원 2024. 7. 1. 선고 2024도4202 판결"]),
+    "statute-with-paragraph": ("민법 제750조 제1항에 따라 배상한다.", ["민법 제750조 제1항"]),
+    "statute-then-another": ("민법 제750조 및 형법 제250조 제1항", ["민법 제750조", "형법 제250조 제1항"]),
+    "citation-at-the-end": ("근거: 형법 제250조", ["형법 제250조"]),
+    "think-block-is-bypassed": ("<think>대법원 2 무엇을</think> 답: 민법 제3조", ["민법 제3조"]),
+    "no-citation": ("대법원은 여러 번 판단하였다.", []),
+}
+
+
+@pytest.mark.parametrize("split", [bpe_tokens, byte_tokens], ids=["bpe", "bytes"])
+@pytest.mark.parametrize(("text", "citations"), list(TEXTS.values()), ids=list(TEXTS))
+def test_citations_come_out_with_exact_spans(tiny, constraint, split, text, citations) -> None:
+    events, final = feed(tiny, constraint, split(tiny, text))
+    assert final == text
+    assert "".join(e.text for e in events if isinstance(e, (ProseDelta, CitationDelta))) == text
+    ends = [e for e in events if isinstance(e, CitationEnd)]
+    assert [e.text for e in ends] == citations
+    assert all(text[e.start : e.end] == e.text and e.citation.canonical() == e.text for e in ends)
+    assert sum(isinstance(e, CitationStart) for e in events) == len(citations)
+    assert all("\ufffd" not in getattr(e, "text", "") for e in events)
+
+
+def test_a_split_character_is_sent_whole_once_complete(tiny, constraint) -> None:
+    events, _ = feed(tiny, constraint, byte_tokens(tiny, "법"))
+    assert events == [ProseDelta("법")]
+
+
+def test_an_anchor_sent_as_prose_is_named_as_the_citation_prefix(tiny, constraint) -> None:
+    events, _ = feed(tiny, constraint, byte_tokens(tiny, "형법 제1조"))
+    start = next(e for e in events if isinstance(e, CitationStart))
+    assert start.start == 0 and "형법 제".startswith(start.prefix) and start.prefix
+
+
+def test_a_stop_string_split_across_tokens_is_never_sent(tiny, constraint) -> None:
+    events, final = feed(tiny, constraint, byte_tokens(tiny, "손해배상 책임이 있다. 끝"), stop=("책임",))
+    assert final == "손해배상 "
+    assert "".join(e.text for e in events if isinstance(e, ProseDelta)) == "손해배상 "
+
+
+def test_a_generation_cut_inside_a_citation_ends_it_unparsed(tiny, constraint) -> None:
+    machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse)
+    cursor = constraint.cursor()
+    for token in byte_tokens(tiny, "형법 제25"):
+        machine.feed(tiny.token_bytes[token], cursor.advance(token))
+    end = machine.finish("length", complete=cursor.accepting)[-1]
+    assert isinstance(end, CitationEnd) and end.citation is None and end.text == "형법 제25"
