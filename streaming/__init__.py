@@ -1,4 +1,13 @@
-"""Segment state machine and HTTP streaming service, built on protocols defined here."""
+"""Segment state machine and HTTP streaming service, built on protocols defined here.
+
+- `SegmentMachine` (segments.py): source events and verdicts in, what a reader may see out; holds
+  each citation from its first character until its verdict, and everything after it behind it.
+- `GenerationSource` and `Verifier` (protocols.py): what the service needs from an engine and a
+  verifier; `citegen serve` adapts the real ones (citegen/commands/serve_wiring.py).
+- `create_app(config, source, verifier)` (app.py): `POST /v1/answers` (SSE), `POST
+  /v1/chat/completions` (OpenAI-compatible), health, readiness, metrics, admin, and the answer page.
+- Errors (errors.py) map to RFC 9457 problem details in one table (problems.py).
+"""
 
 from streaming.app import create_app
 from streaming.config import StreamingSettings
