@@ -18,23 +18,25 @@ from grammars.vocabulary import Vocabulary
 log = logging.getLogger(__name__)
 
 _vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_pinned: dict[int, tuple[object, Vocabulary]] = {}  # tokenizers that take no weak reference (Rust objects)
 
 
 def vocabulary_of(tokenizer, vocab_size: int | None = None) -> Vocabulary:
-    """The Vocabulary of a tokenizer (converted once per tokenizer object)."""
+    """The Vocabulary of a tokenizer, converted once per tokenizer object (the conversion and the
+    byte trie take a second or two for a 130k vocabulary)."""
     if isinstance(tokenizer, Vocabulary):
         vocabulary = tokenizer
     else:
         try:
             vocabulary = _vocabularies.get(tokenizer)
-        except TypeError:  # not weak-referenceable
-            vocabulary = None
+        except TypeError:
+            vocabulary = _pinned.get(id(tokenizer), (None, None))[1]
         if vocabulary is None:
             vocabulary = Vocabulary.from_tokenizer(tokenizer)
             try:
                 _vocabularies[tokenizer] = vocabulary
             except TypeError:
-                pass
+                _pinned[id(tokenizer)] = (tokenizer, vocabulary)
     if vocab_size is not None and vocab_size != vocabulary.size:
         if vocab_size < len(vocabulary.tokens):
             raise TokenizerError(

@@ -99,7 +99,13 @@ class Vocabulary:
         return array.array("q", np.concatenate([[0], np.cumsum(per_token)]).astype(np.int64).tobytes())
 
     def with_size(self, size: int) -> Vocabulary:
-        return Vocabulary(self.tokens, self.eos_ids, size)
+        """The same tokens under a model's (padded) logits width; shares the byte trie, made once."""
+        sized = self.__dict__.setdefault("_sized", {})
+        if size not in sized:
+            sized[size] = Vocabulary(self.tokens, self.eos_ids, size)
+            if "trie" in self.__dict__:
+                sized[size].__dict__["trie"] = self.trie  # ids past the tokenizer never reach it
+        return sized[size]
 
     @classmethod
     def from_tiktoken(cls, encoding, eos_ids: list[int], text_specials: tuple[str, ...] = ()) -> Vocabulary:
