@@ -159,3 +159,24 @@ def test_answer_masks_equal_token_by_token_walks(side: Side) -> None:
         for token in sorted(expected)[:: max(1, len(expected) // 300)]:
             assert index.advance(state, token) == (
                 FINISHED if token in side.vocabulary.eos_ids else automaton.walk(state, side.vocabulary.tokens[token]))
+
+
+@pytest.mark.parametrize("grammar", sorted(CITATIONS), ids=sorted(CITATIONS))
+def test_every_tokenization_of_real_citations_is_allowed(side: Side, grammar: str) -> None:
+    """Every token of every way the real vocabulary can spell a citation is allowed where it stands
+    and lands on the state of the longer prefix (states depend only on bytes, so this covers all paths)."""
+    index = side.indexes[grammar]
+    ids_of = {t: i for i, t in enumerate(side.vocabulary.tokens) if t}
+    longest = max(map(len, ids_of))
+    for citation in CITATIONS[grammar]:
+        data = citation.encode()
+        state_at = [index.advance_bytes(index.initial_state, data[:end]) for end in range(len(data) + 1)]
+        assert min(state_at) >= 0 and index.is_accepting(state_at[-1])
+        edges = 0
+        for start in range(len(data)):
+            for end in range(start + 1, min(len(data), start + longest) + 1):
+                token = ids_of.get(data[start:end])
+                if token is not None:
+                    assert index.advance(state_at[start], token) == state_at[end], (citation, data[start:end])
+                    edges += 1
+        assert edges > 2 * len(data) // 3
