@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from grammars import ParsedCitation, StatuteCitation
+from grammars import ParsedCitation, StatuteCitation, find_citations
 from streaming.protocols import (
     CitationDelta,
     CitationEnd,
@@ -178,3 +178,33 @@ def wait_for_metric(base: str, name: str, value: float) -> None:
     deadline = time.monotonic() + 5
     while metric(base, name) != value:
         assert time.monotonic() < deadline, f"expected {name} = {value}, got {metric(base, name)}"
+
+
+def answer_concurrently(
+    base: str, bodies: list[dict], timeout_s: float = 300
+) -> list[list[tuple[str, dict]]]:
+    """Every body asked at once, each on its own thread; the answers in the order of `bodies`."""
+    answers: dict[int, list[tuple[str, dict]]] = {}
+    threads = [
+        threading.Thread(target=lambda i=i: answers.__setitem__(i, answer(base, bodies[i])))
+        for i in range(len(bodies))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout_s)
+    assert sorted(answers) == list(range(len(bodies))), f"expected {len(bodies)} answers, got {len(answers)}"
+    return [answers[i] for i in range(len(bodies))]
+
+
+def assert_only_verified_citations_visible(events: list[tuple[str, dict]], lexicon: dict) -> None:
+    """A finished answer whose every canonical citation came through as a verified citation event."""
+    assert events[-1][0] == "done", events[-1]
+    assert events[-1][1]["usage"]["completion_tokens"] > 0
+    citations = [data for name, data in events if name == "citation"]
+    assert all(c["status"] == "verified" or c["withheld"] for c in citations)
+    shown = {c["text"] for c in citations if not c["withheld"]}
+    text = "".join(data["text"] for name, data in events if name in ("prose", "citation"))
+    for found in find_citations(text, lenient=False, lexicon=lexicon):
+        written = text[found.span[0] : found.span[1]]
+        assert written in shown, f"expected only verified citations in the answer, got {written!r}"

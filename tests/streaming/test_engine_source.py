@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
-from streaming_kit import answer, sse_events, wait_for_metric
+from streaming_kit import (
+    answer_concurrently,
+    assert_only_verified_citations_visible,
+    sse_events,
+    wait_for_metric,
+)
 
 from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
-from grammars import find_citations
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
@@ -59,28 +62,12 @@ def parts(tmp_path_factory: pytest.TempPathFactory):
 def test_concurrent_answers_finish_with_only_verified_citations_visible(serve, parts) -> None:
     source, verifier, lexicon = parts
     base = serve(create_app(StreamingSettings(max_active=4), source, verifier, anchors=anchors_for(lexicon)))
-    answers: dict[int, list] = {}
     prompts = [CORPUS[0][:12], CORPUS[1][:10], CORPUS[2][:8], "판례는 "]  # greedy: the second cites a case
-
-    def ask(index: int) -> None:
-        answers[index] = answer(base, {"question": prompts[index], "max_tokens": 48, "seed": index})
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(prompts))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    assert sorted(answers) == list(range(len(prompts)))
-    assert any(name == "citation" for events in answers.values() for name, _ in events)
-    for events in answers.values():
-        assert events[-1][0] == "done", events[-1]
-        assert events[-1][1]["usage"]["completion_tokens"] > 0
-        citations = [data for name, data in events if name == "citation"]
-        assert all(c["status"] == "verified" or c["withheld"] for c in citations)
-        shown = {c["text"] for c in citations if not c["withheld"]}
-        text = "".join(data["text"] for name, data in events if name in ("prose", "citation"))
-        for found in find_citations(text, lenient=False, lexicon=lexicon):
-            assert text[found.span[0] : found.span[1]] in shown
+    bodies = [{"question": prompt, "max_tokens": 48, "seed": i} for i, prompt in enumerate(prompts)]
+    answers = answer_concurrently(base, bodies, timeout_s=120)
+    assert any(name == "citation" for events in answers for name, _ in events)
+    for events in answers:
+        assert_only_verified_citations_visible(events, lexicon)
 
 
 def test_a_client_that_leaves_cancels_its_sequence_in_the_engine(serve, parts) -> None:

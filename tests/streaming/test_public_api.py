@@ -8,8 +8,8 @@ EXPECTED = {
     "AdminSource", "BadEncodingError", "BodyTooLargeError", "CitationDelta", "CitationEnd", "CitationStart",
     "ConfigurationError", "Finished", "GenerationError", "GenerationRequest", "GenerationSource", "Message",
     "OverloadedError", "ProseDelta", "ReadinessProbe", "RequestRejectedError", "SegmentMachine",
-    "SegmentProtocolError", "SourceEvent", "StreamingError", "StreamingSettings", "UnauthorizedError", "Usage",
-    "Verdict", "Verifier", "create_app",
+    "SegmentProtocolError", "SourceEvent", "StreamingError", "StreamingSettings", "UnauthorizedError",
+    "Usage", "Verdict", "Verifier", "create_app",
 }  # fmt: skip
 
 

@@ -5,14 +5,12 @@ canonical citation in the text came through as a verified citation event)."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
-from streaming_kit import answer
+from streaming_kit import answer_concurrently, assert_only_verified_citations_visible
 
 from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
-from grammars import find_citations
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
@@ -55,25 +53,6 @@ def test_concurrent_answers_show_only_verified_citations(serve, parts) -> None:
     source, verifier, lexicon = parts
     config = StreamingSettings(max_active=len(QUESTIONS))
     base = serve(create_app(config, source, verifier, anchors=anchors_for(lexicon)))
-    answers: dict[int, list] = {}
-
-    def ask(index: int) -> None:
-        body = {"question": QUESTIONS[index], "max_tokens": 96, "seed": index}
-        answers[index] = answer(base, body)
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(QUESTIONS))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(300)
-    assert sorted(answers) == list(range(len(QUESTIONS)))
-    for events in answers.values():
-        assert events[-1][0] == "done", events[-1]
-        assert events[-1][1]["usage"]["completion_tokens"] > 0
-        citations = [data for name, data in events if name == "citation"]
-        assert all(c["status"] == "verified" or c["withheld"] for c in citations)
-        shown = {c["text"] for c in citations if not c["withheld"]}
-        text = "".join(data["text"] for name, data in events if name in ("prose", "citation"))
-        for found in find_citations(text, lenient=False, lexicon=lexicon):
-            written = text[found.span[0] : found.span[1]]
-            assert written in shown, f"expected only verified citations in the answer, got {written!r}"
+    bodies = [{"question": question, "max_tokens": 96, "seed": i} for i, question in enumerate(QUESTIONS)]
+    for events in answer_concurrently(base, bodies):
+        assert_only_verified_citations_visible(events, lexicon)
