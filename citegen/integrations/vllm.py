@@ -92,7 +92,15 @@ class CitationLogitsProcessor(LogitsProcessor):
             model_config.tokenizer, revision=model_config.tokenizer_revision,
             trust_remote_code=model_config.trust_remote_code, local_files_only=True,
         )
-        self.eos_ids = vocabulary_of(self.tokenizer, self.vocab_size).eos_ids
+        vocabulary = vocabulary_of(self.tokenizer, self.vocab_size)
+        self.eos_ids = vocabulary.eos_ids
+        # ids that are no text (BOS, pad, chat markers, padded logits): never allowed in an answer,
+        # even where its language is free; the index's masks leave them out, free rows ban them here
+        texts = vocabulary.tokens
+        self._control_ids = torch.tensor(
+            [i for i in range(self.vocab_size) if (i >= len(texts) or not texts[i]) and i not in self.eos_ids],
+            dtype=torch.long,
+        )
         self._constraints: dict[CitationOptions, CompiledConstraint] = {}
         # per compiled constraint and free state: the tokens that open a citation, with its shortest close
         self._openers: dict[int, dict[int, list[tuple[int, int]]]] = {}
@@ -158,13 +166,19 @@ class CitationLogitsProcessor(LogitsProcessor):
         if not self._rows:
             return logits
         masked: list[int] = []
+        free: list[int] = []
         for index, row in self._rows.items():
             row.catch_up()
-            if index < logits.shape[0] and self._fill_row(index, row, logits.shape[0]):
-                masked.append(index)
+            if index < logits.shape[0]:
+                (masked if self._fill_row(index, row, logits.shape[0]) else free).append(index)
         if masked:
             rows = self._bitmask[: logits.shape[0]]
             apply_token_bitmask_inplace(logits, rows, masked, self.vocab_size)
+        if free and self._control_ids.numel():
+            if self._control_ids.device != logits.device:
+                self._control_ids = self._control_ids.to(logits.device)
+            free_rows = torch.tensor(free, dtype=torch.long, device=logits.device)
+            logits[free_rows.unsqueeze(1), self._control_ids] = float("-inf")
         return logits
 
     def _fill_row(self, index: int, row: _Row, batch_size: int) -> bool:

@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 from grammars import CaseCitation, StatuteCitation, answer_grammar, find_citations, parse_citation
+from grammars.compile import vocabulary_of
 from transformers import AutoTokenizer
+
+from citegen.constraint import ConstraintLibrary, compile_language
+from citegen.engine import Engine, Request
+from citegen.events import Finished
+from citegen.models import LoadedModel, load_model
+from citegen.sampling import SamplingParams
 
 pytestmark = pytest.mark.vllm
 
@@ -116,3 +123,30 @@ def test_malformed_options_are_refused_with_a_message(results: dict[str, Any], p
 
 def test_the_engine_serves_on_after_refusals(results: dict[str, Any]) -> None:
     assert _texts(results["after-refusals"])[0]
+
+
+@pytest.fixture(scope="module")
+def loaded(model_dir: Path) -> LoadedModel:
+    return load_model(model_dir, "cpu")
+
+
+@pytest.fixture(scope="module")
+def engine_texts(loaded: LoadedModel, questions: list[str]) -> list[str]:
+    """citegen's own engine, greedy, on the same model, prompts and answer language."""
+    vocabulary = vocabulary_of(loaded.tokenizer, loaded.vocab_size)
+    library = ConstraintLibrary(lambda _: compile_language(answer_grammar(), vocabulary), loaded.vocab_size)
+    engine = Engine(loaded, library, max_batch=8)
+    sampling = SamplingParams(max_new_tokens=64)
+    return [next(e for e in engine.stream(Request(prompt=q, sampling=sampling)) if isinstance(e, Finished)).text
+            for q in questions]
+
+
+def test_greedy_outputs_agree_with_citegens_engine(results: dict[str, Any], engine_texts: list[str],
+                                                   loaded: LoadedModel) -> None:
+    """Same model, prompts and language: greedy vLLM equals the built-in loop token for token (both
+    float32 on CPU; a difference would be an argmax near-tie under another attention kernel). Texts
+    are compared as the engine writes them: EOS is no text, an unfinished character is dropped."""
+    vllm_texts = [b"".join(loaded.token_bytes[t] for t in c["token_ids"] if t not in loaded.eos_ids)
+                  .decode("utf-8", "ignore") for r in results["greedy"]["outputs"] for c in r]
+    differing = [(i, a, b) for i, (a, b) in enumerate(zip(vllm_texts, engine_texts, strict=True)) if a != b]
+    assert differing == [], f"{len(vllm_texts) - len(differing)}/{len(vllm_texts)} agree; first differences {differing[:2]}"
