@@ -90,6 +90,29 @@ class CompiledConstraint:
         self.vocab_size = index.vocab_size
         self._row_masks: dict[int, RowMask] = {}
         self._completions: dict[int, tuple[int, int]] = {}
+        self._transitions: dict[tuple[int, int], Transition] = {}
+        self._needs_mask: dict[int, bool] = {}
+
+    def transition(self, state: int, following: int) -> Transition:
+        """The flags of a step, cached: the decode loop asks for them for every row at every step."""
+        key = (state, following)
+        found = self._transitions.get(key)
+        if found is None:
+            index = self.index
+            found = Transition(
+                index.in_citation(state),
+                index.in_citation(following),
+                index.citation_may_close(following),
+                index.is_pending(following),
+            )
+            self._transitions[key] = found
+        return found
+
+    def needs_mask(self, state: int) -> bool:
+        found = self._needs_mask.get(state)
+        if found is None:
+            found = self._needs_mask[state] = not self.index.is_unconstrained(state)
+        return found
 
     def allowed_ids(self, state: int) -> np.ndarray:
         bits = np.unpackbits(self.index.bitmask(state).view(np.uint8), bitorder="little", count=self.vocab_size)
@@ -169,7 +192,7 @@ class ConstraintCursor:
 
     @property
     def needs_mask(self) -> bool:
-        return not self.compiled.index.is_unconstrained(self.state)
+        return self.compiled.needs_mask(self.state)
 
     @property
     def in_citation(self) -> bool:
@@ -197,19 +220,14 @@ class ConstraintCursor:
         return self.compiled.shortest_completion(following)[0] <= tokens_left - 1
 
     def advance(self, token: int) -> Transition:
-        index = self.compiled.index
-        was_in_citation = index.in_citation(self.state)
-        following = index.advance(self.state, token)
+        compiled = self.compiled
+        following = compiled.index.advance(self.state, token)
         if following == DEAD:
             # the mask allowed a token the automaton rejects: a grammar bug, never a garbage token
             raise EmptyMaskError(f"expected token {token} to be accepted in state {self.state}, got a dead state")
+        transition = compiled.transition(self.state, following)
         self.state = following
-        return Transition(
-            was_in_citation,
-            index.in_citation(following),
-            index.citation_may_close(following),
-            index.is_pending(following),
-        )
+        return transition
 
 
 @dataclass(frozen=True, slots=True)
