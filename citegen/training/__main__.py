@@ -17,7 +17,7 @@ import torch
 import typer
 
 from citegen.training.corpus import CorpusGenerator, write_corpus
-from citegen.training.evaluate import citation_report, greedy_answers
+from citegen.training.evaluate import answers, citation_report
 from citegen.training.sources import read_law_data
 from citegen.training.tokenizer import partial_utf8_tokens, train_tokenizer
 from citegen.training.train import ModelShape, Schedule, build_model, pack_blocks, save_model, train
@@ -81,7 +81,7 @@ def model(
                f"{sum(p.numel() for p in network.parameters())} parameters")
     result = train(network, blocks, schedule, seed)
     summary = {
-        "command": f"python -m citegen.training model --seed {seed} --samples {samples} --messy-rate {messy_rate} "
+        "command": f"python -m citegen.training model --law {law} --cases {cases} --out {out} --seed {seed} --samples {samples} --messy-rate {messy_rate} "
                    f"--vocab-size {vocab_size} --layers {layers} --steps {steps} --batch-size {batch_size} "
                    f"--block-size {block_size} --learning-rate {learning_rate} --threads {threads}",
         "seed": seed, "samples": samples, "acts": len(data.acts), "decisions": len(data.decisions),
@@ -100,12 +100,13 @@ def evaluate(
     cases: CaseDir = DATA_DIR / "cases",
     seed: Annotated[int, typer.Option(help="Seed of the question draw; not the training seed.")] = 1000,
     questions: Annotated[int, typer.Option(help="Questions drawn from the corpus generator.")] = 40,
+    temperature: Annotated[float, typer.Option(help="0 answers greedily; above 0 samples (seeded).")] = 0.0,
 ) -> None:
-    """Answer held-out questions greedily and count the citation forms in the answers."""
+    """Answer held-out questions and count the citation forms in the answers."""
     asked = [sample.question for sample in CorpusGenerator(read_law_data(law, cases), seed).samples(questions)]
     asked = ["불법행위로 인한 손해배상책임의 요건은 무엇인가요?", *asked]
     started = time.monotonic()
-    report = citation_report(asked, greedy_answers(model_dir, asked))
+    report = citation_report(asked, answers(model_dir, asked, temperature, seed))
     typer.echo(f"{report.answers} answers in {time.monotonic() - started:.0f} s, "
                f"{report.answers_with_citations} with citations; {report.citations} citations, "
                f"{report.canonical_share:.0%} canonical")

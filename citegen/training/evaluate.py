@@ -28,22 +28,26 @@ class CitationReport:
         return self.forms[CitationForm.CANONICAL.value] / self.citations if self.citations else 0.0
 
 
-def greedy_answers(model_dir: Path, questions: list[str], max_new_tokens: int = 200) -> list[str]:
+def answers(model_dir: Path, questions: list[str], temperature: float = 0.0, seed: int = 0,
+            max_new_tokens: int = 200) -> list[str]:
+    """Greedy answers at temperature 0, else sampled ones from `seed`."""
+    sampling = {"do_sample": True, "temperature": temperature, "top_k": 0} if temperature > 0 else {"do_sample": False}
+    torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
     model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True).eval()
-    answers = []
+    written = []
     with torch.inference_mode():
         for question in questions:
             prompt = tokenizer.apply_chat_template([{"role": "user", "content": question}],
                                                    add_generation_prompt=True, return_tensors="pt", return_dict=True)
-            output = model.generate(**prompt, max_new_tokens=max_new_tokens, do_sample=False)
-            answers.append(tokenizer.decode(output[0, prompt["input_ids"].shape[1]:], skip_special_tokens=True))
-    return answers
+            output = model.generate(**prompt, max_new_tokens=max_new_tokens, **sampling)
+            written.append(tokenizer.decode(output[0, prompt["input_ids"].shape[1]:], skip_special_tokens=True))
+    return written
 
 
-def citation_report(questions: list[str], answers: list[str], keep_examples: int = 5) -> CitationReport:
+def citation_report(questions: list[str], written: list[str], keep_examples: int = 5) -> CitationReport:
     report = CitationReport()
-    for question, answer in zip(questions, answers, strict=True):
+    for question, answer in zip(questions, written, strict=True):
         # A citation inside <think> is the model's scratch work; only the answer counts.
         visible = answer.rsplit("</think>", 1)[-1]
         found = find_citations(visible, lenient=True)
