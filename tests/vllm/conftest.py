@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+from transformers import (AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerBase,
+                          PreTrainedTokenizerFast)
 
 REPO = Path(__file__).resolve().parents[2]
 VLLM_PYTHON = REPO / ".venv-vllm" / "bin" / "python"
@@ -34,13 +35,15 @@ ANSWERS = [
     "<think>대법원 2 판례를 찾아보자</think> 계약 해제는 민법 제543조에 따른다.",
 ]
 QUESTIONS = [
-    "질문: 불법행위의 요건은?\n답: ",
-    "질문: 사용자책임은 언제 지나요?\n답: ",
-    "질문: 살인죄의 처벌 규정은?\n답: ",
-    "질문: 부당해고의 기준은?\n답: ",
-    "질문: 계약 해제의 근거 조문은?\n답: ",
-    "질문: 손해배상 판례를 알려 주세요.\n답: ",
+    "불법행위로 인한 손해배상책임의 요건은 무엇인가요?",
+    "사용자책임은 언제 성립하나요?",
+    "살인죄의 처벌 규정은 무엇인가요?",
+    "부당해고의 판단 기준은 무엇인가요?",
+    "계약 해제의 근거 조문은 무엇인가요?",
+    "손해배상에 관한 대법원 판례를 알려 주세요.",
 ]
+TINY_CHAT_TEMPLATE = ("{% for m in messages %}질문: {{ m['content'] }}\n{% endfor %}"
+                      "{% if add_generation_prompt %}답: {% endif %}")
 
 
 def _tokenizer() -> PreTrainedTokenizerFast:
@@ -49,12 +52,19 @@ def _tokenizer() -> PreTrainedTokenizerFast:
     backend.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=512, special_tokens=[END, "<think>", "</think>"],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    backend.train_from_iterator([q + a for q in QUESTIONS for a in ANSWERS], trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=END, pad_token=END)
+    backend.train_from_iterator([f"질문: {q}\n답: {a}" for q in QUESTIONS for a in ANSWERS], trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=END, pad_token=END,
+                                   chat_template=TINY_CHAT_TEMPLATE)
+
+
+def chat_prompt(tokenizer: PreTrainedTokenizerBase, question: str) -> str:
+    return tokenizer.apply_chat_template([{"role": "user", "content": question}], tokenize=False,
+                                         add_generation_prompt=True)
 
 
 def _train(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, steps: int = 80) -> None:
-    texts = [question + answer + END for question, answer in zip(QUESTIONS, ANSWERS + ANSWERS[:1], strict=True)]
+    texts = [chat_prompt(tokenizer, question) + answer + END
+             for question, answer in zip(QUESTIONS, ANSWERS + ANSWERS[:1], strict=True)]
     batch = tokenizer(texts, padding=True, return_tensors="pt")
     labels = batch.input_ids.masked_fill(batch.attention_mask == 0, -100)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
@@ -128,3 +138,10 @@ def vllm() -> Callable[..., dict[str, Any]]:
 @pytest.fixture(scope="session")
 def questions() -> list[str]:
     return list(QUESTIONS)
+
+
+@pytest.fixture(scope="session")
+def prompts(model_dir: Path) -> list[list[int]]:
+    """The questions as chat prompts, tokenized as citegen's engine tokenizes messages."""
+    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+    return [list(tokenizer(chat_prompt(tokenizer, q), add_special_tokens=False).input_ids) for q in QUESTIONS]

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from grammars import CaseCitation, StatuteCitation, answer_grammar, find_citations, parse_citation
 from grammars.compile import vocabulary_of
-from transformers import AutoTokenizer
 
 from citegen.constraint import ConstraintLibrary, compile_language
 from citegen.engine import Engine, Request
@@ -45,12 +44,6 @@ REFUSED = [
 
 def _request(prompt_ids: list[int], extra_args: dict[str, Any], **sampling: Any) -> dict[str, Any]:
     return {"prompt_token_ids": prompt_ids, "sampling": {"max_tokens": 64, **sampling}, "extra_args": extra_args}
-
-
-@pytest.fixture(scope="module")
-def prompts(model_dir: Path, questions: list[str]) -> list[list[int]]:
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    return [list(tokenizer(question).input_ids) for question in questions]
 
 
 @pytest.fixture(scope="module")
@@ -137,8 +130,8 @@ def engine_texts(loaded: LoadedModel, questions: list[str]) -> list[str]:
     library = ConstraintLibrary(lambda _: compile_language(answer_grammar(), vocabulary), loaded.vocab_size)
     engine = Engine(loaded, library, max_batch=8)
     sampling = SamplingParams(max_new_tokens=64)
-    return [next(e for e in engine.stream(Request(prompt=q, sampling=sampling)) if isinstance(e, Finished)).text
-            for q in questions]
+    requests = [Request(messages=(("user", q),), sampling=sampling) for q in questions]
+    return [next(e for e in engine.stream(r) if isinstance(e, Finished)).text for r in requests]
 
 
 def test_greedy_outputs_agree_with_citegens_engine(results: dict[str, Any], engine_texts: list[str],
