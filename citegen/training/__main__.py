@@ -40,7 +40,7 @@ def corpus(
     cases: CaseDir = DATA_DIR / "cases",
     seed: Seed = 0,
     samples: Samples = 8000,
-    messy_rate: MessyRate = 0.2,
+    messy_rate: MessyRate = 0.15,
 ) -> None:
     """Write the corpus with the citations of each answer and their forms."""
     data = read_law_data(law, cases)
@@ -55,7 +55,7 @@ def model(
     cases: CaseDir = DATA_DIR / "cases",
     seed: Seed = 0,
     samples: Samples = 8000,
-    messy_rate: MessyRate = 0.2,
+    messy_rate: MessyRate = 0.15,
     vocab_size: Annotated[int, typer.Option(help="Entries in the BPE vocabulary, special tokens included.")] = 4096,
     layers: Annotated[int, typer.Option(help="Decoder layers.")] = 4,
     steps: Annotated[int, typer.Option(help="Optimizer steps.")] = 1000,

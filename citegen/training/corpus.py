@@ -54,8 +54,9 @@ class CitationUse:
 class Sample:
     question: str
     answer: str
-    citations: tuple[CitationUse, ...]
+    citations: tuple[CitationUse, ...]  # those of the answer
     system: str | None = None
+    asked: CitationUse | None = None  # the citation the question was written with, if any
 
     def messages(self) -> list[dict[str, str]]:
         system = [{"role": "system", "content": self.system}] if self.system else []
@@ -87,8 +88,8 @@ class CitationWriter:
             self._abbreviations[name].append(alias)
         self._highest_article = {act.name: act.highest_article for act in data.acts}
 
-    def case(self, citation: CaseCitation) -> CitationUse:
-        if self._rng.random() >= self._messy_rate:
+    def case(self, citation: CaseCitation, messy_rate: float | None = None) -> CitationUse:
+        if self._rng.random() >= (self._messy_rate if messy_rate is None else messy_rate):
             return CitationUse(citation.canonical(), citation, CANONICAL)
         forms: list[Callable[[CaseCitation], str]] = [
             _compact_date, _no_final_dot, _court_and_number, _spaced_number, _commas, self._wrong_day,
@@ -100,8 +101,8 @@ class CitationWriter:
         form = self._rng.choice(forms)
         return CitationUse(form(citation), citation, form.__name__.strip("_"))
 
-    def statute(self, citation: StatuteCitation) -> CitationUse:
-        if self._rng.random() >= self._messy_rate:
+    def statute(self, citation: StatuteCitation, messy_rate: float | None = None) -> CitationUse:
+        if self._rng.random() >= (self._messy_rate if messy_rate is None else messy_rate):
             return CitationUse(citation.canonical(), citation, CANONICAL)
         forms: list[Callable[[StatuteCitation], str]] = [_compact_provision, _quoted_act, self._missing_article]
         if self._abbreviations.get(citation.act or ""):
@@ -192,13 +193,15 @@ class CorpusGenerator:
     articles it applied, compare two articles of an act. ~`think_rate` of answers open with a
     `<think>` block."""
 
-    def __init__(self, data: LawData, seed: int, messy_rate: float = 0.2, think_rate: float = 0.25,
-                 system_rate: float = 0.2) -> None:
+    def __init__(self, data: LawData, seed: int, messy_rate: float = 0.15, think_rate: float = 0.25,
+                 system_rate: float = 0.2, asked_messy_rate: float = 0.4, mirror_rate: float = 0.6) -> None:
         self._data = data
         self._rng = random.Random(seed)
         self._writer = CitationWriter(self._rng, messy_rate, data)
         self._think_rate = think_rate
         self._system_rate = system_rate
+        self._asked_messy_rate = asked_messy_rate
+        self._mirror_rate = mirror_rate
         self._acts = {act.name: act for act in data.acts}
         self._decisions_by_article: dict[tuple[str, int, int | None], list[Decision]] = defaultdict(list)
         for decision in data.decisions:
@@ -223,13 +226,21 @@ class CorpusGenerator:
         return next((a for a in act.articles
                      if (a.number, a.branch) == (statute.article, statute.article_branch)), None)
 
-    def _finish(self, question: str, body: str, uses: list[CitationUse], thought: str) -> Sample:
+    def _finish(self, question: str, body: str, uses: list[CitationUse], thought: str,
+                asked: CitationUse | None = None) -> Sample:
         closing = self._rng.choice(_CLOSINGS)
         answer = f"{body} {closing}".strip()
         if self._rng.random() < self._think_rate:
             answer = f"<think>{thought}</think>\n{answer}"
         system = SYSTEM_PROMPT if self._rng.random() < self._system_rate else None
-        return Sample(question, answer, tuple(uses), system)
+        return Sample(question, answer, tuple(uses), system, asked if asked and asked.text in question else None)
+
+    def _answer_as_asked(self, asked: CitationUse, write: Callable[[], CitationUse]) -> CitationUse:
+        """Answers echo how the question wrote a citation, as models do: a messy form asked is
+        often a messy form answered, so some prompts make even greedy output malformed."""
+        if asked.form != CANONICAL and self._rng.random() < self._mirror_rate:
+            return asked
+        return write()
 
     def _pick_article(self, featured_rate: float = 0.6) -> tuple[Act, Article]:
         if self._featured and self._rng.random() < featured_rate:
@@ -240,8 +251,9 @@ class CorpusGenerator:
     def _explain_article(self) -> Sample:
         act, article = self._pick_article()
         source = act.cite(article)
-        use = self._writer.statute(source)
-        questions = [f"{josa(source.canonical(), '은', '는')} 어떤 내용인가요?"]
+        asked = self._writer.statute(source, self._asked_messy_rate)
+        use = self._answer_as_asked(asked, lambda: self._writer.statute(source))
+        questions = [f"{josa(asked.text, '은', '는')} 어떤 내용인가요?"]
         if article.title:
             questions += [f"{article.title}에 관한 규정을 알려 주세요.", f"{article.title}의 요건은 무엇인가요?",
                           f"{act.name}상 {article.title}에 대해 설명해 주세요."]
@@ -256,17 +268,21 @@ class CorpusGenerator:
             body += f" 관련 판례로 {josa(case.text, '이', '가')} 있습니다."
             body += _holding(decision)
         thought = f"질문은 {article.title or act.name}에 관한 것이다. {act.name} {article.number}조를 확인한다."
-        return self._finish(question, body, uses, thought)
+        return self._finish(question, body, uses, thought, asked)
 
     def _explain_decision(self) -> Sample:
         decision = self._rng.choice(self._data.decisions)
-        case = self._writer.case(decision.citation)
         number = decision.citation.case_number
-        question = self._rng.choice((
+        asked = self._writer.case(decision.citation, self._asked_messy_rate)
+        questions = (
             f"{decision.name} 사건에 관한 판례를 알려 주세요.",
             f"{number} 사건에서 법원은 어떻게 판단했나요?",
             f"{josa(decision.citation.court or '', '이', '가')} {decision.name} 사건에서 내린 판단을 설명해 주세요.",
-        ))
+            f"{asked.text}의 요지를 알려 주세요.",
+        )
+        question = self._rng.choice(questions)
+        case = (self._answer_as_asked(asked, lambda: self._writer.case(decision.citation))
+                if question == questions[-1] else self._writer.case(decision.citation))
         body = f"{josa(case.text, '은', '는')} {decision.name} 사건에 관한 {decision.citation.disposition}입니다."
         body += _holding(decision)
         uses = [case]
@@ -275,26 +291,29 @@ class CorpusGenerator:
             uses += statutes
             body += f" 이 사건에서는 {josa(', '.join(s.text for s in statutes), '이', '가')} 적용되었습니다."
         thought = f"{number} 사건의 법원, 선고일, 사건번호를 확인하고 판시사항을 요약한다."
-        return self._finish(question, body, uses, thought)
+        return self._finish(question, body, uses, thought, asked)
 
     def _link_decision(self) -> Sample:
         decision = self._rng.choice(self._linked)
         statute = next(s for s in decision.statutes if self._article_of(s))
         article = self._article_of(statute)
         assert article is not None  # chosen from self._linked
-        statute_use = self._writer.statute(statute)
+        asked = self._writer.statute(statute, self._asked_messy_rate)
         case = self._writer.case(decision.citation)
         topic = article.title or statute.canonical()
-        question = self._rng.choice((
+        questions = (
             f"{josa(topic, '과', '와')} 관련하여 참고할 판례가 있나요?",
             f"{decision.name} 사건에서 {josa(topic, '은', '는')} 어떻게 적용되나요?",
-            f"{josa(statute.canonical(), '이', '가')} 적용된 판례를 알려 주세요.",
-        ))
+            f"{josa(asked.text, '이', '가')} 적용된 판례를 알려 주세요.",
+        )
+        question = self._rng.choice(questions)
+        statute_use = (self._answer_as_asked(asked, lambda: self._writer.statute(statute))
+                       if question == questions[-1] else self._writer.statute(statute))
         body = f"{josa(statute_use.text, '은', '는')} {_about(article)}다음과 같이 규정합니다. " \
                f"{article.text} 이 조문이 적용된 판례로 {josa(case.text, '이', '가')} 있습니다."
         body += _holding(decision)
         thought = f"{statute.act} {article.number}조가 참조조문으로 나오는 {decision.name} 사건을 찾는다."
-        return self._finish(question, body, [statute_use, case], thought)
+        return self._finish(question, body, [statute_use, case], thought, asked)
 
     def _compare_articles(self) -> Sample:
         act, first = self._pick_article()

@@ -97,3 +97,9 @@ def test_some_answers_think_first(samples: list[Sample]) -> None:
 )
 def test_josa_follows_the_last_sound(word: str, expected: str) -> None:
     assert josa(word, "은", "는") == expected
+
+
+def test_answers_often_echo_a_messy_citation_of_the_question(samples: list[Sample]) -> None:
+    messy = [s for s in samples if s.asked is not None and s.asked.form != CANONICAL]
+    echoed = [s for s in messy if s.asked is not None and s.asked.text in s.answer]
+    assert len(messy) >= 20 and 0.4 <= len(echoed) / len(messy) <= 0.8
