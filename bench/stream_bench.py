@@ -204,9 +204,16 @@ def main() -> None:
         database = sample_database(Path(folder))
         lexicon = lexicon_data(database)
         checker = Verifier(database)
-        from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
+        from citegen.commands.serve_wiring import (
+            EngineSource,
+            anchors_for,
+            build_engine,
+            database_verifier,
+            favour_latency,
+        )
 
-        verifier, expected_text = DatabaseVerifier(checker), None
+        verifier, expected_text = database_verifier(checker), None
+        favour_latency()  # as `citegen serve` does
         config = StreamingSettings(
             max_active=arguments.streams,
             max_queued=arguments.streams,

@@ -48,7 +48,8 @@ def serve(
             load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active
         )
     )
-    verifier = wiring.DatabaseVerifier(checker)
+    verifier = wiring.database_verifier(checker)
+    wiring.favour_latency()
     app = create_app(
         config, source, verifier, admin=admin, probes=[admin], anchors=wiring.anchors_for(lexicon)
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -142,24 +143,27 @@ def _thread_safe_sink(loop: asyncio.AbstractEventLoop, put: Callable[[Any], None
 class DatabaseVerifier:
     """`streaming.Verifier` over the verifier's verify(); the verdict crosses field by field.
 
-    A citation not seen before is looked up on a small thread pool (SQLAlchemy is synchronous).
-    One seen before is in the verifier's cache, so it is answered on the event loop: a hop to a
-    thread and back costs milliseconds on a busy machine (the GIL's switch interval is 5 ms),
-    and every such millisecond is time the reader waits for a held citation."""
+    A held citation waits for its lookup, and on a busy machine a hop to a thread and back costs
+    milliseconds (the engine's decode thread holds the GIL most of the time). So a citation seen
+    before (in the verifier's cache) is answered on the event loop, and so is every citation when
+    `inline` (an SQLite file: a lookup is a fraction of a millisecond); otherwise a new citation is
+    looked up on a small thread pool, as a database across the network needs."""
 
-    def __init__(self, verifier: Verifier, threads: int = 4, remembered: int = 100_000) -> None:
+    def __init__(
+        self, verifier: Verifier, *, inline: bool, threads: int = 4, remembered: int = 100_000
+    ) -> None:
         self.verifier = verifier
+        self._inline = inline
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="verify")
         self._seen: OrderedDict[ParsedCitation, None] = OrderedDict()
         self._remembered = remembered
 
     async def verify(self, citation: ParsedCitation) -> streaming.Verdict:
-        if citation in self._seen:
+        if self._inline or citation in self._seen:
             found = self.verifier.verify(citation)
         else:
-            found = await asyncio.get_running_loop().run_in_executor(
-                self._pool, self.verifier.verify, citation
-            )
+            loop = asyncio.get_running_loop()
+            found = await loop.run_in_executor(self._pool, self.verifier.verify, citation)
             self._seen[citation] = None
             if len(self._seen) > self._remembered:
                 self._seen.popitem(last=False)
@@ -224,3 +228,14 @@ class DatabaseAdmin:
 def anchors_for(lexicon: ArticleLexicon) -> AnchorPrefixes:
     """What the segment machine holds back: prefixes of the same anchors the engine opens citations on."""
     return AnchorPrefixes.of(answer_grammar_for(lexicon))
+
+
+def favour_latency() -> None:
+    """Shorten the interpreter's thread switch interval (5 ms by default) for the serving process:
+    the event loop and the engine's decode thread share the GIL, and every handoff a held citation
+    waits on could otherwise cost up to the full interval."""
+    sys.setswitchinterval(0.0005)
+
+
+def database_verifier(verifier: Verifier) -> DatabaseVerifier:
+    return DatabaseVerifier(verifier, inline=verifier.database.dialect == "sqlite")

@@ -18,7 +18,7 @@ from streaming_kit import (
     wait_for_metric,
 )
 
-from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
+from citegen.commands.serve_wiring import EngineSource, anchors_for, build_engine, database_verifier
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
@@ -52,7 +52,7 @@ def parts(tmp_path_factory: pytest.TempPathFactory):
     import_paths(database, [records])
     lexicon = lexicon_data(database)
     source = EngineSource(build_engine(build_tiny(), lexicon, max_batch=4))
-    verifier = DatabaseVerifier(Verifier(database))
+    verifier = database_verifier(Verifier(database))
     yield source, verifier, lexicon
     source.close()
     verifier.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streaming_kit import answer_concurrently, assert_only_verified_citations_visible
 
-from citegen.commands.serve_wiring import DatabaseVerifier, EngineSource, anchors_for, build_engine
+from citegen.commands.serve_wiring import EngineSource, anchors_for, build_engine, database_verifier
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
@@ -42,7 +42,7 @@ def parts(tmp_path_factory: pytest.TempPathFactory):
     import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
     lexicon = lexicon_data(database)
     source = EngineSource(build_engine(load_model(MODEL, "cpu"), lexicon, max_batch=len(QUESTIONS)))
-    verifier = DatabaseVerifier(Verifier(database))
+    verifier = database_verifier(Verifier(database))
     yield source, verifier, lexicon
     source.close()
     verifier.close()

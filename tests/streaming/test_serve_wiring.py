@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from streaming_kit import MINBEOP_750, MINBEOP_9999, Gate, ScriptedSource, answer, citation, sse_events
 
-from citegen.commands.serve_wiring import DatabaseAdmin, DatabaseVerifier, anchors_for
+from citegen.commands.serve_wiring import DatabaseAdmin, anchors_for, database_verifier
 from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -53,7 +53,7 @@ def test_verdicts_of_the_real_verifier_reach_the_client(serve, database: Databas
     app = create_app(
         StreamingSettings(admin_api_key="k"),
         ScriptedSource(),
-        DatabaseVerifier(checker),
+        database_verifier(checker),
         admin=admin,
         probes=[admin],
         anchors=anchors_for(lexicon_data(database)),
@@ -114,7 +114,7 @@ def test_database_lost_mid_stream_withholds_the_rest_in_strict_mode(serve, postg
         create_app(
             StreamingSettings(),
             ScriptedSource(lambda request: script),
-            DatabaseVerifier(checker),
+            database_verifier(checker),
             probes=[admin_data],
         )
     )
