@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import platform
 import time
 from pathlib import Path
@@ -87,7 +88,7 @@ def model(
         "seed": seed, "samples": samples, "acts": len(data.acts), "decisions": len(data.decisions),
         "corpus_tokens": blocks.numel(), "shape": shape, "schedule": schedule, **result,
         "total_seconds": round(time.monotonic() - started, 1),
-        "torch": torch.__version__, "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",
+        "torch": torch.__version__, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
     }
     save_model(network, tokenizer, out, summary)
     typer.echo(f"saved to {out}: loss {result['final_loss']}, {result['wall_seconds']} s of training")

@@ -79,7 +79,15 @@ def pack_blocks(samples: list[Sample], tokenizer: PreTrainedTokenizerFast, block
 
 def train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, seed: int) -> dict[str, float]:
     """Train in place; returns the wall time, the tokens seen and the mean loss of the last 50 steps."""
+    threads = torch.get_num_threads()
     torch.set_num_threads(schedule.threads)
+    try:
+        return _train(model, blocks, schedule, seed)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, seed: int) -> dict[str, float]:
     order = torch.Generator().manual_seed(seed)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
