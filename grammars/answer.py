@@ -1,15 +1,19 @@
 """The whole-output language `(F C)* F` as one byte automaton, so token boundaries are exact.
 
-F is free text: any bytes in which no anchor occurs; C is any citation. A state is a set of threads:
-- `(FREE_MARK,)`: the free-text thread is alive. Alongside it, `(ANCHOR, node)` entries are the partial
-  anchor matches begun in free text; when one completes, the free thread dies, so only a citation
-  thread begun where that anchor began can carry on;
-- `(CITE, node)`: a citation thread (a node of the citations' ByteNFA). Citation threads are spawned
-  at every position where free text is alive; one that finishes a citation restarts free text.
-  Spawned threads are implied by the free mark rather than stored (a statute lexicon has thousands
-  of heads); their steps are computed once per byte;
+F is free text: any bytes in which no anchor occurs at a word boundary; C is any citation, begun at a
+word boundary (grammars.boundary: `군형법 제100조` holds no `형법` anchor or citation). A state is a set
+of threads:
+- `(FREE_MARK, word_class)`: the free-text thread is alive, with the class of the last character it
+  read. Alongside it, `(ANCHOR, node)` entries are the partial anchor matches begun in free text; when
+  one completes, the free thread dies, so only a citation thread begun where that anchor began can
+  carry on;
+- `(CITE, node)`: a citation thread (a node of the citations' ByteNFA). Citation threads and anchors
+  are spawned at every position where free text is alive and the last character is not a word
+  character; one that finishes a citation restarts free text after a word character (citations end
+  in one: 판결, 조, 항, a digit). Spawned threads are implied by the free mark rather than stored (a
+  statute lexicon has thousands of heads); their steps are computed once per byte;
 - `(SKIP, i, k)`: inside bypass span i (`<think>` … `</think>`), k bytes of its closer matched. An
-  opener completed in free text switches to it; nothing inside is constrained.
+  opener completed in free text switches to it, wherever it begins; nothing inside is constrained.
 
 Anchors begun in free text are tracked by one set, so an anchor that starts in free text must start a
 citation even if another citation begins and ends while it is still partial.
@@ -17,6 +21,7 @@ citation even if another citation begins and ends while it is still partial.
 
 from __future__ import annotations
 
+from grammars.boundary import BOUNDARY, WORD, WordClass, diverging_bytes, is_word_char, step_word_class
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, FINAL, FREE, PENDING, ByteNFA, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Literals
@@ -38,64 +43,77 @@ class AnswerDFA(LazyDFA):
             if not opener or not closer:
                 raise GrammarError(f"expected non-empty bypass delimiters, got {(opener, closer)!r}")
         self.closers = [closer.encode() for _, closer in grammar.bypass]
+        self._after_closer = [WORD if is_word_char(closer[-1]) else BOUNDARY for _, closer in grammar.bypass]
         self._cite_steps: dict[tuple, frozenset] = {}
         self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
         anchor_roots: dict[object, object] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
         for i, (opener, _) in enumerate(grammar.bypass):
             anchor_roots[("open", i)] = Literals((opener,))
         self.anchors = ByteNFA(anchor_roots)
-        self._anchor_start = [n for tag in anchor_roots for n in self.anchors.start(tag) if n[0] != FINAL]
+        self._anchor_start = [n for n in self.anchors.start(_ANCHOR_TAG) if n[0] != FINAL]
+        self._opener_start = [
+            n for tag in anchor_roots if tag != _ANCHOR_TAG for n in self.anchors.start(tag) if n[0] != FINAL
+        ]
         self._citation_start = [
             n for i in range(len(grammar.citations)) for n in self.citations.start(i) if n[0] != FINAL
         ]
+        # After a word character no anchor or citation may begin: there free text differs from the base.
+        self._start_bytes = frozenset().union(
+            *(self.anchors.live_bytes(n) for n in self._anchor_start),
+            *(self.citations.live_bytes(n) for n in self._citation_start),
+        )
         self._citation_finals = frozenset((CITE, (FINAL, i)) for i in range(len(grammar.citations)))
-        self._spawned: dict[int, tuple[frozenset, frozenset]] = {}
-        self._free_nodes = frozenset({(FREE_MARK,)})
-        self.initial = self.intern(self._free_nodes)
+        self._spawned: dict[int, tuple[frozenset, frozenset, frozenset]] = {}
+        self.initial = self.intern(frozenset({(FREE_MARK, BOUNDARY)}))
         self.free_base = self.initial
         self.anchor_final_bytes = self.anchors.final_bytes(_ANCHOR_TAG)
 
-    def _spawn_step(self, byte: int) -> tuple[frozenset, frozenset]:
-        """What the threads a free position spawns (anchor and citation starts) reach on a byte.
-        The spawned nodes are implied by the free mark, not stored: there may be thousands of them."""
+    def _spawn_step(self, byte: int) -> tuple[frozenset, frozenset, frozenset]:
+        """What the threads a free position spawns (bypass openers, anchor and citation starts) reach
+        on a byte. The spawned nodes are implied by the free mark, not stored: there may be thousands."""
         found = self._spawned.get(byte)
         if found is None:
+            openers = frozenset().union(*(self.anchors.node_step(n, byte) for n in self._opener_start))
             anchors = frozenset().union(*(self.anchors.node_step(n, byte) for n in self._anchor_start))
             cites = frozenset().union(*(self._cite_step(n, byte) for n in self._citation_start))
-            found = self._spawned[byte] = (anchors, cites)
+            found = self._spawned[byte] = (openers, anchors, cites)
         return found
 
     def _free_closure(self, nodes: set[tuple]) -> frozenset:
         """Restart free text after a finished citation."""
         if not nodes.isdisjoint(self._citation_finals):
-            nodes.add((FREE_MARK,))
+            nodes.add((FREE_MARK, WORD))
         return frozenset(nodes)
 
     def _successors(self, nodes: frozenset, byte: int) -> frozenset:
-        free_alive = (FREE_MARK,) in nodes
-        anchors: list[frozenset] = []
+        free_classes: list[WordClass] = []
+        partial_anchors: list[tuple] = []
         out: set[tuple] = set()
-        if free_alive:
-            spawned_anchors, spawned_cites = self._spawn_step(byte)
-            anchors.append(spawned_anchors)
-            out |= spawned_cites
         for node in nodes:
             kind = node[0]
-            if kind == ANCHOR:
-                if free_alive:
-                    anchors.append(self.anchors.node_step(node[1], byte))
+            if kind == FREE_MARK:
+                free_classes.append(node[1])
+            elif kind == ANCHOR:
+                partial_anchors.append(node[1])
             elif kind == CITE:
                 out |= self._cite_step(node[1], byte)
             elif kind == SKIP:
                 out.add(self._skip_step(node[1], node[2], byte))
-        if free_alive:
-            reached = frozenset().union(*anchors)
-            opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
-            if opened:
-                out.add((SKIP, opened[0], 0))
-            elif (FINAL, _ANCHOR_TAG) not in reached:
-                out.add((FREE_MARK,))
-                out.update((ANCHOR, n) for n in reached if n[0] != FINAL)
+        if not free_classes:
+            return self._free_closure(out)
+        steps = [step_word_class(word_class, byte) for word_class in free_classes]
+        spawned_openers, spawned_anchors, spawned_cites = self._spawn_step(byte)
+        anchors = [spawned_openers, *(self.anchors.node_step(n, byte) for n in partial_anchors)]
+        if any(may_begin for may_begin, _ in steps):
+            anchors.append(spawned_anchors)
+            out |= spawned_cites
+        reached = frozenset().union(*anchors)
+        opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
+        if opened:
+            out.add((SKIP, opened[0], 0))
+        elif (FINAL, _ANCHOR_TAG) not in reached:
+            out.update((FREE_MARK, after) for _, after in steps)
+            out.update((ANCHOR, n) for n in reached if n[0] != FINAL)
         return self._free_closure(out)
 
     def _cite_step(self, node: tuple, byte: int) -> frozenset:
@@ -109,7 +127,7 @@ class AnswerDFA(LazyDFA):
         closer = self.closers[which]
         text = closer[:matched] + bytes((byte,))
         if text == closer:
-            return (FREE_MARK,)
+            return (FREE_MARK, self._after_closer[which])
         for start in range(len(text) + 1):  # longest suffix that is a prefix of the closer
             if closer.startswith(text[start:]):
                 return (SKIP, which, len(text) - start)
@@ -127,7 +145,7 @@ class AnswerDFA(LazyDFA):
                 flags |= FREE | BYPASS
             elif n[0] == CITE and n[1][0] == FINAL:
                 flags |= CITATION_MAY_CLOSE
-        if nodes - self._free_nodes and not flags & BYPASS:
+        if not flags & BYPASS and any(n[0] in (ANCHOR, CITE) for n in nodes):
             flags |= PENDING
         return flags
 
@@ -143,6 +161,12 @@ class AnswerDFA(LazyDFA):
 
     def divergence(self, state: int) -> frozenset[int] | None:
         nodes = self.sets[state]
-        if not self._free_nodes <= nodes:
+        free_classes = [n[1] for n in nodes if n[0] == FREE_MARK]
+        if not free_classes:
             return None
-        return frozenset().union(*(self._node_live(n) for n in nodes - self._free_nodes))
+        out = set().union(*(self._node_live(n) for n in nodes if n[0] != FREE_MARK))
+        for word_class in free_classes:
+            out |= diverging_bytes(word_class)
+            if word_class == WORD:
+                out |= self._start_bytes
+        return frozenset(out)

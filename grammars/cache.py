@@ -30,7 +30,7 @@ from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "citegen-index-2"
+FORMAT_VERSION = "citegen-index-3"  # 3: citations begin at word boundaries
 _ALL_BYTES = frozenset(range(256))
 
 

@@ -6,6 +6,10 @@ expressions; lenient finding runs the patterns below, which recognise the drafts
 ../shared/reference/legal-citations.md §1.3 and §2.3 and fill only the fields that were written
 (a back-reference keeps `back_reference` and leaves `act` None for the resolver). Overlapping
 matches are resolved longest first. Each lenient pattern says which false positive it blocks.
+
+Like the automaton, finding starts a citation only at a word boundary (grammars.boundary), so a name
+inside a longer word is no citation: `군형법 제100조` holds no `형법` one, and in `서울대법원 2020. 1. 1.
+선고 2019다1 판결` only the date and number are found, with no court.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from grammars.boundary import NOT_AFTER_WORD
 from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
 from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
 from grammars.expr import Literals
@@ -89,7 +94,8 @@ def _case_pattern() -> re.Pattern[str]:
     written = tuple(court.name for court in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND)
     courts = Literals(written)
     return re.compile(
-        rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
+        NOT_AFTER_WORD
+        + rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
         # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
         # so a long run of spaces costs linear time, never a backtracking blow-up.
         rf"(?:(?P<date>{_DATE}){_GAP}(?:(?P<comma>,){_GAP})?(?:(?P<delivery>선고|자){_GAP}(?:,{_GAP})?)?)?"
@@ -107,8 +113,6 @@ _LOWER_LEVELS = (
 # `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
 _ARTICLE = rf"제{_GAP}(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
 _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
-# A name glued to a preceding word (`국민법`, `방법`) is not a statute name: `(?<![가-힣…])`.
-_NOT_GLUED = r"(?<![가-힣A-Za-z0-9ㆍ])"
 # Drafts write the official middle dot ㆍ (U+318D) as · or ・, and drop the spaces of long names
 # (`개인정보보호법`); names are matched and looked up modulo both.
 _MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ"})
@@ -128,10 +132,12 @@ def _lenient_names(names: Iterable[str]) -> str:
 def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(
         # 「」 marks a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
+        # The quote mark itself starts a new word, so no boundary is asked before it.
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
-        rf"|{_NOT_GLUED}(?P<act>{_lenient_names(names)})"
+        # A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
+        rf"|{NOT_AFTER_WORD}(?P<act>{_lenient_names(names)})"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
-        rf"|{_NOT_GLUED}(?P<back_reference>같은 법|동법|이 법|법))"
+        rf"|{NOT_AFTER_WORD}(?P<back_reference>같은 법|동법|이 법|법))"
         rf"{_GAP}{_PROVISION}"
     )
 
@@ -141,7 +147,7 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
 # `동법 제3항` skips the article (the resolver takes the one cited before); it needs the 항, so that
 # `동법` alone, a word for "the same method", is left alone.
 _SAME_PROVISION = re.compile(
-    rf"{_NOT_GLUED}(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))"
+    rf"{NOT_AFTER_WORD}(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))"
     rf"|(?P<act_reference>같은 법|동법)(?={_GAP}제{_GAP}[1-9][0-9]?{_GAP}항)){_LOWER_LEVELS}"
 )
 
@@ -199,15 +205,19 @@ class CitationFinder:
         self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
 
     @functools.cached_property
+    def canonical_case_pattern(self) -> re.Pattern[str]:
+        return re.compile(NOT_AFTER_WORD + self.parser.case.expr.to_regex())
+
+    @functools.cached_property
     def canonical_statute_pattern(self) -> re.Pattern[str]:
-        return re.compile(_NOT_GLUED + self.parser.statute.expr.to_regex())
+        return re.compile(NOT_AFTER_WORD + self.parser.statute.expr.to_regex())
 
     def find(self, text: str, lenient: bool = True) -> list[FoundCitation]:
         found = self._lenient(text) if lenient else self._canonical(text)
         return _longest_first(found)
 
     def _canonical(self, text: str) -> Iterator[FoundCitation]:
-        for match in self.parser.case_pattern.finditer(text):
+        for match in self.canonical_case_pattern.finditer(text):
             yield FoundCitation(match.span(), self.parser.case_from_match(match), CitationForm.CANONICAL)
         for match in self.canonical_statute_pattern.finditer(text):
             citation = self.parser.statute_from_match(match)

@@ -125,6 +125,36 @@ def test_overlaps_resolve_longest_first(text: str, written: str) -> None:
     assert text[found[0].span[0]:found[0].span[1]] == written
 
 
+CASE_TEXT = "2020. 1. 2. 선고 2019다1234 판결"
+# (text, lexicon, citations found leniently, found strictly): a citation begins only at a word boundary.
+WORD_BOUNDARIES = [
+    ("군형법 제100조", {"형법": ["100"]}, [], []),  # not 형법 inside 군형법
+    ("군형법 제100조", {"형법": ["100"], "군형법": ["100"]}, ["군형법 제100조"], ["군형법 제100조"]),
+    ("구민법 제3조", None, [], []),
+    ("구 민법 제3조", None, ["민법 제3조"], ["민법 제3조"]),  # the old version of 민법, cited
+    ("x민법 제3조, 2민법 제3조, ㅋ민법 제3조, é민법 제3조", None, [], []),
+    ("(민법 제3조)\n민법 제4조·민법 제5조", None, ["민법 제3조", "민법 제4조", "민법 제5조"],
+     ["민법 제3조", "민법 제4조", "민법 제5조"]),
+    ("민법 제750조에 따르면", None, ["민법 제750조"], ["민법 제750조"]),  # a particle may follow
+    (f"서울대법원 {CASE_TEXT}", None, [CASE_TEXT], []),  # no 대법원 inside 서울대법원: no court found
+    (f"그는 대법원 {CASE_TEXT}을", None, [f"대법원 {CASE_TEXT}"], [f"대법원 {CASE_TEXT}"]),
+    ("사건2024도4202에서", None, [], []),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "lexicon", "lenient", "strict"), WORD_BOUNDARIES, ids=[f"{t}-{bool(x)}" for t, x, _, _ in WORD_BOUNDARIES]
+)
+def test_citations_begin_at_a_word_boundary(text: str, lexicon: dict | None, lenient: list, strict: list) -> None:
+    for mode, expected in ((True, lenient), (False, strict)):
+        found = find_citations(text, lenient=mode, lexicon=lexicon)
+        assert [text[f.span[0]:f.span[1]] for f in found] == expected, mode
+
+
+def test_a_court_name_inside_a_longer_word_is_not_the_court() -> None:
+    assert find_citations(f"서울대법원 {CASE_TEXT}")[0].citation.court is None
+
+
 def test_citations_come_in_text_order() -> None:
     text = "동조 제2항, 민법 제750조, (2024도4202), 같은 법 제751조"
     found = find_citations(text)

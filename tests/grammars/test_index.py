@@ -3,9 +3,12 @@
 Reference semantics, written independently of the automaton over finite citation and anchor sets:
 - a citation grammar allows a token when prefix + token is a prefix of some citation;
 - the answer grammar follows free text position by position: free text is alive at q if it was alive
-  at q-1 and no anchor (or bypass opener) begun in free text ends at q, or a citation begun in free
-  text ends at q, or a bypass span closes at q. The text is a valid prefix while free text, a bypass
-  span or a citation begun in free text is alive; it may end where free text or a bypass span is alive.
+  at q-1 and no anchor begun in free text at a word boundary (or bypass opener begun anywhere in free
+  text) ends at q, or a citation begun in free text at a word boundary ends at q, or a bypass span
+  closes at q. A position is a word boundary when it is the start or the character before it is no
+  word character (decoded with errors="replace"). The text is a valid prefix while free text, a
+  bypass span or a citation begun in free text at a boundary is alive; it may end where free text or
+  a bypass span is alive.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grammars import GrammarError, TokenizerError
+from grammars.boundary import is_word_char
 from grammars.cache import save_index
 from grammars.compile import compile_index
 from grammars.dfa import DEAD
@@ -46,7 +50,7 @@ _PIECES = [
     "대", "법", "원", "대법원", "대법원 2", "원 20", "서울", "고법원", "법원", " ", " 2", *"0123456789",
     "20", "24", "202", "10", "12", ".", ". ", ".선", " 선고", "선고 ", "선고", " 선", "고 ", "도", "다", "도1",
     " 판결", "판결", "판결은", "결", "은", "민법", "형법", "민", "형", " 제", "제", "제1", "조", "조 제", "조에", "항",
-    " 제1항", "<think>", "</think>", "<", "/", "think", ">", "x", "\n", "。", "의", "(", ")", "에", " 따른", "따",
+    " 제1항", "<think>", "</think>", "<", "/", "think", ">", "x", "\n", "。", "의", "(", ")", "에", " 따른", "따", "군", "ㅋ",
 ]
 _PARTIAL = [piece for char in "대법원제조판결선고" for piece in (char.encode()[:1], char.encode()[:2], char.encode()[1:],
                                                               char.encode()[2:])]
@@ -96,22 +100,23 @@ def answer_status(text: bytes) -> tuple[bool, bool]:
     free = [True]
     kept = [True]  # free text carried on from the previous position (partial anchors survive)
     skips: list[int] = []  # positions where a bypass span began
+    boundary = [p == 0 or not is_word_char(text[:p].decode(errors="replace")[-1]) for p in range(len(text) + 1)]
     for q in range(1, len(text) + 1):
         def begun_in_free(start: int) -> bool:
             return free[start] and all(kept[j] for j in range(start + 1, q))
 
-        anchor_end = any(text[p:q] in ANCHORS and begun_in_free(p) for p in range(q))
+        anchor_end = any(text[p:q] in ANCHORS and boundary[p] and begun_in_free(p) for p in range(q))
         opener_end = q >= len(OPENER) and text[q - len(OPENER):q] == OPENER and begun_in_free(q - len(OPENER))
         carried = free[q - 1] and not anchor_end and not opener_end
         if free[q - 1] and opener_end:
             skips.append(q)
-        citation_end = any(free[p] and text[p:q] in CITES for p in range(q))
+        citation_end = any(free[p] and boundary[p] and text[p:q] in CITES for p in range(q))
         closed = [s for s in skips if q - len(CLOSER) >= s and text[q - len(CLOSER):q] == CLOSER]
         skips = [s for s in skips if s not in closed]
         kept.append(carried)
         free.append(carried or citation_end or bool(closed))
     n = len(text)
-    citation_alive = any(free[p] and text[p:n] in CITE_PREFIXES for p in range(n + 1))
+    citation_alive = any(free[p] and boundary[p] and text[p:n] in CITE_PREFIXES for p in range(n + 1))
     return free[n] or bool(skips) or citation_alive, free[n] or bool(skips)
 
 
@@ -172,6 +177,7 @@ REACHABLE = [
     ("case", "대법원 2024. 7. 선고 도12 판결"),
     ("answer", "판결은(대법원 2023. 12. 선고 다9 판결)에 따른 민법 제3조 제1항에 따른다。"),
     ("answer", "<think>대법원 20 형법 제0</think>형법 제12조에"),
+    ("answer", "서울대법원 2024에 형법 제1조형법 제0"),  # glued anchors are prose
 ]
 
 
@@ -206,6 +212,16 @@ ANSWER_CASES = [
     ("unclosed bypass", "<think>대법원 2x", True, True),
     ("after bypass anchors count", "<think></think>대법원 2x", False, False),
     ("token ends mid character", "대법원 2023. 1. 선고 도1 판".encode()[:-1].decode(errors="ignore"), True, False),
+    ("court glued to a word is prose", "서울대법원 2x", True, True),
+    ("act glued to a word is prose", "군형법 제0", True, True),
+    ("act glued to a Latin letter or digit is prose", "x형법 제0 1민법 제0", True, True),
+    ("act glued to a jamo is prose", "ㅋ형법 제0", True, True),
+    ("act after punctuation counts", "(형법 제0", False, False),
+    ("act after a line break counts", "\n형법 제0", False, False),
+    ("act after a non-word symbol counts", "×형법 제0", False, False),
+    ("citation right after a citation is prose", "형법 제1조형법 제0", True, True),
+    ("a particle follows a citation", "형법 제12조의", True, True),
+    ("bypass opens after a word", "x<think>대법원 2x", True, True),
 ]
 
 

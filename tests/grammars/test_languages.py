@@ -317,6 +317,15 @@ ANSWERS: list[tuple[AnswerGrammar, str, bool]] = [
     (answer_grammar(), "대판 2024.7.11, 2024도4202", True),
     (answer_grammar(forbid_shorthand=True), "대판 2024.7.11, 2024도4202", False),
     (answer_grammar(forbid_shorthand=True), "같은 법 제3조", False),
+    # Citations begin at a word boundary: a name inside a longer word is prose, not an anchor.
+    (answer_grammar(lexicon=DB_LEXICON), "군형법 제100조", True),
+    (answer_grammar(lexicon={**DB_LEXICON, "군형법": ["1"]}), "군형법 제100조", False),  # a known name anchors
+    (answer_grammar(lexicon=DB_LEXICON), "구민법 제752조", True),
+    (answer_grammar(lexicon=DB_LEXICON), "구 민법 제752조", False),
+    (answer_grammar(lexicon=DB_LEXICON), "(민법 제752조)", False),
+    (answer_grammar(lexicon=DB_LEXICON), "「민법」 제750조와 민법 제750조에 따르면", True),
+    (answer_grammar(courts=["대법원"]), "서울대법원 95다1 판결", True),
+    (answer_grammar(courts=["대법원"]), "서울 대법원 95다1 판결", False),
 ]
 
 
