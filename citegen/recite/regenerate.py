@@ -1,11 +1,13 @@
 """Re-generation of an unresolvable citation: the model re-decodes the slot from the prose before
-it, under an automaton whose only strings are citations — case citations and the database-aware
-statute grammar (only articles the database holds) — so what comes back is always well-formed.
-Whether it is true is for the verifier to say and a reviewer to decide: it is only a suggestion.
+it under the answer automaton — free text in which every citation is well-formed, statutes from
+the database-aware grammar (only articles the database holds), shorthand such as `대판` barred —
+and the first citation it closes is the suggestion. Whether it is true is for the verifier to say
+and a reviewer to decide.
 
 The slot is narrowed by what the draft wrote: a case stays a case (of the written court when one
-was), a statute a statute (of the written act when the database knows it). Decoding is greedy, so
-the same draft gives the same suggestion.
+was), a statute a statute (of the written act when the database knows it). Free text around the
+citation lets the model end it the way it learned to (`… 제750조에 따라`) rather than at an
+end-of-text it never saw after a citation. Decoding is greedy: the same draft, the same suggestion.
 """
 
 from __future__ import annotations
@@ -15,35 +17,27 @@ import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from grammars import COURTS_BY_NAME, CaseCitation, CitationParser, ParsedCitation, case_grammar, statute_grammar
-from grammars.compile import compile_index
-from grammars.expr import Alt
-from grammars.grammar import CitationGrammar
+from grammars import COURTS_BY_NAME, CaseCitation, CitationParser, ParsedCitation, answer_grammar
 
-from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing
+from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
 from citegen.engine import Engine, Request
-from citegen.events import Failed, Finished
+from citegen.events import CitationEnd, Failed, Finished
 from citegen.models import LoadedModel, load_model
 from citegen.sampling import SamplingParams
 
 logger = logging.getLogger(__name__)
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data(): {act: article labels}
-SLOT_TOKENS = 64  # a long canonical case citation is about 40 tokens of a small byte-level BPE
+SLOT_TOKENS = 96  # a long canonical case citation is about 40 tokens of a small byte-level BPE, plus prose
 
 
 def slot_language(loaded: LoadedModel, lexicon: ArticleLexicon, parser: CitationParser,
                   narrowing: Narrowing) -> CitationLanguage:
-    """The citation-only language for a slot: cases unless `courts == ()`, statutes unless `acts == ()`."""
-    parts: list[CitationGrammar] = []
-    if narrowing.courts != ():
-        parts.append(case_grammar(courts=narrowing.courts))
-    if narrowing.acts != ():
-        acts = lexicon if narrowing.acts is None else {act: lexicon[act] for act in narrowing.acts}
-        parts.append(statute_grammar(lexicon=acts))
-    grammar = CitationGrammar("slot", Alt(tuple(p.expr for p in parts)), Alt(tuple(p.anchor for p in parts)))
-    index = compile_index(grammar, loaded.vocabulary)
-    return CitationLanguage(index, None, parser.parse)
+    """Answers citing cases unless `courts == ()`, statutes unless `acts == ()`, no shorthand."""
+    acts = lexicon if narrowing.acts is None else {act: lexicon[act] for act in narrowing.acts}
+    grammar = answer_grammar(case=narrowing.courts != (), statute=narrowing.acts != (), lexicon=acts or None,
+                             courts=narrowing.courts or None, forbid_shorthand=True)
+    return compile_language(grammar, loaded.vocabulary, parser.parse)
 
 
 def narrowing_for(written: ParsedCitation, lexicon: ArticleLexicon) -> Narrowing:
@@ -75,11 +69,22 @@ class EngineRegenerator:
         if not prompt:
             return None
         request = Request(prompt=prompt, sampling=self.sampling, narrowing=narrowing_for(written, self.lexicon))
-        for event in self.engine.stream(request):
-            if isinstance(event, Failed):
-                logger.warning("re-generation failed: %s", event.error)
-                return None
-            if isinstance(event, Finished):
-                text = event.text.strip()
-                return text if self.parser.parse(text) is not None else None
-        return None
+        handle = self.engine.submit(request)
+        try:
+            while True:
+                running = self.engine.step()
+                while not handle.events.empty():
+                    event = handle.events.get()
+                    if isinstance(event, CitationEnd) and event.citation is not None:
+                        return event.text
+                    if isinstance(event, Failed):
+                        logger.warning("re-generation failed: %s", event.error)
+                        return None
+                    if isinstance(event, Finished):
+                        return None
+                if not running and handle.events.empty():
+                    return None
+        finally:
+            handle.cancel()
+            while self.engine.has_work():  # let the engine retire the cancelled sequence
+                self.engine.step()

@@ -1,6 +1,7 @@
-"""Re-generation of an unresolvable slot under the citation-only automaton, with a tiny Llama and a
-byte-level BPE tokenizer built here: whatever its (random) weights prefer, what comes back is a
-well-formed citation of the kind the draft wrote, of an act the database holds, the same every time."""
+"""Re-generation of an unresolvable slot under the answer automaton, with a tiny Llama and a
+byte-level BPE tokenizer built and briefly trained here on sentences that cite: what comes back is
+the first citation the model closes, well-formed, of the kind the draft wrote, of an act the
+database holds, the same every time."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.regenerate import EngineRegenerator
 
 LEXICON = {"민법": ["750", "751"], "형법": ["250"]}
-CORPUS = ["피고는 민법 제750조에 따라 배상하여야 한다.", "대법원 2024. 7. 11. 선고 2024도4202 판결 참조.",
-          "형법 제250조 제1항의 살인죄가 성립한다."]
+CORPUS = ["피고의 책임은 민법 제750조에 따른다.", "이 점은 판례(대법원 2024. 7. 11. 선고 2024도4202 판결)와 같다.",
+          "살인죄는 형법 제250조에 따른다.", "피고의 책임은 민법 제751조에 따른다."]
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +40,25 @@ def loaded() -> LoadedModel:
     config = LlamaConfig(vocab_size=len(fast), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
                          num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=256,
                          bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id, pad_token_id=fast.eos_token_id)
-    return wrap_model(LlamaForCausalLM(config).eval(), fast)
+    model = LlamaForCausalLM(config)
+    batch = fast([text + "<|end|>" for text in CORPUS], padding=True, return_tensors="pt")
+    labels = batch.input_ids.masked_fill(batch.attention_mask == 0, -100)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-2)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a model this small trains fastest on one thread, above all on a busy machine
+    try:
+        for _ in range(60):  # enough to recite the corpus, so the slots below get citations
+            model(**batch, labels=labels).loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    finally:
+        torch.set_num_threads(threads)
+    return wrap_model(model.eval(), fast)
 
 
 @pytest.fixture(scope="module")
 def regenerator(loaded: LoadedModel) -> EngineRegenerator:
-    return EngineRegenerator(loaded, LEXICON, max_new_tokens=48)
+    return EngineRegenerator(loaded, LEXICON, max_new_tokens=40)
 
 
 SLOTS = [
@@ -88,7 +102,7 @@ def test_a_batch_with_a_model_suggests_a_re_generated_citation_for_review(
     loaded.model.save_pretrained(model_dir)
     loaded.tokenizer.save_pretrained(model_dir)
     (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "a.txt").write_text("이 점은 대법원 2020. 1. 1. 선고 2019다1 판결과 같다.", encoding="utf-8")
+    (tmp_path / "in" / "a.txt").write_text("이 점은 판례(대법원 2020. 1. 1. 선고 2019다1 판결)와 같다.", encoding="utf-8")
     out = tmp_path / "out"
     factory = functools.partial(build_pipeline, sample_database_url, model_dir)
 
@@ -98,4 +112,4 @@ def test_a_batch_with_a_model_suggests_a_re_generated_citation_for_review(
     assert (summary.exit_code, record["verdict"], record["action"]) == (1, "not_found", "suggested")
     assert isinstance(parse_citation(record["canonical"]), CaseCitation)
     assert "re-generated under the citation automaton" in record["reason"]
-    assert (out / "documents" / "in" / "a.txt").read_text("utf-8") == "이 점은 대법원 2020. 1. 1. 선고 2019다1 판결과 같다."
+    assert (out / "documents" / "in" / "a.txt").read_text("utf-8") == "이 점은 판례(대법원 2020. 1. 1. 선고 2019다1 판결)와 같다."
