@@ -22,7 +22,7 @@ from streaming.admission import Admission
 from streaming.anchors import AnchorPrefixes
 from streaming.answers import AnswerRun
 from streaming.config import StreamingSettings
-from streaming.errors import BadEncodingError, BodyTooLargeError, UnauthorizedError
+from streaming.errors import BadEncodingError, BodyTooLargeError, StreamingError, UnauthorizedError
 from streaming.metrics import Metrics
 from streaming.openai_compat import add_chat_route
 from streaming.problems import problem_details
@@ -167,8 +167,11 @@ def create_app(
     )
     app.state.service = service
 
+    # StreamingError has its own entry: only `Exception` goes through Starlette's outermost
+    # middleware, which logs the error and re-raises it after the response (right for bugs only).
     @app.exception_handler(RequestValidationError)
     @app.exception_handler(HTTPException)
+    @app.exception_handler(StreamingError)
     @app.exception_handler(Exception)
     async def _problem(request: Request, error: Exception) -> JSONResponse:
         return problem_response(error, str(request.url.path))

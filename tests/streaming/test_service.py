@@ -166,6 +166,7 @@ def test_a_full_queue_answers_429_with_retry_after(serve) -> None:
             assert refused.headers["retry-after"] == "7"
             assert refused.headers["content-type"] == "application/problem+json"
             assert refused.json()["retry_after_s"] == 7
+            assert metric(base, 'citegen_responses_total{route="/v1/answers",status="429"}') == 1
             hold.open()
             assert list(sse_events(running))[-1][0] == "done"
             waiter.join(10)
