@@ -8,8 +8,8 @@ The parts that know the law are injected (eyecite's "lookups are injected"): `fi
 Decisions, one per citation found (`Action`):
 - `kept`       already canonical and verified;
 - `rewritten`  resolved with certainty, verified, and replaced by its canonical form;
-- `suggested`  a canonical form is proposed (the database's correction, a re-generated slot,
-               an uncertain resolution, an unverifiable form) but the text is left as written;
+- `suggested`  a canonical form is proposed (the database's correction, a re-generated slot that
+               verifies, an uncertain resolution, an unverifiable form) but the text is left as written;
 - `review`     nothing to propose: the reviewer must look.
 Only `rewritten` changes a document; an uncertain meaning is never silently changed.
 """
@@ -168,9 +168,11 @@ class RecitePipeline:
                                               text[end:end + CONTEXT_CHARS])
         if suggestion is None:
             return replace(outcome, reason=f"{outcome.reason}; re-generation produced no citation")
+        verdict = self._verdict_of(suggestion)
+        if verdict != "verified":  # well-formed by construction, but not a citation to offer a reviewer
+            return replace(outcome, reason=f"{outcome.reason}; re-generated {suggestion!r}, which is {verdict}")
         return replace(outcome, canonical=suggestion, action="suggested",
-                       reason=f"{outcome.reason}; re-generated under the citation automaton "
-                              f"({self._verdict_of(suggestion)}), for review")
+                       reason=f"{outcome.reason}; re-generated under the citation automaton and verified, for review")
 
     def _verdict_of(self, suggestion: str) -> str:
         """What the verifier says of a re-generated citation: the automaton guarantees its form, not its truth."""

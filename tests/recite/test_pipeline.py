@@ -65,8 +65,7 @@ ROWS = [
     ("not-covered-as-written", CANONICAL, Resolution(CASE), Check("not_covered"), False, "review", CANONICAL),
     ("ambiguous", BARE, Resolution(CASE), Check("ambiguous"), False, "review", None),
     ("not-found", BARE, Resolution(CASE), Check("not_found"), False, "review", None),
-    ("not-found-regenerated", BARE, Resolution(CASE), Check("not_found"), True, "suggested",
-     REGENERATED),
+    ("not-found-regenerated-unverified", BARE, Resolution(CASE), Check("not_found"), True, "review", None),
     ("unresolved", BARE, Resolution(None, reason="no case with that number"), Check("verified"), False, "review",
      None),
     ("unresolved-regenerated", BARE, Resolution(None), Check("verified"), True, "suggested",
@@ -91,8 +90,9 @@ def test_each_verdict_leads_to_one_action_and_only_rewritten_changes_the_text(
     (outcome,) = recited.outcomes
     assert (outcome.action, outcome.canonical, outcome.original) == (action, canonical, written)
     assert outcome.reason
-    if regenerate and action == "suggested":
-        assert f"re-generated under the citation automaton ({check.status}), for review" in outcome.reason
+    if regenerate:
+        assert ("re-generated under the citation automaton and verified, for review" if action == "suggested"
+                else f"re-generated {REGENERATED!r}, which is {check.status}") in outcome.reason
     rendered = document.render(recited.edits).decode("utf-8")
     assert rendered == (f"위 판례{CANONICAL}에 따르면 책임이 있다." if action in ("rewritten", "kept")
                         else f"위 판례{written}에 따르면 책임이 있다.")
