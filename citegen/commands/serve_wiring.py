@@ -61,7 +61,7 @@ def build_engine(loaded: LoadedModel, lexicon: ArticleLexicon, max_batch: int) -
     return Engine(loaded, library, max_batch=max_batch)
 
 
-def _stream_event(event: engine_events.Event) -> streaming.SourceEvent:
+def stream_event(event: engine_events.Event) -> streaming.SourceEvent:
     match event:
         case engine_events.ProseDelta(text=prose):
             return streaming.ProseDelta(prose)
@@ -80,6 +80,19 @@ def _stream_event(event: engine_events.Event) -> streaming.SourceEvent:
                 f"expected the engine to finish the answer, got {error}"
             ) from error
     raise streaming.SegmentProtocolError(f"expected an engine event, got {event!r}")
+
+
+def engine_request(request: streaming.GenerationRequest) -> Request:
+    """The service's request as the engine's (and the vLLM backend's) `Request`."""
+    sampling = SamplingParams(
+        max_new_tokens=request.max_tokens,
+        temperature=request.temperature,
+        top_p=request.top_p,
+        seed=request.seed,
+        stop=request.stop,
+    )
+    return Request(messages=tuple((m.role, m.content) for m in request.messages), sampling=sampling,
+                   request_id=request.request_id)
 
 
 class EngineSource:
@@ -103,26 +116,12 @@ class EngineSource:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
         try:
-            sampling = SamplingParams(
-                max_new_tokens=request.max_tokens,
-                temperature=request.temperature,
-                top_p=request.top_p,
-                seed=request.seed,
-                stop=request.stop,
-            )
-            handle = self.engine.submit(
-                Request(
-                    messages=tuple((m.role, m.content) for m in request.messages),
-                    sampling=sampling,
-                    request_id=request.request_id,
-                ),
-                _thread_safe_sink(loop, inbox.put_nowait),
-            )
+            handle = self.engine.submit(engine_request(request), _thread_safe_sink(loop, inbox.put_nowait))
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error
         try:
             while True:
-                event = _stream_event(await inbox.get())
+                event = stream_event(await inbox.get())
                 yield event
                 if isinstance(event, streaming.Finished):
                     return

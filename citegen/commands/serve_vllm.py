@@ -1,0 +1,67 @@
+"""`citegen serve --backend vllm`: the answer service's generation source on vLLM's async engine.
+
+Everything else of the service stays: the segment machine holds each citation until the verifier
+answers, the events and the OpenAI-compatible API are the same. vLLM's workers read the answer
+language's statute names from the verifier's lexicon, written to a file beside the database
+(`lexicon_file`): a worker on another node needs the same file at the same path.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import streaming
+import typer
+
+from citegen.commands.serve_wiring import ArticleLexicon, engine_request, stream_event
+from citegen.errors import RequestError
+from citegen.integrations.vllm_source import VllmGenerator, start_engine
+
+logger = logging.getLogger(__name__)
+
+
+class VllmSource:
+    """`streaming.GenerationSource` over `VllmGenerator`; closing the stream aborts the request."""
+
+    def __init__(self, generator: VllmGenerator) -> None:
+        self.generator = generator
+
+    async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
+        try:
+            events = self.generator.stream(engine_request(request))
+            first = await anext(events)
+        except RequestError as error:
+            raise streaming.RequestRejectedError(str(error)) from error
+        try:
+            yield stream_event(first)
+            async for event in events:
+                yield stream_event(event)
+        finally:
+            await events.aclose()
+
+    def close(self) -> None:
+        self.generator.close()
+
+
+def write_lexicon(lexicon: ArticleLexicon, path: Path) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(lexicon), ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    return str(path)
+
+
+def vllm_source(model: str, lexicon: ArticleLexicon, lexicon_file: Path, engine_args: str,
+                max_active: int) -> VllmSource:
+    """Start vLLM over `model` (engine_args: JSON of AsyncEngineArgs fields) with the processor."""
+    try:
+        arguments = json.loads(engine_args)
+    except ValueError as error:
+        raise typer.BadParameter(f"expected --vllm-args as a JSON object, got {engine_args!r}: {error}") from None
+    if not isinstance(arguments, dict):
+        raise typer.BadParameter(f"expected --vllm-args as a JSON object, got {engine_args!r}")
+    written = write_lexicon(lexicon, lexicon_file)
+    engine = start_engine(model, **{"max_num_seqs": max_active, **arguments})
+    logger.info("vLLM engine started over %s with %s", model, arguments)
+    return VllmSource(VllmGenerator(engine, lexicon, written))

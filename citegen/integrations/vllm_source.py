@@ -1,0 +1,125 @@
+"""Generation on vLLM's async engine, answered as citegen's own engine answers: `citegen.events`.
+
+vLLM decodes (paged attention, continuous batching, tensor/pipeline parallel, Ray) with the
+`CitationLogitsProcessor` masking in its workers; this front end replays each request's new token
+ids through its own `ConstraintCursor` over the same language, so the `TextEventMachine` that the
+built-in engine uses turns them into the same events (prose, citation start/deltas/end, finished).
+The HTTP service (`citegen serve --backend vllm`) streams those events unchanged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+from grammars import CitationParser
+from grammars.compile import vocabulary_of
+from transformers import AutoTokenizer
+from vllm import SamplingParams as VllmSamplingParams
+from vllm.engine.arg_utils import AsyncEngineArgs
+from vllm.sampling_params import RequestOutputKind
+from vllm.v1.engine.async_llm import AsyncLLM
+
+from citegen.constraint import ConstraintLibrary, compile_language
+from citegen.engine import Request
+from citegen.errors import RequestError
+from citegen.events import Event, Finished, TextEventMachine
+from citegen.integrations.options import ArticleLexicon, CitationOptions
+from citegen.integrations.vllm import CitationLogitsProcessor
+
+logger = logging.getLogger(__name__)
+
+_request_ids = itertools.count(1)
+
+
+def start_engine(model: str, **engine_args: Any) -> AsyncLLM:
+    """vLLM's async engine over `model` with the citation processor (engine_args: AsyncEngineArgs
+    fields such as tensor_parallel_size, pipeline_parallel_size, distributed_executor_backend)."""
+    processors = [CitationLogitsProcessor, *engine_args.pop("logits_processors", ())]
+    return AsyncLLM.from_engine_args(AsyncEngineArgs(model=model, logits_processors=processors, **engine_args))
+
+
+class VllmGenerator:
+    """citegen `Request`s in, `citegen.events` out, decoded by vLLM.
+
+    `lexicon_file` is the verifier's lexicon export (`citegen-admin export -o FILE`); the workers read
+    the same file, so the answer language names the database's acts on both sides."""
+
+    def __init__(self, engine: AsyncLLM, lexicon: ArticleLexicon | None, lexicon_file: str | None) -> None:
+        self.engine = engine
+        model_config = engine.model_config
+        self.tokenizer = AutoTokenizer.from_pretrained(model_config.tokenizer, local_files_only=True,
+                                                       trust_remote_code=model_config.trust_remote_code)
+        self.vocab_size = model_config.get_vocab_size()
+        vocabulary = vocabulary_of(self.tokenizer, self.vocab_size)
+        self.token_bytes = tuple(piece or b"" for piece in vocabulary.tokens)  # control tokens add no text
+        self.eos_ids = vocabulary.eos_ids
+        self.context_length = model_config.max_model_len
+        self.options = CitationOptions(lexicon=lexicon_file)
+        parser = CitationParser.for_lexicon(dict(lexicon) if lexicon is not None else None)
+        self.constraints = ConstraintLibrary(
+            lambda narrowing: compile_language(replace(self.options, narrowing=narrowing).grammar_object(),
+                                               vocabulary, parser.parse),
+            self.vocab_size,
+        )
+
+    def sampling_for(self, request: Request) -> VllmSamplingParams:
+        sampling = request.sampling
+        extra = replace(self.options, narrowing=request.narrowing).as_extra_args() if request.constrain else {}
+        return VllmSamplingParams(
+            max_tokens=sampling.max_new_tokens, temperature=sampling.temperature, top_p=sampling.top_p,
+            top_k=sampling.top_k if sampling.top_k > 0 else -1, repetition_penalty=sampling.repetition_penalty,
+            seed=sampling.seed, extra_args=extra, output_kind=RequestOutputKind.DELTA,
+            skip_special_tokens=False,
+        )
+
+    def prompt_ids(self, request: Request) -> list[int]:
+        if request.messages:
+            chat = [{"role": role, "content": content} for role, content in request.messages]
+            text = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+            return list(self.tokenizer(text, add_special_tokens=False).input_ids)
+        if not request.prompt.strip():
+            raise RequestError(f"expected a non-empty prompt, got {request.prompt!r}")
+        return list(self.tokenizer(request.prompt).input_ids)
+
+    async def stream(self, request: Request) -> AsyncIterator[Event]:
+        """The request's events; closing the iterator aborts the request in vLLM."""
+        prompt_ids = self.prompt_ids(request)
+        if len(prompt_ids) >= self.context_length:
+            raise RequestError(f"expected a prompt of at most {self.context_length - 1} tokens, got {len(prompt_ids)}")
+        cursor, machine = None, TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop)
+        if request.constrain:
+            constraint = self.constraints.get(request.narrowing)
+            cursor = constraint.cursor()
+            machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop)
+        request_id = request.request_id or f"vllm-{next(_request_ids)}"
+        generated = 0
+        reason = "stop"
+        outputs = self.engine.generate({"prompt_token_ids": prompt_ids}, self.sampling_for(request), request_id)
+        try:
+            async for output in outputs:
+                completion = output.outputs[0]
+                for token in completion.token_ids:
+                    if token in self.eos_ids:
+                        continue
+                    generated += 1
+                    transition = cursor.advance(token) if cursor is not None else None
+                    for event in machine.feed(self.token_bytes[token], transition):
+                        yield event
+                    if machine.stopped:
+                        break
+                if machine.stopped:
+                    break
+                if completion.finish_reason is not None:
+                    reason = "length" if completion.finish_reason == "length" else "stop"
+        finally:
+            await outputs.aclose()
+        for event in machine.finish(reason, complete=cursor is None or cursor.accepting):
+            yield event
+        yield Finished(reason, len(prompt_ids), generated, machine.text)
+
+    def close(self) -> None:
+        self.engine.shutdown()
