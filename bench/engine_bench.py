@@ -3,6 +3,8 @@
     HF_HUB_OFFLINE=1 .venv/bin/python bench/engine_bench.py [--part quality|step|all]
         [--model data/models/ko-legal-tiny] [--answers 200] [--out bench/results/engine_bench.md]
 
+overhead greedy answers constrained and not (identical texts where the model cites well): the
+         tokens/s the constraint costs, at batch 1 and batch 20.
 quality  the shipped model answers a fixed question set (questions × seeds, the same seeds in both
          modes) constrained and unconstrained, 32 at a time through the continuous-batching engine:
          share of citations written in canonical form, share verifying against the sample database
@@ -19,6 +21,7 @@ import argparse
 import datetime as dt
 import os
 import platform
+import re
 import statistics
 import sys
 import tempfile
@@ -63,6 +66,8 @@ QUESTIONS = [
     "행정처분 취소소송의 제소기간은?",
 ]
 
+THINK = re.compile(r"<think>.*?(?:</think>|$)", re.S)
+
 STEP_TEXTS = [
     "판례는 대법원 2024. 7. 11. 선고 2024도4202 판결에서 불법행위 책임을 인정하였다. ",
     "민법 제750조 제1항에 따라 고의 또는 과실로 인한 위법행위로 손해를 가한 자는 배상한다. ",
@@ -81,12 +86,12 @@ def sample_database(directory: Path) -> Database:
     return database
 
 
-def answer_all(engine: Engine, requests: list[Request]) -> tuple[list[Finished], float]:
+def answer_all(engine: Engine, requests: list[Request], clock=time.perf_counter) -> tuple[list[Finished], float]:
     handles = [engine.submit(request) for request in requests]
-    started = time.perf_counter()
+    started = clock()
     while engine.has_work():
         engine.step()
-    elapsed = time.perf_counter() - started
+    elapsed = clock() - started
     finished = []
     for handle in handles:
         while not isinstance(event := handle.events.get(), Finished):
@@ -96,9 +101,10 @@ def answer_all(engine: Engine, requests: list[Request]) -> tuple[list[Finished],
 
 
 def citation_counts(texts: list[str], verifier: Verifier) -> dict[str, int]:
+    """Citations of the answers proper: `<think>` blocks are reasoning, unconstrained by design."""
     counts = {"found": 0, "canonical": 0, "verified": 0}
     for text in texts:
-        for found in find_citations(text):
+        for found in find_citations(THINK.sub("", text)):
             counts["found"] += 1
             counts["canonical"] += found.form == "canonical"
             counts["verified"] += verifier.verify(found.citation).status == "verified"
@@ -142,8 +148,52 @@ def bench_quality(model: Path, answers: int, max_new_tokens: int) -> list[str]:
         "|---|---|---|---|---|---|---|",
         *rows,
         "",
-        "Citations are found leniently (`grammars.find_citations`), so malformed ones count in the "
-        "denominator; 'verify' is `Verifier.verify(...).status == 'verified'`.",
+        "Citations are found leniently (`grammars.find_citations`) in the answer outside `<think>` blocks "
+        "(reasoning is never constrained), so malformed ones count in the denominator; 'verify' is "
+        "`Verifier.verify(...).status == 'verified'`.",
+    ]
+
+
+def bench_overhead(model: Path, max_new_tokens: int, repeats: int = 5) -> list[str]:
+    """Greedy answers, constrained and not: where the model already writes well-formed citations the
+    texts are identical, so the tokens/s difference is the constraint's cost alone."""
+    loaded = load_model(model, "auto")
+    with tempfile.TemporaryDirectory() as scratch:
+        database = sample_database(Path(scratch))
+        engine = build_engine(loaded, lexicon_data(database), max_batch=32)
+        database.close()
+    rows = []
+    for batch in (1, len(QUESTIONS)):
+        best: dict[bool, tuple[float, list[str]]] = {}
+        for _ in range(repeats):
+            for constrain in (False, True):
+                requests = [
+                    Request(messages=(("user", question),), sampling=SamplingParams(max_new_tokens=max_new_tokens),
+                            constrain=constrain)
+                    for question in QUESTIONS
+                ]
+                elapsed, texts, tokens = 0.0, [], 0
+                for start in range(0, len(requests), batch):
+                    # CPU time of this process: on a shared VM, wall time mostly measures the neighbours
+                    finished, took = answer_all(engine, requests[start : start + batch], time.process_time)
+                    elapsed += took
+                    texts += [f.text for f in finished]
+                    tokens += sum(f.completion_tokens for f in finished)
+                rate = tokens / elapsed
+                if constrain not in best or rate > best[constrain][0]:
+                    best[constrain] = (rate, texts)
+        same = sum(a == b for a, b in zip(best[False][1], best[True][1], strict=True))
+        free, constrained = best[False][0], best[True][0]
+        rows.append(f"| {batch} | {free:.0f} | {constrained:.0f} | {100 * (1 - constrained / free):+.1f}% "
+                    f"| {same}/{len(QUESTIONS)} |")
+    return [
+        f"### Constraint overhead, greedy ({model.name}, {len(QUESTIONS)} questions, ≤ {max_new_tokens} tokens, "
+        f"best of {repeats})",
+        "",
+        "| batch | unconstrained tokens per CPU-second | constrained tokens per CPU-second | overhead "
+        "| identical answers |",
+        "|---|---|---|---|---|",
+        *rows,
     ]
 
 
@@ -214,26 +264,35 @@ def percentile(samples: list[float], q: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", choices=["quality", "step", "all"], default="all")
+    parser.add_argument("--part", choices=["quality", "overhead", "step", "all"], default="all")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads (1: the shared 2-core VMs thrash with more)")
     parser.add_argument("--model", type=Path, default=REPO / "data" / "models" / "ko-legal-tiny")
     parser.add_argument("--answers", type=int, default=200)
     parser.add_argument("--max-new-tokens", type=int, default=160)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    torch.set_num_threads(max(1, torch.get_num_threads()))
-    lines = [f"## Engine bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {machine()}", ""]
+    torch.set_num_threads(args.threads)
+    lines = [f"## Engine bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {machine()}, "
+             f"{args.threads} torch thread(s)", ""]
     if args.part in ("step", "all"):
         lines += bench_step() + [""]
+    if args.part in ("overhead", "all"):
+        lines += bench_overhead(args.model, args.max_new_tokens) + [""]
     if args.part in ("quality", "all"):
         lines += bench_quality(args.model, args.answers, args.max_new_tokens) + [""]
-    command = " ".join(["HF_HUB_OFFLINE=1 .venv/bin/python bench/engine_bench.py", *sys.argv[1:]])
-    lines.append(f"Command: `{command}`")
-    text = "\n".join(lines) + "\n"
+    write_report(lines, args.out)
+
+
+def write_report(lines: list[str], out: Path | None) -> None:
+    """Print the tables with the command that made them; append them to `out` if given."""
+    command = " ".join(["HF_HUB_OFFLINE=1 .venv/bin/python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]])
+    text = "\n".join([*lines, f"Command: `{command}`"]) + "\n"
     print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("a") as out:
-            out.write(text + "\n")
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("a") as report:
+            report.write(text + "\n")
 
 
 if __name__ == "__main__":

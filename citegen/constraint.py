@@ -189,6 +189,7 @@ class ConstraintCursor:
     def __init__(self, compiled: CompiledConstraint) -> None:
         self.compiled = compiled
         self.state = compiled.index.initial_state
+        self._in_citation = False  # the initial state is free text
 
     @property
     def needs_mask(self) -> bool:
@@ -196,7 +197,7 @@ class ConstraintCursor:
 
     @property
     def in_citation(self) -> bool:
-        return self.compiled.index.in_citation(self.state)
+        return self._in_citation
 
     @property
     def accepting(self) -> bool:
@@ -204,7 +205,7 @@ class ConstraintCursor:
 
     def forced_token(self, tokens_left: int) -> int | None:
         """The token that must come next so the open citation still closes within `tokens_left`."""
-        if not self.in_citation or self.accepting or tokens_left > MAX_CITATION_TOKENS:
+        if not self._in_citation or tokens_left > MAX_CITATION_TOKENS or self.accepting:
             return None
         needed, token = self.compiled.shortest_completion(self.state)
         return token if tokens_left <= needed else None
@@ -227,6 +228,7 @@ class ConstraintCursor:
             raise EmptyMaskError(f"expected token {token} to be accepted in state {self.state}, got a dead state")
         transition = compiled.transition(self.state, following)
         self.state = following
+        self._in_citation = transition.in_citation
         return transition
 
 

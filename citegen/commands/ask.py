@@ -43,8 +43,8 @@ def ask(
     from verifier import Database, Verifier, VerifierError, lexicon_data  # noqa: PLC0415
 
     settings = Settings()
-    console = Console(highlight=False, soft_wrap=True)
-    errors = Console(stderr=True, highlight=False)
+    console = Console(highlight=False, soft_wrap=True, markup=False)  # model text is never markup
+    errors = Console(stderr=True, highlight=False, markup=False)
     try:
         database = Database.open(database_url or settings.database_url)
         lexicon = lexicon_data(database)
@@ -80,7 +80,7 @@ def ask(
                             for found in find_citations(text):
                                 status = verifier.verify(found.citation).status
                                 written = text[found.span[0] : found.span[1]]
-                                console.print(f"  {written} ({found.form}) [{status}]",
+                                console.print(f"  {written} ({found.form.value}) [{status}]",
                                               style=_STYLES.get(status, "bold red"))
                         errors.print(f"({tokens} tokens, {reason})", style="dim")
                     case Failed(error=error):

@@ -1,0 +1,141 @@
+"""The Triton mask kernel against xgrammar's on a CUDA GPU (written for an NVIDIA H200).
+
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/gpu_mask.py [--out bench/results/gpu_mask.md]
+
+Per vocabulary (128,256: Llama 3; 151,936: Qwen 2) × batch (1, 32, 128, 512) × mask density
+(1 token allowed, half allowed, all but one allowed), float32 and bfloat16 logits: the time of one
+`apply_token_bitmask_inplace` over the whole batch, ours and xgrammar's (its default Triton
+backend), by `triton.testing.do_bench` (median, L2 flushed between runs); both results are
+compared bit for bit first. Then the constraint's share of a decode step end to end: the shipped
+model on the GPU, batch 32, greedy, the same requests constrained and unconstrained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import tempfile
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from engine_bench import write_report  # noqa: E402
+
+from citegen.kernels import apply_token_bitmask_inplace  # noqa: E402
+
+VOCABS = (128_256, 151_936)
+BATCHES = (1, 32, 128, 512)
+DENSITIES = {"1 allowed": 1, "half allowed": None, "all but 1": -1}
+
+
+def make_bitmask(batch: int, vocab: int, density: int | None, generator: torch.Generator) -> torch.Tensor:
+    words = (vocab + 31) // 32
+    if density is None:
+        return torch.randint(-(2**31), 2**31 - 1, (batch, words), dtype=torch.int32, generator=generator)
+    bitmask = torch.full((batch, words), -1 if density == -1 else 0, dtype=torch.int32)
+    token = torch.randint(0, vocab, (batch,), generator=generator)
+    for row, chosen in enumerate(token.tolist()):
+        bit = chosen % 32
+        value = -(1 << 31) if bit == 31 else 1 << bit
+        if density == -1:
+            bitmask[row, chosen // 32] = ~value
+        else:
+            bitmask[row, chosen // 32] = value
+    return bitmask
+
+
+def bench_kernels(dtype: torch.dtype) -> list[str]:
+    import triton.testing
+    import xgrammar
+
+    generator = torch.Generator().manual_seed(0)
+    lines = [
+        f"### Mask apply, {str(dtype).removeprefix('torch.')} logits: median µs (ours / xgrammar)",
+        "",
+        "| vocab | batch | " + " | ".join(DENSITIES) + " |",
+        "|---|---|" + "---|" * len(DENSITIES),
+    ]
+    for vocab in VOCABS:
+        for batch in BATCHES:
+            cells = []
+            for density in DENSITIES.values():
+                logits = torch.randn(batch, vocab, generator=generator).to(dtype).cuda()
+                bitmask = make_bitmask(batch, vocab, density, generator).cuda()
+                ours, theirs = logits.clone(), logits.clone()
+                apply_token_bitmask_inplace(ours, bitmask)
+                xgrammar.apply_token_bitmask_inplace(theirs, bitmask)
+                if not torch.equal(ours, theirs):
+                    raise SystemExit(f"results differ at vocab {vocab}, batch {batch}")
+                ours_ms = triton.testing.do_bench(lambda: apply_token_bitmask_inplace(logits, bitmask))
+                theirs_ms = triton.testing.do_bench(lambda: xgrammar.apply_token_bitmask_inplace(logits, bitmask))
+                cells.append(f"{ours_ms * 1e3:.1f} / {theirs_ms * 1e3:.1f}")
+            lines.append(f"| {vocab:,} | {batch} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def bench_decode_share(model: Path, steps: int = 64) -> list[str]:
+    from engine_bench import sample_database  # noqa: PLC0415
+
+    from citegen.commands.serve_wiring import build_engine
+    from citegen.engine import Request
+    from citegen.models import load_model
+    from citegen.sampling import SamplingParams
+    from verifier import lexicon_data
+
+    loaded = load_model(model, "cuda")
+    with tempfile.TemporaryDirectory() as scratch:
+        database = sample_database(Path(scratch))
+        engine = build_engine(loaded, lexicon_data(database), max_batch=32)
+        database.close()
+    questions = [f"질문 {i}: 불법행위로 인한 손해배상책임의 요건은 무엇인가요?" for i in range(32)]
+    timings = {}
+    for constrain in (False, True, False, True):
+        requests = [Request(messages=(("user", q),), sampling=SamplingParams(max_new_tokens=steps), constrain=constrain)
+                    for q in questions]
+        for request in requests:
+            engine.submit(request)
+        torch.cuda.synchronize()
+        started, count = time.perf_counter(), 0
+        while engine.has_work():
+            engine.step()
+            count += 1
+        torch.cuda.synchronize()
+        timings[constrain] = min(timings.get(constrain, 1e9), (time.perf_counter() - started) / count)
+    share = 1 - timings[False] / timings[True]
+    return [
+        f"### Decode step, {model.name} on the GPU, batch 32, greedy",
+        "",
+        "| unconstrained ms/step | constrained ms/step | constraint's share |",
+        "|---|---|---|",
+        f"| {timings[False] * 1e3:.2f} | {timings[True] * 1e3:.2f} | {100 * share:.1f}% |",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", type=Path, default=REPO / "data" / "models" / "ko-legal-tiny")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        raise SystemExit("gpu_mask.py needs a CUDA GPU")
+    lines = [
+        f"## GPU mask bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {torch.cuda.get_device_name()}, "
+        f"torch {torch.__version__}, triton {version('triton')}, xgrammar {version('xgrammar')}",
+        "",
+    ]
+    for dtype in (torch.float32, torch.bfloat16):
+        lines += bench_kernels(dtype) + [""]
+    if args.model.is_dir():
+        lines += bench_decode_share(args.model) + [""]
+    write_report(lines, args.out)
+
+
+if __name__ == "__main__":
+    main()
