@@ -122,6 +122,8 @@ class Engine:
         self._active: list[_Sequence] = []
         self._cache: DynamicCache | None = None  # layers of (batch, heads, time, head_dim)
         self._attention: torch.Tensor | None = None  # (batch, time), 0 = left padding
+        self._bitmask_host: torch.Tensor | None = None  # CUDA only: pinned rows the kernel reads
+        self._bitmask_device: torch.Tensor | None = None
         # control tokens (BOS, pad, chat markers) never belong in an answer; EOS ends it
         control = [i for i, piece in enumerate(loaded.vocabulary.tokens) if piece is None and i not in loaded.eos_ids]
         self._control_ids = torch.tensor(control, dtype=torch.long, device=loaded.device)
@@ -353,11 +355,17 @@ class Engine:
         if not rows:
             return
         if logits.is_cuda:
-            words = (self.loaded.vocab_size + 31) // 32
-            bitmask = torch.empty((logits.shape[0], words), dtype=torch.int32, pin_memory=True)
+            if self._bitmask_host is None:  # allocated once: no per-step pinned allocations
+                words = (self.loaded.vocab_size + 31) // 32
+                self._bitmask_host = torch.zeros((self.max_batch, words), dtype=torch.int32, pin_memory=True)
+                self._bitmask_device = torch.zeros((self.max_batch, words), dtype=torch.int32, device=logits.device)
+            host, device = self._bitmask_host, self._bitmask_device
             for row in rows:
-                self._active[row].cursor.compiled.index.fill_bitmask(self._active[row].cursor.state, bitmask[row].numpy())
-            apply_token_bitmask_inplace(logits, bitmask, rows, self.loaded.vocab_size)
+                cursor = self._active[row].cursor
+                cursor.compiled.index.fill_bitmask(cursor.state, host[row].numpy())
+            batch = logits.shape[0]
+            device[:batch].copy_(host[:batch], non_blocking=True)
+            apply_token_bitmask_inplace(logits, device[:batch], rows, self.loaded.vocab_size)
         else:
             for row in rows:
                 cursor = self._active[row].cursor

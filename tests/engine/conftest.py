@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))  # tiny_lm beside this file
+sys.path.insert(0, str(Path(__file__).parent))  # tiny_lm (and test_engine helpers) beside this file
 
 from tiny_lm import build_tiny, citation_language  # noqa: E402
 
