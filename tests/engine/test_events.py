@@ -44,6 +44,7 @@ TEXTS = {
     "citation-at-the-end": ("근거: 형법 제250조", ["형법 제250조"]),
     "think-block-is-bypassed": ("<think>대법원 2 무엇을</think> 답: 민법 제3조", ["민법 제3조"]),
     "no-citation": ("대법원은 여러 번 판단하였다.", []),
+    "markup-stays-free": ('<tool_call>{"name": "search", "q": "형법"}</tool_call> 형법 제250조', ["형법 제250조"]),
 }
 
 
