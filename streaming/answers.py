@@ -53,6 +53,7 @@ class RunOptions:
     inbox_size: int
     marker: str
     anchors: AnchorPrefixes | None = None
+    bypass: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,9 @@ class AnswerRun:
         self._source = source
         self._verifier = verifier
         self._options = options
-        self._machine = SegmentMachine(options.policy, anchors=options.anchors, marker=options.marker)
+        self._machine = SegmentMachine(
+            options.policy, anchors=options.anchors, bypass=options.bypass, marker=options.marker
+        )
         self._closed_at: dict[int, float] = {}
 
     async def events(self) -> AsyncIterator[ClientEvent]:

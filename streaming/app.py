@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from grammars.languages.answer import DEFAULT_BYPASS
 from streaming import metrics as metrics_format
 from streaming.admission import Admission
 from streaming.anchors import AnchorPrefixes
@@ -53,6 +54,7 @@ async def _answer_events(service: Service, run: AnswerRun) -> AsyncIterator[byte
                             "usage": usage_fields(event),
                             "finish_reason": event.finish_reason,
                             "citations": dict(event.outcomes),
+                            "reasoning_chars": event.reasoning_chars,
                             "timings": run.timings.as_dict(),
                         },
                         event_id,
@@ -148,9 +150,11 @@ def create_app(
     admin: AdminSource | None = None,
     probes: Sequence[ReadinessProbe] = (),
     anchors: AnchorPrefixes | None = None,
+    bypass: Sequence[tuple[str, str]] = DEFAULT_BYPASS,
 ) -> FastAPI:
     """The service over `source` and `verifier`. `anchors` lets the segment machine hold prose that
-    may begin a citation (needed when the source sends anchors as prose before `CitationStart`)."""
+    may begin a citation (needed when the source sends anchors as prose before `CitationStart`);
+    text between a `bypass` pair (the grammar's, `<think>` … `</think>`) is kept from readers."""
     admission = Admission(config.max_active, config.max_queued, config.retry_after_s)
     metrics = Metrics(
         {
@@ -158,7 +162,7 @@ def create_app(
             "citegen_answers_waiting": ("Answers waiting for a slot.", lambda: admission.waiting),
         }
     )
-    service = Service(config, source, verifier, anchors, admission, metrics)
+    service = Service(config, source, verifier, anchors, tuple(bypass), admission, metrics)
     AnswerRequest, ChatCompletionRequest = request_models(config)
     app = FastAPI(
         title="citegen",

@@ -6,6 +6,8 @@ to the verifier and everything else to the client. The machine guarantees:
 
 - prose goes out as soon as nothing before it is held, except a suffix that may still become a
   citation's anchor (`AnchorPrefixes`) or that the source marked tentative;
+- reasoning spans (`<think>` … `</think>`, the grammar's bypass pairs) never go out: the
+  automaton does not constrain them, so nothing in them was checked;
 - a citation is held from its first character until its verdict, and everything after it waits
   behind it, so the output keeps the source's order;
 - a verified citation goes out in its canonical form with its source; any other is handled by the
@@ -17,12 +19,13 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from grammars import ParsedCitation
 from streaming.anchors import AnchorPrefixes
+from streaming.bypass import BypassFilter
 from streaming.errors import SegmentProtocolError
 from streaming.protocols import (
     CitationDelta,
@@ -86,6 +89,7 @@ class AnswerFinished:
     usage: Usage
     finish_reason: str
     outcomes: Mapping[str, int]  # citations per outcome status
+    reasoning_chars: int = 0  # characters of bypass spans kept from the reader
 
 
 SegmentOutput = ProseReleased | CitationReleased | CitationWithheld | VerificationNeeded | AnswerFinished
@@ -114,12 +118,18 @@ class SegmentMachine:
     `VerificationNeeded` once, in any order; `finished` turns True after `AnswerFinished`."""
 
     def __init__(
-        self, policy: Policy, *, anchors: AnchorPrefixes | None = None, marker: str = "[인용 확인 불가]"
+        self,
+        policy: Policy,
+        *,
+        anchors: AnchorPrefixes | None = None,
+        bypass: Sequence[tuple[str, str]] = (),
+        marker: str = "[인용 확인 불가]",
     ) -> None:
         if policy not in ("strict", "annotate", "drop"):
             raise SegmentProtocolError(f"expected policy strict, annotate or drop, got {policy!r}")
         self.policy: Policy = policy
         self._anchors = anchors
+        self._bypass = BypassFilter(bypass)
         self._marker = marker
         self._queue: deque[_Prose | _Citation] = deque()
         self._awaiting: dict[int, _Citation] = {}
@@ -149,10 +159,12 @@ class SegmentMachine:
         outputs: list[SegmentOutput] = []
         match event:
             case ProseDelta(text=text, tentative=tentative):
+                text = self._bypass.feed(text)
                 self._tail += text
                 self._tentative = self._tentative + len(text) if tentative else 0
                 self._settle_tail()
             case CitationStart(prefix=prefix):
+                self._tail += self._bypass.flush()  # a held `<` before a citation was plain text
                 self._start_citation(prefix)
             case CitationDelta(text=text):
                 if self._open is None:
@@ -166,7 +178,7 @@ class SegmentMachine:
                     self._open.closed, self._open.status = True, "unparsed"
                     self._open.detail = "the answer ended inside the citation"
                     self._open = None
-                self._queue_prose(self._tail)  # nothing more can complete an anchor
+                self._queue_prose(self._tail + self._bypass.flush())  # nothing more can complete an anchor
                 self._tail, self._tentative = "", 0
             case _:
                 raise SegmentProtocolError(f"expected a source event, got {event!r}")
@@ -253,7 +265,9 @@ class SegmentMachine:
         if self._finish is not None and not queue and not self.finished:
             self.finished = True
             outputs.append(
-                AnswerFinished(self._finish.usage, self._finish.finish_reason, dict(self._outcomes))
+                AnswerFinished(
+                    self._finish.usage, self._finish.finish_reason, dict(self._outcomes), self._bypass.removed
+                )
             )
         return outputs
 

@@ -38,6 +38,7 @@ class Service:
     source: GenerationSource
     verifier: Verifier
     anchors: AnchorPrefixes | None
+    bypass: tuple[tuple[str, str], ...]
     admission: Admission
     metrics: Metrics
 
@@ -63,6 +64,7 @@ class Service:
             self.config.inbox_size,
             self.config.strict_marker,
             self.anchors,
+            self.bypass,
         )
         logger.info("[%s] answer admitted (%s, %d active)", request.request_id, policy, self.admission.active)
         return AnswerRun(request, self.source, self.verifier, options), leave

@@ -8,6 +8,7 @@ prefix of an anchor, found by brute force over the expanded anchor strings).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -346,3 +347,34 @@ def test_anchor_set_holds_exactly_the_longest_anchor_prefix(text: str) -> None:
 def test_anchor_prefixes_of_the_answer_grammar(text: str, held: int) -> None:
     anchors = AnchorPrefixes.of(answer_grammar(lexicon={"민법": ["750"], "형법": None}))
     assert anchors.held_suffix_length(text) == held
+
+
+def without_reasoning(text: str) -> str:
+    return re.sub(r"<think>.*?(</think>|$)", "", text, flags=re.S)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(
+        st.sampled_from(["<think>", "</think>", "<", "</", "think", ">", "가", " 민법 제750조 "]), max_size=10
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=80), max_size=6),
+)
+def test_reasoning_spans_never_reach_the_reader_however_the_text_is_split(
+    pieces: list[str], cuts: list[int]
+) -> None:
+    whole = "".join(pieces)
+    bounds = sorted({0, len(whole), *(c for c in cuts if c < len(whole))})
+    machine = SegmentMachine("strict", bypass=(("<think>", "</think>"),))
+    outputs = [
+        o for a, b in zip(bounds, bounds[1:], strict=False) for o in machine.feed(ProseDelta(whole[a:b]))
+    ]
+    outputs += machine.feed(Finished(Usage(1, 1)))
+    assert render(outputs) == without_reasoning(whole)
+    assert outputs[-1].reasoning_chars == len(whole) - len(without_reasoning(whole))
+
+
+def test_a_held_angle_bracket_before_a_citation_is_plain_text() -> None:
+    machine = SegmentMachine("annotate", bypass=(("<think>", "</think>"),))
+    assert machine.feed(ProseDelta("a <")) == [ProseReleased("a ")]
+    assert machine.feed(CitationStart()) == [ProseReleased("<")]

@@ -56,6 +56,17 @@ def test_answer_streams_prose_and_verified_citations_in_order(serve) -> None:
     assert "9999" not in text
 
 
+def test_reasoning_never_reaches_the_reader(serve) -> None:
+    script = [ProseDelta("<thi"), ProseDelta("nk>민법 제9999조를 볼까</th"), ProseDelta("ink>답: "),
+              *citation("민법 750조", MINBEOP_750), Finished(Usage(1, 5))]  # fmt: skip
+    base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DictVerifier()))
+    events = answer(base, {**QUESTION, "policy": "annotate"})
+    assert (
+        "".join(data["text"] for name, data in events if name in ("prose", "citation")) == "답: 민법 제750조"
+    )
+    assert events[-1][1]["reasoning_chars"] == len("<think>민법 제9999조를 볼까</think>")
+
+
 @pytest.mark.parametrize(
     "policy, shown",
     [("annotate", ("민법 제9999조", "not_found", False)), ("drop", ("", "not_found", True))],
