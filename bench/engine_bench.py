@@ -77,7 +77,9 @@ STEP_TEXTS = [
 
 
 def machine() -> str:
-    return f"{platform.node() or 'vm'} ({os.cpu_count()} CPUs, {platform.machine()}), torch {torch.__version__}"
+    return (
+        f"{platform.node() or 'vm'} ({os.cpu_count()} CPUs, {platform.machine()}), torch {torch.__version__}"
+    )
 
 
 def sample_database(directory: Path) -> Database:
@@ -86,7 +88,9 @@ def sample_database(directory: Path) -> Database:
     return database
 
 
-def answer_all(engine: Engine, requests: list[Request], clock=time.perf_counter) -> tuple[list[Finished], float]:
+def answer_all(
+    engine: Engine, requests: list[Request], clock=time.perf_counter
+) -> tuple[list[Finished], float]:
     handles = [engine.submit(request) for request in requests]
     started = clock()
     while engine.has_work():
@@ -133,10 +137,11 @@ def bench_quality(model: Path, answers: int, max_new_tokens: int) -> list[str]:
                 finished, elapsed = answer_all(engine, requests)
                 tokens = sum(f.completion_tokens for f in finished)
                 counts = citation_counts([f.text for f in finished], verifier)
-                share = (lambda n: f"{100 * n / counts['found']:.1f}%" if counts["found"] else "—")
+                found = counts["found"]
                 rows.append(
-                    f"| {'constrained' if constrain else 'unconstrained'} | {len(finished)} | {counts['found']} "
-                    f"| {share(counts['canonical'])} | {share(counts['verified'])} | {tokens} "
+                    f"| {'constrained' if constrain else 'unconstrained'} | {len(finished)} | {found} "
+                    f"| {percent(counts['canonical'], found)} | {percent(counts['verified'], found)} "
+                    f"| {tokens} "
                     f"| {tokens / elapsed:.0f} |"
                 )
         database.close()
@@ -168,8 +173,11 @@ def bench_overhead(model: Path, max_new_tokens: int, repeats: int = 5) -> list[s
         for _ in range(repeats):
             for constrain in (False, True):
                 requests = [
-                    Request(messages=(("user", question),), sampling=SamplingParams(max_new_tokens=max_new_tokens),
-                            constrain=constrain)
+                    Request(
+                        messages=(("user", question),),
+                        sampling=SamplingParams(max_new_tokens=max_new_tokens),
+                        constrain=constrain,
+                    )
                     for question in QUESTIONS
                 ]
                 elapsed, texts, tokens = 0.0, [], 0
@@ -184,10 +192,13 @@ def bench_overhead(model: Path, max_new_tokens: int, repeats: int = 5) -> list[s
                     best[constrain] = (rate, texts)
         same = sum(a == b for a, b in zip(best[False][1], best[True][1], strict=True))
         free, constrained = best[False][0], best[True][0]
-        rows.append(f"| {batch} | {free:.0f} | {constrained:.0f} | {100 * (1 - constrained / free):+.1f}% "
-                    f"| {same}/{len(QUESTIONS)} |")
+        rows.append(
+            f"| {batch} | {free:.0f} | {constrained:.0f} | {100 * (1 - constrained / free):+.1f}% "
+            f"| {same}/{len(QUESTIONS)} |"
+        )
     return [
-        f"### Constraint overhead, greedy ({model.name}, {len(QUESTIONS)} questions, ≤ {max_new_tokens} tokens, "
+        f"### Constraint overhead, greedy ({model.name}, {len(QUESTIONS)} questions, "
+        f"≤ {max_new_tokens} tokens, "
         f"best of {repeats})",
         "",
         "| batch | unconstrained tokens per CPU-second | constrained tokens per CPU-second | overhead "
@@ -239,7 +250,8 @@ def bench_step(batch: int = 32) -> list[str]:
             apply.append(time.perf_counter() - started)
         results[label] = (work, apply, masked)
     lines = [
-        f"### Constraint work per decode step, DeepSeek V4 vocabulary ({vocabulary.size:,} ids), batch {batch}",
+        f"### Constraint work per decode step, DeepSeek V4 vocabulary ({vocabulary.size:,} ids), "
+        f"batch {batch}",
         "",
         "| pass | steps | rows masked per step (mean) | advance + fill bitmask µs median / p99 | "
         "CPU apply to float32 logits µs median / p99 |",
@@ -247,7 +259,8 @@ def bench_step(batch: int = 32) -> list[str]:
     ]
     for label, (work, apply, masked) in results.items():
         lines.append(
-            f"| {label} | {steps} | {statistics.fmean(masked):.1f} | {percentile(work, 50)} / {percentile(work, 99)} "
+            f"| {label} | {steps} | {statistics.fmean(masked):.1f} "
+            f"| {percentile(work, 50)} / {percentile(work, 99)} "
             f"| {percentile(apply, 50)} / {percentile(apply, 99)} |"
         )
     lines += [
@@ -258,23 +271,33 @@ def bench_step(batch: int = 32) -> list[str]:
     return lines
 
 
+def percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "—"
+
+
 def percentile(samples: list[float], q: int) -> str:
     return f"{np.percentile(np.array(samples) * 1e6, q):.1f}"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--part", choices=["quality", "overhead", "step", "all"], default="all")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="torch CPU threads (1: the shared 2-core VMs thrash with more)")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch CPU threads (1: the shared 2-core VMs thrash with more)"
+    )
     parser.add_argument("--model", type=Path, default=REPO / "data" / "models" / "ko-legal-tiny")
     parser.add_argument("--answers", type=int, default=200)
     parser.add_argument("--max-new-tokens", type=int, default=160)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    lines = [f"## Engine bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {machine()}, "
-             f"{args.threads} torch thread(s)", ""]
+    lines = [
+        f"## Engine bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {machine()}, "
+        f"{args.threads} torch thread(s)",
+        "",
+    ]
     if args.part in ("step", "all"):
         lines += bench_step() + [""]
     if args.part in ("overhead", "all"):
@@ -286,7 +309,9 @@ def main() -> None:
 
 def write_report(lines: list[str], out: Path | None) -> None:
     """Print the tables with the command that made them; append them to `out` if given."""
-    command = " ".join(["HF_HUB_OFFLINE=1 .venv/bin/python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]])
+    command = " ".join(
+        ["HF_HUB_OFFLINE=1 .venv/bin/python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]]
+    )
     text = "\n".join([*lines, f"Command: `{command}`"]) + "\n"
     print(text)
     if out:

@@ -17,6 +17,7 @@ import datetime as dt
 import sys
 import tempfile
 import time
+from functools import partial
 from importlib.metadata import version
 from pathlib import Path
 
@@ -73,8 +74,10 @@ def bench_kernels(dtype: torch.dtype) -> list[str]:
                 xgrammar.apply_token_bitmask_inplace(theirs, bitmask)
                 if not torch.equal(ours, theirs):
                     raise SystemExit(f"results differ at vocab {vocab}, batch {batch}")
-                ours_ms = triton.testing.do_bench(lambda: apply_token_bitmask_inplace(logits, bitmask))
-                theirs_ms = triton.testing.do_bench(lambda: xgrammar.apply_token_bitmask_inplace(logits, bitmask))
+                ours_ms = triton.testing.do_bench(partial(apply_token_bitmask_inplace, logits, bitmask))
+                theirs_ms = triton.testing.do_bench(
+                    partial(xgrammar.apply_token_bitmask_inplace, logits, bitmask)
+                )
                 cells.append(f"{ours_ms * 1e3:.1f} / {theirs_ms * 1e3:.1f}")
             lines.append(f"| {vocab:,} | {batch} | " + " | ".join(cells) + " |")
     return lines
@@ -97,8 +100,12 @@ def bench_decode_share(model: Path, steps: int = 64) -> list[str]:
     questions = [f"질문 {i}: 불법행위로 인한 손해배상책임의 요건은 무엇인가요?" for i in range(32)]
     timings = {}
     for constrain in (False, True, False, True):
-        requests = [Request(messages=(("user", q),), sampling=SamplingParams(max_new_tokens=steps), constrain=constrain)
-                    for q in questions]
+        requests = [
+            Request(
+                messages=(("user", q),), sampling=SamplingParams(max_new_tokens=steps), constrain=constrain
+            )
+            for q in questions
+        ]
         for request in requests:
             engine.submit(request)
         torch.cuda.synchronize()
@@ -119,7 +126,9 @@ def bench_decode_share(model: Path, steps: int = 64) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", type=Path, default=REPO / "data" / "models" / "ko-legal-tiny")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

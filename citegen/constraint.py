@@ -21,10 +21,10 @@ from typing import Protocol
 
 import numpy as np
 import torch
-from grammars import DEAD, ParsedCitation, Vocabulary, compile_index, parse_citation
-from grammars.grammar import AnswerGrammar
 
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
+from grammars import DEAD, ParsedCitation, Vocabulary, compile_index, parse_citation
+from grammars.grammar import AnswerGrammar
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +115,9 @@ class CompiledConstraint:
         return found
 
     def allowed_ids(self, state: int) -> np.ndarray:
-        bits = np.unpackbits(self.index.bitmask(state).view(np.uint8), bitorder="little", count=self.vocab_size)
+        bits = np.unpackbits(
+            self.index.bitmask(state).view(np.uint8), bitorder="little", count=self.vocab_size
+        )
         return np.flatnonzero(bits)
 
     def row_mask(self, state: int) -> RowMask:
@@ -225,7 +227,9 @@ class ConstraintCursor:
         following = compiled.index.advance(self.state, token)
         if following == DEAD:
             # the mask allowed a token the automaton rejects: a grammar bug, never a garbage token
-            raise EmptyMaskError(f"expected token {token} to be accepted in state {self.state}, got a dead state")
+            raise EmptyMaskError(
+                f"expected token {token} to be accepted in state {self.state}, got a dead state"
+            )
         transition = compiled.transition(self.state, following)
         self.state = following
         self._in_citation = transition.in_citation

@@ -111,7 +111,9 @@ class _Sequence:
 class Engine:
     """One model, one batch, many requests."""
 
-    def __init__(self, loaded: LoadedModel, constraints: ConstraintLibrary | None = None, *, max_batch: int = 32) -> None:
+    def __init__(
+        self, loaded: LoadedModel, constraints: ConstraintLibrary | None = None, *, max_batch: int = 32
+    ) -> None:
         if max_batch < 1:
             raise RequestError(f"expected max_batch >= 1, got {max_batch}")
         self.loaded = loaded
@@ -125,7 +127,9 @@ class Engine:
         self._bitmask_host: torch.Tensor | None = None  # CUDA only: pinned rows the kernel reads
         self._bitmask_device: torch.Tensor | None = None
         # control tokens (BOS, pad, chat markers) never belong in an answer; EOS ends it
-        control = [i for i, piece in enumerate(loaded.vocabulary.tokens) if piece is None and i not in loaded.eos_ids]
+        control = [
+            i for i, piece in enumerate(loaded.vocabulary.tokens) if piece is None and i not in loaded.eos_ids
+        ]
         self._control_ids = torch.tensor(control, dtype=torch.long, device=loaded.device)
 
     # ---- submitting -----------------------------------------------------------------------
@@ -140,13 +144,18 @@ class Engine:
                 f"expected a prompt of at most {self.loaded.context_length - 1} tokens "
                 f"(the model's context less one), got {len(prompt_ids)}"
             )
-        cursor, machine = None, TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop)
+        cursor, machine = (
+            None,
+            TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop),
+        )
         if request.constrain:
             if self.constraints is None:
                 raise RequestError("expected an engine built with citation constraints, got one without")
             constraint = self.constraints.get(request.narrowing)
             cursor = constraint.cursor()
-            machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop)
+            machine = TextEventMachine(
+                anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop
+            )
         handle = RequestHandle(request.request_id or f"req-{next(_request_ids)}")
         sequence = _Sequence(
             request,
@@ -234,7 +243,8 @@ class Engine:
         device = self.loaded.device
         inputs = torch.tensor([[sequence.generated[-1]] for sequence in self._active], device=device)
         positions = torch.tensor(
-            [[len(sequence.prompt_ids) + len(sequence.generated) - 1] for sequence in self._active], device=device
+            [[len(sequence.prompt_ids) + len(sequence.generated) - 1] for sequence in self._active],
+            device=device,
         )
         attention = torch.cat([self._attention, torch.ones_like(self._attention[:, :1])], dim=1)
         output = self.loaded.model(
@@ -358,7 +368,9 @@ class Engine:
             if self._bitmask_host is None:  # allocated once: no per-step pinned allocations
                 words = (self.loaded.vocab_size + 31) // 32
                 self._bitmask_host = torch.zeros((self.max_batch, words), dtype=torch.int32, pin_memory=True)
-                self._bitmask_device = torch.zeros((self.max_batch, words), dtype=torch.int32, device=logits.device)
+                self._bitmask_device = torch.zeros(
+                    (self.max_batch, words), dtype=torch.int32, device=logits.device
+                )
             host, device = self._bitmask_host, self._bitmask_device
             for row in rows:
                 cursor = self._active[row].cursor

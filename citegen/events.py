@@ -20,9 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from grammars import ParsedCitation
-
 from citegen.constraint import Transition
+from grammars import ParsedCitation
 
 FinishReason = Literal["stop", "length", "cancelled"]
 
@@ -114,7 +113,9 @@ class TextEventMachine:
             # all of it is citation while the text must go on as one; once it may have ended,
             # only up to the last point where it matched completely
             must_go_on = transition.in_citation and self._certain_end is None
-            self._send(CitationDelta, len(self.text) if must_go_on else (self._certain_end or self._sent), events)
+            self._send(
+                CitationDelta, len(self.text) if must_go_on else (self._certain_end or self._sent), events
+            )
         else:
             self._send_prose(events)
         return events

@@ -8,14 +8,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from grammars import GrammarError, Vocabulary
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
 
 from citegen.errors import ModelLoadError, VocabularyMismatchError
+from grammars import GrammarError, Vocabulary
 
 logger = logging.getLogger(__name__)
 
-_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+_WEIGHT_FILES = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
 _TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "tokenizer_config.json")
 
 
@@ -30,7 +35,9 @@ class LoadedModel:
     token_bytes: tuple[bytes, ...]  # token id -> the bytes it adds to the text (b"" for control tokens)
     eos_ids: frozenset[int]
     context_length: int
-    cache_keyword: str  # transformers 5.x calls the forward's KV-cache argument `cache`, 4.x `past_key_values`
+    cache_keyword: (
+        str  # transformers 5.x calls the forward's KV-cache argument `cache`, 4.x `past_key_values`
+    )
 
     @property
     def vocab_size(self) -> int:
@@ -44,7 +51,9 @@ def choose_device(device: str = "auto") -> torch.device:
     try:
         return torch.device(device)
     except RuntimeError as error:
-        raise ModelLoadError(f"expected a torch device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}") from error
+        raise ModelLoadError(
+            f"expected a torch device such as 'cpu', 'cuda' or 'cuda:1', got {device!r}"
+        ) from error
 
 
 def load_model(path: str | Path, device: str = "auto") -> LoadedModel:
@@ -54,11 +63,17 @@ def load_model(path: str | Path, device: str = "auto") -> LoadedModel:
         raise ModelLoadError(f"expected a model directory at {directory}, got no such directory")
     missing = [
         what
-        for what, names in (("config.json", ("config.json",)), ("weights", _WEIGHT_FILES), ("tokenizer", _TOKENIZER_FILES))
+        for what, names in (
+            ("config.json", ("config.json",)),
+            ("weights", _WEIGHT_FILES),
+            ("tokenizer", _TOKENIZER_FILES),
+        )
         if not any((directory / name).exists() for name in names)
     ]
     if missing:
-        raise ModelLoadError(f"expected config.json, weights and tokenizer files in {directory}, got no {', '.join(missing)}")
+        raise ModelLoadError(
+            f"expected config.json, weights and tokenizer files in {directory}, got no {', '.join(missing)}"
+        )
     target = choose_device(device)
     dtype = torch.bfloat16 if target.type == "cuda" else torch.float32
     try:
@@ -87,4 +102,6 @@ def wrap_model(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> Lo
     eos.update(configured if isinstance(configured, list) else [configured] if configured is not None else [])
     context = getattr(model.config, "max_position_embeddings", None) or 2048
     keyword = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
-    return LoadedModel(model, tokenizer, model.device, vocabulary, token_bytes, frozenset(eos), int(context), keyword)
+    return LoadedModel(
+        model, tokenizer, model.device, vocabulary, token_bytes, frozenset(eos), int(context), keyword
+    )

@@ -24,10 +24,14 @@ _STYLES = {"verified": "bold green", "mismatch": "bold yellow"}
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in Korean.")],
     no_constrain: Annotated[bool, typer.Option("--no-constrain", help="Generate citations freely.")] = False,
-    max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1, help="Answer length limit.")] = 200,
+    max_new_tokens: Annotated[
+        int, typer.Option("--max-new-tokens", min=1, help="Answer length limit.")
+    ] = 200,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, help="0 = greedy.")] = 0.0,
     seed: Annotated[int | None, typer.Option("--seed", help="Sampling seed (default from settings).")] = None,
-    model: Annotated[Path | None, typer.Option("--model", help="Model directory (default from settings).")] = None,
+    model: Annotated[
+        Path | None, typer.Option("--model", help="Model directory (default from settings).")
+    ] = None,
     database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
 ) -> None:
     """Answer QUESTION on the terminal, citations checked and highlighted."""
@@ -80,8 +84,10 @@ def ask(
                             for found in find_citations(text):
                                 status = verifier.verify(found.citation).status
                                 written = text[found.span[0] : found.span[1]]
-                                console.print(f"  {written} ({found.form.value}) [{status}]",
-                                              style=_STYLES.get(status, "bold red"))
+                                console.print(
+                                    f"  {written} ({found.form.value}) [{status}]",
+                                    style=_STYLES.get(status, "bold red"),
+                                )
                         errors.print(f"({tokens} tokens, {reason})", style="dim")
                     case Failed(error=error):
                         raise error

@@ -83,7 +83,5 @@ def check_bitmask_arguments(
         if rows.dim() != 1:
             raise MaskError(f"expected a 1-D list of row indices, got shape {tuple(rows.shape)}")
         if rows.numel() and (int(rows.min()) < 0 or int(rows.max()) >= logits_2d.shape[0]):
-            raise MaskError(
-                f"expected row indices in [0, {logits_2d.shape[0]}), got {rows.tolist()}"
-            )
+            raise MaskError(f"expected row indices in [0, {logits_2d.shape[0]}), got {rows.tolist()}")
     return logits_2d, bitmask_2d, rows, vocab

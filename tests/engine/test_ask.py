@@ -36,14 +36,27 @@ def database(tmp_path_factory) -> str:
 @pytest.mark.parametrize("flags", [[], ["--no-constrain"]], ids=["constrained", "no-constrain"])
 def test_ask_streams_an_answer_and_reports_its_length(model_dir, database, flags) -> None:
     result = CliRunner().invoke(
-        app, ["ask", "판례?", "--model", str(model_dir), "--database-url", database, "--max-new-tokens", "40", *flags]
+        app,
+        [
+            "ask",
+            "판례?",
+            "--model",
+            str(model_dir),
+            "--database-url",
+            database,
+            "--max-new-tokens",
+            "40",
+            *flags,
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "tokens," in result.output and len(result.output.strip()) > 20
 
 
 def test_ask_names_what_is_missing_in_a_model_directory(database, tmp_path) -> None:
-    result = CliRunner().invoke(app, ["ask", "판례?", "--model", str(tmp_path / "nowhere"), "--database-url", database])
+    result = CliRunner().invoke(
+        app, ["ask", "판례?", "--model", str(tmp_path / "nowhere"), "--database-url", database]
+    )
     assert result.exit_code == 1
     assert "expected a model directory" in result.output
 

@@ -33,14 +33,19 @@ def test_the_cpu_row_mask_equals_the_bitmask_kernel(tiny, compiled, text) -> Non
     for state in states_along(tiny, compiled, text):
         logits = torch.randn(1, compiled.vocab_size, generator=generator)
         expected = logits.clone()
-        apply_token_bitmask_inplace(expected, torch.from_numpy(compiled.index.bitmask(state)).unsqueeze(0),
-                                    vocab_size=compiled.vocab_size)
+        apply_token_bitmask_inplace(
+            expected,
+            torch.from_numpy(compiled.index.bitmask(state)).unsqueeze(0),
+            vocab_size=compiled.vocab_size,
+        )
         compiled.mask_row_cpu_inplace(logits[0], state)
         assert torch.equal(logits, expected), state
 
 
 @pytest.mark.parametrize("text", list(WALKS.values()), ids=list(WALKS))
-def test_following_the_shortest_completion_closes_the_citation_in_that_many_tokens(tiny, compiled, text) -> None:
+def test_following_the_shortest_completion_closes_the_citation_in_that_many_tokens(
+    tiny, compiled, text
+) -> None:
     index = compiled.index
     for state in states_along(tiny, compiled, text):
         if not index.in_citation(state):

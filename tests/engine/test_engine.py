@@ -3,8 +3,6 @@ stops, cancellation and the citation invariants of ../shared/DESIGN.md."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from tiny_lm import citation_language, malformed_anchors
 
@@ -38,7 +36,9 @@ def sampled(seed: int, max_new_tokens: int = 60, constrain: bool = True, **sampl
 
 def check_events(events: list) -> str:
     """The stream's shape and text invariants; returns the final text."""
-    assert isinstance(events[-1], Finished) and not any(isinstance(e, (Finished, Failed)) for e in events[:-1])
+    assert isinstance(events[-1], Finished) and not any(
+        isinstance(e, (Finished, Failed)) for e in events[:-1]
+    )
     text = events[-1].text
     assert "".join(e.text for e in events if isinstance(e, (ProseDelta, CitationDelta))) == text
     assert "\ufffd" not in text
@@ -84,7 +84,9 @@ def test_a_sequence_decodes_the_same_alone_and_joining_a_running_batch(tiny, lib
     greedy = [
         Request(messages=QUESTION, sampling=SamplingParams(max_new_tokens=30)),
         Request(prompt="손해배상 책임이", sampling=SamplingParams(max_new_tokens=20)),
-        Request(messages=(("user", "불법행위의 요건은 무엇인가?"),), sampling=SamplingParams(max_new_tokens=25)),
+        Request(
+            messages=(("user", "불법행위의 요건은 무엇인가?"),), sampling=SamplingParams(max_new_tokens=25)
+        ),
     ]
     alone = [run_all(Engine(tiny, library), [request])[0][-1].text for request in greedy]
     engine = Engine(tiny, library)
@@ -112,7 +114,9 @@ def test_a_citation_in_progress_always_closes_within_the_budget(engine, budget) 
 
 def test_a_stop_string_ends_the_answer_before_it(engine) -> None:
     results = run_all(engine, [sampled(seed, stop=("손해",)) for seed in range(8)])
-    stopped = [events for events in results if "손해" in "".join(getattr(e, "text", "") for e in events[:-1]) or True]
+    stopped = [
+        events for events in results if "손해" in "".join(getattr(e, "text", "") for e in events[:-1]) or True
+    ]
     for events in stopped:
         text = check_events(events)
         assert "손해" not in text
@@ -169,7 +173,16 @@ def test_an_empty_mask_fails_the_request_instead_of_sampling_garbage(tiny) -> No
         (lambda: Request(prompt="질문", sampling=SamplingParams(top_p=0.0)), RequestError),
         (lambda: Request(prompt="질문", sampling=SamplingParams(stop=("",))), RequestError),
     ],
-    ids=["empty", "blank", "empty-message", "too-long", "no-tokens", "negative-temperature", "top-p-0", "empty-stop"],
+    ids=[
+        "empty",
+        "blank",
+        "empty-message",
+        "too-long",
+        "no-tokens",
+        "negative-temperature",
+        "top-p-0",
+        "empty-stop",
+    ],
 )
 def test_bad_requests_raise_typed_errors_on_submit(engine, request_factory, error) -> None:
     with pytest.raises(error, match="expected"):

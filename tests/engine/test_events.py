@@ -38,13 +38,19 @@ def constraint(tiny) -> Constraint:
 
 
 TEXTS = {
-    "case-then-prose": ("판례는 대법원 2024. 7. 1. 선고 2024도4202 판결에서 밝혔다.", ["대법원 2024. 7. 1. 선고 2024도4202 판결"]),
+    "case-then-prose": (
+        "판례는 대법원 2024. 7. 1. 선고 2024도4202 판결에서 밝혔다.",
+        ["대법원 2024. 7. 1. 선고 2024도4202 판결"],
+    ),
     "statute-with-paragraph": ("민법 제750조 제1항에 따라 배상한다.", ["민법 제750조 제1항"]),
     "statute-then-another": ("민법 제750조 및 형법 제250조 제1항", ["민법 제750조", "형법 제250조 제1항"]),
     "citation-at-the-end": ("근거: 형법 제250조", ["형법 제250조"]),
     "think-block-is-bypassed": ("<think>대법원 2 무엇을</think> 답: 민법 제3조", ["민법 제3조"]),
     "no-citation": ("대법원은 여러 번 판단하였다.", []),
-    "markup-stays-free": ('<tool_call>{"name": "search", "q": "형법"}</tool_call> 형법 제250조', ["형법 제250조"]),
+    "markup-stays-free": (
+        '<tool_call>{"name": "search", "q": "형법"}</tool_call> 형법 제250조',
+        ["형법 제250조"],
+    ),
 }
 
 

@@ -33,7 +33,9 @@ def naive_reference(logits, bitmask, indices, vocab_size):
     for row in range(logits.shape[0]) if indices is None else indices:
         for token in range(logits.shape[1]):
             word = token // 32
-            allowed = token < vocab and word < bitmask.shape[1] and (int(bitmask[row, word]) >> (token % 32)) & 1
+            allowed = (
+                token < vocab and word < bitmask.shape[1] and (int(bitmask[row, word]) >> (token % 32)) & 1
+            )
             if not allowed:
                 out[row, token] = float("-inf")
     return out
@@ -110,7 +112,11 @@ def test_triton_kernel_in_the_interpreter_equals_the_naive_loop(tmp_path) -> Non
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     subprocess.run(
         [sys.executable, "-c", _INTERPRETER_SCRIPT, str(tmp_path / "cases.pt"), str(tmp_path / "out.pt")],
-        cwd=REPO, env=env, check=True, capture_output=True, timeout=300,
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     results = torch.load(tmp_path / "out.pt")
     for name, (logits, bitmask, indices, vocab_size), got in zip(CASES, cases, results, strict=True):

@@ -23,12 +23,16 @@ def test_a_saved_model_loads_on_the_cpu_in_float32(saved, tiny) -> None:
     assert loaded.token_bytes == tiny.token_bytes and loaded.eos_ids == tiny.eos_ids
 
 
-@pytest.mark.parametrize("removed", ["config.json", "model.safetensors", "tokenizer.json"], ids=["config", "weights", "tokenizer"])
+@pytest.mark.parametrize(
+    "removed", ["config.json", "model.safetensors", "tokenizer.json"], ids=["config", "weights", "tokenizer"]
+)
 def test_a_directory_missing_a_part_names_it(saved, tmp_path, removed) -> None:
     for part in saved.iterdir():
         if part.name != removed and not (removed == "tokenizer.json" and part.name.startswith("tokenizer")):
             (tmp_path / part.name).write_bytes(part.read_bytes())
-    expected = {"config.json": "config.json", "model.safetensors": "weights", "tokenizer.json": "tokenizer"}[removed]
+    expected = {"config.json": "config.json", "model.safetensors": "weights", "tokenizer.json": "tokenizer"}[
+        removed
+    ]
     with pytest.raises(ModelLoadError, match=f"got no {expected}"):
         load_model(tmp_path, "cpu")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-
 import torch
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -39,7 +38,9 @@ def build_tokenizer(vocab_size: int = 400) -> PreTrainedTokenizerFast:
         show_progress=False,
     )
     tokenizer.train_from_iterator(CORPUS * 3, trainer)
-    tokenizer.add_tokens([AddedToken(mark, special=False) for mark in ("<think>", "</think>")])  # text, not control
+    tokenizer.add_tokens(
+        [AddedToken(mark, special=False) for mark in ("<think>", "</think>")]
+    )  # text, not control
     return PreTrainedTokenizerFast(
         tokenizer_object=tokenizer, eos_token=END, pad_token=END, chat_template=CHAT_TEMPLATE
     )
@@ -68,7 +69,9 @@ def train_briefly(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, s
     """Fit the corpus (as chat answers) a little, so sampling at temperature 1 writes
     near-citations often: the constraint then has real work to do."""
     texts = [
-        tokenizer.apply_chat_template([{"role": "user", "content": "판례?"}], tokenize=False, add_generation_prompt=True)
+        tokenizer.apply_chat_template(
+            [{"role": "user", "content": "판례?"}], tokenize=False, add_generation_prompt=True
+        )
         + answer
         + END
         for answer in CORPUS
@@ -113,5 +116,8 @@ def malformed_anchors(text: str) -> list[str]:
     return [
         free[m.start() : m.start() + 40]
         for m in ANCHORS.finditer(free)
-        if not any(parse_citation(free[m.start() : end]) for end in range(m.end(), min(len(free), m.start() + 80) + 1))
+        if not any(
+            parse_citation(free[m.start() : end])
+            for end in range(m.end(), min(len(free), m.start() + 80) + 1)
+        )
     ]
