@@ -159,8 +159,8 @@ def sse_events(response: httpx.Response) -> Iterator[tuple[str, dict]]:
             name, data = "message", []
 
 
-def answer(base: str, body: dict | None = None) -> list[tuple[str, dict]]:
-    with httpx.stream("POST", f"{base}/v1/answers", json=body or QUESTION, timeout=10) as response:
+def answer(base: str, body: dict | None = None, timeout_s: float = 10) -> list[tuple[str, dict]]:
+    with httpx.stream("POST", f"{base}/v1/answers", json=body or QUESTION, timeout=timeout_s) as response:
         assert response.status_code == 200, response.read()
         assert response.headers["content-type"].startswith("text/event-stream")
         return list(sse_events(response))
@@ -186,7 +186,7 @@ def answer_concurrently(
     """Every body asked at once, each on its own thread; the answers in the order of `bodies`."""
     answers: dict[int, list[tuple[str, dict]]] = {}
     threads = [
-        threading.Thread(target=lambda i=i: answers.__setitem__(i, answer(base, bodies[i])))
+        threading.Thread(target=lambda i=i: answers.__setitem__(i, answer(base, bodies[i], timeout_s)))
         for i in range(len(bodies))
     ]
     for thread in threads:

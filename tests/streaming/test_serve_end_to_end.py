@@ -53,6 +53,6 @@ def test_concurrent_answers_show_only_verified_citations(serve, parts) -> None:
     source, verifier, lexicon = parts
     config = StreamingSettings(max_active=len(QUESTIONS))
     base = serve(create_app(config, source, verifier, anchors=anchors_for(lexicon)))
-    bodies = [{"question": question, "max_tokens": 96, "seed": i} for i, question in enumerate(QUESTIONS)]
+    bodies = [{"question": question, "max_tokens": 48, "seed": i} for i, question in enumerate(QUESTIONS)]
     for events in answer_concurrently(base, bodies):
         assert_only_verified_citations_visible(events, lexicon)
