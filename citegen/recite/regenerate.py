@@ -68,7 +68,13 @@ class EngineRegenerator:
         prompt = (before.strip() or after.strip())[-self.context_chars:]
         if not prompt:
             return None
-        request = Request(prompt=prompt, sampling=self.sampling, narrowing=narrowing_for(written, self.lexicon))
+        return self._decode(prompt, narrowing_for(written, self.lexicon))
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019  one regenerator per worker, alive as long as it
+    def _decode(self, prompt: str, narrowing: Narrowing) -> str | None:
+        """The first citation greedy decoding closes after `prompt`; cached, since drafts repeat
+        their boilerplate and greedy decoding gives the same answer to the same prompt."""
+        request = Request(prompt=prompt, sampling=self.sampling, narrowing=narrowing)
         handle = self.engine.submit(request)
         try:
             while True:
