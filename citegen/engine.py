@@ -212,7 +212,11 @@ class Engine:
                 self._wakeup.wait(timeout=0.5)
                 self._wakeup.clear()
                 continue
-            self.step()
+            try:
+                self.step()
+            except Exception as error:  # the loop's boundary: a bug must fail its requests, not hang them
+                logger.exception("decode step failed")
+                self._fail_all(error)
 
     def wake(self) -> None:
         self._wakeup.set()
@@ -231,13 +235,18 @@ class Engine:
             logits = torch.cat(parts) if len(parts) > 1 else parts[0]
         except (RuntimeError, CitegenError) as error:  # a failed forward pass fails the whole batch
             logger.exception("forward pass failed for %d sequences", len(self._active))
-            for sequence in self._active:
-                sequence.fail(error)
-            self._active, self._cache, self._attention = [], None, None
+            self._fail_all(error)
             return 0
         self._sample_and_advance(logits)
         self._retire(lambda sequence: sequence.finished, None)
         return len(self._active)
+
+    def _fail_all(self, error: Exception) -> None:
+        """Fail every running sequence and start over with an empty batch."""
+        for sequence in self._active:
+            if not sequence.finished:
+                sequence.fail(error)
+        self._active, self._cache, self._attention = [], None, None
 
     def _decode_running(self) -> torch.Tensor:
         device = self.loaded.device

@@ -3,6 +3,8 @@ stops, cancellation and the citation invariants of ../shared/DESIGN.md."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from tiny_lm import citation_language, malformed_anchors
 
@@ -215,3 +217,35 @@ def test_the_library_caches_a_narrowed_constraint(tiny) -> None:
     library.get(Narrowing())
     library.get(narrow)
     assert built == [narrow, Narrowing(), narrow]
+
+
+def test_a_failing_step_fails_its_requests_and_the_serving_loop_goes_on(tiny) -> None:
+    def parse_that_breaks(text):
+        raise ValueError(f"parser bug on {text!r}")
+
+    real = citation_language(tiny)
+    broken = ConstraintLibrary(
+        lambda _: CitationLanguage(real.index, real.anchor, parse_that_breaks), tiny.vocab_size
+    )
+    engine = Engine(tiny, broken)
+    stop = threading.Event()
+    loop = threading.Thread(target=engine.run_forever, args=(stop,))
+    loop.start()
+    try:
+        handles = [engine.submit(sampled(seed)) for seed in range(4)]
+        last = [_last_event(handle) for handle in handles]
+        assert any(isinstance(event, Failed) for event in last)
+        again = engine.submit(
+            Request(prompt="손해배상", sampling=SamplingParams(max_new_tokens=3), constrain=False)
+        )
+        assert isinstance(_last_event(again), Finished)
+    finally:
+        stop.set()
+        engine.wake()
+        loop.join(timeout=30)
+
+
+def _last_event(handle):
+    while not isinstance(event := handle.events.get(timeout=60), (Finished, Failed)):
+        pass
+    return event
