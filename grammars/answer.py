@@ -21,7 +21,7 @@ citation even if another citation begins and ends while it is still partial.
 
 from __future__ import annotations
 
-from grammars.boundary import BOUNDARY, WORD, WordClass, diverging_bytes, is_word_char, step_word_class
+from grammars.boundary import BOUNDARY, WORD, WordClass, is_word_char, step_word_class
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, FINAL, FREE, PENDING, ByteNFA, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Literals
@@ -57,15 +57,11 @@ class AnswerDFA(LazyDFA):
         self._citation_start = [
             n for i in range(len(grammar.citations)) for n in self.citations.start(i) if n[0] != FINAL
         ]
-        # After a word character no anchor or citation may begin: there free text differs from the base.
-        self._start_bytes = frozenset().union(
-            *(self.anchors.live_bytes(n) for n in self._anchor_start),
-            *(self.citations.live_bytes(n) for n in self._citation_start),
-        )
         self._citation_finals = frozenset((CITE, (FINAL, i)) for i in range(len(grammar.citations)))
         self._spawned: dict[int, tuple[frozenset, frozenset, frozenset]] = {}
+        self._bases: dict[int, int | None] = {}
         self.initial = self.intern(frozenset({(FREE_MARK, BOUNDARY)}))
-        self.free_base = self.initial
+        self.free_text = True
         self.anchor_final_bytes = self.anchors.final_bytes(_ANCHOR_TAG)
 
     def _spawn_step(self, byte: int) -> tuple[frozenset, frozenset, frozenset]:
@@ -159,14 +155,21 @@ class AnswerDFA(LazyDFA):
     def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
         return frozenset().union(*(self._node_live(n) for n in nodes))
 
+    def base_of(self, state: int) -> int | None:
+        """The state of the free-text threads alone: a state differs from it only where its partial
+        anchors and citations go on. Each word class has its own base, so a state inside an anchor
+        (`민법` after a syllable) differs from its base only on the anchor's next bytes."""
+        found = self._bases.get(state, -1)
+        if found == -1:
+            free = frozenset(n for n in self.sets[state] if n[0] == FREE_MARK)
+            found = self._bases[state] = self.intern(free) if free else None
+        return found
+
+    def between_characters(self) -> tuple[int, ...]:
+        return (self.initial, self.intern(frozenset({(FREE_MARK, WORD)})))
+
     def divergence(self, state: int) -> frozenset[int] | None:
         nodes = self.sets[state]
-        free_classes = [n[1] for n in nodes if n[0] == FREE_MARK]
-        if not free_classes:
+        if self.base_of(state) is None:
             return None
-        out = set().union(*(self._node_live(n) for n in nodes if n[0] != FREE_MARK))
-        for word_class in free_classes:
-            out |= diverging_bytes(word_class)
-            if word_class == WORD:
-                out |= self._start_bytes
-        return frozenset(out)
+        return frozenset().union(*(self._node_live(n) for n in nodes if n[0] != FREE_MARK))

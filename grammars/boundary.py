@@ -34,6 +34,7 @@ WORD_RANGES: tuple[tuple[int, int], ...] = (
 NOT_AFTER_WORD = "(?<![" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in WORD_RANGES) + "])"
 
 _SHORTEST_OF_LENGTH = {1: 0, 2: 0x80, 3: 0x800, 4: 0x10000}  # below it an encoding is overlong
+_LAST_CODE_POINT = 0x10FFFF
 
 
 def is_word_char(char: str) -> bool:
@@ -80,8 +81,10 @@ def _class_of_prefix(prefix: bytes, length: int) -> WordClass:
     for byte in prefix[1:]:
         value = (value << 6) | (byte & 0x3F)
     low, high = value << payload_bits, ((value + 1) << payload_bits) - 1
-    if low >= _SHORTEST_OF_LENGTH[length] and any(a <= low and high <= b for a, b in WORD_RANGES):
+    if any(a <= low and high <= b for a, b in WORD_RANGES) and low >= _SHORTEST_OF_LENGTH[length]:
         return (remaining, True)
+    # Only well-formed completions can be word characters: overlong and too large ones are not.
+    low, high = max(low, _SHORTEST_OF_LENGTH[length]), min(high, _LAST_CODE_POINT)
     if all(high < a or b < low for a, b in WORD_RANGES):
         return (remaining, False)
     return (remaining, prefix)
@@ -105,12 +108,3 @@ def step_word_class(current: WordClass, byte: int) -> tuple[bool, WordClass]:
         return False, (remaining - 1, known)
     # An unfinished character cut off by this byte is malformed: a non-word character.
     return current != WORD, _class_from_start(byte)
-
-
-def diverging_bytes(current: WordClass) -> frozenset[int]:
-    """The bytes on which `current` steps differently from BOUNDARY (besides the citation starts
-    a WORD class suppresses): the continuation bytes of an unfinished character."""
-    return _CONTINUATION_BYTES if isinstance(current, tuple) else frozenset()
-
-
-_CONTINUATION_BYTES = frozenset(range(0x80, 0xC0))

@@ -5,8 +5,8 @@ flat numpy arrays in one `.npz` file; loading it is a file read, no Python objec
 come back to life one at a time, on first use. Files:
 - `trie-<vocabulary>.npz`: the vocabulary's byte trie, shared by every grammar;
 - `index-<grammar>-<vocabulary>.npz`: the automaton's byte transitions and flags, and per state the
-  sparse bitmask, the allowed tokens with their next states (inside citations) or the divergence
-  bytes (free text), plus the base free state's next state for every token.
+  sparse bitmask, the allowed tokens with their next states (inside citations) or the base and the
+  divergence bytes (free text), plus each base free state's next state for every token.
 Both are written atomically (temporary file, then rename). A file that cannot be read is logged and
 ignored: the index is compiled again.
 """
@@ -30,7 +30,7 @@ from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "citegen-index-3"  # 3: citations begin at word boundaries
+FORMAT_VERSION = "citegen-index-3"  # 3: citations begin at word boundaries; a base per word class
 _ALL_BYTES = frozenset(range(256))
 
 
@@ -97,9 +97,10 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     next_start, next_items = _csr([sorted(m.next.items()) if m.next is not None else [] for m in masks])
     divergences = [m.divergence for m in masks]
     div_start, div_items = _csr([sorted(d) if d is not None else [] for d in divergences])
-    base = automaton.free_base
+    bases = [automaton.base_of(state) for state in range(count)]
+    base_states = sorted(automaton.between_characters())  # the other bases' tables refill as tokens come
     return {
-        "meta": np.asarray([automaton.initial, -1 if base is None else base, index.vocab_size], dtype=np.int64),
+        "meta": np.asarray([automaton.initial, int(automaton.free_text), index.vocab_size], dtype=np.int64),
         "anchor_final_bytes": np.asarray(sorted(automaton.anchor_final_bytes), dtype=np.uint8),
         "flags": np.asarray([automaton.flags(s) for s in range(count)], dtype=np.uint8),
         "accepting": np.asarray([automaton.is_accepting(s) for s in range(count)], dtype=bool),
@@ -116,18 +117,23 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "div_all": np.asarray([d is None for d in divergences], dtype=bool),
         "div_start": div_start,
         "div_bytes": np.asarray(div_items, dtype=np.uint8),
-        "base_next": np.frombuffer(index.base_next, dtype=np.int32) if base is not None else np.empty(0, np.int32),
+        "base_of": np.asarray([-1 if base is None else base for base in bases], dtype=np.int32),
+        "base_states": np.asarray(base_states, dtype=np.int32),
+        "base_next": np.asarray([np.frombuffer(index.base_next[b], dtype=np.int32) for b in base_states],
+                                dtype=np.int32).reshape(len(base_states), index.vocab_size),
     }
 
 
 class FrozenDFA(ByteWalker):
     """A completely explored automaton read back from arrays: the LazyDFA interface without the
-    subset construction. A byte missing from a state's row is DEAD, or for free text whatever the
+    subset construction. A byte missing from a state's row is DEAD, or for free text whatever its
     base free state does (the row holds every byte on which it differs)."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
-        self.initial, base, _ = (int(x) for x in arrays["meta"])
-        self.free_base = None if base < 0 else base
+        self.initial, free_text, _ = (int(x) for x in arrays["meta"])
+        self.free_text = bool(free_text)
+        self._base_of = array.array("i", arrays["base_of"].astype(np.int32).tobytes())
+        self._between_characters = tuple(arrays["base_states"].tolist())
         self.anchor_final_bytes = frozenset(arrays["anchor_final_bytes"].tolist())
         self._arrays = arrays
         self._flags = array.array("B", arrays["flags"].tobytes())
@@ -150,9 +156,17 @@ class FrozenDFA(ByteWalker):
         found = self._row(state).get(byte)
         if found is not None:
             return found
-        if self._flags[state] & FREE and self.free_base is not None and state != self.free_base:
-            return self.step(self.free_base, byte)
+        base = self._base_of[state]
+        if base >= 0 and base != state:
+            return self.step(base, byte)
         return DEAD
+
+    def base_of(self, state: int) -> int | None:
+        base = self._base_of[state]
+        return None if base < 0 else base
+
+    def between_characters(self) -> tuple[int, ...]:
+        return self._between_characters
 
     def is_accepting(self, state: int) -> bool:
         return bool(self._accepting[state])
@@ -184,6 +198,7 @@ class StoredMasks:
         start, end = a["mask_start"][state : state + 2]
         masks = StateMasks(bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end])
         if masks.free:
+            masks.base = self._automaton.base_of(state)
             masks.divergence = self._automaton.divergence(state)
         else:
             start, end = a["next_start"][state : state + 2]
@@ -200,8 +215,9 @@ def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex 
     index = TokenIndex(automaton, vocabulary, key)
     index.stored = StoredMasks(arrays, automaton)
     index.complete = True
-    if automaton.free_base is not None:
-        index.base_next = array.array("i", arrays["base_next"].astype(np.int32).tobytes())
+    index.base_next = {
+        int(base): array.array("i", row.tobytes()) for base, row in zip(arrays["base_states"], arrays["base_next"])
+    }
     return index
 
 

@@ -436,11 +436,21 @@ class LazyDFA(ByteWalker):
             self._live[state] = found
         return found
 
-    def divergence(self, state: int) -> frozenset[int] | None:
-        """For a free state: bytes on which it may step differently from `free_base`; None = any."""
+    def base_of(self, state: int) -> int | None:
+        """For a free state: the plain free-text state it steps like outside `divergence` (itself when
+        it is one); None for a state without a free-text thread."""
         return None
 
-    free_base: int | None = None  # the state plain free text returns to (None: no free text)
+    def divergence(self, state: int) -> frozenset[int] | None:
+        """For a free state: bytes on which it may step differently from `base_of(state)`; None = any."""
+        return None
+
+    free_text = False  # whether the language has free text (plain free-text states exist)
+
+    def between_characters(self) -> tuple[int, ...]:
+        """The plain free-text states between two characters, where nearly every token starts: their
+        per-token next states are worth computing in full (other bases fill theirs as tokens come)."""
+        return ()
     anchor_final_bytes: frozenset[int] = frozenset()  # bytes that may complete an anchor
 
     @property

@@ -9,10 +9,11 @@ time they are asked for:
   token → next-state dict. Such states allow few tokens, so this stays small.
 - a **free** state (free text is alive) can only reject a token that contains a byte completing an
   anchor (for the citation languages: a digit). Only trie subtrees holding such tokens are walked, and a
-  walk stops as soon as it reaches the state that plain free text would reach on the same bytes, where
-  the base state's answer is reused. A free state stores only its rejected tokens (usually none): memory
-  does not grow as states × vocabulary. Its next states come from one shared per-token table of the base
-  free state unless the token's first byte is one on which this state differs from the base.
+  walk stops as soon as it reaches the state that its base (the plain free-text state with the same
+  free-text threads, `automaton.base_of`) would reach on the same bytes, where the base's answer is
+  reused. A free state stores only its rejected tokens (usually none): memory does not grow as
+  states × vocabulary. Its next states come from a per-token table shared by every state of its base
+  unless the token's first byte is one on which this state differs from the base.
 
 The bitmask layout is xgrammar's: int32 words, bit j of word i is token 32·i+j, 1 = allowed.
 """
@@ -33,13 +34,14 @@ _MAX_WALKS_PER_STATE = 4096
 
 
 class StateMasks:
-    __slots__ = ("free", "words", "values", "next", "divergence", "walks", "unconstrained")
+    __slots__ = ("free", "words", "values", "next", "base", "divergence", "walks", "unconstrained")
 
     def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
         self.free = free
         self.words = words  # indices of the bitmask words that differ from the base row
         self.values = values  # their values
         self.next: dict[int, int] | None = None  # constrained: allowed token → next state
+        self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] = {}  # free: next states of tokens walked from this state
         self.unconstrained = free and not len(words)
@@ -78,12 +80,12 @@ class TokenIndex:
         self._trie = vocabulary.trie
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
         self.free_row = vocabulary.text_bitmask
-        if self.automaton.free_base is not None:
+        if self.automaton.free_text:
             self._anchor_hits = vocabulary.hit_prefix(self.automaton.anchor_final_bytes)
             if not hasattr(self, "base_next"):
-                # next state of each token from the base free state, filled as tokens are walked
-                self.base_next = array.array("i", [_UNKNOWN]) * self.vocab_size
-                self._base_ranges: list[tuple[int, int]] | None = None
+                # per base free state, the next state of each token, filled as tokens are walked
+                self.base_next: dict[int, array.array] = {}
+                self._base_ranges: dict[int, list[tuple[int, int]]] = {}
 
     # ----- public API -----
 
@@ -154,10 +156,11 @@ class TokenIndex:
             return DEAD
         divergence = masks.divergence
         if divergence is not None and self._first_byte[token_id] not in divergence:
-            found = self.base_next[token_id]
+            table = self._base_table(masks.base)
+            found = table[token_id]
             if found == _UNKNOWN:
-                found = self.automaton.walk(self.automaton.free_base, self._tokens[token_id])
-                self.base_next[token_id] = found
+                found = self.automaton.walk(masks.base, self._tokens[token_id])
+                table[token_id] = found
             return found
         found = masks.walks.get(token_id)
         if found is None:
@@ -166,6 +169,12 @@ class TokenIndex:
                 masks.walks.clear()
             masks.walks[token_id] = found
         return found
+
+    def _base_table(self, base: int) -> array.array:
+        table = self.base_next.get(base)
+        if table is None:
+            table = self.base_next[base] = array.array("i", [_UNKNOWN]) * self.vocab_size
+        return table
 
     def advance_bytes(self, state: int, data: bytes) -> int:
         """The state after raw bytes (e.g. a prompt prefix that is already part of the output)."""
@@ -181,16 +190,17 @@ class TokenIndex:
             return self.automaton.state_count
         seen = {self.initial_state}
         pending = [self.initial_state]
-        base = self.automaton.free_base
         while pending:
             state = pending.pop()
             self.masks(state)
             if max_states is not None and len(seen) >= max_states:
                 break
-            if self.automaton.flags(state) & FREE and state != base and base is not None:
-                candidates = self.automaton.divergence(state)
-                if candidates is None:
-                    candidates = range(256)
+            base = self.automaton.base_of(state)
+            if base is not None and base != state:
+                candidates = self.automaton.divergence(state)  # on other bytes it goes where its base goes
+                if base not in seen:
+                    seen.add(base)
+                    pending.append(base)
             else:
                 candidates = self.automaton.live_bytes(state)
             for byte in candidates:
@@ -199,27 +209,28 @@ class TokenIndex:
                     seen.add(target)
                     pending.append(target)
         else:
-            if base is not None:
-                self._fillbase_next()
+            for base in self.automaton.between_characters():
+                self._fill_base_next(base)
             self.complete = True
         return len(seen)
 
-    def _fillbase_next(self) -> None:
-        """The base free state's next state for every text token, by one walk over the whole trie."""
+    def _fill_base_next(self, base: int) -> None:
+        """A base free state's next state for every text token, by one walk over the whole trie."""
         trie, step = self._trie, self.automaton.step
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
         token_start, order = trie.token_start, trie.order
-        pending = [(0, self.automaton.free_base)]
+        table = self._base_table(base)
+        pending = [(0, base)]
         while pending:
             node, current = pending.pop()
             for e in range(edge_start[node], edge_start[node + 1]):
                 child, target = edge_child[e], step(current, edge_byte[e])
                 if target == DEAD:
                     for position in range(token_start[child], trie.token_end[child]):
-                        self.base_next[order[position]] = DEAD
+                        table[order[position]] = DEAD
                     continue
                 for position in range(token_start[child], token_start[child + 1]):
-                    self.base_next[order[position]] = target
+                    table[order[position]] = target
                 pending.append((child, target))
 
     # ----- computing a state -----
@@ -288,7 +299,7 @@ class TokenIndex:
             walked = sorted(trie.root_child[b] for b in divergence if trie.root_child[b] >= 0)
             edges = [(e, state, base) for e in range(edge_start[0], edge_start[1]) if edge_child[e] in walked]
             spans = [(token_start[c], token_end[c]) for c in walked]
-            ranges = [r for r in self._base_rejected() if not any(lo <= r[0] < hi for lo, hi in spans)]
+            ranges = [r for r in self._base_rejected(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
         while edges:
             e, current, mirror = edges.pop()
             child = edge_child[e]
@@ -304,28 +315,30 @@ class TokenIndex:
             if mirror is not None:
                 mirror_target = step(mirror, byte) if mirror != DEAD else DEAD
                 if mirror_target == target:
-                    ranges.extend(self._base_ranges_within(low, high))
+                    ranges.extend(self._base_ranges_within(base, low, high))
                     continue
             edges.extend((f, target, mirror_target) for f in range(edge_start[child], edge_start[child + 1]))
         return ranges
 
-    def _base_ranges_within(self, low: int, high: int) -> list[tuple[int, int]]:
-        ranges = self._base_rejected()
+    def _base_ranges_within(self, base: int, low: int, high: int) -> list[tuple[int, int]]:
+        ranges = self._base_rejected(base)
         first = bisect.bisect_left(ranges, (low, -1))
         last = bisect.bisect_left(ranges, (high, -1))
         return ranges[first:last]
 
-    def _base_rejected(self) -> list[tuple[int, int]]:
-        if self._base_ranges is None:
-            self._base_ranges = sorted(self._rejected_ranges(self.automaton.free_base, None))
-        return self._base_ranges
+    def _base_rejected(self, base: int) -> list[tuple[int, int]]:
+        found = self._base_ranges.get(base)
+        if found is None:
+            found = self._base_ranges[base] = sorted(self._rejected_ranges(base, None))
+        return found
 
     def _free_masks(self, state: int) -> StateMasks:
-        base = self.automaton.free_base
-        ranges = self._base_rejected() if state == base else self._rejected_ranges(state, base)
+        base = self.automaton.base_of(state)
+        ranges = self._base_rejected(base) if state == base else self._rejected_ranges(state, base)
         order = self._trie.arrays["order"]
         rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
         words, bits = pack_bits(rejected, self.word_count)
         masks = StateMasks(True, words, self.free_row[words] & ~bits)
+        masks.base = base
         masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
         return masks

@@ -248,6 +248,17 @@ def test_free_text_states_store_no_mask_and_say_so() -> None:
     assert index.is_pending(index.advance_bytes(index.initial_state, "대법".encode()))
 
 
+def test_a_state_inside_an_anchor_differs_from_its_base_only_where_the_anchor_goes_on() -> None:
+    """Each word class has its own plain free-text base, so the states along the thousands of names
+    of a statute lexicon store a byte or two each, not every byte a name could begin with."""
+    automaton = INDEXES["answer"].automaton
+    inside = automaton.walk(automaton.initial, "민".encode())  # after a syllable, 법 may follow
+    assert automaton.base_of(inside) == automaton.walk(automaton.initial, "가".encode())
+    assert automaton.divergence(inside) == {"법".encode()[0]}
+    mid_character = automaton.walk(automaton.initial, "민".encode()[:2])
+    assert automaton.divergence(mid_character) == {"민".encode()[2]}
+
+
 def test_bitmask_layout_is_xgrammars() -> None:
     """Bit j of word i is token 32·i + j; padding ids past the tokenizer and control tokens stay 0."""
     index = INDEXES["answer"]
@@ -266,7 +277,7 @@ def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
     built = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
     loaded = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
     assert loaded is not built and loaded.state_count == built.state_count
-    for text in ["", "대법원 2023. ", "형법 제1", "형법 제12조", "<think>", "판결", "대법"]:
+    for text in ["", "대법원 2023. ", "형법 제1", "형법 제12조", "<think>", "판결", "대법", "군형법 제", "서울대법원 2"]:
         state = loaded.advance_bytes(loaded.initial_state, text.encode())
         assert state == built.advance_bytes(built.initial_state, text.encode())
         np.testing.assert_array_equal(loaded.bitmask(state), built.bitmask(state))
