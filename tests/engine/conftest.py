@@ -22,6 +22,15 @@ def tiny() -> LoadedModel:
 
 
 @pytest.fixture(scope="session")
+def tiny_dir(tiny: LoadedModel, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model saved as a Hugging Face model directory."""
+    directory = tmp_path_factory.mktemp("tiny-model")
+    tiny.model.save_pretrained(directory)
+    tiny.tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
 def library(tiny: LoadedModel) -> ConstraintLibrary:
     return ConstraintLibrary(lambda narrowing: citation_language(tiny), tiny.vocab_size)
 

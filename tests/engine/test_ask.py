@@ -14,14 +14,6 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 @pytest.fixture(scope="module")
-def model_dir(tiny, tmp_path_factory):
-    directory = tmp_path_factory.mktemp("tiny-model")
-    tiny.model.save_pretrained(directory)
-    tiny.tokenizer.save_pretrained(directory)
-    return directory
-
-
-@pytest.fixture(scope="module")
 def database(tmp_path_factory) -> str:
     """The sample statutes and cases of data/, imported into a fresh SQLite file."""
     url = f"sqlite:///{tmp_path_factory.mktemp('ask-db') / 'sample.sqlite3'}"
@@ -34,14 +26,14 @@ def database(tmp_path_factory) -> str:
 
 
 @pytest.mark.parametrize("flags", [[], ["--no-constrain"]], ids=["constrained", "no-constrain"])
-def test_ask_streams_an_answer_and_reports_its_length(model_dir, database, flags) -> None:
+def test_ask_streams_an_answer_and_reports_its_length(tiny_dir, database, flags) -> None:
     result = CliRunner().invoke(
         app,
         [
             "ask",
             "판례?",
             "--model",
-            str(model_dir),
+            str(tiny_dir),
             "--database-url",
             database,
             "--max-new-tokens",
@@ -53,7 +45,7 @@ def test_ask_streams_an_answer_and_reports_its_length(model_dir, database, flags
     assert "tokens," in result.output and len(result.output.strip()) > 20
 
 
-def test_ask_names_what_is_missing_in_a_model_directory(database, tmp_path) -> None:
+def test_ask_names_a_missing_model_directory(database, tmp_path) -> None:
     result = CliRunner().invoke(
         app, ["ask", "판례?", "--model", str(tmp_path / "nowhere"), "--database-url", database]
     )
@@ -61,8 +53,8 @@ def test_ask_names_what_is_missing_in_a_model_directory(database, tmp_path) -> N
     assert "expected a model directory" in result.output
 
 
-def test_ask_refuses_an_empty_database(model_dir, tmp_path) -> None:
+def test_ask_refuses_an_empty_database(tiny_dir, tmp_path) -> None:
     empty = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
-    result = CliRunner().invoke(app, ["ask", "판례?", "--model", str(model_dir), "--database-url", empty])
+    result = CliRunner().invoke(app, ["ask", "판례?", "--model", str(tiny_dir), "--database-url", empty])
     assert result.exit_code == 1
     assert "citegen-admin import" in result.output

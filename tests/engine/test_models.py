@@ -9,16 +9,8 @@ from citegen.errors import ModelLoadError, VocabularyMismatchError
 from citegen.models import choose_device, load_model, wrap_model
 
 
-@pytest.fixture(scope="module")
-def saved(tiny, tmp_path_factory):
-    directory = tmp_path_factory.mktemp("saved")
-    tiny.model.save_pretrained(directory)
-    tiny.tokenizer.save_pretrained(directory)
-    return directory
-
-
-def test_a_saved_model_loads_on_the_cpu_in_float32(saved, tiny) -> None:
-    loaded = load_model(saved, "cpu")
+def test_a_saved_model_loads_on_the_cpu_in_float32(tiny_dir, tiny) -> None:
+    loaded = load_model(tiny_dir, "cpu")
     assert loaded.device.type == "cpu" and next(loaded.model.parameters()).dtype.is_floating_point
     assert loaded.token_bytes == tiny.token_bytes and loaded.eos_ids == tiny.eos_ids
 
@@ -26,8 +18,8 @@ def test_a_saved_model_loads_on_the_cpu_in_float32(saved, tiny) -> None:
 @pytest.mark.parametrize(
     "removed", ["config.json", "model.safetensors", "tokenizer.json"], ids=["config", "weights", "tokenizer"]
 )
-def test_a_directory_missing_a_part_names_it(saved, tmp_path, removed) -> None:
-    for part in saved.iterdir():
+def test_a_directory_missing_a_part_names_it(tiny_dir, tmp_path, removed) -> None:
+    for part in tiny_dir.iterdir():
         if part.name != removed and not (removed == "tokenizer.json" and part.name.startswith("tokenizer")):
             (tmp_path / part.name).write_bytes(part.read_bytes())
     expected = {"config.json": "config.json", "model.safetensors": "weights", "tokenizer.json": "tokenizer"}[
