@@ -38,12 +38,18 @@ def recite(
     max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest file (or unpacked part) read.")]
     = DEFAULT_MAX_BYTES,
     database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
+    backend: Annotated[str, typer.Option("--backend", help="Re-generation on 'builtin' (citegen's loop) or 'vllm' "
+                                         "(one vLLM engine: implies --jobs 1).")] = "builtin",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Rewrite the citations of drafts in canonical, checked form and report what changed."""
     settings = Settings()
     url = database_url or settings.database_url
     model_path = settings.model_path if regenerate else None
+    if backend not in ("builtin", "vllm"):
+        raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")
+    if backend == "vllm" and regenerate:
+        jobs = 1  # one engine holds the model (and its GPUs); vLLM batches inside it
     options = BatchOptions(out=out, jobs=jobs or os.cpu_count() or 1, dry_run=dry_run, max_bytes=max_bytes,
                            fingerprint=f"db={url};regenerate={model_path}")
     console = Console(stderr=True)
@@ -55,7 +61,7 @@ def recite(
     except UsageError as error:
         console.print(f"[red]citegen recite:[/red] {escape(str(error))}")
         raise typer.Exit(code=2) from None
-    factory = functools.partial(build_pipeline, url, model_path)
+    factory = functools.partial(build_pipeline, url, model_path, backend)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=quiet) as progress:
         task = progress.add_task("reciting", total=len(files))

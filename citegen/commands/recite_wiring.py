@@ -65,14 +65,18 @@ def check_sources(database_url: str, model_path: Path | None) -> None:
         raise UsageError(f"expected the model that --regenerate uses at {model_path}, got no such folder")
 
 
-def build_pipeline(database_url: str, model_path: Path | None) -> RecitePipeline:
+def build_pipeline(database_url: str, model_path: Path | None, backend: str = "builtin") -> RecitePipeline:
     """The real pipeline, built in each worker process (hence a top-level function). With a
     model, unresolvable citations are re-generated under the database's canonical names only."""
     database = Database.open(database_url)
     known = build_lexicon(database)
     finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)))
     regenerator = None
-    if model_path is not None:
+    if model_path is not None and backend == "vllm":
+        from citegen.integrations.vllm_recite import VllmRegenerator  # noqa: PLC0415  the citegen[vllm] extra
+
+        regenerator = VllmRegenerator.load(model_path, dict(known.acts))
+    elif model_path is not None:
         from citegen.recite.regenerate import EngineRegenerator  # noqa: PLC0415  loads torch
 
         regenerator = EngineRegenerator.load(model_path, dict(known.acts))

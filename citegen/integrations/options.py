@@ -3,11 +3,13 @@
 
     citegen_grammar   "answer" (default: free text whose citations are constrained), "citation"
                       (the whole output is one citation, case or statute), "case", "statute"
-    citegen_acts      list of act names: statutes may cite only these (narrowing)
-    citegen_courts    list of court names: cases may cite only these (narrowing)
+    citegen_acts      list of act names: statutes may cite only these (narrowing); [] with the
+                      answer grammar: no statute citations at all
+    citegen_courts    list of court names: cases may cite only these; [] with answer: no cases
     citegen_lexicon   path of the verifier's lexicon export (`citegen-admin export -o FILE`): statute
                       names and the article numbers the database holds; default grammars' built-in one
     citegen_think     1 (default): text inside `<think>`…`</think>` is never constrained; 0: it is
+    citegen_shorthand 1 (default): shorthand (`대판`, `같은 법 제3조`) is free text; 0: it is barred
 
 A request with no `citegen_*` key is not constrained at all. Everything here is checked in
 `CitationOptions.from_extra_args`, which the processor's `validate_params` calls in the front end,
@@ -35,7 +37,7 @@ from citegen.errors import RequestError
 
 PREFIX = "citegen_"
 GRAMMARS = ("answer", "citation", "case", "statute")
-KEYS = ("grammar", "acts", "courts", "lexicon", "think")
+KEYS = ("grammar", "acts", "courts", "lexicon", "think", "shorthand")
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]
 
@@ -50,6 +52,7 @@ class CitationOptions:
     narrowing: Narrowing = Narrowing()
     lexicon: str | None = None
     think: bool = True
+    shorthand: bool = True
 
     @classmethod
     def from_extra_args(cls, extra_args: Mapping[str, Any] | None) -> CitationOptions | None:
@@ -69,10 +72,11 @@ class CitationOptions:
         lexicon = ours.get("lexicon")
         if lexicon is not None and (not isinstance(lexicon, str) or not lexicon):
             raise ExtraArgsError(f"expected {PREFIX}lexicon to be a file path, got {lexicon!r}")
-        think = ours.get("think", 1)
-        if think not in (0, 1) or isinstance(think, float):  # True/False pass as 1/0
-            raise ExtraArgsError(f"expected {PREFIX}think to be 0 or 1, got {think!r}")
-        options = cls(grammar, Narrowing(_names(ours, "courts"), _names(ours, "acts")), lexicon, bool(think))
+        think, shorthand = _flag(ours, "think"), _flag(ours, "shorthand")
+        narrowing = Narrowing(_names(ours, "courts", grammar), _names(ours, "acts", grammar))
+        if narrowing.courts == () and narrowing.acts == ():
+            raise ExtraArgsError(f"expected {PREFIX}acts or {PREFIX}courts to leave a citation kind, got both empty")
+        options = cls(grammar, narrowing, lexicon, think, shorthand)
         options.article_lexicon()  # an unreadable lexicon file is the request's fault: refuse it here
         options.check_names()
         return options
@@ -104,8 +108,10 @@ class CitationOptions:
             lexicon = {act: known.articles_of(act) for act in acts}
         try:
             if self.grammar == "answer":
-                bypass = DEFAULT_BYPASS if self.think else ()
-                return answer_grammar(lexicon=lexicon, courts=self.narrowing.courts, bypass=bypass)
+                courts = self.narrowing.courts
+                return answer_grammar(case=courts != (), statute=acts != (), lexicon=lexicon or None,
+                                      courts=courts or None, bypass=DEFAULT_BYPASS if self.think else (),
+                                      forbid_shorthand=not self.shorthand)
             parts = []
             if self.grammar in ("citation", "case"):
                 parts.append(case_grammar(courts=self.narrowing.courts))
@@ -119,7 +125,8 @@ class CitationOptions:
 
     def as_extra_args(self) -> dict[str, Any]:
         """The inverse of from_extra_args, for callers that build vLLM requests."""
-        args: dict[str, Any] = {PREFIX + "grammar": self.grammar, PREFIX + "think": int(self.think)}
+        args: dict[str, Any] = {PREFIX + "grammar": self.grammar, PREFIX + "think": int(self.think),
+                                PREFIX + "shorthand": int(self.shorthand)}
         if self.narrowing.acts is not None:
             args[PREFIX + "acts"] = list(self.narrowing.acts)
         if self.narrowing.courts is not None:
@@ -129,10 +136,19 @@ class CitationOptions:
         return args
 
 
-def _names(ours: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+def _flag(ours: Mapping[str, Any], key: str) -> bool:
+    value = ours.get(key, 1)
+    if value not in (0, 1) or isinstance(value, float):  # True/False pass as 1/0
+        raise ExtraArgsError(f"expected {PREFIX}{key} to be 0 or 1, got {value!r}")
+    return bool(value)
+
+
+def _names(ours: Mapping[str, Any], key: str, grammar: str) -> tuple[str, ...] | None:
     value = ours.get(key)
     if value is None:
         return None
+    if isinstance(value, (list, tuple)) and not value and grammar == "answer":
+        return ()  # this kind of citation is left out of the answer language
     if isinstance(value, str) or not isinstance(value, (list, tuple)) or not value:
         raise ExtraArgsError(f"expected {PREFIX}{key} to be a non-empty list of names, got {value!r}")
     if not all(isinstance(name, str) and name for name in value):

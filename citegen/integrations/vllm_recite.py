@@ -1,0 +1,77 @@
+"""Re-generation of unresolvable citations (`citegen recite --regenerate --backend vllm`) through
+vLLM's offline engine: the same slots, narrowing and greedy decoding as
+`citegen.recite.regenerate.EngineRegenerator`, the slots of a batch decoded together.
+
+The suggestion is the first citation the answer language closed in the continuation, found with the
+database's parser; vLLM's workers build the same language from the lexicon file.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from grammars import CitationFinder, CitationParser, ParsedCitation
+from vllm import SamplingParams
+
+from citegen.integrations.options import ArticleLexicon, CitationOptions
+from citegen.integrations.vllm_batch import VllmBatch, build_llm
+from citegen.recite.regenerate import SLOT_TOKENS, narrowing_for
+
+logger = logging.getLogger(__name__)
+
+Slot = tuple[str, ParsedCitation, str]  # (prose before, the citation as written, prose after)
+
+
+class VllmRegenerator:
+    """`citegen.recite.Regenerator` over one vLLM engine; `suggest_many` decodes slots as one batch."""
+
+    def __init__(self, batch: VllmBatch, lexicon: ArticleLexicon, lexicon_file: str, context_chars: int) -> None:
+        self.batch = batch
+        self.lexicon = lexicon
+        self.lexicon_file = lexicon_file
+        self.finder = CitationFinder(CitationParser.for_lexicon(dict(lexicon)))
+        self.sampling = SamplingParams(max_tokens=SLOT_TOKENS, temperature=0.0, seed=0)
+        self.context_chars = context_chars
+
+    @classmethod
+    def load(cls, model_path: Path, lexicon: ArticleLexicon, **engine_args: object) -> VllmRegenerator:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="citegen-lexicon-", delete=False,
+                                         encoding="utf-8") as file:
+            json.dump({act: None if labels is None else sorted(labels) for act, labels in lexicon.items()}, file,
+                      ensure_ascii=False)
+        llm = build_llm(model_path, **{"dtype": "float32", **engine_args})
+        # the recite command exits through typer with the engine still up; without an explicit
+        # shutdown its engine-core process outlived the command
+        atexit.register(llm.llm_engine.engine_core.shutdown)
+        context = llm.llm_engine.model_config.max_model_len
+        return cls(VllmBatch(llm), lexicon, file.name, max(1, context - SLOT_TOKENS - 2))
+
+    def suggest(self, before: str, written: ParsedCitation, after: str) -> str | None:
+        return self.suggest_many([(before, written, after)])[0]
+
+    def suggest_many(self, slots: Sequence[Slot]) -> list[str | None]:
+        prompts = [(before.strip() or after.strip())[-self.context_chars:] for before, _, after in slots]
+        wanted = [i for i, prompt in enumerate(prompts) if prompt]
+        found: list[str | None] = [None] * len(slots)
+        if not wanted:
+            return found
+        options = [self._options(slots[i][1]) for i in wanted]
+        completions = self.batch.generate([prompts[i] for i in wanted], [self.sampling] * len(wanted), options)
+        for i, completion in zip(wanted, completions, strict=True):
+            found[i] = self._first_citation(completion[0].text)
+        return found
+
+    def _options(self, written: ParsedCitation) -> CitationOptions:
+        return CitationOptions("answer", narrowing_for(written, self.lexicon), self.lexicon_file, shorthand=False)
+
+    def _first_citation(self, text: str) -> str | None:
+        citations = self.finder.find(text, False)
+        if not citations:
+            return None
+        start, end = citations[0].span
+        return text[start:end]
