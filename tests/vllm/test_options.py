@@ -1,0 +1,74 @@
+"""The `citegen_*` extra_args, parsed without vLLM: what is accepted, what is refused and why."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from grammars.grammar import AnswerGrammar, CitationGrammar
+
+from citegen.constraint import Narrowing
+from citegen.integrations.options import CitationOptions, ExtraArgsError
+
+ACCEPTED = [
+    ({}, None),
+    ({"temperature_hint": 1}, None),  # keys of other processors are not ours
+    ({"citegen_grammar": "answer"}, CitationOptions()),
+    ({"citegen_grammar": "statute", "citegen_acts": ["민법"]}, CitationOptions("statute", Narrowing(acts=("민법",)))),
+    ({"citegen_courts": ["대법원"], "citegen_think": 0}, CitationOptions(narrowing=Narrowing(courts=("대법원",)),
+                                                                    think=False)),
+    ({"citegen_acts": [], "citegen_shorthand": 0}, CitationOptions(narrowing=Narrowing(acts=()), shorthand=False)),
+]
+REFUSED = [
+    ({"citegen_grammar": "regex"}, "citegen_grammar to be one of"),
+    ({"citegen_acts": "민법"}, "non-empty list of names"),
+    ({"citegen_grammar": "statute", "citegen_acts": []}, "non-empty list of names"),
+    ({"citegen_acts": [], "citegen_courts": []}, "both empty"),
+    ({"citegen_acts": ["없는법"]}, "없는법"),
+    ({"citegen_courts": ["달나라법원"]}, "달나라법원"),
+    ({"citegen_think": 2}, "citegen_think to be 0 or 1"),
+    ({"citegen_think": 1.0}, "citegen_think to be 0 or 1"),
+    ({"citegen_colour": 1}, "citegen_colour"),
+    ({"citegen_grammar": "case", "citegen_acts": ["민법"]}, "cannot use"),
+    ({"citegen_lexicon": "/nonexistent/lexicon.json"}, "readable lexicon file"),
+]
+
+
+@pytest.mark.parametrize(("extra_args", "expected"), ACCEPTED, ids=[json.dumps(a, ensure_ascii=False) for a, _ in ACCEPTED])
+def test_accepted_options(extra_args: dict[str, Any], expected: CitationOptions | None) -> None:
+    options = CitationOptions.from_extra_args(extra_args)
+    assert options == expected
+    if options is not None:
+        assert CitationOptions.from_extra_args(options.as_extra_args()) == options
+
+
+@pytest.mark.parametrize(("extra_args", "needle"), REFUSED, ids=[needle for _, needle in REFUSED])
+def test_refused_options_say_what_was_expected(extra_args: dict[str, Any], needle: str) -> None:
+    with pytest.raises(ExtraArgsError, match="expected") as refused:
+        CitationOptions.from_extra_args(extra_args)
+    assert needle in str(refused.value)
+    assert isinstance(refused.value, ValueError)  # vLLM answers a ValueError from validate_params with HTTP 400
+
+
+def test_a_lexicon_file_narrows_statutes_to_the_database(tmp_path: Path) -> None:
+    lexicon = tmp_path / "lexicon.json"
+    lexicon.write_text(json.dumps({"민법": ["750", "751"], "형법": None}, ensure_ascii=False), encoding="utf-8")
+    options = CitationOptions.from_extra_args({"citegen_grammar": "statute", "citegen_lexicon": str(lexicon)})
+    with pytest.raises(ExtraArgsError, match="근로기준법"):
+        CitationOptions.from_extra_args({"citegen_lexicon": str(lexicon), "citegen_acts": ["근로기준법"]})
+    grammar = options.grammar_object()
+    assert isinstance(grammar, CitationGrammar)
+    pattern = re.compile(grammar.expr.to_regex())
+    assert pattern.fullmatch("민법 제750조") and pattern.fullmatch("형법 제250조 제1항")
+    assert not pattern.fullmatch("민법 제752조")  # an article the database does not hold
+
+
+@pytest.mark.parametrize(("extra_args", "kinds"), [
+    ({"citegen_grammar": "answer"}, 2), ({"citegen_acts": []}, 1), ({"citegen_courts": []}, 1),
+], ids=["both", "cases only", "statutes only"])
+def test_answer_grammar_keeps_the_kinds_asked_for(extra_args: dict[str, Any], kinds: int) -> None:
+    grammar = CitationOptions.from_extra_args(extra_args).grammar_object()
+    assert isinstance(grammar, AnswerGrammar) and len(grammar.citations) == kinds
