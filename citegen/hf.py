@@ -27,6 +27,7 @@ class CitationLogitsProcessor(LogitsProcessor):
         self._max_new_tokens = max_new_tokens
         self._cursors: list[ConstraintCursor] = []
         self._prompt_length = 0
+        self._bitmask: torch.Tensor | None = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         if not self._cursors:
@@ -47,7 +48,9 @@ class CitationLogitsProcessor(LogitsProcessor):
         generated = input_ids.shape[1] - self._prompt_length
         tokens_left = None if self._max_new_tokens is None else self._max_new_tokens - generated
         index = self._constraint.compiled.index
-        bitmask = torch.zeros((scores.shape[0], (vocab + 31) // 32), dtype=torch.int32)
+        if self._bitmask is None:  # one buffer per generate() call, not one per step
+            self._bitmask = torch.zeros((scores.shape[0], (vocab + 31) // 32), dtype=torch.int32)
+        bitmask = self._bitmask
         rows = []
         for row, cursor in enumerate(self._cursors):
             if cursor.state == FINISHED:
@@ -55,6 +58,7 @@ class CitationLogitsProcessor(LogitsProcessor):
             forced = None if tokens_left is None else cursor.forced_token(tokens_left)
             if forced is not None:
                 bit = forced % 32  # exactly the next token of the shortest close; bit 31 is the sign bit
+                bitmask[row].zero_()
                 bitmask[row, forced // 32] = -(1 << 31) if bit == 31 else 1 << bit
             else:
                 index.fill_bitmask(cursor.state, bitmask[row].numpy())
