@@ -86,11 +86,11 @@ def main() -> None:
         score = evaluate(build_pipeline(url, None), DRAFTS, load_labels(DRAFTS / "labels.jsonl"))
 
     header = ["run", "documents", "citations", "seconds", "documents/s", "citations/s", "suggested"]
-    lines = [f"# citegen recite benchmark\n",
-             f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs visible (load average "
-             f"{os.getloadavg()[0]:.1f} at the end: the machine is shared), --jobs {arguments.jobs}; "
-             f"`python bench/recite_bench.py --copies {arguments.copies} "
-             f"--regenerate-copies {arguments.regenerate_copies}`\n",
+    lines = ["# citegen recite benchmark\n",
+             (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs visible (load average "
+              f"{os.getloadavg()[0]:.1f} at the end: the machine is shared), --jobs {arguments.jobs}; "
+              f"`python bench/recite_bench.py --copies {arguments.copies} "
+              f"--regenerate-copies {arguments.regenerate_copies}`\n"),
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     if model.exists():
@@ -102,8 +102,8 @@ def main() -> None:
     lines += ["", "## Extraction + resolution on data/drafts/labels.jsonl", "",
               "| labels | resolvable | answers | correct | precision | recall | unlabelled rewrites |",
               "|---|---|---|---|---|---|---|",
-              f"| {score.labels} | {score.resolvable} | {score.answers} | {score.correct} | {score.precision:.2%} "
-              f"| {score.recall:.2%} | {score.unlabelled_rewrites} |"]
+              (f"| {score.labels} | {score.resolvable} | {score.answers} | {score.correct} | {score.precision:.2%} "
+               f"| {score.recall:.2%} | {score.unlabelled_rewrites} |")]
     if score.misses:
         lines += ["", "### Misses", "", "| file | original | expected | answered | action |", "|---|---|---|---|---|"]
         lines += [f"| {m.file} | {m.original} | {m.expected} | {m.answered} | {m.action} |" for m in score.misses]

@@ -21,12 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
+from citegen.recite.documents import Document
+from citegen.recite.xmltext import Edit
 from grammars.citation import ParsedCitation
 from grammars.errors import IncompleteCitationError
 from grammars.find import FoundCitation
-
-from citegen.recite.documents import Document
-from citegen.recite.xmltext import Edit
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +124,7 @@ class RecitePipeline:
                 if outcome.action == "rewritten":
                     assert outcome.canonical is not None  # narrowed: rewritten always has one
                     edits.setdefault(stream, []).append(Edit(*outcome.span, outcome.canonical))
+                logger.debug("%s %r -> %r (%s)", outcome.action, outcome.original, outcome.canonical, outcome.verdict)
                 outcomes.append(outcome)
         return RecitedDocument(tuple(outcomes), edits)
 

@@ -17,13 +17,12 @@ import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from grammars import COURTS_BY_NAME, CaseCitation, CitationParser, ParsedCitation, answer_grammar
-
 from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
 from citegen.engine import Engine, Request
 from citegen.events import CitationEnd, Failed, Finished
 from citegen.models import LoadedModel, load_model
 from citegen.sampling import SamplingParams
+from grammars import COURTS_BY_NAME, CaseCitation, CitationParser, ParsedCitation, answer_grammar
 
 logger = logging.getLogger(__name__)
 

@@ -12,7 +12,6 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import IO
 
 from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome

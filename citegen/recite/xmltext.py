@@ -18,6 +18,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import NamedTuple
 
 
@@ -41,7 +42,7 @@ HWPML = XmlTextFormat("hp:p", "hp:run", "hp:t", {"hp:tab": "\t", "hp:lineBreak":
 
 # Comments, processing instructions and CDATA first, so a `<` inside them is not read as a tag.
 _TOKEN = re.compile(r"<!--.*?-->|<!\[CDATA\[(?P<cdata>.*?)\]\]>|<\?.*?\?>|<(?P<close>/?)(?P<name>[^\s/>!?]+)[^>]*?(?P<empty>/?)>",
-                    re.S)
+                    re.DOTALL)
 _ENTITY = re.compile(r"&(?:#(\d+)|#x([0-9a-fA-F]+)|(lt|gt|amp|quot|apos));")
 _NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 
@@ -87,7 +88,7 @@ class XmlTextPart:
     def apply(self, edits: Sequence[Edit]) -> str:
         """The XML with `edits` made; each must satisfy `is_editable`, and they must not overlap."""
         ordered = sorted(edits, reverse=True)
-        for right, left in zip(ordered, ordered[1:]):
+        for right, left in pairwise(ordered):
             if left.end > right.start:
                 raise ValueError(f"expected non-overlapping edits, got {left} and {right}")
         texts: dict[int, str] = {}

@@ -10,6 +10,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import pytest
+
 from verifier.database import Database
 from verifier.importers import import_paths
 

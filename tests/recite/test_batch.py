@@ -17,6 +17,7 @@ from citegen.commands.recite_wiring import build_pipeline
 from citegen.recite import BatchOptions, collect_inputs, read_document, run_batch
 from citegen.recite.errors import UsageError
 
+
 @pytest.fixture
 def factory(sample_database_url: str):
     return functools.partial(build_pipeline, sample_database_url, None)

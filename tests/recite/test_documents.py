@@ -149,7 +149,7 @@ def _zip(entries: dict[str, str]) -> bytes:
 
 BAD_INPUT = [
     ("empty", "a.txt", b"", EmptyError),
-    ("whitespace", "a.md", " \n\t\n".encode(), EmptyError),
+    ("whitespace", "a.md", b" \n\t\n", EmptyError),
     ("binary-as-text", "a.txt", b"PK\x03\x04\x00\x00binary", EncodingError),
     ("not-a-zip", "a.docx", "민법 제750조".encode(), CorruptError),
     ("zip-without-body", "a.docx", _zip({"word/styles.xml": "<a/>"}), CorruptError),

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
-from grammars.find import CitationForm, FoundCitation
-
 from citegen.recite.documents import read_document
 from citegen.recite.pipeline import Check, RecitePipeline, Resolution
+from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
+from grammars.find import CitationForm, FoundCitation
 
 CASE = CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")
 CANONICAL = "대법원 2024. 7. 11. 선고 2024도4202 판결"

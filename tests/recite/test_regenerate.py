@@ -15,12 +15,11 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-from grammars import CaseCitation, CaseNumber, StatuteCitation, parse_citation
-
 from citegen.commands.recite_wiring import build_pipeline
 from citegen.models import LoadedModel, wrap_model
 from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.regenerate import EngineRegenerator
+from grammars import CaseCitation, CaseNumber, StatuteCitation, parse_citation
 
 LEXICON = {"민법": ["750", "751"], "형법": ["250"]}
 CORPUS = ["피고의 책임은 민법 제750조에 따른다.", "이 점은 판례(대법원 2024. 7. 11. 선고 2024도4202 판결)와 같다.",
