@@ -53,7 +53,7 @@ def recite(
     options = BatchOptions(out=out, jobs=jobs or os.cpu_count() or 1, dry_run=dry_run, max_bytes=max_bytes,
                            fingerprint=f"db={url};regenerate={model_path}")
     console = Console(stderr=True)
-    from citegen.commands.recite_wiring import build_pipeline, check_sources  # noqa: PLC0415  keeps --help fast
+    from citegen.commands.recite_wiring import build_pipeline, check_sources  # here: keeps --help fast
 
     try:
         files = collect_inputs(inputs, out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from citegen.recite import RecitePipeline, Resolution, UsageError
 from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation, default_lexicon
 from verifier.database import Database
 from verifier.errors import VerifierError
@@ -13,8 +14,6 @@ from verifier.lexicon import build_lexicon
 from verifier.resolver import DocumentResolver
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
-
-from citegen.recite import RecitePipeline, Resolution, UsageError
 
 
 class _ResolverAdapter:
@@ -73,11 +72,11 @@ def build_pipeline(database_url: str, model_path: Path | None, backend: str = "b
     finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)))
     regenerator = None
     if model_path is not None and backend == "vllm":
-        from citegen.integrations.vllm_recite import VllmRegenerator  # noqa: PLC0415  the citegen[vllm] extra
+        from citegen.integrations.vllm_recite import VllmRegenerator  # the citegen[vllm] extra
 
         regenerator = VllmRegenerator.load(model_path, dict(known.acts))
     elif model_path is not None:
-        from citegen.recite.regenerate import EngineRegenerator  # noqa: PLC0415  loads torch
+        from citegen.recite.regenerate import EngineRegenerator  # loads torch
 
         regenerator = EngineRegenerator.load(model_path, dict(known.acts))
     return RecitePipeline(finder.find, VerifierAuthority(database), regenerator)
