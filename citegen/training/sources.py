@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grammars import CASE_CODES_BY_TEXT, COURTS, COURTS_BY_NAME, CaseCitation, CaseNumber, StatuteCitation
+from grammars import COURTS, COURTS_BY_NAME, CaseCitation, CaseNumber, CitationParser, StatuteCitation
 from grammars.citation import Disposition, Panel
+from grammars.find import CitationFinder
 
 from citegen.training.errors import TrainingDataError
 
@@ -29,10 +30,8 @@ logger = logging.getLogger(__name__)
 
 Tree = dict[str, Any]
 
-_CASE_NUMBER = re.compile(r"(?:\((?P<seat>[가-힣]+)\))?(?P<year>\d{4}|\d{2})(?P<code>[가-힣]+)(?P<serial>\d+)")
 _ARTICLE_HEADING = re.compile(r"^\s*제\d+조(?:의\d+)?\s*(?:\([^)]*\))?\s*")
 _LEADING_MARK = re.compile(r"^\s*(?:[①-⑳]|\d+\.|[가-하]\.)\s*")
-_REFERENCED_ARTICLE = re.compile(r"제(?P<article>\d+)조(?:의(?P<branch>\d+))?")
 _SAMPLE_MARK = re.compile(r"\s*\(표본[^)]*\)")  # the sample data's "(표본 판시사항)" tag on invented text
 # law.go.kr's 법원명 is sometimes abbreviated (`서울고법`, `광주지법`); a citation names the court in full.
 _COURT_NAMES = {**{short: court.name for court in COURTS for short in court.abbreviations},
@@ -85,11 +84,12 @@ def read_law_data(law_dir: Path, case_dir: Path) -> LawData:
         if not folder.is_dir():
             raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {folder}")
     acts = {act.name: act for tree in _trees(law_dir) for act in _acts(tree)}
-    act_names = sorted(acts, key=len, reverse=True)
+    # The grammars' own finder reads 사건번호 and 참조조문: "a citation" is defined once.
+    finder = CitationFinder(CitationParser.for_lexicon({name: None for name in acts}))
     decisions: dict[str, Decision] = {}
     for tree in _trees(case_dir):
         for record in _case_records(tree):
-            decision = _decision(record, act_names)
+            decision = _decision(record, finder)
             if decision is None:
                 continue
             key = str(decision.citation.case_number)
@@ -210,8 +210,8 @@ def _case_records(tree: Tree) -> Iterator[Tree]:
             yield node
 
 
-def _decision(record: Tree, act_names: list[str]) -> Decision | None:
-    number = _case_number(_text(record, "사건번호"))
+def _decision(record: Tree, finder: CitationFinder) -> Decision | None:
+    number = _case_number(_text(record, "사건번호"), finder)
     raw_date = _text(record, "선고일자") or _text(record, "종국일자")
     if number is None or not (len(raw_date) == 8 and raw_date.isdigit()):
         return None
@@ -237,25 +237,19 @@ def _decision(record: Tree, act_names: list[str]) -> Decision | None:
     holding = _text(record, "판시사항") or _text(record, "판결요지") or _text(record, "결정요지")
     holding = _SAMPLE_MARK.sub("", re.sub(r"^\s*\[\d+\]\s*", "", holding))
     return Decision(citation, _text(record, "사건명"), _first_sentence(holding),
-                    tuple(_referenced_statutes(_text(record, "참조조문"), act_names)))
+                    _referenced_statutes(_text(record, "참조조문"), finder))
 
 
-def _case_number(text: str) -> CaseNumber | None:
-    match = _CASE_NUMBER.fullmatch(text.replace(" ", ""))
-    if match is None or match["code"] not in CASE_CODES_BY_TEXT:
-        return None
-    year = int(match["year"])
-    return CaseNumber(year + 1900 if year < 100 else year, match["code"], int(match["serial"]), match["seat"])
+def _case_number(text: str, finder: CitationFinder) -> CaseNumber | None:
+    found = finder.find(text, lenient=True)
+    whole = len(found) == 1 and found[0].span == (0, len(text)) and isinstance(found[0].citation, CaseCitation)
+    return found[0].citation.case_number if whole else None  # type: ignore[union-attr]
 
 
-def _referenced_statutes(text: str, act_names: list[str]) -> Iterator[StatuteCitation]:
-    """`민법 제750조, 제756조 / 형법 제250조`: an article without a name belongs to the last named act."""
-    act: str | None = None
-    for piece in re.split(r"[,/]", text):
-        piece = piece.strip().removeprefix("구 ")
-        named = next((name for name in act_names if piece.startswith(name)), None)
-        act = named or (act if piece.startswith("제") else None)
-        match = _REFERENCED_ARTICLE.search(piece)
-        if act is not None and match is not None:
-            branch = match["branch"]
-            yield StatuteCitation(act, int(match["article"]), int(branch) if branch else None)
+def _referenced_statutes(text: str, finder: CitationFinder) -> tuple[StatuteCitation, ...]:
+    """`민법 제750조, 제756조 / 형법 제250조`, at article level (the corpus cites articles)."""
+    return tuple(
+        StatuteCitation(found.citation.act, found.citation.article, found.citation.article_branch)
+        for found in finder.find(text, lenient=True)
+        if isinstance(found.citation, StatuteCitation) and found.citation.is_complete
+    )
