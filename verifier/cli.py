@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,6 +44,9 @@ DatabaseUrl = Annotated[str | None, typer.Option(
 EXIT_NOT_VERIFIED = 1
 EXIT_BAD_INPUT = 2
 SKIPPED_SHOWN = 10  # skipped rows listed per file; the rest are counted
+_TABLES = {"acts": ACTS, "aliases": ALIASES, "articles": ARTICLES, "provisions": PROVISIONS, "cases": CASES,
+           "audit log": AUDIT}  # what `stats` counts
+_IMPORTED = ("acts", "articles", "provisions", "cases", "aliases")  # the tables an import writes
 
 
 @contextmanager
@@ -76,13 +78,17 @@ def init(database_url: DatabaseUrl = None) -> None:
 @app.command("import")
 def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (.xml, .json, .jsonl).")],
             database_url: DatabaseUrl = None) -> None:
-    """Import law.go.kr responses (XML/JSON) and JSONL files; one transaction per file."""
+    """Import law.go.kr responses (XML/JSON) and JSONL files; one transaction per file.
+
+    Records already in the database (the same act, article or decision in an XML and a JSON
+    response, or a file imported again) are updated in place, so the summary says what the
+    database holds afterwards and how that changed, not how many records the files carried."""
     with _database(database_url) as database:
         files = discover(paths)
         if not files:
             err.print("error: expected .xml, .json or .jsonl files under the given paths, got none")
             raise typer.Exit(EXIT_BAD_INPUT)
-        totals: Counter[str] = Counter()
+        before = _row_counts(database)
         skipped = 0
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=True) as progress:
@@ -90,17 +96,23 @@ def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (
             for path in files:
                 progress.update(task, description=f"importing {path.name}")
                 report = import_file(database, path)
-                totals.update(report.counts)
                 skipped += len(report.skipped)
                 for row in report.skipped[:SKIPPED_SHOWN]:
                     err.print(f"skipped {path} {row.position}: {row.reason}")
                 if len(report.skipped) > SKIPPED_SHOWN:
                     err.print(f"skipped {len(report.skipped) - SKIPPED_SHOWN} more rows of {path}")
                 progress.advance(task)
-        summary = ", ".join(f"{totals[kind]} {kind}" for kind in ("acts", "articles", "provisions", "cases", "aliases")
-                            if totals[kind])
-        out.print(f"imported {len(files)} files: {summary or 'no records'}"
+        after = _row_counts(database)
+        held = ", ".join(f"{after[name]} {name}" + (f" ({after[name] - before[name]:+d})" if after[name] != before[name]
+                                                     else "") for name in _IMPORTED)
+        out.print(f"imported {len(files)} files; the database now holds {held}"
                   + (f"; {skipped} rows skipped" if skipped else ""))
+
+
+def _row_counts(database: Database) -> dict[str, int]:
+    with database.engine.connect() as connection:
+        return {name: connection.execute(select(func.count()).select_from(table)).scalar_one()
+                for name, table in _TABLES.items()}
 
 
 @app.command()
@@ -215,9 +227,8 @@ def stats(database_url: DatabaseUrl = None) -> None:
     """Counts of what the database holds, and what it covers."""
     with _database(database_url) as database, database.engine.connect() as connection:
         table = Table("table", "rows", title=f"{database.url} (revision {database.revision()})")
-        for name, source in (("acts", ACTS), ("aliases", ALIASES), ("articles", ARTICLES), ("provisions", PROVISIONS),
-                             ("cases", CASES), ("audit log", AUDIT)):
-            table.add_row(name, str(connection.execute(select(func.count()).select_from(source)).scalar_one()))
+        for name, rows in _row_counts(database).items():
+            table.add_row(name, str(rows))
         out.print(table)
         coverage = connection.execute(select(COVERAGE.c.kind, COVERAGE.c.court, COVERAGE.c.starts_on,
                                              COVERAGE.c.ends_on).order_by(COVERAGE.c.kind, COVERAGE.c.court)).all()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +65,25 @@ def test_export_writes_the_lexicon(url: str, tmp_path: Path) -> None:
     target = tmp_path / "lexicon.json"
     assert runner.invoke(app, ["export", "-o", str(target), "--database-url", url]).exit_code == 0
     assert json.loads(target.read_text(encoding="utf-8"))["민법"] == ["23", "750"]
+
+
+def test_import_summary_says_what_the_database_holds_not_how_many_records_were_upserted(
+        url: str, sample_dir: Path) -> None:
+    # `url` already holds the samples; each file given twice more is upserted twice more, and
+    # changes nothing: the summary must count rows held, not records read.
+    folders = [str(sample_dir / "law"), str(sample_dir / "cases")] * 2
+    result = runner.invoke(app, ["import", *folders, "--database-url", url])
+    assert result.exit_code == 0, result.output
+    database = Database.open(url)
+    with database.engine.connect() as connection:
+        held = {table: connection.exec_driver_sql(f"SELECT count(*) FROM {table}").scalar_one()
+                for table in ("acts", "articles", "provisions", "cases")}
+    database.close()
+    assert all(held.values()), held
+    summary = result.output.strip().splitlines()[-1]
+    for table, rows in held.items():
+        assert re.search(rf"\b{rows} {table}\b(?! \()", summary), summary
+    assert "now holds" in summary and "(+" not in summary
 
 
 def test_import_of_a_hostile_file_exits_2_and_names_it(url: str, tmp_path: Path) -> None:

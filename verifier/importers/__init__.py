@@ -26,6 +26,9 @@ READERS: dict[str, Callable[[Path], Iterator[Record]]] = {".xml": read_xml, ".js
 
 @dataclass
 class FileReport:
+    """What one file carried: `counts` are records written (an upsert of a row already held
+    counts too), so they add up to more than the database holds once files overlap."""
+
     path: Path
     counts: Counter[str] = field(default_factory=Counter)
     skipped: list[SkippedRow] = field(default_factory=list)
