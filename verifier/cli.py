@@ -171,12 +171,12 @@ def _table(title: str, headers: tuple[str, ...], rows: list) -> int:  # type: ig
     return len(rows)
 
 
-def _document_resolver(database: Database) -> DocumentResolver:
+def _document_resolver(database: Database, verifier: Verifier) -> DocumentResolver:
     """A resolver whose finder knows the database's act names (grammars' built-in ones if it has none)."""
     with database.engine.connect() as connection:
         has_acts = connection.execute(select(ACTS.c.id).limit(1)).first() is not None
     return DocumentResolver(database, finder=CitationFinder(CitationParser.for_lexicon(build_lexicon(database)))
-                            if has_acts else None)
+                            if has_acts else None, lookups=verifier.lookups)
 
 
 def _citations_in(text: str, resolver: DocumentResolver) -> list[tuple[str, Resolution]]:
@@ -192,7 +192,7 @@ def verify(text: Annotated[str, typer.Argument(help="Text holding one or more ci
            database_url: DatabaseUrl = None) -> None:
     """Verify the citations in TEXT: prints each verdict and why; exit 1 if any does not verify."""
     with _database(database_url) as database, Verifier(database) as verifier:
-        found = _citations_in(text, _document_resolver(database))
+        found = _citations_in(text, _document_resolver(database, verifier))
         if not found:
             err.print(f"error: expected a citation such as '민법 제750조' or "
                       f"'대법원 2024. 7. 11. 선고 2024도4202 판결', got none in {text[:200]!r}")

@@ -1,10 +1,14 @@
-"""The two lookups verify and resolve share: an act by any of its names, decisions by 사건번호."""
+"""The two lookups verify and resolve share: an act by any of its names, decisions by 사건번호,
+and `LookupCache`, which keeps their answers so that a batch asks the database once per name
+and number, not once per citation."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Hashable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Connection, Row, bindparam, select
 
@@ -44,5 +48,71 @@ def acts_named(connection: Connection, written: str) -> tuple[Sequence[Row[Any]]
 
 
 def cases_numbered(connection: Connection, number: CaseNumber) -> Sequence[Row[Any]]:
-    return connection.execute(_CASES, {"year": number.year, "code": number.code, "serial": number.serial,
-                                       "seat": number.seat or ""}).all()
+    return tuple(connection.execute(_CASES, {"year": number.year, "code": number.code, "serial": number.serial,
+                                             "seat": number.seat or ""}).all())
+
+
+Connect = Callable[[], AbstractContextManager[Connection]]
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
+
+
+class BoundedCache(Generic[Key, Value]):
+    """A dict of at most `size` answers, the oldest dropped first; thread-safe. Two threads that
+    miss the same key both compute it (the answers are equal): no lock is held over a query."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"expected a cache size of at least 1, got {size}")
+        self._size = size
+        self._entries: dict[Key, Value] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Key, compute: Callable[[], Value]) -> Value:
+        try:
+            return self._entries[key]
+        except KeyError:
+            pass
+        value = compute()
+        with self._lock:
+            if key not in self._entries and len(self._entries) >= self._size:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[key] = value
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class LookupCache:
+    """`acts_named` and `cases_numbered` answers by normalised name and by number, at most `size`
+    of each, until `clear()` (after an import). `connect` gives a connection to query on a miss
+    (`engine.connect`, or `nullcontext(open_connection)`); one cache is shared by a `Verifier`
+    and the `DocumentResolver`s built beside it."""
+
+    def __init__(self, size: int = 100_000) -> None:
+        self._acts: BoundedCache[str, tuple[Sequence[Row[Any]], str | None]] = BoundedCache(size)
+        self._cases: BoundedCache[CaseNumber, Sequence[Row[Any]]] = BoundedCache(size)
+
+    def acts_named(self, connect: Connect, written: str) -> tuple[Sequence[Row[Any]], str | None]:
+        def query() -> tuple[Sequence[Row[Any]], str | None]:
+            with connect() as connection:
+                acts, matched_by = acts_named(connection, written)
+            return tuple(acts), matched_by
+
+        return self._acts.get(normalise_act_name(written), query)
+
+    def cases_numbered(self, connect: Connect, number: CaseNumber) -> Sequence[Row[Any]]:
+        def query() -> Sequence[Row[Any]]:
+            with connect() as connection:
+                return cases_numbered(connection, number)
+
+        return self._cases.get(number, query)
+
+    def clear(self) -> None:
+        self._acts.clear()
+        self._cases.clear()

@@ -26,7 +26,7 @@ from sqlalchemy import Row
 from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
 from grammars.find import default_finder
 from verifier.database import Database
-from verifier.lookups import acts_named, cases_numbered
+from verifier.lookups import LookupCache
 from verifier.names import normalise_court
 
 _SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
@@ -62,11 +62,14 @@ class ResolvedSpan:
 class DocumentResolver:
     """Resolves the citations of one document in reading order; `own_act` is the act the document
     is (for `이 법`, and `법` inside a 시행령/시행규칙), when it is one. `finder` finds the citations
-    of `resolve_text` (default: grammars' built-in lexicon; pass one built on the database's)."""
+    of `resolve_text` (default: grammars' built-in lexicon; pass one built on the database's).
+    `lookups` keeps what the database answered across documents: pass a `Verifier`'s (cleared
+    with it after an import); by default the resolver keeps its own."""
 
     def __init__(self, database: Database, *, own_act: str | None = None,
-                 finder: CitationFinder | None = None) -> None:
+                 finder: CitationFinder | None = None, lookups: LookupCache | None = None) -> None:
         self.database = database
+        self.lookups = lookups or LookupCache()
         self.own_act = own_act
         self.finder = finder or default_finder()
         self._last: StatuteCitation | None = None
@@ -105,8 +108,7 @@ class DocumentResolver:
         if citation.back_reference is not None and citation.act is None:
             resolved = self._follow_back_reference(citation, changes, doubts)
         if resolved.act is not None:
-            with self.database.engine.connect() as connection:
-                acts, matched_by = acts_named(connection, resolved.act)
+            acts, matched_by = self.lookups.acts_named(self.database.engine.connect, resolved.act)
             if len(acts) == 1 and acts[0].name != resolved.act:
                 changes.append(Change("act", resolved.act, acts[0].name, f"{matched_by or 'spelling'} of the act"))
                 resolved = replace(resolved, act=acts[0].name)
@@ -163,8 +165,7 @@ class DocumentResolver:
             if court != citation.court:
                 changes.append(Change("court", citation.court, court, "court abbreviation"))
                 resolved = replace(resolved, court=court)
-        with self.database.engine.connect() as connection:
-            rows = cases_numbered(connection, citation.case_number)
+        rows = self.lookups.cases_numbered(self.database.engine.connect, citation.case_number)
         fitting = [row for row in rows if resolved.court is None or row.court == resolved.court]
         if resolved.date is not None and len(fitting) > 1:
             fitting = [row for row in fitting if row.decided_on == resolved.date] or fitting

@@ -1,8 +1,9 @@
 """`Verifier.verify(citation) -> Verdict`: look a parsed citation up and say precisely what was found.
 
 Verdicts are cached (citations are frozen values, so they are their own keys), and so are act
-names and coverage rows, until the next `clear_cache()`; call it after importing into a database
-a long-lived verifier reads. Lookups run on one autocommit connection. Every verification is
+names, decisions by number (`lookups`, which the resolvers built beside the verifier share) and
+coverage rows, until the next `clear_cache()`; call it after importing into a database a
+long-lived verifier reads. Lookups run on one autocommit connection. Every verification is
 appended to the audit log, written in batches of `audit_batch` rows (and on `flush_audit()` /
 `close()`), never one commit per call.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import threading
-from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
@@ -25,7 +26,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
 from verifier.importers.store import ARTICLES, COVERAGE, PROVISIONS
-from verifier.lookups import acts_named, cases_numbered
+from verifier.lookups import BoundedCache, LookupCache
 from verifier.models import AuditEntry
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
@@ -73,49 +74,44 @@ class Verifier:
     def __init__(self, database: Database, *, cache_size: int = 200_000, audit: bool = True,
                  audit_batch: int = 1000) -> None:
         self.database = database
-        self._cache: dict[ParsedCitation, Verdict] = {}
-        self._cache_size = cache_size
+        self._verdicts: BoundedCache[ParsedCitation, Verdict] = BoundedCache(cache_size)
+        self.lookups = LookupCache(cache_size)
         self._audit_enabled = audit
         self._audit_batch = audit_batch
         self._audit_rows: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._reader: Connection | None = None
-        # Small directories beside the verdict cache: act names (a few thousand) and coverage rows.
-        self._acts: dict[str, tuple[Sequence[Row[Any]], str | None]] = {}
+        # A few rows per court beside the verdict cache.
         self._coverage: dict[tuple[str, str], Row[Any] | None] = {}
 
     # --- public -----------------------------------------------------------------------------
 
     def verify(self, citation: ParsedCitation) -> Verdict:
-        verdict = self._cache.get(citation)
-        if verdict is None:
-            with self._lock:
-                verdict = self._look_up_on_reader(citation)
-                if len(self._cache) >= self._cache_size:
-                    self._cache.pop(next(iter(self._cache)))  # oldest first
-                self._cache[citation] = verdict
+        verdict = self._verdicts.get(citation, lambda: self._look_up_on_reader(citation))
         if self._audit_enabled:
             self._record(verdict)
         return verdict
 
     def _look_up_on_reader(self, citation: ParsedCitation) -> Verdict:
         # One autocommit connection for all lookups: no pool checkout per call, no open transaction.
-        if self._reader is None:
-            self._reader = self.database.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
-        try:
-            return self._look_up(self._reader, citation)
-        except SQLAlchemyError as error:
-            logger.warning("lookup of %s failed, reconnecting on the next call: %s", type(citation).__name__, error)
-            self._reader.invalidate()  # a dropped connection is replaced on the next call
-            self._reader.close()
-            self._reader = None
-            raise
+        with self._lock:
+            if self._reader is None:
+                self._reader = self.database.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            try:
+                return self._look_up(self._reader, citation)
+            except SQLAlchemyError as error:
+                logger.warning("lookup of %s failed, reconnecting on the next call: %s", type(citation).__name__,
+                               error)
+                self._reader.invalidate()  # a dropped connection is replaced on the next call
+                self._reader.close()
+                self._reader = None
+                raise
 
     def clear_cache(self) -> None:
-        """Forget verdicts, act names and coverage: call after importing into the database."""
+        """Forget verdicts, act names, decisions and coverage: call after importing into the database."""
+        self._verdicts.clear()
+        self.lookups.clear()
         with self._lock:
-            self._cache.clear()
-            self._acts.clear()
             self._coverage.clear()
 
     def flush_audit(self) -> None:
@@ -166,9 +162,7 @@ class Verifier:
                            f"expected a citation naming its act and article, got the back-reference "
                            f"{citation.back_reference or '(none)'}: resolve it against its document first")
         name = normalise_act_name(citation.act)
-        if name not in self._acts:
-            self._acts[name] = acts_named(connection, name)
-        acts, matched_by = self._acts[name]
+        acts, matched_by = self.lookups.acts_named(lambda: nullcontext(connection), name)
         if not acts:
             covered = self._coverage_of(connection, "statute", "") is not None
             return Verdict("not_found" if covered else "not_covered", citation,
@@ -213,7 +207,7 @@ class Verifier:
         court = normalise_court(citation.court) if citation.court else None
         cited = replace(citation, court=court)
         problems = list(case_problems(cited))
-        rows = cases_numbered(connection, number)
+        rows = self.lookups.cases_numbered(lambda: nullcontext(connection), number)
         at_court = [row for row in rows if court is None or row.court == court]
         if cited.date is not None and len(at_court) > 1:
             at_court = [row for row in at_court if row.decided_on == cited.date] or at_court

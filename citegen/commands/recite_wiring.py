@@ -37,7 +37,7 @@ class VerifierAuthority:
         self.verifier = Verifier(database, audit=False)
 
     def document_resolver(self) -> _ResolverAdapter:
-        return _ResolverAdapter(DocumentResolver(self.database))
+        return _ResolverAdapter(DocumentResolver(self.database, lookups=self.verifier.lookups))
 
     def verify(self, citation: ParsedCitation) -> Verdict:
         return self.verifier.verify(citation)

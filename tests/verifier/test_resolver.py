@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from grammars import CaseCitation, CaseNumber, StatuteCitation
 from verifier.database import Database
+from verifier.importers import import_file
 from verifier.resolver import DocumentResolver
+from verifier.verify import Verifier
 
 # (text, canonical forms in order, which of them are uncertain)
 DOCUMENTS = [
@@ -66,3 +70,33 @@ def test_references_to_the_documents_own_act(loaded: Database, own_act: str, ref
     resolution = resolver.resolve(StatuteCitation(None, 750, back_reference=reference))  # type: ignore[arg-type]
     assert resolution.resolved.act == act  # type: ignore[union-attr]
     assert resolution.certain == (act is not None)
+
+
+def test_resolvers_beside_a_verifier_ask_the_database_once_per_name_and_number_until_clear_cache(
+        database: Database, tmp_path: Path) -> None:
+    first = tmp_path / "first.jsonl"
+    first.write_text('{"type": "act", "law_id": "001700", "name": "민사소송법", "kind": "법률", '
+                     '"articles": [{"article": "1"}]}\n{"type": "alias", "alias": "민소법", "act": "민사소송법"}\n',
+                     encoding="utf-8")
+    import_file(database, first)
+    statements: list[str] = []
+    event.listen(database.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    text = "민소법 제1조, (2023다1)"
+    with Verifier(database, audit=False) as verifier:
+        spans = DocumentResolver(database, lookups=verifier.lookups).resolve_text(text)
+        assert [s.resolution.canonical for s in spans] == ["민사소송법 제1조", None]
+        assert statements, "the first document must ask the database"
+        statements.clear()
+        for _ in range(2):  # later documents, each with its own resolver, hit the shared cache
+            DocumentResolver(database, lookups=verifier.lookups).resolve_text(text)
+        assert statements == []
+
+        second = tmp_path / "second.jsonl"
+        second.write_text('{"type": "case", "court": "대법원", "date": "2023-05-18", "case_number": "2023다1", '
+                          '"disposition": "판결"}\n', encoding="utf-8")
+        import_file(database, second)
+        stale = DocumentResolver(database, lookups=verifier.lookups).resolve_text(text)
+        assert stale[1].resolution.canonical is None  # cached until told
+        verifier.clear_cache()
+        fresh = DocumentResolver(database, lookups=verifier.lookups).resolve_text(text)
+        assert fresh[1].resolution.canonical == "대법원 2023. 5. 18. 선고 2023다1 판결"
