@@ -5,7 +5,7 @@ worker) against citegen's own continuous-batching loop, same model, prompts and 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/vllm_bench.py [--model data/models/ko-legal-tiny]
         [--concurrency 1 8 32] [--tokens 64] [--repeats 2] [--out bench/results/vllm_bench.md]
 
-For each concurrency c, c chat requests (the questions cycled, temperature 0.8, one seed each, the
+For each concurrency c, c chat requests (engine_bench's questions cycled, temperature 0.8, one seed each, the
 same seeds for both engines) are submitted at once and timed until the last finishes. "constrained"
 requests carry the answer language (`citegen_grammar=answer`); "free" ones carry no citegen option,
 so the processor stays installed but idle for them. Overhead = 1 - constrained tok/s / free tok/s.
@@ -30,6 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.engine_bench import QUESTIONS  # noqa: E402  the engine bench's question set, the same prompts
 from citegen.constraint import ConstraintLibrary, compile_language  # noqa: E402
 from citegen.engine import Engine, Request  # noqa: E402
 from citegen.events import Finished  # noqa: E402
@@ -39,16 +40,6 @@ from grammars import answer_grammar  # noqa: E402
 from grammars.compile import vocabulary_of  # noqa: E402
 
 VLLM_PYTHON = REPO / ".venv-vllm" / "bin" / "python"
-QUESTIONS = [
-    "불법행위로 인한 손해배상책임의 요건은 무엇인가요?",
-    "살인죄의 법정형은 어떻게 되나요?",
-    "근로자를 정당한 이유 없이 해고하면 어떻게 되나요?",
-    "계약을 해제하면 원상회복 의무가 생기나요?",
-    "사기죄가 성립하려면 무엇이 필요한가요?",
-    "임대차 계약이 끝나면 보증금은 언제 돌려받나요?",
-    "명예훼손죄의 구성요건을 알려주세요.",
-    "채무불이행으로 인한 손해배상의 범위는?",
-]
 TEMPERATURE = 0.8
 MODES = ("free", "constrained")
 

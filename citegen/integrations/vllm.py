@@ -85,7 +85,6 @@ class CitationLogitsProcessor(LogitsProcessor):
 
     def __init__(self, vllm_config: VllmConfig, device: torch.device, is_pin_memory: bool) -> None:
         model_config = vllm_config.model_config
-        self.device = device
         self.max_model_len = model_config.max_model_len
         self.vocab_size = model_config.get_vocab_size()
         self.tokenizer = AutoTokenizer.from_pretrained(
@@ -99,7 +98,7 @@ class CitationLogitsProcessor(LogitsProcessor):
         texts = vocabulary.tokens
         self._control_ids = torch.tensor(
             [i for i in range(self.vocab_size) if (i >= len(texts) or not texts[i]) and i not in self.eos_ids],
-            dtype=torch.long,
+            dtype=torch.long, device=device,
         )
         self._constraints: dict[CitationOptions, CompiledConstraint] = {}
         # per compiled constraint and free state: the tokens that open a citation, with its shortest close
@@ -167,37 +166,33 @@ class CitationLogitsProcessor(LogitsProcessor):
             return logits
         masked: list[int] = []
         free: list[int] = []
+        self._reserve_bitmask(logits.shape[0])
         for index, row in self._rows.items():
             row.catch_up()
             if index < logits.shape[0]:
-                (masked if self._fill_row(index, row, logits.shape[0]) else free).append(index)
+                (masked if self._fill_row(index, row) else free).append(index)
         if masked:
             rows = self._bitmask[: logits.shape[0]]
             apply_token_bitmask_inplace(logits, rows, masked, self.vocab_size)
         if free and self._control_ids.numel():
-            if self._control_ids.device != logits.device:
-                self._control_ids = self._control_ids.to(logits.device)
             free_rows = torch.tensor(free, dtype=torch.long, device=logits.device)
             logits[free_rows.unsqueeze(1), self._control_ids] = float("-inf")
         return logits
 
-    def _fill_row(self, index: int, row: _Row, batch_size: int) -> bool:
+    def _fill_row(self, index: int, row: _Row) -> bool:
         """Write the row's bitmask if it needs one; False for a row in free text (nothing to do)."""
         cursor, tokens_left = row.cursor, row.tokens_left
         if row.broken:
-            self._bitmask_row(index, batch_size).zero_()
-            _allow(self._bitmask_row(index, batch_size), row.eos_ids)
+            _allow_only(self._bitmask[index], row.eos_ids)
             return True
         forced = cursor.forced_token(tokens_left)
-        if forced is not None:
-            bitmask = self._bitmask_row(index, batch_size)
-            bitmask.zero_()
-            _allow(bitmask, (forced,))
+        if forced is not None:  # the open citation needs every token left to close
+            _allow_only(self._bitmask[index], (forced,))
             return True
         banned = self._budget_bans(row) if tokens_left <= MAX_CITATION_TOKENS and not cursor.in_citation else ()
         if not cursor.needs_mask and not banned:
             return False
-        bitmask = self._bitmask_row(index, batch_size)
+        bitmask = self._bitmask[index]
         cursor.compiled.index.fill_bitmask(cursor.state, bitmask.numpy())
         words = bitmask.numpy().view(np.uint32)
         for token in banned:
@@ -213,17 +208,17 @@ class CitationLogitsProcessor(LogitsProcessor):
             openers = by_state[cursor.state] = _citation_openers(cursor)
         return [token for token, needed in openers if needed > row.tokens_left - 1]
 
-    def _bitmask_row(self, index: int, batch_size: int) -> torch.Tensor:
+    def _reserve_bitmask(self, batch_size: int) -> None:
+        """Grow the reused bitmask buffer (pinned where vLLM pins) before any row is written."""
         if self._bitmask.shape[0] < batch_size:
-            grown = torch.empty((max(batch_size, 2 * self._bitmask.shape[0]), self._bitmask.shape[1]),
-                                dtype=torch.int32, pin_memory=self._pin)
-            self._bitmask = grown
-        return self._bitmask[index]
+            rows = max(batch_size, 2 * self._bitmask.shape[0])
+            self._bitmask = torch.empty((rows, self._bitmask.shape[1]), dtype=torch.int32, pin_memory=self._pin)
 
 
-def _allow(bitmask_row: torch.Tensor, tokens: Sequence[int]) -> None:
-    """Set the tokens' bits (int32 words seen as uint32, so bit 31 is a plain bit)."""
+def _allow_only(bitmask_row: torch.Tensor, tokens: Sequence[int]) -> None:
+    """Allow exactly `tokens` (int32 words seen as uint32, so bit 31 is a plain bit)."""
     words = bitmask_row.numpy().view(np.uint32)
+    words.fill(0)
     for token in tokens:
         words[token >> 5] |= np.uint32(1 << (token & 31))
 

@@ -9,8 +9,10 @@ for a few steps on answers that cite, so that its free text reaches citation anc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -115,11 +117,16 @@ def run_vllm_plan(plan: dict[str, Any], workdir: Path, timeout: float = 600) -> 
     plan_file.write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_CPU_KVCACHE_SPACE": "1",
                    "VLLM_LOGGING_LEVEL": "WARNING", "PYTHONPATH": str(REPO)}
-    finished = subprocess.run([str(VLLM_PYTHON), "-m", "citegen.integrations.vllm_batch", str(plan_file),
-                               str(result_file)], capture_output=True, text=True, timeout=timeout, env=environment,
-                              cwd=workdir)
-    if finished.returncode != 0:
-        pytest.fail(f"expected the vLLM plan to run, got exit {finished.returncode}:\n{finished.stderr[-6000:]}")
+    process = subprocess.Popen([str(VLLM_PYTHON), "-m", "citegen.integrations.vllm_batch", str(plan_file),
+                                str(result_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=environment, cwd=workdir, start_new_session=True)
+    try:
+        _, errors = process.communicate(timeout=timeout)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # vLLM's engine core, should it outlive the driver
+            os.killpg(process.pid, signal.SIGKILL)
+    if process.returncode != 0:
+        pytest.fail(f"expected the vLLM plan to run, got exit {process.returncode}:\n{errors[-6000:]}")
     return json.loads(result_file.read_text(encoding="utf-8"))
 
 

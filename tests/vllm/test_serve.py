@@ -3,8 +3,10 @@ database imported into a fresh SQLite file, answers streamed over HTTP."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -41,7 +43,7 @@ def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     process = subprocess.Popen(
         [str(BIN / "citegen"), "serve", "--backend", "vllm", "--port", str(port), "--database-url", url,
          "--vllm-args", engine, "--vllm-lexicon", str(workdir / "lexicon.json")],
-        stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=workdir)
+        stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=workdir, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_TIMEOUT
     try:
@@ -53,6 +55,8 @@ def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     finally:
         process.terminate()
         process.wait(timeout=60)
+        with contextlib.suppress(ProcessLookupError):  # vLLM's engine-core process, should it outlive the server
+            os.killpg(process.pid, signal.SIGKILL)
         log.close()
 
 
