@@ -15,6 +15,7 @@ from grammars.errors import GrammarError
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.dates import FIRST_YEAR, LAST_YEAR, check_year_range, date_expr
+from grammars.languages.drafts import LOOSE_GAP, LOOSE_SPACE
 
 PANELS = ("전원합의체", "전원재판부", "지정재판부")
 # Supreme Court shorthand of drafts: 대판 = 대법원 판결 (선고), 대결 = 대법원 결정 (자).
@@ -65,6 +66,26 @@ def case_number_expr(codes: tuple[str, ...], seats: tuple[str, ...], first_year:
     return seq(Opt(seq("(", Capture("seat", Literals(seats)), ")")), number)
 
 
+def malformed_heads(
+    court_names: tuple[str, ...], codes: tuple[str, ...], first_year: int, last_year: int
+) -> tuple[Expr, ...]:
+    """Heads that begin no canonical citation, as the lenient finder reads them: a court, its
+    abbreviation or 대판/대결, with or without (전), glued, loosely spaced or hyphened to a digit
+    (`서울고법 2`, `대판2`, `대법원  2`, `대법원-2`), and a case number outside a citation
+    (`2024도4`, `(2024도4`, `2024 도 4`, `2025-구단-1`; the gap is the same on both sides of the code,
+    so `2024가 1000`, a number and the particle 가, stays prose)."""
+    written = [*court_names, *(short for name in court_names for short in COURTS_BY_NAME[name].abbreviations)]
+    if "대법원" in court_names:
+        written += tuple(SUPREME_SHORTHAND)
+    court = seq(Literals(tuple(written)), Opt(Literals((FULL_BENCH_MARK,))), Alt((LOOSE_GAP, Literals(("-",)))))
+    code = Literals(codes)
+    number = seq(
+        case_year_literals(first_year, last_year),
+        Alt((code, seq(Regex(LOOSE_SPACE), code, Regex(LOOSE_SPACE)), seq("-", code, "-"))),
+    )
+    return seq(court, ANY_DIGIT), seq(number, ANY_DIGIT)
+
+
 def case_grammar(
     courts: Iterable[str] | None = None,
     codes: Iterable[str] | None = None,
@@ -76,9 +97,9 @@ def case_grammar(
     """Canonical case citations of the given courts (names of grammars.courts) and 사건부호.
 
     The anchor is a court name, a space and any digit: `대법원 9` too, which begins no citation, so
-    that a bare `대법원 95다38677` cannot slip out as free text. With `forbid_shorthand` the courts'
-    abbreviations (`서울고법 2`, `대판 2`, `헌재 2`) anchor as well; no citation begins with them, so
-    generation cannot write a case citation in shorthand at all.
+    that a bare `대법원 95다38677` cannot slip out as free text. With `forbid_shorthand` every
+    malformed head anchors as well (`malformed_heads`: `서울고법 2`, `대판 2`, a bare `2024도4202`); no
+    citation begins with them, so generation cannot write a case citation otherwise than canonically.
     """
     court_names = _chosen("court name", courts, (court.name for court in COURTS))
     code_texts = _chosen("사건부호", codes, default_codes())
@@ -98,8 +119,5 @@ def case_grammar(
     )
     anchor = seq(court, " ", ANY_DIGIT)
     if forbid_shorthand:
-        shorthand = [short for name in court_names for short in COURTS_BY_NAME[name].abbreviations]
-        if "대법원" in court_names:
-            shorthand += [f"{short}{mark}" for short in SUPREME_SHORTHAND for mark in ("", FULL_BENCH_MARK)]
-        anchor = Alt((anchor, seq(Literals(tuple(shorthand)), " ", ANY_DIGIT))) if shorthand else anchor
+        anchor = Alt((anchor, *malformed_heads(court_names, code_texts, first_year, last_year)))
     return CitationGrammar(name="case", expr=expr, anchor=anchor)

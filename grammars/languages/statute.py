@@ -17,13 +17,17 @@ from collections.abc import Iterable, Mapping
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import ANY_DIGIT
+from grammars.languages.drafts import LOOSE_SPACE, QUOTED_ACT, loose_article_head
 from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
 
 # Numbers up to 99 as Literals (the compiler's cheap path); articles up to 9999 stay a small regex.
 BRANCH = Literals(tuple(str(n) for n in range(1, 100)))
 PARAGRAPH = BRANCH
 ITEM = Regex("[1-9][0-9]{0,2}")
-ANY_ARTICLE = seq(Regex("[1-9][0-9]{0,3}"), "조", Opt(seq("의", BRANCH)))
+ANY_ARTICLE_NUMBER = Regex("[1-9][0-9]{0,3}")
+ANY_ARTICLE = seq(ANY_ARTICLE_NUMBER, "조", Opt(seq("의", BRANCH)))
+# The acts a back-reference cites are the resolver's business; generation names every act in full.
+BACK_REFERENCES = ("같은 법", "동법", "이 법")
 # 목 are lettered in 가나다 order; 14 letters are the most any item has.
 SUBITEM_LETTERS = tuple("가나다라마바사아자차카타파하")
 HEAD_SEPARATOR = " 제"
@@ -52,6 +56,19 @@ def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
     return groups
 
 
+def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:
+    """Heads that begin no canonical citation, as the lenient finder reads them: abbreviations and
+    back-references (`민소법 제1`, `같은 법 제3`), a name glued to or loosely spaced from 제
+    (`형법제3`, `형법 제 3`), 제 left out (`형법 10조`), a quoted name (`「형법」 제2`, `「주택법」제1`).
+    Not the bare `법 제`: it occurs inside every `민법 제…` and would cut those citations off."""
+    names = Literals(tuple(sorted({*lexicon.grammar_names, *lexicon.informal, *BACK_REFERENCES})))
+    return (
+        loose_article_head(names),
+        seq(names, Regex(LOOSE_SPACE + "+"), ANY_ARTICLE_NUMBER, "조"),
+        loose_article_head(QUOTED_ACT),
+    )
+
+
 def statute_grammar(
     lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None, *, forbid_shorthand: bool = False
 ) -> CitationGrammar:
@@ -60,8 +77,8 @@ def statute_grammar(
 
     The anchor is a name, ` 제` and any digit, whether or not the act has an article that begins
     with it: `형법 제9999` must die in the automaton, not pass as free text. With `forbid_shorthand`
-    informal abbreviations and back-references (`민소법 제1`, `같은 법 제3`) anchor too, so generation
-    names every act in full.
+    every malformed head anchors too (`malformed_heads`), so generation writes every statute head
+    canonically.
     """
     lexicon = as_lexicon(lexicon)
     heads = [
@@ -69,9 +86,7 @@ def statute_grammar(
         for labels, names in _groups(lexicon).items()
     ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
-    anchor_names = lexicon.grammar_names
+    anchor = seq(Literals(tuple(sorted(lexicon.grammar_names))), HEAD_SEPARATOR, ANY_DIGIT)
     if forbid_shorthand:
-        # Not the bare `법 제`: it occurs inside every `민법 제…` and would cut those citations off.
-        anchor_names += tuple(sorted(lexicon.informal)) + ("같은 법", "동법", "이 법")
-    anchor = seq(Literals(tuple(sorted(anchor_names))), HEAD_SEPARATOR, ANY_DIGIT)
+        anchor = Alt((anchor, *malformed_heads(lexicon)))
     return CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)

@@ -13,8 +13,10 @@ from grammars import (
     GrammarError,
     Lexicon,
     LexiconError,
+    CitationForm,
     answer_grammar,
     case_grammar,
+    find_citations,
     statute_grammar,
 )
 from grammars.compile import compile_index
@@ -332,3 +334,32 @@ ANSWERS: list[tuple[AnswerGrammar, str, bool]] = [
 @pytest.mark.parametrize(("answer", "text", "accepted"), ANSWERS, ids=[text for _, text, _ in ANSWERS])
 def test_compiled_answer_language(answer: AnswerGrammar, text: str, accepted: bool) -> None:
     assert _index_accepts(compile_index(answer, VOCABULARY), text) == accepted
+
+
+# Heads the lenient finder reads as a citation written otherwise than canonically: with
+# forbid_shorthand none of them can be written, while the prose around such heads stays writable.
+MALFORMED_HEADS = [
+    "형법제355조", "형법 제 250조", "형법\u3000제250조", "「형법」 제250조", "「형법」제250조",
+    "「개인정보 보호법」 제2조", "같은 법 제3조", "민소법 제1조", "대판 2024. 7. 11. 선고 2024도4202 판결",
+    "대판(전) 2024도4202", "서울고법 2024. 1. 1. 선고 2023나1 판결", "서울고법2024나1", "대법원  2024도4202",
+    "대법원 2012. 6. 28., 선고, 2012도1 판결", "(2024도4202)", "판례 2024도4202 참조", "2024 도 4202",
+    "2025-구단-10915", "95다38677", "2023. 1. 1. 선고 2022도1 판결", "(서울)2024나1",
+]
+PROSE_NEAR_HEADS = [
+    "2024년 7월에 10조 원, 제3자에게 2024가 1000만 원", "형법 제정 이후 「별표 1」 제2항과 「형법」의 규정",
+    "근로기준법 52시간", "대법원은 2024년에", "대판결", "민법 제750조 제1항과 대법원 2024. 7. 11. 선고 2024도4202 판결",
+]
+FORBIDDING = answer_grammar(forbid_shorthand=True)
+
+
+@pytest.mark.parametrize("text", MALFORMED_HEADS, ids=MALFORMED_HEADS)
+def test_malformed_heads_the_finder_reads_cannot_be_written(text: str) -> None:
+    forms = [found.form for found in find_citations(text)]
+    assert forms and CitationForm.CANONICAL not in forms
+    assert not _index_accepts(compile_index(FORBIDDING, VOCABULARY), text)
+
+
+@pytest.mark.parametrize("text", PROSE_NEAR_HEADS, ids=PROSE_NEAR_HEADS)
+def test_prose_near_malformed_heads_stays_writable(text: str) -> None:
+    assert all(found.form == CitationForm.CANONICAL for found in find_citations(text))
+    assert _index_accepts(compile_index(FORBIDDING, VOCABULARY), text)

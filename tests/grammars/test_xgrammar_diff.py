@@ -136,16 +136,18 @@ def test_masks_equal_xgrammars_along_citations(side: Side, grammar: str, number:
 
 
 ANSWER_PREFIXES = ["", "판례는 ", "대법", "대법원", "대법원 ", "대법원 2024. 7. ", "민법 제750조", "민법 제750조 제",
-                   "<think>대법원", "형법 제2", "대법원 2024. 7. 11. 선고 2024도4202 판결", "상법 제1조에서"]
+                   "<think>대법원", "형법 제2", "대법원 2024. 7. 11. 선고 2024도4202 판결", "상법 제1조에서",
+                   "형법", "「형법」", "(2024", "2024 도 ", "대판"]
 
 
-def test_answer_masks_equal_token_by_token_walks(side: Side) -> None:
+@pytest.mark.parametrize("forbid_shorthand", [False, True], ids=["canonical-anchors", "malformed-heads-forbidden"])
+def test_answer_masks_equal_token_by_token_walks(side: Side, forbid_shorthand: bool) -> None:
     """The answer grammar's masks on the real vocabulary, free-text shortcuts included (only subtrees
     with anchor-ending bytes walked, walks stopped where they meet the base state), equal walking every
     token's bytes through the automaton one by one."""
     from grammars import answer_grammar
 
-    index = compile_index(answer_grammar(), side.vocabulary)
+    index = compile_index(answer_grammar(forbid_shorthand=forbid_shorthand), side.vocabulary)
     automaton = index.automaton
     text_ids = [i for i, t in enumerate(side.vocabulary.tokens) if t]
     for prefix in ANSWER_PREFIXES:
