@@ -68,6 +68,8 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=100)
     parser.add_argument("--regenerate-copies", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--no-regeneration", action="store_true",
+                        help="Measure without re-generation only (it takes minutes on 2 CPUs).")
     parser.add_argument("--database-url")
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results" / "recite_bench.md")
     arguments = parser.parse_args()
@@ -77,9 +79,10 @@ def main() -> None:
         folder = Path(scratch)
         url = arguments.database_url or _sample_database(folder / "sample.sqlite3")
         model = Settings().model_path
+        regenerate = model.exists() and not arguments.no_regeneration
         rows = [_throughput(f"drafts × {arguments.copies}, no re-generation", _corpus(folder, arguments.copies),
                             folder / "out-plain", arguments.jobs, url, None)]
-        if model.exists():
+        if regenerate:
             rows.append(_throughput(f"drafts × {arguments.regenerate_copies}, re-generation",
                                     _corpus(folder, arguments.regenerate_copies), folder / "out-regen",
                                     arguments.jobs, url, model))
@@ -90,15 +93,16 @@ def main() -> None:
              (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs visible (load average "
               f"{os.getloadavg()[0]:.1f} at the end: the machine is shared), --jobs {arguments.jobs}; "
               f"`python bench/recite_bench.py --copies {arguments.copies} "
-              f"--regenerate-copies {arguments.regenerate_copies}`\n"),
+              + (f"--regenerate-copies {arguments.regenerate_copies}`\n" if regenerate else "--no-regeneration`\n")),
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    if model.exists():
+    if regenerate:
         lines.append("\nWith re-generation, each worker decodes a slot once: later copies of the same paragraph "
                      "hit its cache (greedy decoding gives the same answer to the same prompt), so the first "
                      "copy costs what re-generation costs.")
     else:
-        lines.append(f"\nRe-generation not measured: no model at {model}.")
+        lines.append("\nRe-generation not measured: " + (f"no model at {model}." if not model.exists()
+                                                           else "--no-regeneration."))
     lines += ["", "## Extraction + resolution on data/drafts/labels.jsonl", "",
               "| labels | resolvable | answers | correct | precision | recall | unlabelled rewrites |",
               "|---|---|---|---|---|---|---|",
