@@ -11,7 +11,7 @@ import functools
 import logging
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -33,21 +33,23 @@ def recite(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; write no documents.")] = False,
     regenerate: Annotated[bool, typer.Option(
         "--regenerate/--no-regenerate",
-        help="Re-generate unresolvable citations with the model under the citation automaton (suggestions)."
+        help="Re-generate citations the database cannot resolve with the model (CITEGEN_MODEL_PATH) under the "
+             "citation automaton; offered as suggestions only when they verify. Slow on CPU."
     )] = False,
     max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest file (or unpacked part) read.")]
     = DEFAULT_MAX_BYTES,
-    database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
-    backend: Annotated[str, typer.Option("--backend", help="Re-generation on 'builtin' (citegen's loop) or 'vllm' "
-                                         "(one vLLM engine: implies --jobs 1).")] = "builtin",
+    database_url: Annotated[str | None, typer.Option(
+        "--database-url", help="The verifier database, as for citegen-admin (default: env CITEGEN_DATABASE_URL, "
+                               "else the SQLite file citegen-admin uses).")] = None,
+    backend: Annotated[Literal["builtin", "vllm"], typer.Option(
+        "--backend", help="Where --regenerate decodes: citegen's own loop, or one vLLM engine (implies --jobs 1).")]
+    = "builtin",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Rewrite the citations of drafts in canonical, checked form and report what changed."""
     settings = Settings()
     url = database_url or settings.database_url
     model_path = settings.model_path if regenerate else None
-    if backend not in ("builtin", "vllm"):
-        raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")
     if backend == "vllm" and regenerate:
         jobs = 1  # one engine holds the model (and its GPUs); vLLM batches inside it
     options = BatchOptions(out=out, jobs=jobs or os.cpu_count() or 1, dry_run=dry_run, max_bytes=max_bytes,
