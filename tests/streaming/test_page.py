@@ -127,6 +127,9 @@ def test_citations_appear_only_once_verified_with_badge_and_source(serve, browse
             ["citation withheld", "[확인되지 않은 인용 생략]", "[확인되지 않은 인용 생략]없음"],
         ]
         assert "9999" not in tools.wait_for("true", "document.body.textContent")
+        status = tools.wait_for("true", "document.getElementById('status').textContent")
+        assert status.startswith("완료: ") and "검증됨 1" in status and "{" not in status, status
+        assert tools.wait_for("true", "document.querySelector('#ask button').disabled") is False
         ARTIFACTS.mkdir(exist_ok=True)
         shot = tools.call("Page.captureScreenshot", format="png")
         (ARTIFACTS / "streaming-page.png").write_bytes(base64.b64decode(shot["data"]))
