@@ -141,11 +141,6 @@ class SegmentMachine:
         self._next_id = 0
         self.finished = False
 
-    @property
-    def awaiting(self) -> frozenset[int]:
-        """Ids of citations sent for verification and not yet resolved."""
-        return frozenset(self._awaiting)
-
     # ---- source events ----------------------------------------------------------------------
 
     def feed(self, event: SourceEvent) -> list[SegmentOutput]:
