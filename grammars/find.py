@@ -27,7 +27,7 @@ from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
 from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
 from grammars.expr import Literals
 from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPREME_SHORTHAND, default_codes
-from grammars.languages.drafts import LOOSE_SPACE, QUOTED_ACT_ENDINGS
+from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_case, build_case_number, build_statute, default_parser
@@ -132,7 +132,7 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(
         # 「」 marks a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
         # The quote mark itself starts a new word, so no boundary is asked before it.
-        rf"(?:「(?P<quoted>[^」\n]{{1,80}}?{Literals(QUOTED_ACT_ENDINGS).to_regex()})」"
+        rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
         # A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
         rf"|{NOT_AFTER_WORD}(?P<act>{_lenient_names(names)})"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import ANY_DIGIT
-from grammars.languages.drafts import LOOSE_SPACE, QUOTED_ACT, loose_article_head
+from grammars.languages.drafts import LOOSE_SPACE, loose_article_head
 from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
 
 # Numbers up to 99 as Literals (the compiler's cheap path); articles up to 9999 stay a small regex.
@@ -59,13 +59,17 @@ def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
 def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:
     """Heads that begin no canonical citation, as the lenient finder reads them: abbreviations and
     back-references (`민소법 제1`, `같은 법 제3`), a name glued to or loosely spaced from 제
-    (`형법제3`, `형법 제 3`), 제 left out (`형법 10조`), a quoted name (`「형법」 제2`, `「주택법」제1`).
+    (`형법제3`, `형법 제 3`), 제 left out (`형법 10조`), a quoted name (`「형법」 제2`, `「형법」제2`).
     Not the bare `법 제`: it occurs inside every `민법 제…` and would cut those citations off."""
-    names = Literals(tuple(sorted({*lexicon.grammar_names, *lexicon.informal, *BACK_REFERENCES})))
+    names = Literals(tuple(sorted({*lexicon.grammar_names, *lexicon.informal})))
+    written = Alt((names, Literals(BACK_REFERENCES)))
     return (
-        loose_article_head(names),
-        seq(names, Regex(LOOSE_SPACE + "+"), ANY_ARTICLE_NUMBER, "조"),
-        loose_article_head(QUOTED_ACT),
+        loose_article_head(written),
+        seq(written, Regex(LOOSE_SPACE + "+"), ANY_ARTICLE_NUMBER, "조"),
+        # The lexicon's names only: any text up to 」 would double the automaton's states (inside
+        # quotes or not) and make the index build 15 times slower; an act outside the lexicon
+        # cannot be cited canonically either.
+        loose_article_head(seq("「", names, "」")),
     )
 
 
