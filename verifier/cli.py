@@ -178,10 +178,9 @@ def _table(title: str, headers: tuple[str, ...], rows: list) -> int:  # type: ig
 
 def _document_resolver(database: Database, verifier: Verifier) -> DocumentResolver:
     """A resolver whose finder knows the database's act names (grammars' built-in ones if it has none)."""
-    with database.engine.connect() as connection:
-        has_acts = connection.execute(select(ACTS.c.id).limit(1)).first() is not None
-    return DocumentResolver(database, finder=CitationFinder(CitationParser.for_lexicon(build_lexicon(database)))
-                            if has_acts else None, lookups=verifier.lookups)
+    known = build_lexicon(database)
+    return DocumentResolver(database, finder=CitationFinder(CitationParser.for_lexicon(known)) if known else None,
+                            lookups=verifier.lookups)
 
 
 def _citations_in(text: str, resolver: DocumentResolver) -> list[tuple[str, Resolution]]:

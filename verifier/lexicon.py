@@ -54,7 +54,11 @@ def lexicon_data(database: Database) -> dict[str, list[str] | None]:
     return {**acts, **{alias: acts[name] for alias, (name, _official) in aliases.items()}}
 
 
-def build_lexicon(database: Database) -> Lexicon:
+def build_lexicon(database: Database) -> Lexicon | None:
+    """The database's names as a `grammars.Lexicon`; None when it holds no act a citation could
+    name (an empty or cases-only database), since a lexicon needs at least one."""
     acts, aliases = _article_labels(database)
+    if not acts:
+        return None
     return Lexicon.build(acts, aliases={alias: name for alias, (name, official) in aliases.items() if official},
                          informal={alias: name for alias, (name, official) in aliases.items() if not official})

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy import select
+
 from citegen.recite import RecitePipeline, Resolution, UsageError
 from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation, default_lexicon
 from verifier.database import Database
 from verifier.errors import VerifierError
+from verifier.importers.store import ACTS, CASES
 from verifier.lexicon import build_lexicon
 from verifier.resolver import DocumentResolver
 from verifier.verdict import Verdict
@@ -43,11 +46,13 @@ class VerifierAuthority:
         return self.verifier.verify(citation)
 
 
-def finding_lexicon(known: Lexicon) -> Lexicon:
-    """grammars' built-in names and abbreviations joined with the database's (`known`), so the
-    finder sees every act the database can verify (thousands in production) and the common ones
-    it lacks."""
+def finding_lexicon(known: Lexicon | None) -> Lexicon:
+    """grammars' built-in names and abbreviations joined with the database's (`known`, None when
+    it holds no acts), so the finder sees every act the database can verify (thousands in
+    production) and the common ones it lacks."""
     builtin = default_lexicon()
+    if known is None:
+        return builtin
     acts = {**builtin.acts, **known.acts}
     aliases = {a: t for a, t in {**builtin.aliases, **known.aliases}.items() if a not in acts}
     informal = {a: t for a, t in {**builtin.informal, **known.informal}.items() if a not in acts and a not in aliases}
@@ -57,9 +62,17 @@ def finding_lexicon(known: Lexicon) -> Lexicon:
 def check_sources(database_url: str, model_path: Path | None) -> None:
     """Fail fast, before any worker starts, on a database or model the pipeline could not open."""
     try:
-        Database.open(database_url).close()
+        database = Database.open(database_url)
     except VerifierError as error:
         raise UsageError(f"expected a usable verifier database, got: {error}") from None
+    try:
+        with database.engine.connect() as connection:
+            empty = all(connection.execute(select(table.c.id).limit(1)).first() is None for table in (ACTS, CASES))
+    finally:
+        database.close()
+    if empty:  # every citation would come back not_covered: almost surely the wrong database
+        raise UsageError(f"expected a verifier database holding statutes or decisions, got an empty one at "
+                         f"{database.url}; fill it with `citegen-admin import`, or pass --database-url")
     if model_path is not None and not model_path.is_dir():
         raise UsageError(f"expected the model that --regenerate uses at {model_path}, got no such folder")
 
@@ -74,9 +87,9 @@ def build_pipeline(database_url: str, model_path: Path | None, backend: str = "b
     if model_path is not None and backend == "vllm":
         from citegen.integrations.vllm_recite import VllmRegenerator  # the citegen[vllm] extra
 
-        regenerator = VllmRegenerator.load(model_path, dict(known.acts))
+        regenerator = VllmRegenerator.load(model_path, dict(known.acts) if known else {})
     elif model_path is not None:
         from citegen.recite.regenerate import EngineRegenerator  # loads torch
 
-        regenerator = EngineRegenerator.load(model_path, dict(known.acts))
+        regenerator = EngineRegenerator.load(model_path, dict(known.acts) if known else {})
     return RecitePipeline(finder.find, VerifierAuthority(database), regenerator)

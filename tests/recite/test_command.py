@@ -8,6 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from citegen.cli import app
+from verifier.database import Database
+from verifier.importers import import_file
 
 
 def _run(*arguments: str) -> tuple[int, str]:
@@ -58,6 +60,7 @@ BAD_USAGE = [
     ("unreachable-database", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "out"),
                                           "--database-url", "postgresql://nobody@127.0.0.1:1/none"]),
     ("not-a-database-url", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "out"), "--database-url", "[x]"]),
+    ("unknown-backend", lambda tmp: [str(tmp / "drafts"), "--out", str(tmp / "out"), "--backend", "tgi"]),
 ]
 
 
@@ -74,3 +77,27 @@ def test_regenerate_without_a_model_exits_2_before_any_work(folder: Path, tmp_pa
                                 env={"CITEGEN_MODEL_PATH": str(tmp_path / "no-model")})
     assert result.exit_code == 2 and "no-model" in result.output
     assert not (tmp_path / "out" / "report.jsonl").exists()
+
+
+def test_an_empty_database_exits_2_and_says_how_to_fill_it(folder: Path, tmp_path: Path) -> None:
+    (folder / "a.txt").write_text("민법 제750조", encoding="utf-8")
+    exit_code, output = _run(str(folder), "--out", str(tmp_path / "out"), "-q", "-j", "1",
+                             "--database-url", f"sqlite:///{tmp_path / 'fresh.sqlite3'}")
+    assert exit_code == 2 and "citegen-admin import" in " ".join(output.split()), output
+    assert not (tmp_path / "out" / "report.jsonl").exists()
+
+
+def test_a_database_of_decisions_only_recites_with_grammars_act_names(folder: Path, tmp_path: Path) -> None:
+    # A lexicon needs one act: a cases-only database used to crash the workers with LexiconError.
+    url = f"sqlite:///{tmp_path / 'cases.sqlite3'}"
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"type": "case", "court": "대법원", "date": "2024-07-11", "case_number": "2024도4202", '
+                     '"disposition": "판결"}\n', encoding="utf-8")
+    database = Database.open(url)
+    import_file(database, cases)
+    database.close()
+    (folder / "a.txt").write_text("대판 2024.7.11, 2024도4202 판결과 민법 제750조.", encoding="utf-8")
+    exit_code, output = _run(str(folder), "--out", str(tmp_path / "out"), "-q", "-j", "1", "--database-url", url)
+    assert exit_code == 1, output  # the statute is not covered: a reviewer must look
+    flat = " ".join(output.split())
+    assert "2 citations" in flat and "1 rewritten" in flat, output

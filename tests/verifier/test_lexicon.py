@@ -29,3 +29,8 @@ def test_built_lexicon_keeps_official_and_informal_names_apart(loaded: Database)
     assert lexicon.aliases == {"주택임대차법": "주택임대차보호법"}
     assert lexicon.informal == {"민소법": "민사소송법"}
     assert lexicon.canonical_name("민소법") == "민사소송법"
+
+
+def test_a_database_without_acts_has_no_lexicon(database: Database) -> None:
+    assert build_lexicon(database) is None  # grammars' Lexicon needs at least one act
+    assert lexicon_data(database) == {}
