@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grammars import CitationFinder, CitationParser
 from verifier.config import default_database_url
 from verifier.database import Database
-from verifier.errors import VerifierError
+from verifier.errors import ImportFileError, VerifierError
 from verifier.importers import discover, import_file
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
 from verifier.lexicon import build_lexicon, lexicon_data
@@ -97,9 +97,15 @@ def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=True) as progress:
             task = progress.add_task("importing", total=len(files))
-            for path in files:
+            for done, path in enumerate(files):
                 progress.update(task, description=f"importing {path.name}")
-                report = import_file(database, path)
+                try:
+                    report = import_file(database, path)
+                except ImportFileError as error:
+                    err.print(f"error: {error}")
+                    err.print(f"{done} of {len(files)} files were imported before it, none after; the failed file "
+                              "changed nothing. Fix or remove it and run the import again (re-importing is safe).")
+                    raise typer.Exit(EXIT_BAD_INPUT) from error
                 skipped += len(report.skipped)
                 for row in report.skipped[:SKIPPED_SHOWN]:
                     err.print(f"skipped {path} {row.position}: {row.reason}")

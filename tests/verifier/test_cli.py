@@ -91,6 +91,7 @@ def test_import_of_a_hostile_file_exits_2_and_names_it(url: str, tmp_path: Path)
     bad.write_text('<!DOCTYPE x [<!ENTITY a "b">]><LawSearch>&a;</LawSearch>', encoding="utf-8")
     result = runner.invoke(app, ["import", str(bad), "--database-url", url])
     assert result.exit_code == 2 and "bad.xml" in result.output and "DTD" in result.output
+    assert "0 of 1 files were imported before it" in " ".join(result.output.split())
 
 
 def test_old_schema_and_unreachable_database_exit_2(url: str) -> None:
