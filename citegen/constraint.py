@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -259,11 +260,13 @@ def compile_language(
     grammar: AnswerGrammar,
     vocabulary: Vocabulary,
     parse: Callable[[str], ParsedCitation | None] = parse_citation,
-    cache_dir: str | None = None,
+    cache_dir: str | Path | None = None,
 ) -> CitationLanguage:
-    """The whole-output language of `grammar` over a model's vocabulary, with its anchors."""
+    """The whole-output language of `grammar` over a model's vocabulary, with its anchors. With
+    `cache_dir` the index is built whole and stored on a miss and loaded on a hit; without it states
+    are computed as generation first reaches them."""
     anchor = re.compile("|".join(citation.anchor.to_regex() for citation in grammar.citations))
-    index = compile_index(grammar, vocabulary, cache_dir=cache_dir, build=False)
+    index = compile_index(grammar, vocabulary, cache_dir=cache_dir, build=True)
     return CitationLanguage(index, anchor, parse)
 
 

@@ -1,6 +1,6 @@
 """A transformers `LogitsProcessor` for users of `model.generate()`.
 
-    language = compile_language(answer_grammar(), loaded.vocabulary)
+    language = compile_language(answer_grammar(forbid_shorthand=True), loaded.vocabulary)
     processor = CitationLogitsProcessor(Constraint.of(language, loaded.vocab_size))
     model.generate(..., logits_processor=LogitsProcessorList([processor]))
 

@@ -3,6 +3,7 @@ the console entry points and `create_app()`; library code receives the values as
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import Field
@@ -14,6 +15,10 @@ from verifier.config import default_database_url
 REPO_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 
+def default_index_cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "citegen" / "index"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CITEGEN_", env_nested_delimiter="__", extra="ignore")
 
@@ -22,4 +27,9 @@ class Settings(BaseSettings):
     model_path: Path = REPO_DATA_DIR / "models" / "ko-legal-tiny"
     device: str = "auto"  # "auto" picks CUDA when available, else CPU
     seed: int = 0
+    # Generation writes citations in canonical form only: heads written otherwise (`형법제355조`,
+    # `대판 2…`, a bare `2024도4202`) are unwritable, not left to free text.
+    forbid_shorthand: bool = True
+    # Serving indexes are built whole once and loaded from here (a few ms) afterwards.
+    index_cache_dir: Path = Field(default_factory=default_index_cache_dir)
     streaming: StreamingSettings = Field(default_factory=StreamingSettings)

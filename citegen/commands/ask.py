@@ -58,7 +58,10 @@ def ask(
                 "run `citegen-admin import data/law data/cases` first"
             )
         loaded = load_model(model or settings.model_path, settings.device)
-        engine = build_engine(loaded, lexicon, max_batch=1)
+        engine = build_engine(
+            loaded, lexicon, max_batch=1,
+            forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
+        )
         request = Request(
             messages=(("user", question),),
             sampling=SamplingParams(

@@ -59,7 +59,8 @@ def serve(
     elif backend == "builtin":
         source = wiring.EngineSource(
             wiring.build_engine(
-                load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active
+                load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active,
+                forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
             )
         )
     else:

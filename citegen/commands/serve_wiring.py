@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import desc, func, select
@@ -38,27 +39,48 @@ ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_da
 ALL = Narrowing()  # the whole answer language: every court, every act of the lexicon
 
 
-def answer_grammar_for(lexicon: ArticleLexicon, narrowing: Narrowing = ALL) -> AnswerGrammar:
+def answer_grammar_for(
+    lexicon: ArticleLexicon, narrowing: Narrowing = ALL, *, forbid_shorthand: bool = True
+) -> AnswerGrammar:
+    """The answer language the service constrains with; `forbid_shorthand` (Settings.forbid_shorthand)
+    makes every head written otherwise than canonically unwritable (`형법제355조`, `대판 2…`, a bare
+    `2024도4202`), not only free text."""
     acts = (
         lexicon if narrowing.acts is None else {act: lexicon[act] for act in narrowing.acts if act in lexicon}
     )
-    return answer_grammar(lexicon=acts, courts=narrowing.courts)
+    return answer_grammar(lexicon=acts, courts=narrowing.courts, forbid_shorthand=forbid_shorthand)
 
 
 def answer_language(
-    loaded: LoadedModel, lexicon: ArticleLexicon, parser: CitationParser, narrowing: Narrowing
+    loaded: LoadedModel,
+    lexicon: ArticleLexicon,
+    parser: CitationParser,
+    narrowing: Narrowing,
+    *,
+    forbid_shorthand: bool = True,
+    cache_dir: Path | None = None,
 ) -> CitationLanguage:
     """The whole-answer language over the model's vocabulary: free text, citations of the
-    database's acts (and of every court), parsed with the database's names."""
-    return compile_language(answer_grammar_for(lexicon, narrowing), loaded.vocabulary, parser.parse)
+    database's acts (and of every court), parsed with the database's names. With `cache_dir` the
+    index is built whole once and loaded from disk afterwards, so serving never pays for a state
+    computed on first visit."""
+    grammar = answer_grammar_for(lexicon, narrowing, forbid_shorthand=forbid_shorthand)
+    return compile_language(grammar, loaded.vocabulary, parser.parse, cache_dir=cache_dir)
 
 
-def build_engine(loaded: LoadedModel, lexicon: ArticleLexicon, max_batch: int) -> Engine:
+def build_engine(
+    loaded: LoadedModel,
+    lexicon: ArticleLexicon,
+    max_batch: int,
+    *,
+    forbid_shorthand: bool = True,
+    cache_dir: Path | None = None,
+) -> Engine:
     parser = CitationParser.for_lexicon(dict(lexicon))
-    library = ConstraintLibrary(
-        functools.partial(answer_language, loaded, lexicon, parser), loaded.vocab_size
+    language = functools.partial(
+        answer_language, loaded, lexicon, parser, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
     )
-    return Engine(loaded, library, max_batch=max_batch)
+    return Engine(loaded, ConstraintLibrary(language, loaded.vocab_size), max_batch=max_batch)
 
 
 def stream_event(event: engine_events.Event) -> streaming.SourceEvent:
@@ -226,7 +248,9 @@ class DatabaseAdmin:
 
 def anchors_for(lexicon: ArticleLexicon) -> AnchorPrefixes:
     """What the segment machine holds back: prefixes of the same anchors the engine opens citations on."""
-    return AnchorPrefixes.of(answer_grammar_for(lexicon))
+    # Heads that only forbid (forbid_shorthand) never complete, so holding their prefixes back
+    # (`「…`, a year) would only delay prose: the citations' own anchors are the same either way.
+    return AnchorPrefixes.of(answer_grammar_for(lexicon, forbid_shorthand=False))
 
 
 def favour_latency() -> None:

@@ -25,8 +25,16 @@ def database(tmp_path_factory) -> str:
     return url
 
 
+@pytest.fixture(autouse=True)
+def index_cache(tmp_path, monkeypatch) -> Path:
+    """ask stores the indexes it builds (Settings.index_cache_dir): here, not in the user's cache."""
+    cache = tmp_path / "index"
+    monkeypatch.setenv("CITEGEN_INDEX_CACHE_DIR", str(cache))
+    return cache
+
+
 @pytest.mark.parametrize("flags", [[], ["--no-constrain"]], ids=["constrained", "no-constrain"])
-def test_ask_streams_an_answer_and_reports_its_length(tiny_dir, database, flags) -> None:
+def test_ask_streams_an_answer_and_reports_its_length(tiny_dir, database, flags, index_cache) -> None:
     result = CliRunner().invoke(
         app,
         [
@@ -43,6 +51,7 @@ def test_ask_streams_an_answer_and_reports_its_length(tiny_dir, database, flags)
     )
     assert result.exit_code == 0, result.output
     assert "tokens," in result.output and len(result.output.strip()) > 20
+    assert bool(list(index_cache.glob("index-*.npz"))) == (flags == [])  # built whole once, then loaded
 
 
 def test_ask_names_a_missing_model_directory(database, tmp_path) -> None:

@@ -1,0 +1,39 @@
+"""The language the service constrains answers with (serve_wiring.answer_grammar_for, used by ask
+and serve): by default a citation head written otherwise than canonically cannot be written."""
+
+from __future__ import annotations
+
+import pytest
+
+from citegen.commands.serve_wiring import answer_grammar_for
+from citegen.constraint import Narrowing
+from grammars import DEAD
+from grammars.compile import automaton_of
+
+LEXICON = {"형법": ["250", "355"], "민법": ["750"]}
+
+TEXTS = [
+    ("형법 제355조에 따라", True, True),
+    ("대법원 2024. 7. 11. 선고 2024도4202 판결", True, True),
+    ("형법제355조", False, True),
+    ("「형법」 제250조", False, True),
+    ("형법 10조", False, True),
+    ("대판 2024도4202", False, True),
+    ("(2024도4202)", False, True),
+    ("2024년 7월, 10조 원", True, True),
+]
+
+
+@pytest.mark.parametrize(("text", "writable", "writable_when_allowed"), TEXTS, ids=[t for t, _, _ in TEXTS])
+def test_malformed_heads_are_unwritable_unless_shorthand_is_allowed(
+    text: str, writable: bool, writable_when_allowed: bool
+) -> None:
+    for forbid, expected in ((True, writable), (False, writable_when_allowed)):
+        automaton = automaton_of(answer_grammar_for(LEXICON, forbid_shorthand=forbid))
+        assert (automaton.walk(automaton.initial, text.encode()) != DEAD) == expected, forbid
+
+
+def test_narrowing_keeps_the_forbidden_heads_of_the_acts_left() -> None:
+    automaton = automaton_of(answer_grammar_for(LEXICON, Narrowing(acts=("민법",))))
+    assert automaton.walk(automaton.initial, "민법제750조".encode()) == DEAD
+    assert automaton.walk(automaton.initial, "민법 제750조".encode()) != DEAD
