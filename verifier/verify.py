@@ -7,8 +7,8 @@ long-lived verifier reads. Lookups run on one autocommit connection. Every verif
 appended to the audit log, written in batches of `audit_batch` rows (and on `flush_audit()` /
 `close()`), never one commit per call.
 
-Thread-safe: one lock guards the cache misses and the audit buffer, so an async caller may run
-`verify` in worker threads.
+Thread-safe: one lock guards the reader connection (every cache miss) and the audit buffer, the
+caches lock their own entries, so an async caller may run `verify` in worker threads.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
 from verifier.database import Database
 from verifier.importers import import_paths
+from verifier.lookups import BoundedCache
 from verifier.rules import case_problems, court_family_problem
 from verifier.verify import AUDIT, Verifier
 
@@ -141,3 +142,17 @@ def test_threads_sharing_one_verifier_get_the_single_threaded_answers(loaded: Da
         expected = [alone.verify(citation).status for citation in citations]
     with Verifier(loaded, audit_batch=7) as shared, ThreadPoolExecutor(max_workers=4) as pool:
         assert list(pool.map(lambda c: shared.verify(c).status, citations)) == expected
+
+
+def test_lookup_answers_are_bounded_oldest_dropped_first() -> None:
+    cache: BoundedCache[str, int] = BoundedCache(2)
+    computed: list[str] = []
+
+    def answer(key: str) -> int:
+        return cache.get(key, lambda: computed.append(key) or len(computed))
+
+    assert [answer(key) for key in ("a", "b", "a", "c")] == [1, 2, 1, 3]
+    assert len(cache) == 2 and computed == ["a", "b", "c"]
+    assert answer("b") == 2 and answer("a") == 4  # "a" was the oldest, so it went for "c"
+    with pytest.raises(ValueError, match="expected a cache size of at least 1, got 0"):
+        BoundedCache(0)
