@@ -9,7 +9,8 @@
     citegen_lexicon   path of the verifier's lexicon export (`citegen-admin export -o FILE`): statute
                       names and the article numbers the database holds; default grammars' built-in one
     citegen_think     1 (default): text inside `<think>`…`</think>` is never constrained; 0: it is
-    citegen_shorthand 1 (default): shorthand (`대판`, `같은 법 제3조`) is free text; 0: it is barred
+    citegen_shorthand 0 (default): shorthand anchors (`대판`, `같은 법 제3`) must go on as canonical
+                      citations, as citegen's own service does; 1: shorthand is left as free text
 
 A request with no `citegen_*` key is not constrained at all. Everything here is checked in
 `CitationOptions.from_extra_args`, which the processor's `validate_params` calls in the front end,
@@ -52,7 +53,7 @@ class CitationOptions:
     narrowing: Narrowing = Narrowing()
     lexicon: str | None = None
     think: bool = True
-    shorthand: bool = True
+    shorthand: bool = False
 
     @classmethod
     def from_extra_args(cls, extra_args: Mapping[str, Any] | None) -> CitationOptions | None:
@@ -72,7 +73,7 @@ class CitationOptions:
         lexicon = ours.get("lexicon")
         if lexicon is not None and (not isinstance(lexicon, str) or not lexicon):
             raise ExtraArgsError(f"expected {PREFIX}lexicon to be a file path, got {lexicon!r}")
-        think, shorthand = _flag(ours, "think"), _flag(ours, "shorthand")
+        think, shorthand = _flag(ours, "think", True), _flag(ours, "shorthand", False)
         narrowing = Narrowing(_names(ours, "courts", grammar), _names(ours, "acts", grammar))
         if narrowing.courts == () and narrowing.acts == ():
             raise ExtraArgsError(f"expected {PREFIX}acts or {PREFIX}courts to leave a citation kind, got both empty")
@@ -136,8 +137,8 @@ class CitationOptions:
         return args
 
 
-def _flag(ours: Mapping[str, Any], key: str) -> bool:
-    value = ours.get(key, 1)
+def _flag(ours: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = ours.get(key, int(default))
     if value not in (0, 1) or isinstance(value, float):  # True/False pass as 1/0
         raise ExtraArgsError(f"expected {PREFIX}{key} to be 0 or 1, got {value!r}")
     return bool(value)

@@ -67,7 +67,7 @@ class VllmRegenerator:
         return found
 
     def _options(self, written: ParsedCitation) -> CitationOptions:
-        return CitationOptions("answer", narrowing_for(written, self.lexicon), self.lexicon_file, shorthand=False)
+        return CitationOptions("answer", narrowing_for(written, self.lexicon), self.lexicon_file)
 
     def _first_citation(self, text: str) -> str | None:
         citations = self.finder.find(text, False)

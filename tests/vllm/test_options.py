@@ -20,7 +20,7 @@ ACCEPTED = [
     ({"citegen_grammar": "statute", "citegen_acts": ["민법"]}, CitationOptions("statute", Narrowing(acts=("민법",)))),
     ({"citegen_courts": ["대법원"], "citegen_think": 0}, CitationOptions(narrowing=Narrowing(courts=("대법원",)),
                                                                     think=False)),
-    ({"citegen_acts": [], "citegen_shorthand": 0}, CitationOptions(narrowing=Narrowing(acts=()), shorthand=False)),
+    ({"citegen_acts": [], "citegen_shorthand": 1}, CitationOptions(narrowing=Narrowing(acts=()), shorthand=True)),
 ]
 REFUSED = [
     ({"citegen_grammar": "regex"}, "citegen_grammar to be one of"),
