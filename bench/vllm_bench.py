@@ -45,16 +45,22 @@ MODES = ("free", "constrained")
 
 
 def prompt_ids(loaded: LoadedModel, question: str) -> list[int]:
-    text = loaded.tokenizer.apply_chat_template([{"role": "user", "content": question}], tokenize=False,
-                                                add_generation_prompt=True)
+    text = loaded.tokenizer.apply_chat_template(
+        [{"role": "user", "content": question}], tokenize=False, add_generation_prompt=True
+    )
     return list(loaded.tokenizer(text, add_special_tokens=False).input_ids)
 
 
 def engine_run(engine: Engine, concurrency: int, tokens: int, constrained: bool) -> tuple[float, int]:
     """(seconds, completion tokens) for `concurrency` requests submitted at once."""
     handles = [
-        engine.submit(Request(messages=(("user", QUESTIONS[i % len(QUESTIONS)]),), constrain=constrained,
-                              sampling=SamplingParams(max_new_tokens=tokens, temperature=TEMPERATURE, seed=i)))
+        engine.submit(
+            Request(
+                messages=(("user", QUESTIONS[i % len(QUESTIONS)]),),
+                constrain=constrained,
+                sampling=SamplingParams(max_new_tokens=tokens, temperature=TEMPERATURE, seed=i),
+            )
+        )
         for i in range(concurrency)
     ]
     begun = time.perf_counter()
@@ -70,7 +76,9 @@ def engine_run(engine: Engine, concurrency: int, tokens: int, constrained: bool)
     return seconds, generated
 
 
-def measure_engine(loaded: LoadedModel, levels: list[int], tokens: int, repeats: int) -> dict[tuple[str, int], dict]:
+def measure_engine(
+    loaded: LoadedModel, levels: list[int], tokens: int, repeats: int
+) -> dict[tuple[str, int], dict]:
     vocabulary = vocabulary_of(loaded.tokenizer, loaded.vocab_size)
     library = ConstraintLibrary(lambda _: compile_language(answer_grammar(), vocabulary), loaded.vocab_size)
     engine = Engine(loaded, library, max_batch=max(levels))
@@ -84,25 +92,47 @@ def measure_engine(loaded: LoadedModel, levels: list[int], tokens: int, repeats:
     return found
 
 
-def measure_vllm(model: Path, loaded: LoadedModel, levels: list[int], tokens: int, repeats: int) -> tuple[dict, float]:
+def measure_vllm(
+    model: Path, loaded: LoadedModel, levels: list[int], tokens: int, repeats: int
+) -> tuple[dict, float]:
     def batch(name: str, concurrency: int, constrained: bool) -> dict:
         extra = {"citegen_grammar": "answer"} if constrained else {}
-        return {"name": name, "requests": [
-            {"prompt_token_ids": prompt_ids(loaded, QUESTIONS[i % len(QUESTIONS)]), "extra_args": extra,
-             "sampling": {"max_tokens": tokens, "temperature": TEMPERATURE, "seed": i}}
-            for i in range(concurrency)]}
+        return {
+            "name": name,
+            "requests": [
+                {
+                    "prompt_token_ids": prompt_ids(loaded, QUESTIONS[i % len(QUESTIONS)]),
+                    "extra_args": extra,
+                    "sampling": {"max_tokens": tokens, "temperature": TEMPERATURE, "seed": i},
+                }
+                for i in range(concurrency)
+            ],
+        }
 
     batches = [batch("warm-up", 2, True)]
-    batches += [batch(f"{mode}-{c}-{r}", c, mode == "constrained")
-                for c in levels for mode in MODES for r in range(repeats)]
+    batches += [
+        batch(f"{mode}-{c}-{r}", c, mode == "constrained")
+        for c in levels
+        for mode in MODES
+        for r in range(repeats)
+    ]
     engine = {"model": str(model), "dtype": "float32", "max_model_len": 512, "max_num_seqs": max(levels)}
     with tempfile.TemporaryDirectory() as workdir:
         plan, result = Path(workdir) / "plan.json", Path(workdir) / "result.json"
         plan.write_text(json.dumps({"llm": engine, "batches": batches}, ensure_ascii=False), encoding="utf-8")
-        environment = {**os.environ, "HF_HUB_OFFLINE": "1", "VLLM_CPU_KVCACHE_SPACE": "1",
-                       "VLLM_LOGGING_LEVEL": "WARNING", "PYTHONPATH": str(REPO)}
-        subprocess.run([str(VLLM_PYTHON), "-m", "citegen.integrations.vllm_batch", str(plan), str(result)],
-                       check=True, env=environment, cwd=workdir)
+        environment = {
+            **os.environ,
+            "HF_HUB_OFFLINE": "1",
+            "VLLM_CPU_KVCACHE_SPACE": "1",
+            "VLLM_LOGGING_LEVEL": "WARNING",
+            "PYTHONPATH": str(REPO),
+        }
+        subprocess.run(
+            [str(VLLM_PYTHON), "-m", "citegen.integrations.vllm_batch", str(plan), str(result)],
+            check=True,
+            env=environment,
+            cwd=workdir,
+        )
         ran = json.loads(result.read_text(encoding="utf-8"))
     found = {}
     for concurrency in levels:
@@ -111,7 +141,9 @@ def measure_vllm(model: Path, loaded: LoadedModel, levels: list[int], tokens: in
             for record in ran["batches"]:
                 if record["name"].startswith(f"{mode}-{concurrency}-"):
                     if record["error"]:
-                        raise RuntimeError(f"expected the vLLM batch {record['name']} to run, got {record['error']}")
+                        raise RuntimeError(
+                            f"expected the vLLM batch {record['name']} to run, got {record['error']}"
+                        )
                     generated = sum(len(c["token_ids"]) for r in record["outputs"] for c in r)
                     runs.append((record["seconds"], generated))
             seconds, generated = min(runs, key=lambda run: run[0] / max(run[1], 1))
@@ -125,9 +157,11 @@ def report(found: dict[str, dict], levels: list[int], startup: float, args: argp
         "",
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; {platform.machine()}, {os.cpu_count()} CPUs "
         "(shared with other jobs: compare within a run); float32; model "
-        f"`{_shown(args.model)}`; {args.tokens} new tokens at most, temperature {TEMPERATURE}, best of {args.repeats}.",
+        f"`{_shown(args.model)}`; {args.tokens} new tokens at most, temperature {TEMPERATURE}, "
+        f"best of {args.repeats}.",
         f"Command: `HF_HUB_OFFLINE=1 .venv/bin/python bench/vllm_bench.py --concurrency "
-        f"{' '.join(map(str, levels))} --tokens {args.tokens} --repeats {args.repeats}`. vLLM start-up: {startup:.1f} s.",
+        f"{' '.join(map(str, levels))} --tokens {args.tokens} --repeats {args.repeats}`. "
+        f"vLLM start-up: {startup:.1f} s.",
         "",
         "| engine | concurrent | free tok/s | constrained tok/s | constraint overhead |",
         "|---|---:|---:|---:|---:|",
@@ -137,8 +171,10 @@ def report(found: dict[str, dict], levels: list[int], startup: float, args: argp
             free, constrained = (runs[m, concurrency] for m in MODES)
             free_rate = free["tokens"] / free["seconds"]
             constrained_rate = constrained["tokens"] / constrained["seconds"]
-            lines.append(f"| {name} | {concurrency} | {free_rate:.0f} | {constrained_rate:.0f} | "
-                         f"{1 - constrained_rate / free_rate:+.0%} |")
+            lines.append(
+                f"| {name} | {concurrency} | {free_rate:.0f} | {constrained_rate:.0f} | "
+                f"{1 - constrained_rate / free_rate:+.0%} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -159,7 +195,9 @@ def main() -> None:
     loaded = load_model(args.model, "cpu")
     vllm_found, startup = measure_vllm(args.model, loaded, args.concurrency, args.tokens, args.repeats)
     engine_found = measure_engine(loaded, args.concurrency, args.tokens, args.repeats)
-    text = report({"vLLM + processor": vllm_found, "citegen engine": engine_found}, args.concurrency, startup, args)
+    text = report(
+        {"vLLM + processor": vllm_found, "citegen engine": engine_found}, args.concurrency, startup, args
+    )
     args.out.write_text(text, encoding="utf-8")
     print(text)
 

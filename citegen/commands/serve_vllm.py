@@ -52,13 +52,16 @@ def write_lexicon(lexicon: ArticleLexicon, path: Path) -> str:
     return str(path)
 
 
-def vllm_source(model: str, lexicon: ArticleLexicon, lexicon_file: Path, engine_args: str,
-                max_active: int) -> VllmSource:
+def vllm_source(
+    model: str, lexicon: ArticleLexicon, lexicon_file: Path, engine_args: str, max_active: int
+) -> VllmSource:
     """Start vLLM over `model` (engine_args: JSON of AsyncEngineArgs fields) with the processor."""
     try:
         arguments = json.loads(engine_args)
     except ValueError as error:
-        raise typer.BadParameter(f"expected --vllm-args as a JSON object, got {engine_args!r}: {error}") from None
+        raise typer.BadParameter(
+            f"expected --vllm-args as a JSON object, got {engine_args!r}: {error}"
+        ) from None
     if not isinstance(arguments, dict):
         raise typer.BadParameter(f"expected --vllm-args as a JSON object, got {engine_args!r}")
     written = write_lexicon(lexicon, lexicon_file)

@@ -58,7 +58,9 @@ class CitationOptions:
     @classmethod
     def from_extra_args(cls, extra_args: Mapping[str, Any] | None) -> CitationOptions | None:
         """The request's options, None when it asks for no constraint; raises ExtraArgsError."""
-        ours = {key[len(PREFIX):]: value for key, value in (extra_args or {}).items() if key.startswith(PREFIX)}
+        ours = {
+            key[len(PREFIX) :]: value for key, value in (extra_args or {}).items() if key.startswith(PREFIX)
+        }
         if not ours:
             return None
         unknown = sorted(set(ours) - set(KEYS))
@@ -69,14 +71,18 @@ class CitationOptions:
             )
         grammar = ours.get("grammar", "answer")
         if grammar not in GRAMMARS:
-            raise ExtraArgsError(f"expected {PREFIX}grammar to be one of {', '.join(GRAMMARS)}, got {grammar!r}")
+            raise ExtraArgsError(
+                f"expected {PREFIX}grammar to be one of {', '.join(GRAMMARS)}, got {grammar!r}"
+            )
         lexicon = ours.get("lexicon")
         if lexicon is not None and (not isinstance(lexicon, str) or not lexicon):
             raise ExtraArgsError(f"expected {PREFIX}lexicon to be a file path, got {lexicon!r}")
         think, shorthand = _flag(ours, "think", True), _flag(ours, "shorthand", False)
         narrowing = Narrowing(_names(ours, "courts", grammar), _names(ours, "acts", grammar))
         if narrowing.courts == () and narrowing.acts == ():
-            raise ExtraArgsError(f"expected {PREFIX}acts or {PREFIX}courts to leave a citation kind, got both empty")
+            raise ExtraArgsError(
+                f"expected {PREFIX}acts or {PREFIX}courts to leave a citation kind, got both empty"
+            )
         options = cls(grammar, narrowing, lexicon, think, shorthand)
         options.article_lexicon()  # an unreadable lexicon file is the request's fault: refuse it here
         options.check_names()
@@ -90,15 +96,21 @@ class CitationOptions:
         courts, acts = self.narrowing.courts, self.narrowing.acts
         unknown_courts = [court for court in courts or () if court not in COURTS_BY_NAME]
         if unknown_courts:
-            raise ExtraArgsError(f"expected court names grammars knows in {PREFIX}courts, got {unknown_courts}")
+            raise ExtraArgsError(
+                f"expected court names grammars knows in {PREFIX}courts, got {unknown_courts}"
+            )
         if acts is not None:
             known = as_lexicon(self.article_lexicon())
             unknown_acts = [act for act in acts if known.canonical_name(act) is None]
             if unknown_acts:
                 where = self.lexicon or "grammars' built-in lexicon"
-                raise ExtraArgsError(f"expected act names found in {where} in {PREFIX}acts, got {unknown_acts}")
+                raise ExtraArgsError(
+                    f"expected act names found in {where} in {PREFIX}acts, got {unknown_acts}"
+                )
         if self.grammar == "case" and acts is not None or self.grammar == "statute" and courts is not None:
-            raise ExtraArgsError(f"expected no narrowing the {self.grammar} grammar cannot use, got {self.narrowing}")
+            raise ExtraArgsError(
+                f"expected no narrowing the {self.grammar} grammar cannot use, got {self.narrowing}"
+            )
 
     def grammar_object(self) -> AnswerGrammar | CitationGrammar:
         """The language these options ask for, built from grammars' one definition of a citation."""
@@ -110,24 +122,36 @@ class CitationOptions:
         try:
             if self.grammar == "answer":
                 courts = self.narrowing.courts
-                return answer_grammar(case=courts != (), statute=acts != (), lexicon=lexicon or None,
-                                      courts=courts or None, bypass=DEFAULT_BYPASS if self.think else (),
-                                      forbid_shorthand=not self.shorthand)
+                return answer_grammar(
+                    case=courts != (),
+                    statute=acts != (),
+                    lexicon=lexicon or None,
+                    courts=courts or None,
+                    bypass=DEFAULT_BYPASS if self.think else (),
+                    forbid_shorthand=not self.shorthand,
+                )
             parts = []
             if self.grammar in ("citation", "case"):
                 parts.append(case_grammar(courts=self.narrowing.courts))
             if self.grammar in ("citation", "statute"):
                 parts.append(statute_grammar(lexicon))
         except GrammarError as error:
-            raise ExtraArgsError(f"expected options that make a citation grammar, got {self}: {error}") from error
+            raise ExtraArgsError(
+                f"expected options that make a citation grammar, got {self}: {error}"
+            ) from error
         if len(parts) == 1:
             return parts[0]
-        return CitationGrammar(self.grammar, Alt(tuple(p.expr for p in parts)), Alt(tuple(p.anchor for p in parts)))
+        return CitationGrammar(
+            self.grammar, Alt(tuple(p.expr for p in parts)), Alt(tuple(p.anchor for p in parts))
+        )
 
     def as_extra_args(self) -> dict[str, Any]:
         """The inverse of from_extra_args, for callers that build vLLM requests."""
-        args: dict[str, Any] = {PREFIX + "grammar": self.grammar, PREFIX + "think": int(self.think),
-                                PREFIX + "shorthand": int(self.shorthand)}
+        args: dict[str, Any] = {
+            PREFIX + "grammar": self.grammar,
+            PREFIX + "think": int(self.think),
+            PREFIX + "shorthand": int(self.shorthand),
+        }
         if self.narrowing.acts is not None:
             args[PREFIX + "acts"] = list(self.narrowing.acts)
         if self.narrowing.courts is not None:
@@ -174,7 +198,9 @@ def _read_lexicon(path: str, stamp: int) -> ArticleLexicon:
     except (OSError, ValueError) as error:
         raise ExtraArgsError(f"expected a JSON lexicon export at {path}, got: {error}") from None
     if not isinstance(data, dict) or not data:
-        raise ExtraArgsError(f"expected a non-empty JSON object of act names at {path}, got {type(data).__name__}")
+        raise ExtraArgsError(
+            f"expected a non-empty JSON object of act names at {path}, got {type(data).__name__}"
+        )
     try:
         as_lexicon(data)
     except GrammarError as error:

@@ -70,7 +70,9 @@ class _Row:
             try:
                 self.cursor.advance(token)
             except CitegenError as error:
-                logger.error("ending a request whose token %d the citation automaton rejects: %s", token, error)
+                logger.error(
+                    "ending a request whose token %d the citation automaton rejects: %s", token, error
+                )
                 self.cursor = None
                 return
             self.consumed += 1
@@ -88,8 +90,10 @@ class CitationLogitsProcessor(LogitsProcessor):
         self.max_model_len = model_config.max_model_len
         self.vocab_size = model_config.get_vocab_size()
         self.tokenizer = AutoTokenizer.from_pretrained(
-            model_config.tokenizer, revision=model_config.tokenizer_revision,
-            trust_remote_code=model_config.trust_remote_code, local_files_only=True,
+            model_config.tokenizer,
+            revision=model_config.tokenizer_revision,
+            trust_remote_code=model_config.trust_remote_code,
+            local_files_only=True,
         )
         vocabulary = vocabulary_of(self.tokenizer, self.vocab_size)
         self.eos_ids = vocabulary.eos_ids
@@ -97,8 +101,13 @@ class CitationLogitsProcessor(LogitsProcessor):
         # even where its language is free; the index's masks leave them out, free rows ban them here
         texts = vocabulary.tokens
         self._control_ids = torch.tensor(
-            [i for i in range(self.vocab_size) if (i >= len(texts) or not texts[i]) and i not in self.eos_ids],
-            dtype=torch.long, device=device,
+            [
+                i
+                for i in range(self.vocab_size)
+                if (i >= len(texts) or not texts[i]) and i not in self.eos_ids
+            ],
+            dtype=torch.long,
+            device=device,
         )
         self._constraints: dict[CitationOptions, CompiledConstraint] = {}
         # per compiled constraint and free state: the tokens that open a citation, with its shortest close
@@ -134,7 +143,9 @@ class CitationLogitsProcessor(LogitsProcessor):
         for row in self._rows.values():
             row.catch_up()
 
-    def _new_row(self, params: SamplingParams, prompt_ids: Sequence[int] | None, output_ids: list[int]) -> _Row | None:
+    def _new_row(
+        self, params: SamplingParams, prompt_ids: Sequence[int] | None, output_ids: list[int]
+    ) -> _Row | None:
         prompt_length = len(prompt_ids) if prompt_ids is not None else 0
         room = self.max_model_len - prompt_length
         max_tokens = room if params.max_tokens is None else min(params.max_tokens, room)
@@ -189,7 +200,9 @@ class CitationLogitsProcessor(LogitsProcessor):
         if forced is not None:  # the open citation needs every token left to close
             _allow_only(self._bitmask[index], (forced,))
             return True
-        banned = self._budget_bans(row) if tokens_left <= MAX_CITATION_TOKENS and not cursor.in_citation else ()
+        banned = (
+            self._budget_bans(row) if tokens_left <= MAX_CITATION_TOKENS and not cursor.in_citation else ()
+        )
         if not cursor.needs_mask and not banned:
             return False
         bitmask = self._bitmask[index]
@@ -212,7 +225,9 @@ class CitationLogitsProcessor(LogitsProcessor):
         """Grow the reused bitmask buffer (pinned where vLLM pins) before any row is written."""
         if self._bitmask.shape[0] < batch_size:
             rows = max(batch_size, 2 * self._bitmask.shape[0])
-            self._bitmask = torch.empty((rows, self._bitmask.shape[1]), dtype=torch.int32, pin_memory=self._pin)
+            self._bitmask = torch.empty(
+                (rows, self._bitmask.shape[1]), dtype=torch.int32, pin_memory=self._pin
+            )
 
 
 def _allow_only(bitmask_row: torch.Tensor, tokens: Sequence[int]) -> None:

@@ -59,8 +59,12 @@ class VllmBatch:
     def __init__(self, llm: LLM) -> None:
         self.llm = llm
 
-    def generate(self, prompts: Sequence[str | Sequence[int]], sampling: Sequence[SamplingParams],
-                 options: Sequence[CitationOptions | None]) -> list[list[Completion]]:
+    def generate(
+        self,
+        prompts: Sequence[str | Sequence[int]],
+        sampling: Sequence[SamplingParams],
+        options: Sequence[CitationOptions | None],
+    ) -> list[list[Completion]]:
         requests = []
         for params, chosen in zip(sampling, options, strict=True):
             params = params.clone()
@@ -68,7 +72,10 @@ class VllmBatch:
             requests.append(params)
         inputs = [{"prompt": p} if isinstance(p, str) else {"prompt_token_ids": list(p)} for p in prompts]
         results = self.llm.generate(inputs, requests, use_tqdm=False)
-        return [[Completion(list(o.token_ids), o.text, o.finish_reason) for o in result.outputs] for result in results]
+        return [
+            [Completion(list(o.token_ids), o.text, o.finish_reason) for o in result.outputs]
+            for result in results
+        ]
 
 
 def run_plan(plan: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,7 +100,11 @@ def run_plan(plan: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _as_dict(completion: Completion) -> dict[str, Any]:
-    return {"token_ids": completion.token_ids, "text": completion.text, "finish_reason": completion.finish_reason}
+    return {
+        "token_ids": completion.token_ids,
+        "text": completion.text,
+        "finish_reason": completion.finish_reason,
+    }
 
 
 def main(argv: Sequence[str]) -> int:

@@ -30,7 +30,9 @@ Slot = tuple[str, ParsedCitation, str]  # (prose before, the citation as written
 class VllmRegenerator:
     """`citegen.recite.Regenerator` over one vLLM engine; `suggest_many` decodes slots as one batch."""
 
-    def __init__(self, batch: VllmBatch, lexicon: ArticleLexicon, lexicon_file: str, context_chars: int) -> None:
+    def __init__(
+        self, batch: VllmBatch, lexicon: ArticleLexicon, lexicon_file: str, context_chars: int
+    ) -> None:
         self.batch = batch
         self.lexicon = lexicon
         self.lexicon_file = lexicon_file
@@ -40,10 +42,14 @@ class VllmRegenerator:
 
     @classmethod
     def load(cls, model_path: Path, lexicon: ArticleLexicon, **engine_args: object) -> VllmRegenerator:
-        with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="citegen-lexicon-", delete=False,
-                                         encoding="utf-8") as file:
-            json.dump({act: None if labels is None else sorted(labels) for act, labels in lexicon.items()}, file,
-                      ensure_ascii=False)
+        with tempfile.NamedTemporaryFile(
+            "w", suffix=".json", prefix="citegen-lexicon-", delete=False, encoding="utf-8"
+        ) as file:
+            json.dump(
+                {act: None if labels is None else sorted(labels) for act, labels in lexicon.items()},
+                file,
+                ensure_ascii=False,
+            )
         llm = build_llm(model_path, **{"dtype": "float32", **engine_args})
         # the recite command exits through typer with the engine still up; without an explicit
         # shutdown its engine-core process outlived the command
@@ -55,13 +61,15 @@ class VllmRegenerator:
         return self.suggest_many([(before, written, after)])[0]
 
     def suggest_many(self, slots: Sequence[Slot]) -> list[str | None]:
-        prompts = [(before.strip() or after.strip())[-self.context_chars:] for before, _, after in slots]
+        prompts = [(before.strip() or after.strip())[-self.context_chars :] for before, _, after in slots]
         wanted = [i for i, prompt in enumerate(prompts) if prompt]
         found: list[str | None] = [None] * len(slots)
         if not wanted:
             return found
         options = [self._options(slots[i][1]) for i in wanted]
-        completions = self.batch.generate([prompts[i] for i in wanted], [self.sampling] * len(wanted), options)
+        completions = self.batch.generate(
+            [prompts[i] for i in wanted], [self.sampling] * len(wanted), options
+        )
         for i, completion in zip(wanted, completions, strict=True):
             found[i] = self._first_citation(completion[0].text)
         return found

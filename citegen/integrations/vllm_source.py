@@ -39,7 +39,9 @@ def start_engine(model: str, **engine_args: Any) -> AsyncLLM:
     """vLLM's async engine over `model` with the citation processor (engine_args: AsyncEngineArgs
     fields such as tensor_parallel_size, pipeline_parallel_size, distributed_executor_backend)."""
     processors = [CitationLogitsProcessor, *engine_args.pop("logits_processors", ())]
-    return AsyncLLM.from_engine_args(AsyncEngineArgs(model=model, logits_processors=processors, **engine_args))
+    return AsyncLLM.from_engine_args(
+        AsyncEngineArgs(model=model, logits_processors=processors, **engine_args)
+    )
 
 
 class VllmGenerator:
@@ -51,8 +53,9 @@ class VllmGenerator:
     def __init__(self, engine: AsyncLLM, lexicon: ArticleLexicon | None, lexicon_file: str | None) -> None:
         self.engine = engine
         model_config = engine.model_config
-        self.tokenizer = AutoTokenizer.from_pretrained(model_config.tokenizer, local_files_only=True,
-                                                       trust_remote_code=model_config.trust_remote_code)
+        self.tokenizer = AutoTokenizer.from_pretrained(
+            model_config.tokenizer, local_files_only=True, trust_remote_code=model_config.trust_remote_code
+        )
         self.vocab_size = model_config.get_vocab_size()
         vocabulary = vocabulary_of(self.tokenizer, self.vocab_size)
         self.token_bytes = tuple(piece or b"" for piece in vocabulary.tokens)  # control tokens add no text
@@ -61,18 +64,26 @@ class VllmGenerator:
         self.options = CitationOptions(lexicon=lexicon_file)
         parser = CitationParser.for_lexicon(dict(lexicon) if lexicon is not None else None)
         self.constraints = ConstraintLibrary(
-            lambda narrowing: compile_language(replace(self.options, narrowing=narrowing).grammar_object(),
-                                               vocabulary, parser.parse),
+            lambda narrowing: compile_language(
+                replace(self.options, narrowing=narrowing).grammar_object(), vocabulary, parser.parse
+            ),
             self.vocab_size,
         )
 
     def sampling_for(self, request: Request) -> VllmSamplingParams:
         sampling = request.sampling
-        extra = replace(self.options, narrowing=request.narrowing).as_extra_args() if request.constrain else {}
+        extra = (
+            replace(self.options, narrowing=request.narrowing).as_extra_args() if request.constrain else {}
+        )
         return VllmSamplingParams(
-            max_tokens=sampling.max_new_tokens, temperature=sampling.temperature, top_p=sampling.top_p,
-            top_k=sampling.top_k if sampling.top_k > 0 else -1, repetition_penalty=sampling.repetition_penalty,
-            seed=sampling.seed, extra_args=extra, output_kind=RequestOutputKind.DELTA,
+            max_tokens=sampling.max_new_tokens,
+            temperature=sampling.temperature,
+            top_p=sampling.top_p,
+            top_k=sampling.top_k if sampling.top_k > 0 else -1,
+            repetition_penalty=sampling.repetition_penalty,
+            seed=sampling.seed,
+            extra_args=extra,
+            output_kind=RequestOutputKind.DELTA,
             skip_special_tokens=False,
         )
 
@@ -89,16 +100,25 @@ class VllmGenerator:
         """The request's events; closing the iterator aborts the request in vLLM."""
         prompt_ids = self.prompt_ids(request)
         if len(prompt_ids) >= self.context_length:
-            raise RequestError(f"expected a prompt of at most {self.context_length - 1} tokens, got {len(prompt_ids)}")
-        cursor, machine = None, TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop)
+            raise RequestError(
+                f"expected a prompt of at most {self.context_length - 1} tokens, got {len(prompt_ids)}"
+            )
+        cursor, machine = (
+            None,
+            TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop),
+        )
         if request.constrain:
             constraint = self.constraints.get(request.narrowing)
             cursor = constraint.cursor()
-            machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop)
+            machine = TextEventMachine(
+                anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop
+            )
         request_id = request.request_id or f"vllm-{next(_request_ids)}"
         generated = 0
         reason = "stop"
-        outputs = self.engine.generate({"prompt_token_ids": prompt_ids}, self.sampling_for(request), request_id)
+        outputs = self.engine.generate(
+            {"prompt_token_ids": prompt_ids}, self.sampling_for(request), request_id
+        )
         try:
             async for output in outputs:
                 completion = output.outputs[0]

@@ -21,8 +21,13 @@ from typing import Any
 import pytest
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import (AutoTokenizer, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerBase,
-                          PreTrainedTokenizerFast)
+from transformers import (
+    AutoTokenizer,
+    LlamaConfig,
+    LlamaForCausalLM,
+    PreTrainedTokenizerBase,
+    PreTrainedTokenizerFast,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 VLLM_PYTHON = REPO / ".venv-vllm" / "bin" / "python"
@@ -33,7 +38,8 @@ ANSWERS = [
     "불법행위의 요건은 민법 제750조에 정해져 있다. 대법원 2024. 7. 11. 선고 2024도4202 판결 참조.",
     "사용자의 책임은 민법 제756조 제1항에 따른다. 대법원 2023. 1. 12.자 2022마6489 결정도 같다.",
     "살인죄는 형법 제250조 제1항이 정한다. 헌법재판소 2020. 3. 26. 선고 2017헌마1281 결정을 본다.",
-    "해고는 근로기준법 제23조 제1항의 정당한 이유가 필요하다. 서울고등법원 2023. 5. 4. 선고 2022나2034567 판결.",
+    "해고는 근로기준법 제23조 제1항의 정당한 이유가 필요하다. "
+    "서울고등법원 2023. 5. 4. 선고 2022나2034567 판결.",
     "<think>대법원 2 판례를 찾아보자</think> 계약 해제는 민법 제543조에 따른다.",
 ]
 QUESTIONS = [
@@ -44,29 +50,39 @@ QUESTIONS = [
     "계약 해제의 근거 조문은 무엇인가요?",
     "손해배상에 관한 대법원 판례를 알려 주세요.",
 ]
-TINY_CHAT_TEMPLATE = ("{% for m in messages %}질문: {{ m['content'] }}\n{% endfor %}"
-                      "{% if add_generation_prompt %}답: {% endif %}")
+TINY_CHAT_TEMPLATE = (
+    "{% for m in messages %}질문: {{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}답: {% endif %}"
+)
 
 
 def _tokenizer() -> PreTrainedTokenizerFast:
     backend = Tokenizer(models.BPE())
     backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=512, special_tokens=[END, "<think>", "</think>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=512,
+        special_tokens=[END, "<think>", "</think>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     backend.train_from_iterator([f"질문: {q}\n답: {a}" for q in QUESTIONS for a in ANSWERS], trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=backend, eos_token=END, pad_token=END,
-                                   chat_template=TINY_CHAT_TEMPLATE)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=backend, eos_token=END, pad_token=END, chat_template=TINY_CHAT_TEMPLATE
+    )
 
 
 def chat_prompt(tokenizer: PreTrainedTokenizerBase, question: str) -> str:
-    return tokenizer.apply_chat_template([{"role": "user", "content": question}], tokenize=False,
-                                         add_generation_prompt=True)
+    return tokenizer.apply_chat_template(
+        [{"role": "user", "content": question}], tokenize=False, add_generation_prompt=True
+    )
 
 
 def _train(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, steps: int = 80) -> None:
-    texts = [chat_prompt(tokenizer, question) + answer + END
-             for question, answer in zip(QUESTIONS, ANSWERS + ANSWERS[:1], strict=True)]
+    texts = [
+        chat_prompt(tokenizer, question) + answer + END
+        for question, answer in zip(QUESTIONS, ANSWERS + ANSWERS[:1], strict=True)
+    ]
     batch = tokenizer(texts, padding=True, return_tensors="pt")
     labels = batch.input_ids.masked_fill(batch.attention_mask == 0, -100)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
@@ -82,9 +98,20 @@ def build_tiny_model(directory: Path) -> Path:
     torch.manual_seed(0)
     tokenizer = _tokenizer()
     eos = tokenizer.eos_token_id
-    config = LlamaConfig(vocab_size=len(tokenizer) + 5, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=256,
-                         bos_token_id=eos, eos_token_id=eos, pad_token_id=eos, tie_word_embeddings=False)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer) + 5,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=32,
+        max_position_embeddings=256,
+        bos_token_id=eos,
+        eos_token_id=eos,
+        pad_token_id=eos,
+        tie_word_embeddings=False,
+    )
     model = LlamaForCausalLM(config)
     _train(model, tokenizer)
     model.generation_config.eos_token_id = eos
@@ -105,7 +132,9 @@ def _servable(directory: Path) -> bool:
 @pytest.fixture(scope="session")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not VLLM_PYTHON.exists():
-        pytest.skip(f"expected the vLLM interpreter at {VLLM_PYTHON} (bench/setup_vllm_env.sh builds it), got none")
+        pytest.skip(
+            f"expected the vLLM interpreter at {VLLM_PYTHON} (bench/setup_vllm_env.sh builds it), got none"
+        )
     if _servable(SHIPPED_MODEL):
         return SHIPPED_MODEL
     return build_tiny_model(tmp_path_factory.mktemp("tiny-vllm-model"))
@@ -115,11 +144,23 @@ def run_vllm_plan(plan: dict[str, Any], workdir: Path, timeout: float = 600) -> 
     """Run a plan in the vLLM interpreter; its whole log is shown if it fails."""
     plan_file, result_file = workdir / "plan.json", workdir / "result.json"
     plan_file.write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_CPU_KVCACHE_SPACE": "1",
-                   "VLLM_LOGGING_LEVEL": "WARNING", "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen([str(VLLM_PYTHON), "-m", "citegen.integrations.vllm_batch", str(plan_file),
-                                str(result_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=environment, cwd=workdir, start_new_session=True)
+    environment = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "VLLM_CPU_KVCACHE_SPACE": "1",
+        "VLLM_LOGGING_LEVEL": "WARNING",
+        "PYTHONPATH": str(REPO),
+    }
+    process = subprocess.Popen(
+        [str(VLLM_PYTHON), "-m", "citegen.integrations.vllm_batch", str(plan_file), str(result_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=workdir,
+        start_new_session=True,
+    )
     try:
         _, errors = process.communicate(timeout=timeout)
     finally:

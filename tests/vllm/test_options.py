@@ -17,10 +17,18 @@ ACCEPTED = [
     ({}, None),
     ({"temperature_hint": 1}, None),  # keys of other processors are not ours
     ({"citegen_grammar": "answer"}, CitationOptions()),
-    ({"citegen_grammar": "statute", "citegen_acts": ["민법"]}, CitationOptions("statute", Narrowing(acts=("민법",)))),
-    ({"citegen_courts": ["대법원"], "citegen_think": 0}, CitationOptions(narrowing=Narrowing(courts=("대법원",)),
-                                                                    think=False)),
-    ({"citegen_acts": [], "citegen_shorthand": 1}, CitationOptions(narrowing=Narrowing(acts=()), shorthand=True)),
+    (
+        {"citegen_grammar": "statute", "citegen_acts": ["민법"]},
+        CitationOptions("statute", Narrowing(acts=("민법",))),
+    ),
+    (
+        {"citegen_courts": ["대법원"], "citegen_think": 0},
+        CitationOptions(narrowing=Narrowing(courts=("대법원",)), think=False),
+    ),
+    (
+        {"citegen_acts": [], "citegen_shorthand": 1},
+        CitationOptions(narrowing=Narrowing(acts=()), shorthand=True),
+    ),
 ]
 REFUSED = [
     ({"citegen_grammar": "regex"}, "citegen_grammar to be one of"),
@@ -37,7 +45,9 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize(("extra_args", "expected"), ACCEPTED, ids=[json.dumps(a, ensure_ascii=False) for a, _ in ACCEPTED])
+@pytest.mark.parametrize(
+    ("extra_args", "expected"), ACCEPTED, ids=[json.dumps(a, ensure_ascii=False) for a, _ in ACCEPTED]
+)
 def test_accepted_options(extra_args: dict[str, Any], expected: CitationOptions | None) -> None:
     options = CitationOptions.from_extra_args(extra_args)
     assert options == expected
@@ -50,12 +60,16 @@ def test_refused_options_say_what_was_expected(extra_args: dict[str, Any], needl
     with pytest.raises(ExtraArgsError, match="expected") as refused:
         CitationOptions.from_extra_args(extra_args)
     assert needle in str(refused.value)
-    assert isinstance(refused.value, ValueError)  # vLLM answers a ValueError from validate_params with HTTP 400
+    assert isinstance(
+        refused.value, ValueError
+    )  # vLLM answers a ValueError from validate_params with HTTP 400
 
 
 def test_a_lexicon_file_narrows_statutes_to_the_database(tmp_path: Path) -> None:
     lexicon = tmp_path / "lexicon.json"
-    lexicon.write_text(json.dumps({"민법": ["750", "751"], "형법": None}, ensure_ascii=False), encoding="utf-8")
+    lexicon.write_text(
+        json.dumps({"민법": ["750", "751"], "형법": None}, ensure_ascii=False), encoding="utf-8"
+    )
     options = CitationOptions.from_extra_args({"citegen_grammar": "statute", "citegen_lexicon": str(lexicon)})
     with pytest.raises(ExtraArgsError, match="근로기준법"):
         CitationOptions.from_extra_args({"citegen_lexicon": str(lexicon), "citegen_acts": ["근로기준법"]})
@@ -66,9 +80,15 @@ def test_a_lexicon_file_narrows_statutes_to_the_database(tmp_path: Path) -> None
     assert not pattern.fullmatch("민법 제752조")  # an article the database does not hold
 
 
-@pytest.mark.parametrize(("extra_args", "kinds"), [
-    ({"citegen_grammar": "answer"}, 2), ({"citegen_acts": []}, 1), ({"citegen_courts": []}, 1),
-], ids=["both", "cases only", "statutes only"])
+@pytest.mark.parametrize(
+    ("extra_args", "kinds"),
+    [
+        ({"citegen_grammar": "answer"}, 2),
+        ({"citegen_acts": []}, 1),
+        ({"citegen_courts": []}, 1),
+    ],
+    ids=["both", "cases only", "statutes only"],
+)
 def test_answer_grammar_keeps_the_kinds_asked_for(extra_args: dict[str, Any], kinds: int) -> None:
     grammar = CitationOptions.from_extra_args(extra_args).grammar_object()
     assert isinstance(grammar, AnswerGrammar) and len(grammar.citations) == kinds

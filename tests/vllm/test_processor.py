@@ -43,21 +43,42 @@ REFUSED = [
 
 
 def _request(prompt_ids: list[int], extra_args: dict[str, Any], **sampling: Any) -> dict[str, Any]:
-    return {"prompt_token_ids": prompt_ids, "sampling": {"max_tokens": 64, **sampling}, "extra_args": extra_args}
+    return {
+        "prompt_token_ids": prompt_ids,
+        "sampling": {"max_tokens": 64, **sampling},
+        "extra_args": extra_args,
+    }
 
 
 @pytest.fixture(scope="module")
-def results(model_dir: Path, prompts: list[list[int]], vllm: Callable[..., dict[str, Any]],
-            tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def results(
+    model_dir: Path,
+    prompts: list[list[int]],
+    vllm: Callable[..., dict[str, Any]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, Any]:
     first = prompts[0]
     batches = [
         {"name": "greedy", "requests": [_request(p, ANSWER, temperature=0.0) for p in prompts]},
-        {"name": "sampled", "requests": [_request(p, ANSWER, temperature=1.0, seed=s) for p in prompts for s in SEEDS]},
-        {"name": "sampled-free", "requests": [_request(p, {}, temperature=1.0, seed=s) for p in prompts for s in SEEDS]},
-        {"name": "mixed", "requests": [_request(first, args, temperature=1.0, seed=7, n=n, max_tokens=length)
-                                       for args, n, length in MIXED]},
-        *({"name": f"refused-{i}", "requests": [_request(first, ANSWER), _request(first, args)]}
-          for i, (args, _) in enumerate(REFUSED)),
+        {
+            "name": "sampled",
+            "requests": [_request(p, ANSWER, temperature=1.0, seed=s) for p in prompts for s in SEEDS],
+        },
+        {
+            "name": "sampled-free",
+            "requests": [_request(p, {}, temperature=1.0, seed=s) for p in prompts for s in SEEDS],
+        },
+        {
+            "name": "mixed",
+            "requests": [
+                _request(first, args, temperature=1.0, seed=7, n=n, max_tokens=length)
+                for args, n, length in MIXED
+            ],
+        },
+        *(
+            {"name": f"refused-{i}", "requests": [_request(first, ANSWER), _request(first, args)]}
+            for i, (args, _) in enumerate(REFUSED)
+        ),
         {"name": "after-refusals", "requests": [_request(first, ANSWER, temperature=1.0, seed=3)]},
     ]
     return vllm(model_dir, batches, tmp_path_factory.mktemp("vllm-processor"))
@@ -73,9 +94,14 @@ def _anchored_non_canonical(text: str) -> list[str]:
     processor promises never to let through. Citations written without an anchor (a date and case
     number with no court) are free text to the grammar, and not counted."""
     visible = THINK.sub(lambda block: " " * len(block.group()), text)
-    canonical = {f.span[0] for f in find_citations(visible, lenient=False)
-                 if visible[f.span[0]:f.span[1]] == f.citation.canonical()}
-    return [visible[m.start():m.start() + 40] for m in ANCHORS.finditer(visible) if m.start() not in canonical]
+    canonical = {
+        f.span[0]
+        for f in find_citations(visible, lenient=False)
+        if visible[f.span[0] : f.span[1]] == f.citation.canonical()
+    }
+    return [
+        visible[m.start() : m.start() + 40] for m in ANCHORS.finditer(visible) if m.start() not in canonical
+    ]
 
 
 @pytest.mark.parametrize("name", ["greedy", "sampled"], ids=["greedy", "sampled"])
@@ -134,12 +160,20 @@ def engine_texts(loaded: LoadedModel, questions: list[str]) -> list[str]:
     return [next(e for e in engine.stream(r) if isinstance(e, Finished)).text for r in requests]
 
 
-def test_greedy_outputs_agree_with_citegens_engine(results: dict[str, Any], engine_texts: list[str],
-                                                   loaded: LoadedModel) -> None:
+def test_greedy_outputs_agree_with_citegens_engine(
+    results: dict[str, Any], engine_texts: list[str], loaded: LoadedModel
+) -> None:
     """Same model, prompts and language: greedy vLLM equals the built-in loop token for token (both
     float32 on CPU; a difference would be an argmax near-tie under another attention kernel). Texts
     are compared as the engine writes them: EOS is no text, an unfinished character is dropped."""
-    vllm_texts = [b"".join(loaded.token_bytes[t] for t in c["token_ids"] if t not in loaded.eos_ids)
-                  .decode("utf-8", "ignore") for r in results["greedy"]["outputs"] for c in r]
+    vllm_texts = [
+        b"".join(loaded.token_bytes[t] for t in c["token_ids"] if t not in loaded.eos_ids).decode(
+            "utf-8", "ignore"
+        )
+        for r in results["greedy"]["outputs"]
+        for c in r
+    ]
     differing = [(i, a, b) for i, (a, b) in enumerate(zip(vllm_texts, engine_texts, strict=True)) if a != b]
-    assert differing == [], f"{len(vllm_texts) - len(differing)}/{len(vllm_texts)} agree; first differences {differing[:2]}"
+    assert differing == [], (
+        f"{len(vllm_texts) - len(differing)}/{len(vllm_texts)} agree; first differences {differing[:2]}"
+    )

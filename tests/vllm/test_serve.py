@@ -33,29 +33,66 @@ def _free_port() -> int:
 def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     workdir = tmp_path_factory.mktemp("vllm-serve")
     url = f"sqlite:///{workdir / 'citations.db'}"
-    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_CPU_KVCACHE_SPACE": "1",
-                   "CITEGEN_MODEL_PATH": str(model_dir)}
-    subprocess.run([str(BIN / "citegen-admin"), "import", str(REPO / "data" / "law"), str(REPO / "data" / "cases"),
-                    "--database-url", url], check=True, capture_output=True, env=environment)
+    environment = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "VLLM_CPU_KVCACHE_SPACE": "1",
+        "CITEGEN_MODEL_PATH": str(model_dir),
+    }
+    subprocess.run(
+        [
+            str(BIN / "citegen-admin"),
+            "import",
+            str(REPO / "data" / "law"),
+            str(REPO / "data" / "cases"),
+            "--database-url",
+            url,
+        ],
+        check=True,
+        capture_output=True,
+        env=environment,
+    )
     port = _free_port()
     engine = json.dumps({"dtype": "float32", "max_model_len": 512, "enforce_eager": True})
     log = (workdir / "serve.log").open("w")
     process = subprocess.Popen(
-        [str(BIN / "citegen"), "serve", "--backend", "vllm", "--port", str(port), "--database-url", url,
-         "--vllm-args", engine, "--vllm-lexicon", str(workdir / "lexicon.json")],
-        stdout=log, stderr=subprocess.STDOUT, env=environment, cwd=workdir, start_new_session=True)
+        [
+            str(BIN / "citegen"),
+            "serve",
+            "--backend",
+            "vllm",
+            "--port",
+            str(port),
+            "--database-url",
+            url,
+            "--vllm-args",
+            engine,
+            "--vllm-lexicon",
+            str(workdir / "lexicon.json"),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=environment,
+        cwd=workdir,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_TIMEOUT
     try:
         while not _ready(base):
             if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"expected the vLLM service to start, got:\n{(workdir / 'serve.log').read_text()[-4000:]}")
+                pytest.fail(
+                    f"expected the vLLM service to start, got:\n{(workdir / 'serve.log').read_text()[-4000:]}"
+                )
             time.sleep(1)  # start-up only: vLLM's engine takes tens of seconds to come up
         yield base
     finally:
         process.terminate()
         process.wait(timeout=60)
-        with contextlib.suppress(ProcessLookupError):  # vLLM's engine-core process, should it outlive the server
+        with contextlib.suppress(
+            ProcessLookupError
+        ):  # vLLM's engine-core process, should it outlive the server
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
 
@@ -68,8 +105,11 @@ def _ready(base: str) -> bool:
 
 
 def test_chat_answers_carry_checked_citations(server: str) -> None:
-    body = {"model": "ko-legal-tiny", "max_tokens": 96, "messages": [
-        {"role": "user", "content": "불법행위로 인한 손해배상책임의 요건은 무엇인가요?"}]}
+    body = {
+        "model": "ko-legal-tiny",
+        "max_tokens": 96,
+        "messages": [{"role": "user", "content": "불법행위로 인한 손해배상책임의 요건은 무엇인가요?"}],
+    }
     reply = httpx.post(f"{server}/v1/chat/completions", json=body, timeout=120)
     assert reply.status_code == 200, reply.text
     answer = reply.json()
@@ -84,13 +124,24 @@ def test_chat_answers_carry_checked_citations(server: str) -> None:
 
 def test_the_answer_stream_ends_with_done_and_bad_requests_fail_alone(server: str) -> None:
     events = []
-    with httpx.stream("POST", f"{server}/v1/answers", timeout=120,
-                      json={"question": "살인죄의 법정형은 어떻게 되나요?", "max_tokens": 64}) as reply:
+    with httpx.stream(
+        "POST",
+        f"{server}/v1/answers",
+        timeout=120,
+        json={"question": "살인죄의 법정형은 어떻게 되나요?", "max_tokens": 64},
+    ) as reply:
         assert reply.status_code == 200
         events = [line.removeprefix("event: ") for line in reply.iter_lines() if line.startswith("event: ")]
     assert events[-1] == "done" and "error" not in events
     refused = httpx.post(f"{server}/v1/answers", json={"question": "", "max_tokens": 8}, timeout=30)
     assert refused.status_code == 422
-    again = httpx.post(f"{server}/v1/chat/completions", timeout=120, json={
-        "model": "ko-legal-tiny", "max_tokens": 16, "messages": [{"role": "user", "content": "계약 해제란?"}]})
+    again = httpx.post(
+        f"{server}/v1/chat/completions",
+        timeout=120,
+        json={
+            "model": "ko-legal-tiny",
+            "max_tokens": 16,
+            "messages": [{"role": "user", "content": "계약 해제란?"}],
+        },
+    )
     assert again.status_code == 200
