@@ -2,7 +2,7 @@
 
 - documents/s and citations/s for `data/drafts` copied N times (default 100), on --jobs worker
   processes (default 2: the machines these numbers are for have 2 cores), without re-generation
-  and with it (the shipped model, when it is in the checkout);
+  and with it (the shipped model, when it is in the checkout and --no-regeneration is not given);
 - precision and recall of extraction + resolution on `data/drafts/labels.jsonl`.
 
 The verifier database is built from `data/law` and `data/cases` into a temporary SQLite file
