@@ -28,8 +28,9 @@ logger = logging.getLogger(__name__)
 def recite(
     inputs: Annotated[list[Path], typer.Argument(help="Files or folders of drafts (.txt, .md, .docx, .hwpx).")],
     out: Annotated[Path, typer.Option("--out", help="Folder for rewritten drafts and reports.")],
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: the CPU count).")]
-    = None,
+    jobs: Annotated[int | None, typer.Option(
+        "--jobs", "-j", min=1, help="Worker processes (default: the CPU count); with --regenerate each loads the model."
+    )] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report only; write no documents.")] = False,
     regenerate: Annotated[bool, typer.Option(
         "--regenerate/--no-regenerate",
