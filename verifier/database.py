@@ -12,9 +12,9 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from alembic.util.exc import CommandError
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError

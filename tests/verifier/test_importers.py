@@ -6,8 +6,8 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from verifier_samples import CASE_LIST_XML, EXTRA_JSONL, STATUTE_BODY_XML
 from sqlalchemy import func, select
+from verifier_samples import CASE_LIST_XML, EXTRA_JSONL, STATUTE_BODY_XML
 
 from verifier.database import Database
 from verifier.errors import ImportFileError, MalformedFileError, UnsafeXmlError, UnsupportedShapeError

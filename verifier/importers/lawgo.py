@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError, iterparse
 
-
 from verifier.errors import MalformedFileError, UnsafeXmlError, UnsupportedShapeError
 from verifier.importers.records import (
     ActRecord,
