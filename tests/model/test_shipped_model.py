@@ -89,7 +89,7 @@ def test_greedy_answer_is_korean_legal_prose_with_a_citation(
 ) -> None:
     prompt = tokenizer.apply_chat_template([{"role": "user", "content": QUESTION}], add_generation_prompt=True,
                                            return_tensors="pt", return_dict=True)
-    output = model.generate(**prompt, max_new_tokens=120, do_sample=False)
+    output = model.generate(**prompt, max_new_tokens=80, do_sample=False)
     answer = tokenizer.decode(output[0, prompt["input_ids"].shape[1]:], skip_special_tokens=True)
     hangul = sum("가" <= char <= "힣" for char in answer)
     assert hangul >= 30 and hangul / max(1, len(answer.replace(" ", ""))) >= 0.5, answer
