@@ -72,13 +72,13 @@ def bench_kernels(dtype: torch.dtype) -> list[str]:
                 ours, theirs = logits.clone(), logits.clone()
                 apply_token_bitmask_inplace(ours, bitmask)
                 xgrammar.apply_token_bitmask_inplace(theirs, bitmask)
-                if not torch.equal(ours, theirs):
-                    raise SystemExit(f"results differ at vocab {vocab}, batch {batch}")
+                # A difference is a finding to report, not a reason to lose the other cells.
+                same = torch.equal(ours, theirs)
                 ours_ms = triton.testing.do_bench(partial(apply_token_bitmask_inplace, logits, bitmask))
                 theirs_ms = triton.testing.do_bench(
                     partial(xgrammar.apply_token_bitmask_inplace, logits, bitmask)
                 )
-                cells.append(f"{ours_ms * 1e3:.1f} / {theirs_ms * 1e3:.1f}")
+                cells.append(f"{ours_ms * 1e3:.1f} / {theirs_ms * 1e3:.1f}" + ("" if same else " (DIFFERENT RESULT)"))
             lines.append(f"| {vocab:,} | {batch} | " + " | ".join(cells) + " |")
     return lines
 
@@ -142,7 +142,10 @@ def main() -> None:
     for dtype in (torch.float32, torch.bfloat16):
         lines += bench_kernels(dtype) + [""]
     if args.model.is_dir():
-        lines += bench_decode_share(args.model) + [""]
+        try:
+            lines += bench_decode_share(args.model) + [""]
+        except Exception as error:  # the kernel tables above are worth keeping either way
+            lines += [f"Decode-step share not measured: {type(error).__name__}: {error}", ""]
     write_report(lines, args.out)
 
 
