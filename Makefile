@@ -5,7 +5,7 @@ VENV        ?= .venv
 PYTHON      ?= python3
 # The CPU wheel on these machines; a GPU machine may set TORCH_SPEC to its own build.
 TORCH_SPEC  ?= torch==2.13.0
-QUESTION    ?= 불법행위로 인한 손해배상책임의 요건은 무엇인가요?
+QUESTION    ?= 민법 제750조는 어떤 내용인가요?
 BIN         := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
