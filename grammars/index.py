@@ -26,7 +26,7 @@ import bisect
 import numpy as np
 
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, LazyDFA
-from grammars.vocabulary import Vocabulary
+from grammars.vocabulary import DIGITS, Vocabulary
 
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
@@ -253,15 +253,16 @@ class TokenIndex:
     def _constrained_masks(self, state: int) -> StateMasks:
         trie, step, live_bytes = self._trie, self.automaton.step, self.automaton.live_bytes
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
-        token_start, order = trie.token_start, trie.order
         allowed: list[int] = []
         nexts: list[int] = []
-        pending = [(0, state)]
+        pending: list[tuple[int, int]] = []
+        skip_root = DIGITS if self._number_runs(state, allowed, nexts, pending) else ()
+        pending.append((0, state))
         while pending:
             node, current = pending.pop()
             live = live_bytes(current)
             if node == 0:
-                children = [(b, trie.root_child[b]) for b in live if trie.root_child[b] >= 0]
+                children = [(b, trie.root_child[b]) for b in live if trie.root_child[b] >= 0 and b not in skip_root]
             else:
                 children = [
                     (edge_byte[e], edge_child[e])
@@ -270,19 +271,58 @@ class TokenIndex:
                 ]
             for byte, child in children:
                 target = step(current, byte)
-                if target == DEAD:
-                    continue
-                for position in range(token_start[child], token_start[child + 1]):
-                    allowed.append(order[position])
-                    nexts.append(target)
-                if edge_start[child] != edge_start[child + 1]:
-                    pending.append((child, target))
+                if target != DEAD:
+                    self._reach(child, target, allowed, nexts, pending)
         ids = np.asarray(allowed, dtype=np.int64)
         if self.automaton.is_accepting(state):
             ids = np.concatenate([ids, np.fromiter(self._eos, dtype=np.int64)])
         masks = StateMasks(False, *pack_bits(ids, self.word_count))
         masks.next = dict(zip(allowed, nexts))
         return masks
+
+    def _reach(self, child: int, target: int, allowed: list[int], nexts: list[int], pending: list) -> None:
+        """Allow the tokens that end at trie node `child` (they lead to `target`); walk on below it."""
+        low, high = self._trie.token_start[child], self._trie.token_start[child + 1]
+        allowed.extend(self._trie.order[low:high])
+        nexts.extend([target] * (high - low))
+        if self._trie.edge_start[child] != self._trie.edge_start[child + 1]:
+            pending.append((child, target))
+
+    def _number_runs(self, state: int, allowed: list[int], nexts: list[int], pending: list) -> bool:
+        """Inside a number the digits that do not die all step to one state, so the ~1,100 number tokens
+        of a vocabulary like DeepSeek's go where their length says, without a walk per trie node. Adds
+        the all-digit tokens and the (trie node, state) pairs where non-digit bytes go on below them to
+        `pending`; False (walk everything) unless at each depth the live digits lead to a single state."""
+        runs, step, live_bytes = self._trie.digit_runs, self.automaton.step, self.automaton.live_bytes
+        chain, alive = [state], [np.zeros(256, dtype=bool)]  # alive[k]: digits that live at depth k
+        while len(chain) < len(runs.ids):
+            live = live_bytes(chain[-1])
+            targets = {digit: step(chain[-1], digit) if digit in live else DEAD for digit in DIGITS}
+            reached = set(targets.values()) - {DEAD}
+            if len(reached) > 1:
+                return False
+            if not reached:
+                break
+            chain.append(reached.pop())
+            alive.append(np.zeros(256, dtype=bool))
+            alive[-1][[d for d, t in targets.items() if t != DEAD]] = True
+        if len(chain) == 1:
+            return False
+        for depth in range(1, len(chain)):
+            current, digits = chain[depth], runs.digits[depth]
+            keep = np.logical_and.reduce([alive[k + 1][digits[:, k]] for k in range(depth)])
+            found = runs.ids[depth][keep].tolist()
+            allowed.extend(found)
+            nexts.extend([current] * len(found))
+            live = live_bytes(current)
+            for byte, exits in runs.exits[depth].items():
+                target = step(current, byte) if byte in live else DEAD
+                if target == DEAD:
+                    continue
+                for child, path in exits:
+                    if all(alive[k + 1][d] for k, d in enumerate(path)):
+                        self._reach(child, target, allowed, nexts, pending)
+        return True
 
     def _rejected_ranges(self, state: int, base: int | None) -> list[tuple[int, int]]:
         """Trie-order ranges of tokens that die from a free state. With `base`, stop where the walk

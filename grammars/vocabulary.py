@@ -201,6 +201,10 @@ class TokenTrie:
             self.root_child[self.edge_byte[e]] = self.edge_child[e]
         self.first_byte = arrays["first_byte"]
 
+    @cached_property
+    def digit_runs(self) -> DigitRuns:
+        return DigitRuns.build(self)
+
     @classmethod
     def build(cls, vocabulary: Vocabulary) -> TokenTrie:
         texts = [(t, i) for i, t in enumerate(vocabulary.tokens) if t]
@@ -262,3 +266,39 @@ class TokenTrie:
                 "length": lengths,
             }
         )
+
+
+DIGITS = range(0x30, 0x3A)
+
+
+@dataclass(frozen=True, eq=False)
+class DigitRuns:
+    """The trie's all-digit part, for walks where the digits step alike (inside a number). At depth k:
+    `ids[k]` are the tokens made of k digits and `digits[k]` their digits, one row each (k columns);
+    `exits[k]` maps a non-digit byte to the (trie node, digits before it) it leads to from all-digit
+    nodes (`1234.` goes on below `1234` by `.`). Depth 0 is the root."""
+
+    ids: tuple[np.ndarray, ...]
+    digits: tuple[np.ndarray, ...]
+    exits: tuple[dict[int, tuple[tuple[int, bytes], ...]], ...]
+
+    @classmethod
+    def build(cls, trie: TokenTrie) -> DigitRuns:
+        ids, digits, exits = [], [], []
+        level = [(0, b"")]
+        while level:
+            rows = [(trie.order[p], path) for n, path in level for p in range(trie.token_start[n], trie.token_start[n + 1])]
+            ids.append(np.asarray([i for i, _ in rows], dtype=np.int64))
+            digits.append(np.frombuffer(b"".join(path for _, path in rows), dtype=np.uint8).reshape(len(rows), len(ids) - 1))
+            found: dict[int, list[tuple[int, bytes]]] = {}
+            deeper = []
+            for node, path in level:
+                for e in range(trie.edge_start[node], trie.edge_start[node + 1]):
+                    byte, child = trie.edge_byte[e], trie.edge_child[e]
+                    if byte in DIGITS:
+                        deeper.append((child, path + bytes((byte,))))
+                    elif node:
+                        found.setdefault(byte, []).append((child, path))
+            exits.append({b: tuple(c) for b, c in found.items()})
+            level = deeper
+        return cls(tuple(ids), tuple(digits), tuple(exits))

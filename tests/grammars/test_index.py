@@ -294,3 +294,34 @@ def test_saving_needs_a_cache_key(tmp_path) -> None:
 def test_model_vocabulary_smaller_than_the_tokenizer_is_refused() -> None:
     with pytest.raises(TokenizerError, match=f"at least the tokenizer's {len(TOKENS)} ids, got 5"):
         compile_index(CASE, VOCAB, vocab_size=5)
+
+
+_NUMBER_PIECES = [
+    *"0123456789", "00", "05", "10", "12", "20", "23", "24", "99", "120", "202", "2024",
+    "1.", "12.", "7. ", "2024.", "9 ", "12 판결", "3항", "9조", "12조 제", "0조",  # digits, then more
+    "대법원", "서울고법원", " ", ". ", ".", "선고", " 선고 ", "도", "다", " 판결", "판결", "민법", "형법", " 제", "제", "조", "항",
+]
+NUMBER_TOKENS: tuple[bytes | None, ...] = (None, *sorted({p.encode() for p in _NUMBER_PIECES}))
+NUMBER_VOCAB = Vocabulary(NUMBER_TOKENS, frozenset({EOS}))
+
+
+@pytest.mark.parametrize(
+    ("grammar", "text"),
+    [(CASE, "대법원 2024. 7. 선고 도12 판결"), (CASE, "서울고법원 2023. 12. 선고 다9 판결"),
+     (STATUTE, "민법 제12조 제3항"), (STATUTE, "형법 제90조")],
+    ids=["case-2024", "case-2023", "statute-article-paragraph", "statute-two-digits"],
+)
+def test_number_tokens_are_masked_like_brute_force(grammar: CitationGrammar, text: str) -> None:
+    """Runs of digit tokens (`2024`, `12.`, `12조 제`) are masked by their digits' steps, not a trie walk
+    per token: at every byte of a citation, the mask and each token's next state match brute force."""
+    index = compile_index(grammar, NUMBER_VOCAB)
+    prefixes = _prefixes({s.encode() for s in language(grammar.expr)})
+    whole = {s.encode() for s in language(grammar.expr)}
+    data = text.encode()
+    for end in range(len(data) + 1):
+        state = index.advance_bytes(index.initial_state, data[:end])
+        expected = {i for i, t in enumerate(NUMBER_TOKENS) if t and data[:end] + t in prefixes}
+        expected |= {EOS} if data[:end] in whole else set()
+        assert _allowed(index, state) == expected, data[:end].decode(errors="replace")
+        for token in expected - {EOS}:
+            assert index.advance(state, token) == index.advance_bytes(state, NUMBER_TOKENS[token])
