@@ -288,41 +288,97 @@ class TokenIndex:
         if self._trie.edge_start[child] != self._trie.edge_start[child + 1]:
             pending.append((child, target))
 
-    def _number_runs(self, state: int, allowed: list[int], nexts: list[int], pending: list) -> bool:
-        """Inside a number the digits that do not die all step to one state, so the ~1,100 number tokens
-        of a vocabulary like DeepSeek's go where their length says, without a walk per trie node. Adds
-        the all-digit tokens and the (trie node, state) pairs where non-digit bytes go on below them to
-        `pending`; False (walk everything) unless at each depth the live digits lead to a single state."""
-        runs, step, live_bytes = self._trie.digit_runs, self.automaton.step, self.automaton.live_bytes
-        chain, alive = [state], [np.zeros(256, dtype=bool)]  # alive[k]: digits that live at depth k
-        while len(chain) < len(runs.ids):
-            live = live_bytes(chain[-1])
-            targets = {digit: step(chain[-1], digit) if digit in live else DEAD for digit in DIGITS}
-            reached = set(targets.values()) - {DEAD}
-            if len(reached) > 1:
-                return False
-            if not reached:
+    def _digit_chain(self, state: int, mirror: int | None) -> tuple[list[tuple[int, int | None]], list, list] | None:
+        """Inside a number the digits that do not die usually all step to one state. Then the states
+        after 1, 2, … digits, with the mirror's (None stays None, DEAD stays DEAD), and per depth which
+        digits go on there (`alive[k]`, indexed by byte) and which reach the mirror's state (`meet[k]`:
+        the base's answer holds below them); None when the digits that go on part ways."""
+        step, live_bytes = self.automaton.step, self.automaton.live_bytes
+        chain, alive, meet = [(state, mirror)], [np.zeros(256, dtype=bool)], [np.zeros(256, dtype=bool)]
+        while len(chain) < len(self._trie.digit_runs.nodes):
+            current, shadow = chain[-1]
+            live = live_bytes(current)
+            moves = {d: step(current, d) for d in DIGITS if d in live}
+            shadows = {d: shadow if shadow is None or shadow == DEAD else step(shadow, d) for d in moves}
+            met = [d for d, target in moves.items() if target != DEAD and target == shadows[d]]
+            going = [d for d, target in moves.items() if target != DEAD and target != shadows[d]]
+            meet.append(np.zeros(256, dtype=bool))
+            meet[-1][met] = True
+            if not going:
                 break
+            reached = {(moves[d], shadows[d]) for d in going}
+            if len(reached) > 1:
+                return None
             chain.append(reached.pop())
             alive.append(np.zeros(256, dtype=bool))
-            alive[-1][[d for d, t in targets.items() if t != DEAD]] = True
-        if len(chain) == 1:
+            alive[-1][going] = True
+        return (chain, alive, meet) if len(chain) > 1 else None
+
+    def _number_runs(self, state: int, allowed: list[int], nexts: list[int], pending: list) -> bool:
+        """The ~1,100 number tokens of a vocabulary like DeepSeek's go where their length says, without
+        a walk per trie node (`_digit_chain`). Adds the all-digit tokens, and the (trie node, state)
+        pairs where non-digit bytes go on below them to `pending`; False: walk everything instead."""
+        found = self._digit_chain(state, None)
+        if found is None:
             return False
+        (chain, alive, _), runs = found, self._trie.digit_runs
+        step, live_bytes = self.automaton.step, self.automaton.live_bytes
         for depth in range(1, len(chain)):
-            current, digits = chain[depth], runs.digits[depth]
+            current, digits = chain[depth][0], runs.digits[depth]
             keep = np.logical_and.reduce([alive[k + 1][digits[:, k]] for k in range(depth)])
-            found = runs.ids[depth][keep].tolist()
-            allowed.extend(found)
-            nexts.extend([current] * len(found))
+            found_ids = runs.ids[depth][keep].tolist()
+            allowed.extend(found_ids)
+            nexts.extend([current] * len(found_ids))
             live = live_bytes(current)
             for byte, exits in runs.exits[depth].items():
                 target = step(current, byte) if byte in live else DEAD
                 if target == DEAD:
                     continue
-                for child, path in exits:
+                for edge, path in exits:
                     if all(alive[k + 1][d] for k, d in enumerate(path)):
-                        self._reach(child, target, allowed, nexts, pending)
+                        self._reach(self._trie.edge_child[edge], target, allowed, nexts, pending)
         return True
+
+    def _number_rejections(self, state: int, mirror: int | None, ranges: list, edges: list) -> bool:
+        """For a free state's walk: the subtrees below a dying digit go to `ranges`, the non-digit edges
+        leaving live all-digit nodes to `edges`; False (walk everything) where `_digit_chain` does not
+        apply; below a digit that reaches the mirror's state the base's rejected ranges are reused."""
+        found = self._digit_chain(state, mirror)
+        if found is None:
+            return False
+        (chain, alive, meet), runs = found, self._trie.digit_runs
+        token_start, token_end = self._trie.arrays["token_start"], self._trie.arrays["token_end"]
+        alive.append(np.zeros(256, dtype=bool))  # past the chain no digit goes on
+        meeting: dict[int, set[int]] = {}  # depth → all-digit nodes where the walk meets the mirror
+        for depth in range(1, min(len(chain) + 1, len(runs.nodes))):
+            paths = runs.paths[depth]
+            lived = np.ones(len(paths), dtype=bool)
+            for k in range(depth - 1):
+                lived &= alive[k + 1][paths[:, k]]
+            last = paths[:, depth - 1]
+            met = meet[depth][last] if depth < len(meet) else np.zeros(len(paths), dtype=bool)
+            meeting[depth] = set(runs.nodes[depth][lived & met].tolist())
+            dying = runs.nodes[depth][lived & ~alive[depth][last] & ~met]
+            ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist()))
+            if depth < len(chain):
+                current, shadow = chain[depth]
+                for exits in runs.exits[depth].values():
+                    edges.extend((edge, current, shadow) for edge, path in exits
+                                 if all(alive[k + 1][d] for k, d in enumerate(path)))
+        if any(meeting.values()):
+            ranges.extend(self._base_ranges_below(mirror, meeting))
+        return True
+
+    def _base_ranges_below(self, base: int, meeting: dict[int, set[int]]) -> list[tuple[int, int]]:
+        """The base's rejected ranges that start inside the subtree of one of the `meeting` nodes."""
+        trie, node_of, found = self._trie, self._trie.digit_runs.node_of, []
+        roots = [trie.root_child[d] for d in DIGITS if trie.root_child[d] >= 0]
+        low, high = trie.token_start[roots[0]], trie.token_end[roots[-1]]
+        for start, end in self._base_ranges_within(base, low, high):
+            token = self._tokens[trie.order[start]]
+            if any(node_of.get(token[:depth]) in nodes for depth, nodes in meeting.items()):
+                found.append((start, end))
+        return found
 
     def _rejected_ranges(self, state: int, base: int | None) -> list[tuple[int, int]]:
         """Trie-order ranges of tokens that die from a free state. With `base`, stop where the walk
@@ -336,10 +392,15 @@ class TokenIndex:
         if divergence is None:
             edges = [(e, state, base) for e in range(edge_start[0], edge_start[1])]
         else:
+            if not divergence.isdisjoint(DIGITS):  # the number shortcut takes every digit subtree
+                divergence = divergence | frozenset(DIGITS)
             walked = sorted(trie.root_child[b] for b in divergence if trie.root_child[b] >= 0)
             edges = [(e, state, base) for e in range(edge_start[0], edge_start[1]) if edge_child[e] in walked]
             spans = [(token_start[c], token_end[c]) for c in walked]
             ranges = [r for r in self._base_rejected(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
+        numbers: list[tuple[int, int, int | None]] = []
+        if (divergence is None or divergence.issuperset(DIGITS)) and self._number_rejections(state, base, ranges, numbers):
+            edges = [edge for edge in edges if edge_byte[edge[0]] not in DIGITS] + numbers
         while edges:
             e, current, mirror = edges.pop()
             child = edge_child[e]

@@ -274,31 +274,46 @@ DIGITS = range(0x30, 0x3A)
 @dataclass(frozen=True, eq=False)
 class DigitRuns:
     """The trie's all-digit part, for walks where the digits step alike (inside a number). At depth k:
-    `ids[k]` are the tokens made of k digits and `digits[k]` their digits, one row each (k columns);
-    `exits[k]` maps a non-digit byte to the (trie node, digits before it) it leads to from all-digit
-    nodes (`1234.` goes on below `1234` by `.`). Depth 0 is the root."""
+    `nodes[k]` are the trie nodes spelled by k digits and `paths[k]` their digits, one row each (k
+    columns); `ids[k]` and `digits[k]` the same for the tokens ending there; `exits[k]` maps a non-digit
+    byte to the (trie edge, digits before it) that leave all-digit nodes by it (`1234.` goes on below
+    `1234` by `.`). Depth 0 is the root."""
 
+    nodes: tuple[np.ndarray, ...]
+    paths: tuple[np.ndarray, ...]
     ids: tuple[np.ndarray, ...]
     digits: tuple[np.ndarray, ...]
     exits: tuple[dict[int, tuple[tuple[int, bytes], ...]], ...]
+    node_of: dict[bytes, int]  # digits → the all-digit node they spell
 
     @classmethod
     def build(cls, trie: TokenTrie) -> DigitRuns:
-        ids, digits, exits = [], [], []
+        node_of: dict[bytes, int] = {}
+        nodes, paths, ids, digits, exits = [], [], [], [], []
+
+        def rows_of(pairs: list[tuple[int, bytes]], depth: int) -> tuple[np.ndarray, np.ndarray]:
+            packed = np.frombuffer(b"".join(path for _, path in pairs), dtype=np.uint8)
+            return np.asarray([n for n, _ in pairs], dtype=np.int64), packed.reshape(len(pairs), depth)
+
         level = [(0, b"")]
         while level:
-            rows = [(trie.order[p], path) for n, path in level for p in range(trie.token_start[n], trie.token_start[n + 1])]
-            ids.append(np.asarray([i for i, _ in rows], dtype=np.int64))
-            digits.append(np.frombuffer(b"".join(path for _, path in rows), dtype=np.uint8).reshape(len(rows), len(ids) - 1))
+            depth = len(nodes)
+            tokens = [(trie.order[p], path) for n, path in level for p in range(trie.token_start[n], trie.token_start[n + 1])]
+            node_of.update((path, node) for node, path in level)
+            node_rows, token_rows = rows_of(level, depth), rows_of(tokens, depth)
+            nodes.append(node_rows[0])
+            paths.append(node_rows[1])
+            ids.append(token_rows[0])
+            digits.append(token_rows[1])
             found: dict[int, list[tuple[int, bytes]]] = {}
             deeper = []
             for node, path in level:
                 for e in range(trie.edge_start[node], trie.edge_start[node + 1]):
-                    byte, child = trie.edge_byte[e], trie.edge_child[e]
+                    byte = trie.edge_byte[e]
                     if byte in DIGITS:
-                        deeper.append((child, path + bytes((byte,))))
+                        deeper.append((trie.edge_child[e], path + bytes((byte,))))
                     elif node:
-                        found.setdefault(byte, []).append((child, path))
+                        found.setdefault(byte, []).append((e, path))
             exits.append({b: tuple(c) for b, c in found.items()})
             level = deeper
-        return cls(tuple(ids), tuple(digits), tuple(exits))
+        return cls(tuple(nodes), tuple(paths), tuple(ids), tuple(digits), tuple(exits), node_of)

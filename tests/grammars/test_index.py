@@ -305,23 +305,56 @@ NUMBER_TOKENS: tuple[bytes | None, ...] = (None, *sorted({p.encode() for p in _N
 NUMBER_VOCAB = Vocabulary(NUMBER_TOKENS, frozenset({EOS}))
 
 
-@pytest.mark.parametrize(
-    ("grammar", "text"),
-    [(CASE, "대법원 2024. 7. 선고 도12 판결"), (CASE, "서울고법원 2023. 12. 선고 다9 판결"),
-     (STATUTE, "민법 제12조 제3항"), (STATUTE, "형법 제90조")],
-    ids=["case-2024", "case-2023", "statute-article-paragraph", "statute-two-digits"],
-)
-def test_number_tokens_are_masked_like_brute_force(grammar: CitationGrammar, text: str) -> None:
-    """Runs of digit tokens (`2024`, `12.`, `12조 제`) are masked by their digits' steps, not a trie walk
-    per token: at every byte of a citation, the mask and each token's next state match brute force."""
-    index = compile_index(grammar, NUMBER_VOCAB)
-    prefixes = _prefixes({s.encode() for s in language(grammar.expr)})
+def _citation_status(grammar: CitationGrammar):
     whole = {s.encode() for s in language(grammar.expr)}
+    prefixes = _prefixes(whole)
+    return lambda text: (text in prefixes, text in whole)
+
+
+@pytest.mark.parametrize(
+    ("grammar", "status", "text"),
+    [(CASE, _citation_status(CASE), "대법원 2024. 7. 선고 도12 판결"),
+     (CASE, _citation_status(CASE), "서울고법원 2023. 12. 선고 다9 판결"),
+     (STATUTE, _citation_status(STATUTE), "민법 제12조 제3항"),
+     (STATUTE, _citation_status(STATUTE), "형법 제90조"),
+     (ANSWER, answer_status, "판결은 민법 제12조 제3항에 따른 2024. 12 형법 제9조 제0 민법 제5"),
+     (ANSWER, answer_status, "대법원 2024. 7. 선고 도12 판결 형법 제12조 120 민법 제99")],
+    ids=["case-2024", "case-2023", "statute-article-paragraph", "statute-two-digits", "answer-articles",
+         "answer-case-and-numbers"],
+)
+def test_number_tokens_are_masked_like_brute_force(grammar, status, text: str) -> None:
+    """Runs of digit tokens (`2024`, `12.`, `12조 제`) are masked by their digits' steps, not a trie walk
+    per token (inside a citation and in free text): at every byte, the mask and each token's next state
+    match brute force."""
+    index = compile_index(grammar, NUMBER_VOCAB)
     data = text.encode()
     for end in range(len(data) + 1):
         state = index.advance_bytes(index.initial_state, data[:end])
-        expected = {i for i, t in enumerate(NUMBER_TOKENS) if t and data[:end] + t in prefixes}
-        expected |= {EOS} if data[:end] in whole else set()
+        expected = {i for i, t in enumerate(NUMBER_TOKENS) if t and status(data[:end] + t)[0]}
+        expected |= {EOS} if status(data[:end])[1] else set()
         assert _allowed(index, state) == expected, data[:end].decode(errors="replace")
         for token in expected - {EOS}:
             assert index.advance(state, token) == index.advance_bytes(state, NUMBER_TOKENS[token])
+
+
+ITEM_LAW = CitationGrammar(
+    "law", seq(Literals(("형법",)), " ", Regex("[1-9]"), "조"), seq(Literals(("형법",)), " ", Regex("[1-9]"))
+)
+ITEM = CitationGrammar("item", seq(Regex("[1-9]"), "호 가목"), seq(Regex("[0-9]"), "호"))
+ITEM_TOKENS: tuple[bytes | None, ...] = (
+    None, *sorted({p.encode() for p in [*_NUMBER_PIECES, "0호 나", "05호", "0호", "9호 가목", "호", " 가목", "가", "나"]})
+)
+
+
+@pytest.mark.parametrize("text", ["형법 05호 형법 0호 나 형법 1조 9호 가목", "형법 0 형법 3조"], ids=["items", "articles"])
+def test_digits_that_lead_where_the_base_goes_reuse_its_rejections(text: str) -> None:
+    """After `형법 ` a digit 1-9 begins an article but 0 is free text, where it may begin an item
+    anchor (`0호` then dies): below that 0 the index reuses, and must keep, what free text rejects.
+    The reference is the automaton itself, token by token."""
+    index = compile_index(AnswerGrammar((ITEM_LAW, ITEM)), Vocabulary(ITEM_TOKENS, frozenset({EOS})))
+    data = text.encode()
+    for end in range(len(data) + 1):
+        state = index.advance_bytes(index.initial_state, data[:end])
+        expected = {i for i, t in enumerate(ITEM_TOKENS) if t and index.automaton.walk(state, t) != DEAD}
+        expected |= {EOS} if index.automaton.is_accepting(state) else set()
+        assert _allowed(index, state) == expected, data[:end].decode(errors="replace")
