@@ -208,3 +208,20 @@ def assert_only_verified_citations_visible(events: list[tuple[str, dict]], lexic
     for found in find_citations(text, lenient=False, lexicon=lexicon):
         written = text[found.span[0] : found.span[1]]
         assert written in shown, f"expected only verified citations in the answer, got {written!r}"
+
+
+def engine_service_parts(database, loaded_model, max_batch: int) -> Iterator[tuple]:
+    """The serve command's parts over `database` (already filled): (engine source, verifier,
+    lexicon), closed after the caller's tests; the database stays the caller's to close."""
+    from citegen.commands.serve_wiring import EngineSource, build_engine, database_verifier  # noqa: PLC0415
+    from verifier.lexicon import lexicon_data  # noqa: PLC0415
+    from verifier.verify import Verifier  # noqa: PLC0415
+
+    lexicon = lexicon_data(database)
+    source = EngineSource(build_engine(loaded_model, lexicon, max_batch=max_batch))
+    verifier = database_verifier(Verifier(database))
+    try:
+        yield source, verifier, lexicon
+    finally:
+        source.close()
+        verifier.close()

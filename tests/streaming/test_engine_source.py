@@ -13,18 +13,17 @@ import httpx
 import pytest
 from streaming_kit import (
     answer_concurrently,
+    engine_service_parts,
     assert_only_verified_citations_visible,
     sse_events,
     wait_for_metric,
 )
 
-from citegen.commands.serve_wiring import EngineSource, anchors_for, build_engine, database_verifier
+from citegen.commands.serve_wiring import anchors_for
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
 from verifier.importers import import_paths
-from verifier.lexicon import lexicon_data
-from verifier.verify import Verifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
 from tiny_lm import CORPUS, build_tiny  # noqa: E402
@@ -50,12 +49,7 @@ def parts(tmp_path_factory: pytest.TempPathFactory):
     records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
     database = Database.open(f"sqlite:///{folder / 'citegen.sqlite3'}")
     import_paths(database, [records])
-    lexicon = lexicon_data(database)
-    source = EngineSource(build_engine(build_tiny(), lexicon, max_batch=4))
-    verifier = database_verifier(Verifier(database))
-    yield source, verifier, lexicon
-    source.close()
-    verifier.close()
+    yield from engine_service_parts(database, build_tiny(), max_batch=4)
     database.close()
 
 

@@ -8,15 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streaming_kit import answer_concurrently, assert_only_verified_citations_visible
+from streaming_kit import answer_concurrently, assert_only_verified_citations_visible, engine_service_parts
 
-from citegen.commands.serve_wiring import EngineSource, anchors_for, build_engine, database_verifier
+from citegen.commands.serve_wiring import anchors_for
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
 from verifier.importers import import_paths
-from verifier.lexicon import lexicon_data
-from verifier.verify import Verifier
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "data" / "models" / "ko-legal-tiny"
@@ -40,12 +38,7 @@ def parts(tmp_path_factory: pytest.TempPathFactory):
 
     database = Database.open(f"sqlite:///{tmp_path_factory.mktemp('e2e') / 'citegen.sqlite3'}")
     import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
-    lexicon = lexicon_data(database)
-    source = EngineSource(build_engine(load_model(MODEL, "cpu"), lexicon, max_batch=len(QUESTIONS)))
-    verifier = database_verifier(Verifier(database))
-    yield source, verifier, lexicon
-    source.close()
-    verifier.close()
+    yield from engine_service_parts(database, load_model(MODEL, "cpu"), max_batch=len(QUESTIONS))
     database.close()
 
 
