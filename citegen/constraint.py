@@ -15,8 +15,8 @@ import logging
 import re
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -24,8 +24,11 @@ import numpy as np
 import torch
 
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
-from grammars import DEAD, ParsedCitation, Vocabulary, compile_index, parse_citation
+from grammars import DEAD, Lexicon, ParsedCitation, Vocabulary, answer_grammar, compile_index, parse_citation
+from grammars.expr import Alt
 from grammars.grammar import AnswerGrammar
+from grammars.languages.answer import DEFAULT_BYPASS
+from grammars.languages.lexicon import as_lexicon
 
 logger = logging.getLogger(__name__)
 
@@ -244,6 +247,44 @@ class Narrowing:
 
     courts: tuple[str, ...] | None = None
     acts: tuple[str, ...] | None = None
+
+
+AnyLexicon = Lexicon | Mapping[str, Iterable[str] | None] | None  # what grammars' as_lexicon accepts
+
+
+def narrowed_lexicon(lexicon: AnyLexicon, acts: tuple[str, ...] | None) -> AnyLexicon:
+    """`lexicon` kept to `acts` (None: all of it), each name with the article labels of its act."""
+    if acts is None:
+        return lexicon
+    known = as_lexicon(lexicon)
+    return {act: known.articles_of(act) for act in acts}
+
+
+def narrowed_answer_grammar(
+    lexicon: AnyLexicon,
+    narrowing: Narrowing,
+    *,
+    bypass: Iterable[tuple[str, str]] = DEFAULT_BYPASS,
+    forbid_shorthand: bool,
+) -> AnswerGrammar:
+    """The answer language over `lexicon` (None: grammars' built-in one), narrowed to the courts and
+    acts of `narrowing` (`()`: no citation of that kind). Every head of the whole language stays an
+    anchor, so a citation the narrowing leaves out begins no citation and dies in the automaton, as a
+    malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법)."""
+    whole = answer_grammar(lexicon=lexicon, bypass=bypass, forbid_shorthand=forbid_shorthand)
+    if narrowing == Narrowing():
+        return whole
+    narrowed = answer_grammar(
+        case=narrowing.courts != (),
+        statute=narrowing.acts != (),
+        lexicon=narrowed_lexicon(lexicon, narrowing.acts),
+        courts=narrowing.courts or None,
+        bypass=bypass,
+        forbid_shorthand=forbid_shorthand,
+    )
+    first, *rest = narrowed.citations  # anchors are one set whichever citation carries them
+    heads = Alt((first.anchor, *(citation.anchor for citation in whole.citations)))
+    return replace(narrowed, citations=(replace(first, anchor=heads), *rest))
 
 
 @dataclass(frozen=True, slots=True)

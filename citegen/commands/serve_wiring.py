@@ -19,12 +19,18 @@ from sqlalchemy import desc, func, select
 
 import streaming
 from citegen import events as engine_events
-from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
+from citegen.constraint import (
+    CitationLanguage,
+    ConstraintLibrary,
+    Narrowing,
+    compile_language,
+    narrowed_answer_grammar,
+)
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.models import LoadedModel
 from citegen.sampling import SamplingParams
-from grammars import CitationParser, ParsedCitation, answer_grammar
+from grammars import CitationParser, ParsedCitation
 from grammars.grammar import AnswerGrammar
 from streaming.anchors import AnchorPrefixes
 from verifier.database import Database, head_revision
@@ -45,10 +51,7 @@ def answer_grammar_for(
     """The answer language the service constrains with; `forbid_shorthand` (Settings.forbid_shorthand)
     makes every head written otherwise than canonically unwritable (`형법제355조`, `대판 2…`, a bare
     `2024도4202`), not only free text."""
-    acts = (
-        lexicon if narrowing.acts is None else {act: lexicon[act] for act in narrowing.acts if act in lexicon}
-    )
-    return answer_grammar(lexicon=acts, courts=narrowing.courts, forbid_shorthand=forbid_shorthand)
+    return narrowed_answer_grammar(lexicon, narrowing, forbid_shorthand=forbid_shorthand)
 
 
 def answer_language(

@@ -26,14 +26,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grammars import COURTS_BY_NAME, answer_grammar, case_grammar, statute_grammar
+from grammars import COURTS_BY_NAME, case_grammar, statute_grammar
 from grammars.errors import GrammarError
 from grammars.expr import Alt
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.languages.answer import DEFAULT_BYPASS
 from grammars.languages.lexicon import as_lexicon
 
-from citegen.constraint import Narrowing
+from citegen.constraint import Narrowing, narrowed_answer_grammar, narrowed_lexicon
 from citegen.errors import RequestError
 
 PREFIX = "citegen_"
@@ -115,21 +115,15 @@ class CitationOptions:
     def grammar_object(self) -> AnswerGrammar | CitationGrammar:
         """The language these options ask for, built from grammars' one definition of a citation."""
         lexicon = self.article_lexicon()
-        acts = self.narrowing.acts
-        if acts is not None:
-            known = as_lexicon(lexicon)
-            lexicon = {act: known.articles_of(act) for act in acts}
         try:
             if self.grammar == "answer":
-                courts = self.narrowing.courts
-                return answer_grammar(
-                    case=courts != (),
-                    statute=acts != (),
-                    lexicon=lexicon or None,
-                    courts=courts or None,
+                return narrowed_answer_grammar(
+                    lexicon,
+                    self.narrowing,
                     bypass=DEFAULT_BYPASS if self.think else (),
                     forbid_shorthand=not self.shorthand,
                 )
+            lexicon = narrowed_lexicon(lexicon, self.narrowing.acts)
             parts = []
             if self.grammar in ("citation", "case"):
                 parts.append(case_grammar(courts=self.narrowing.courts))

@@ -37,3 +37,25 @@ def test_narrowing_keeps_the_forbidden_heads_of_the_acts_left() -> None:
     automaton = automaton_of(answer_grammar_for(LEXICON, Narrowing(acts=("민법",))))
     assert automaton.walk(automaton.initial, "민법제750조".encode()) == DEAD
     assert automaton.walk(automaton.initial, "민법 제750조".encode()) != DEAD
+
+
+NARROWED = [
+    (Narrowing(acts=("민법",)), "민법 제750조에 따라", True),
+    (Narrowing(acts=("민법",)), "형법 제355조에 따라", False),
+    (Narrowing(acts=("민법",)), "대법원 2024. 7. 11. 선고 2024도4202 판결", True),
+    (Narrowing(courts=(), acts=("민법",)), "대법원 2024. 7. 11. 선고 2024도4202 판결", False),
+    (Narrowing(courts=("대법원",), acts=()), "대법원 2024. 7. 11. 선고 2024도4202 판결", True),
+    (Narrowing(courts=("대법원",), acts=()), "서울고등법원 2023. 5. 4. 선고 2022나2034567 판결", False),
+    (Narrowing(courts=("대법원",), acts=()), "민법 제750조", False),
+    (Narrowing(courts=("대법원",), acts=()), "민법은 1958년에", True),
+]
+
+
+@pytest.mark.parametrize(
+    ("narrowing", "text", "writable"), NARROWED, ids=[f"{n.courts}-{n.acts}-{t}" for n, t, _ in NARROWED]
+)
+def test_a_citation_the_narrowing_leaves_out_cannot_be_written_as_free_text(
+    narrowing: Narrowing, text: str, writable: bool
+) -> None:
+    automaton = automaton_of(answer_grammar_for(LEXICON, narrowing))
+    assert (automaton.walk(automaton.initial, text.encode()) != DEAD) == writable

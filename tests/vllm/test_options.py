@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from grammars import DEAD
+from grammars.compile import automaton_of
 from grammars.grammar import AnswerGrammar, CitationGrammar
 
 from citegen.constraint import Narrowing
@@ -92,3 +94,10 @@ def test_a_lexicon_file_narrows_statutes_to_the_database(tmp_path: Path) -> None
 def test_answer_grammar_keeps_the_kinds_asked_for(extra_args: dict[str, Any], kinds: int) -> None:
     grammar = CitationOptions.from_extra_args(extra_args).grammar_object()
     assert isinstance(grammar, AnswerGrammar) and len(grammar.citations) == kinds
+
+
+def test_a_narrowed_answer_grammar_leaves_no_other_act_writable_as_free_text() -> None:
+    grammar = CitationOptions.from_extra_args({"citegen_acts": ["민법"]}).grammar_object()
+    automaton = automaton_of(grammar)
+    assert automaton.walk(automaton.initial, "민법 제750조에 따라".encode()) != DEAD
+    assert automaton.walk(automaton.initial, "형법 제250조에 따라".encode()) == DEAD
