@@ -6,8 +6,10 @@ Per vocabulary (128,256: Llama 3; 151,936: Qwen 2) × batch (1, 32, 128, 512) ×
 (1 token allowed, half allowed, all but one allowed), float32 and bfloat16 logits: the time of one
 `apply_token_bitmask_inplace` over the whole batch, ours and xgrammar's (its default Triton
 backend), by `triton.testing.do_bench` (median, L2 flushed between runs); both results are
-compared bit for bit first. Then the constraint's share of a decode step end to end: the shipped
-model on the GPU, batch 32, greedy, the same requests constrained and unconstrained.
+compared bit for bit first. Then every launch shape of our kernel side by side (per-logit or
+16-byte-group stores × warps) at 128,256 × 128 and × 512, so one run on a lent GPU is enough to
+choose `LAUNCH_SHAPES`. Then the constraint's share of a decode step end to end: the shipped model
+on the GPU, batch 32, greedy, the same requests constrained and unconstrained.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from engine_bench import write_report  # noqa: E402
 
-from citegen.kernels import apply_token_bitmask_inplace  # noqa: E402
+from citegen.kernels import apply_token_bitmask_inplace, check_bitmask_arguments  # noqa: E402
 
 VOCABS = (128_256, 151_936)
 BATCHES = (1, 32, 128, 512)
@@ -52,8 +54,26 @@ def make_bitmask(batch: int, vocab: int, density: int | None, generator: torch.G
     return bitmask
 
 
-def bench_kernels(dtype: torch.dtype) -> list[str]:
+def masked_pair(batch: int, vocab: int, density: int | None, dtype: torch.dtype, generator: torch.Generator):
+    logits = torch.randn(batch, vocab, generator=generator).to(dtype).cuda()
+    return logits, make_bitmask(batch, vocab, density, generator).cuda()
+
+
+def timed_cell(kernel, reference, logits: torch.Tensor, bitmask: torch.Tensor) -> str:
+    """`kernel`'s median µs on (logits, bitmask) and `reference`'s, after comparing their results."""
     import triton.testing
+
+    ours, theirs = logits.clone(), logits.clone()
+    kernel(ours, bitmask)
+    reference(theirs, bitmask)
+    # A difference is a finding to report, not a reason to lose the other cells.
+    same = torch.equal(ours, theirs)
+    ours_ms = triton.testing.do_bench(partial(kernel, logits, bitmask))
+    theirs_ms = triton.testing.do_bench(partial(reference, logits, bitmask))
+    return f"{ours_ms * 1e3:.1f} / {theirs_ms * 1e3:.1f}" + ("" if same else " (DIFFERENT RESULT)")
+
+
+def bench_kernels(dtype: torch.dtype) -> list[str]:
     import xgrammar
 
     generator = torch.Generator().manual_seed(0)
@@ -65,21 +85,48 @@ def bench_kernels(dtype: torch.dtype) -> list[str]:
     ]
     for vocab in VOCABS:
         for batch in BATCHES:
-            cells = []
-            for density in DENSITIES.values():
-                logits = torch.randn(batch, vocab, generator=generator).to(dtype).cuda()
-                bitmask = make_bitmask(batch, vocab, density, generator).cuda()
-                ours, theirs = logits.clone(), logits.clone()
-                apply_token_bitmask_inplace(ours, bitmask)
-                xgrammar.apply_token_bitmask_inplace(theirs, bitmask)
-                # A difference is a finding to report, not a reason to lose the other cells.
-                same = torch.equal(ours, theirs)
-                ours_ms = triton.testing.do_bench(partial(apply_token_bitmask_inplace, logits, bitmask))
-                theirs_ms = triton.testing.do_bench(
-                    partial(xgrammar.apply_token_bitmask_inplace, logits, bitmask)
+            cells = [
+                timed_cell(
+                    apply_token_bitmask_inplace,
+                    xgrammar.apply_token_bitmask_inplace,
+                    *masked_pair(batch, vocab, density, dtype, generator),
                 )
-                cells.append(f"{ours_ms * 1e3:.1f} / {theirs_ms * 1e3:.1f}" + ("" if same else " (DIFFERENT RESULT)"))
+                for density in DENSITIES.values()
+            ]
             lines.append(f"| {vocab:,} | {batch} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def bench_launch_shapes(dtype: torch.dtype, vocab: int = 128_256) -> list[str]:
+    """Every launch shape of our kernel against xgrammar's, where the batch is large."""
+    import xgrammar
+
+    from citegen.kernels.triton_bitmask import LAUNCH_SHAPES, LaunchShape, apply_token_bitmask_triton_inplace
+
+    def with_shape(shape: LaunchShape):
+        def apply(logits: torch.Tensor, bitmask: torch.Tensor) -> None:
+            logits_2d, bitmask_2d, rows, vocab_size = check_bitmask_arguments(logits, bitmask, None, None)
+            apply_token_bitmask_triton_inplace(logits_2d, bitmask_2d, rows, vocab_size, shape)
+
+        return apply
+
+    generator = torch.Generator().manual_seed(1)
+    group = 16 // dtype.itemsize
+    shipped = LAUNCH_SHAPES.get(dtype.itemsize)
+    shapes = [LaunchShape(vector, warps) for vector in (1, group) for warps in (4, 8, 16, 32)]
+    lines = [
+        f"### Launch shapes, {str(dtype).removeprefix('torch.')} logits, vocab {vocab:,}: median µs "
+        "(this shape / xgrammar)",
+        "",
+        "| vector | warps | batch | " + " | ".join(DENSITIES) + " |",
+        "|---|---|---|" + "---|" * len(DENSITIES),
+    ]
+    for batch in (128, 512):
+        pairs = [masked_pair(batch, vocab, density, dtype, generator) for density in DENSITIES.values()]
+        for shape in shapes:
+            cells = [timed_cell(with_shape(shape), xgrammar.apply_token_bitmask_inplace, *pair) for pair in pairs]
+            marker = " (shipped)" if shape == shipped else ""
+            lines.append(f"| {shape.vector}{marker} | {shape.num_warps} | {batch} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -141,6 +188,8 @@ def main() -> None:
     ]
     for dtype in (torch.float32, torch.bfloat16):
         lines += bench_kernels(dtype) + [""]
+    for dtype in (torch.float32, torch.bfloat16):
+        lines += bench_launch_shapes(dtype) + [""]
     if args.model.is_dir():
         try:
             lines += bench_decode_share(args.model) + [""]

@@ -1,21 +1,41 @@
 """The Triton backend of `apply_token_bitmask_inplace`: one launch for the whole batch.
 
-Grid: (vocabulary blocks, rows to mask). Each program covers BLOCK logits of its row, reads the
-packed word of each and stores -inf only where its bit is 0 (or the column lies past the
-vocabulary), so an allowed logit is never written. Rows left out of `indices` get no program.
-This is the only module that imports triton.
+Grid: (vocabulary blocks, rows to mask). Each program covers BLOCK logits of its row as a tile of
+groups of VECTOR neighbouring logits, one group per thread, and reads the packed bitmask word of
+each group once (VECTOR divides 32, so a group's bits share a word). Rows left out of `indices`
+get no program. This is the only module that imports triton.
+
+Two store strategies, chosen per logit width by `LAUNCH_SHAPES`:
+- VECTOR == 1: -inf goes to each disallowed logit by itself; an allowed logit is never written.
+- VECTOR > 1 (a 16-byte group): a group with any disallowed logit is written whole in one vector
+  store, reading the logits first only when the group mixes allowed and disallowed ones (allowed
+  logits are written back unchanged, bit for bit); a group with none is not touched. Per-lane
+  predicated stores of 4-byte logits were the float32 bottleneck on an H200: a warp's store
+  instruction wrote 32 scattered 4-byte words (bench/results/gpu_mask.md, bench/kernel_ptx.py).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 import triton
 import triton.language as tl
 
 BLOCK = 4096
-# Warps per program by logit width, measured on an H200 (bench/results/gpu_mask.md): 16-bit
-# logits store fastest with a thread per 4 logits (32 warps), float32 with 4 warps.
-NUM_WARPS = {2: 32, 4: 4}
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchShape:
+    vector: int  # logits per group: 1, or 16 bytes' worth
+    num_warps: int
+
+
+# By logit width in bytes. 16-bit: per-logit stores, 32 warps, measured on an H200 2.0-3.0x faster
+# than xgrammar's kernel where most logits are masked (bench/results/gpu_mask.md). float32: 16-byte
+# groups, replacing per-logit stores that trailed xgrammar at batch >= 128; its timing on an H200 is
+# pending (bench/gpu_check.sh runs it with every other shape side by side).
+LAUNCH_SHAPES = {2: LaunchShape(vector=1, num_warps=32), 4: LaunchShape(vector=4, num_warps=8)}
 
 
 @triton.jit
@@ -30,6 +50,7 @@ def _apply_token_bitmask_kernel(
     bitmask_words,
     HAS_INDICES: tl.constexpr,
     BLOCK_SIZE: tl.constexpr,
+    VECTOR: tl.constexpr,
 ):
     # Blocks vary fastest across the grid, so programs scheduled together write neighbouring
     # memory of one row rather than the same block of many rows.
@@ -39,23 +60,32 @@ def _apply_token_bitmask_kernel(
         row = tl.load(indices_ptr + program_row).to(tl.int64)
     else:
         row = program_row.to(tl.int64)
-    # One lane per logit: each lane reads its own word (the 32 lanes of a word hit the same cache
-    # line) so the stores below stay contiguous per thread and vectorise; expanding a
-    # (words, 32) tile and reshaping it scattered them and ran up to 1.6x slower on an H200.
-    offsets = block * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    word_offsets = offsets // 32
+    group_starts = block * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE // VECTOR) * VECTOR
+    offsets = group_starts[:, None] + tl.arange(0, VECTOR)[None, :]  # (groups, VECTOR)
+    word_offsets = group_starts // 32
     words = tl.load(
         bitmask_ptr + row * bitmask_row_stride + word_offsets,
         mask=word_offsets < bitmask_words,
         other=0,
     )
-    disallowed = ((words >> (offsets % 32)) & 1) == 0
-    disallowed = disallowed | (offsets >= vocab_size)
-    tl.store(
-        logits_ptr + row * logits_row_stride + offsets,
-        -float("inf"),
-        mask=disallowed & (offsets < width),
-    )
+    in_row = offsets < width
+    disallowed = ((words[:, None] >> (offsets % 32)) & 1) == 0
+    disallowed = (disallowed | (offsets >= vocab_size)) & in_row
+    pointers = logits_ptr + row * logits_row_stride + offsets
+    if VECTOR == 1:
+        tl.store(pointers, -float("inf"), mask=disallowed)
+    else:
+        # A per-group count broadcast over the group gives one predicate per vector, which is what
+        # lets the compiler emit 16-byte loads and stores.
+        disallowed_count = tl.sum(disallowed.to(tl.int32), axis=1)[:, None]
+        touched = (disallowed_count > 0) & in_row
+        mixed = touched & (disallowed_count < VECTOR)
+        kept = tl.load(pointers, mask=mixed, other=0.0)
+        tl.store(pointers, tl.where(disallowed, -float("inf"), kept), mask=touched)
+
+
+def launch_shape(logits: torch.Tensor) -> LaunchShape:
+    return LAUNCH_SHAPES.get(logits.element_size(), LaunchShape(vector=1, num_warps=4))
 
 
 def apply_token_bitmask_triton_inplace(
@@ -63,8 +93,10 @@ def apply_token_bitmask_triton_inplace(
     bitmask: torch.Tensor,
     rows: torch.Tensor | None,
     vocab_size: int,
-    num_warps: int | None = None,
+    shape: LaunchShape | None = None,
 ) -> None:
+    """`shape` overrides `LAUNCH_SHAPES` (bench/gpu_mask.py times every shape side by side)."""
+    shape = shape or launch_shape(logits)
     width = logits.shape[1]
     program_rows = logits.shape[0] if rows is None else rows.numel()
     grid = (triton.cdiv(width, BLOCK), program_rows)
@@ -79,5 +111,6 @@ def apply_token_bitmask_triton_inplace(
         bitmask.shape[1],
         HAS_INDICES=rows is not None,
         BLOCK_SIZE=BLOCK,
-        num_warps=num_warps or NUM_WARPS.get(logits.element_size(), 4),
+        VECTOR=shape.vector,
+        num_warps=shape.num_warps,
     )

@@ -12,6 +12,7 @@ import torch
 
 from citegen.errors import MaskError
 from citegen.kernels import apply_token_bitmask_inplace
+from citegen.kernels.triton_bitmask import LAUNCH_SHAPES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,24 +91,50 @@ def test_bad_arguments_raise_a_typed_error(logits, bitmask, indices, vocab_size,
 _INTERPRETER_SCRIPT = """
 import sys, torch
 from citegen.kernels import check_bitmask_arguments
-from citegen.kernels.triton_bitmask import apply_token_bitmask_triton_inplace
+from citegen.kernels.triton_bitmask import LaunchShape, apply_token_bitmask_triton_inplace
 cases = torch.load(sys.argv[1])
 results = []
-for logits, bitmask, indices, vocab_size in cases:
+for logits, bitmask, indices, vocab_size, vector in cases:
     logits_2d, bitmask_2d, rows, vocab = check_bitmask_arguments(logits, bitmask, indices, vocab_size)
     if rows is None or rows.numel():
-        apply_token_bitmask_triton_inplace(logits_2d, bitmask_2d, rows, vocab)
+        shape = None if vector is None else LaunchShape(vector=vector, num_warps=4)
+        apply_token_bitmask_triton_inplace(logits_2d, bitmask_2d, rows, vocab, shape)
     results.append(logits)
 torch.save(results, sys.argv[2])
 """
 
 
-def test_triton_kernel_in_the_interpreter_equals_the_naive_loop(tmp_path) -> None:
-    """TRITON_INTERPRET must be set before triton is imported, hence a fresh interpreter."""
-    cases = []
-    for seed, (batch, width, vocab_size, indices) in enumerate(CASES.values()):
-        logits, bitmask = random_case(batch, width, vocab_size, seed)
-        cases.append((logits, bitmask, indices, vocab_size))
+def special_values_case(dtype):
+    """Every kind of group for a 16-byte vector (all allowed, all masked, mixed), with allowed
+    logits that must come back bit for bit: NaN, -0.0, +-inf, subnormal; and rows read through a
+    view whose row stride is wider than its width."""
+    generator = torch.Generator().manual_seed(7)
+    padded = torch.randn(3, 300, generator=generator).to(dtype)
+    specials = torch.tensor([float("nan"), -0.0, float("inf"), float("-inf"), 1e-40]).to(dtype)
+    padded[:, :250] = specials.repeat(50)
+    words = torch.tensor([0, -1, 0x0F0F0F0F, 0x00FF00FF, 0x33333333, -(2**31), 1, 0x7FFFFFFF], dtype=torch.int32)
+    return padded[:, :250], words.repeat(3, 1)[:, : (250 + 31) // 32].contiguous()
+
+
+def bits(tensor):
+    return tensor.view(torch.int32 if tensor.element_size() == 4 else torch.int16)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
+def test_triton_kernel_in_the_interpreter_equals_the_naive_loop(tmp_path, dtype) -> None:
+    """Every store strategy (per-logit, 16-byte groups, the shipped choice for the dtype) against
+    the naive loop, bit for bit. TRITON_INTERPRET must be set before triton is imported, hence a
+    fresh interpreter."""
+    cases, expected = [], []
+    for vector in (None, 1, 16 // dtype.itemsize):
+        for seed, (batch, width, vocab_size, indices) in enumerate(CASES.values()):
+            if dtype != torch.float32:
+                width = min(width, 1000)  # the naive loop is slow; float32 covers several blocks
+            logits, bitmask = random_case(batch, width, vocab_size, seed)
+            cases.append((logits.to(dtype), bitmask, indices, vocab_size, vector))
+        logits, bitmask = special_values_case(dtype)
+        cases.append((logits, bitmask, None, 250, vector))
+    expected = [naive_reference(logits, bitmask, indices, vocab) for logits, bitmask, indices, vocab, _ in cases]
     torch.save(cases, tmp_path / "cases.pt")
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     subprocess.run(
@@ -119,8 +146,20 @@ def test_triton_kernel_in_the_interpreter_equals_the_naive_loop(tmp_path) -> Non
         timeout=300,
     )
     results = torch.load(tmp_path / "out.pt")
-    for name, (logits, bitmask, indices, vocab_size), got in zip(CASES, cases, results, strict=True):
-        assert torch.equal(got, naive_reference(logits, bitmask, indices, vocab_size)), name
+    names = [*CASES, "special-values"]
+    for index, (case, got, want) in enumerate(zip(cases, results, expected, strict=True)):
+        assert torch.equal(bits(got), bits(want)), f"{names[index % len(names)]}, vector {case[-1]}"
+
+
+def test_float32_logits_are_stored_16_bytes_at_a_time_on_an_h200() -> None:
+    """The shipped float32 shape compiled for sm_90 (no GPU needed): every global store is a
+    16-byte vector; a change that loses the vectorisation (a mask no longer constant per group,
+    a misaligned argument) fails here rather than only in an H200 timing."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from kernel_ptx import global_accesses, ours_ptx
+
+    stores = global_accesses(ours_ptx("float32", LAUNCH_SHAPES[4]))["st"]
+    assert set(stores) == {16}, stores
 
 
 @pytest.mark.gpu
