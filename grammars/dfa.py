@@ -15,7 +15,6 @@ frozensets of small tuples: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` when a 
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 from collections.abc import Iterable
 
@@ -178,7 +177,7 @@ class _LiteralLeaf:
     node is represented by the first node met with the same set of suffixes, so `1`…`9` before
     `0`…`9` in the numbers 1–99 are one state, as in a minimal acyclic automaton."""
 
-    __slots__ = ("words", "nullable", "_longest", "_classes", "_representatives")
+    __slots__ = ("words", "nullable", "_longest", "_classes", "_groups")
 
     def __init__(self, literals: Literals) -> None:
         if not literals.words:
@@ -192,7 +191,7 @@ class _LiteralLeaf:
         self.nullable = self.words[0] == b""
         self._longest = max(map(len, self.words))
         self._classes: dict[tuple[int, int], tuple[int, int]] = {}
-        self._representatives: dict[bytes, tuple[int, int]] = {}
+        self._groups: dict[tuple[int, bytes, bytes], list[tuple[int, int]]] = {}
 
     def step(self, first: int, depth: int, byte: int) -> tuple[int, int] | None:
         """The node (first word, depth) for words[first][:depth] + byte, or None."""
@@ -206,13 +205,22 @@ class _LiteralLeaf:
         key = (first, depth)
         found = self._classes.get(key)
         if found is None:
-            prefix = self.words[first][:depth]
-            end = bisect.bisect_right(self.words, prefix + b"\xff" * self._longest, first)
-            digest = hashlib.blake2b(digest_size=20)
-            for word in self.words[first:end]:
-                digest.update((len(word) - depth).to_bytes(4, "little") + word[depth:])
-            found = self._classes[key] = self._representatives.setdefault(digest.digest(), key)
+            found = self._classes[key] = self._same_suffixes(first, depth)
         return found
+
+    def _same_suffixes(self, first: int, depth: int) -> tuple[int, int]:
+        """The first node met whose words below it are the same suffixes. Nodes are grouped by
+        (word count, first suffix, last suffix), which costs a bisection rather than a pass over the
+        subtree (near the root of a 5,000-name lexicon, over a thousand words); only nodes that share
+        all three are compared suffix by suffix."""
+        words = self.words
+        end = bisect.bisect_right(words, words[first][:depth] + b"\xff" * self._longest, first)
+        group = self._groups.setdefault((end - first, words[first][depth:], words[end - 1][depth:]), [])
+        for other, other_depth in group:
+            if all(words[first + i][depth:] == words[other + i][other_depth:] for i in range(1, end - first - 1)):
+                return other, other_depth
+        group.append((first, depth))
+        return first, depth
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
         prefix = self.words[first][:depth]

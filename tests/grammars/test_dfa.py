@@ -169,3 +169,18 @@ def test_literal_tries_merge_nodes_with_the_same_suffixes() -> None:
     assert len(after_one_digit) == 1
     assert all(dfa.matches(str(n).encode()) for n in range(1, 100))
     assert not dfa.matches(b"0") and not dfa.matches(b"100")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.text(alphabet="ab1가", min_size=1, max_size=4), min_size=1, max_size=30))
+def test_literal_prefixes_share_a_state_exactly_when_the_same_suffixes_follow(words: set[str]) -> None:
+    """Nodes are grouped by word count, first and last suffix before they are compared: prefixes
+    such as `a` in {a1, ab, a가} and `b` in {b1, ba, b가} share a group but not a state."""
+    encoded = [w.encode() for w in words]
+    dfa = compile_dfa(Literals(tuple(sorted(words))))
+    prefixes = {w[:k] for w in encoded for k in range(len(w) + 1)}
+    suffixes = {p: frozenset(w[len(p):] for w in encoded if w.startswith(p)) for p in prefixes}
+    state = {p: dfa.walk(dfa.initial, p) for p in prefixes}
+    for p in prefixes:
+        for q in prefixes:
+            assert (state[p] == state[q]) == (suffixes[p] == suffixes[q]), (p, q)
