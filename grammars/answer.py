@@ -22,7 +22,7 @@ citation even if another citation begins and ends while it is still partial.
 from __future__ import annotations
 
 from grammars.boundary import BOUNDARY, WORD, WordClass, is_word_char, step_word_class
-from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, FINAL, FREE, PENDING, ByteNFA, LazyDFA
+from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, EMPTY, FINAL, FREE, PENDING, ByteNFA, LazyDFA, union
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Literals
 from grammars.grammar import AnswerGrammar
@@ -45,6 +45,7 @@ class AnswerDFA(LazyDFA):
         self.closers = [closer.encode() for _, closer in grammar.bypass]
         self._after_closer = [WORD if is_word_char(closer[-1]) else BOUNDARY for _, closer in grammar.bypass]
         self._cite_steps: dict[tuple, frozenset] = {}
+        self._cited: dict[frozenset, frozenset] = {EMPTY: EMPTY}  # one wrapped copy per citation node set
         self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
         anchor_roots: dict[object, object] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
         for i, (opener, _) in enumerate(grammar.bypass):
@@ -69,9 +70,9 @@ class AnswerDFA(LazyDFA):
         on a byte. The spawned nodes are implied by the free mark, not stored: there may be thousands."""
         found = self._spawned.get(byte)
         if found is None:
-            openers = frozenset().union(*(self.anchors.node_step(n, byte) for n in self._opener_start))
-            anchors = frozenset().union(*(self.anchors.node_step(n, byte) for n in self._anchor_start))
-            cites = frozenset().union(*(self._cite_step(n, byte) for n in self._citation_start))
+            openers = union([self.anchors.node_step(n, byte) for n in self._opener_start])
+            anchors = union([self.anchors.node_step(n, byte) for n in self._anchor_start])
+            cites = union([self._cite_step(n, byte) for n in self._citation_start])
             found = self._spawned[byte] = (openers, anchors, cites)
         return found
 
@@ -103,7 +104,7 @@ class AnswerDFA(LazyDFA):
         if any(may_begin for may_begin, _ in steps):
             anchors.append(spawned_anchors)
             out |= spawned_cites
-        reached = frozenset().union(*anchors)
+        reached = union(anchors)
         opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
         if opened:
             out.add((SKIP, opened[0], 0))
@@ -116,7 +117,11 @@ class AnswerDFA(LazyDFA):
         key = (node, byte)
         found = self._cite_steps.get(key)
         if found is None:
-            found = self._cite_steps[key] = frozenset((CITE, n) for n in self.citations.node_step(node, byte))
+            reached = self.citations.node_step(node, byte)
+            found = self._cited.get(reached)
+            if found is None:
+                found = self._cited[reached] = frozenset((CITE, n) for n in reached)
+            self._cite_steps[key] = found
         return found
 
     def _skip_step(self, which: int, matched: int, byte: int) -> tuple:

@@ -26,6 +26,7 @@ from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq
 
 DEAD = -1
 FINAL = "$"
+EMPTY: frozenset = frozenset()  # one shared empty node set: most steps of most nodes die
 MAX_CODE_POINT = 0x10FFFF
 
 # Features the compiler rejects, with the reason shown to the grammar author. `\d`, `\w`, `\s` mean
@@ -43,6 +44,14 @@ _UNSUPPORTED = (
     (re.compile(r"[*+?}]\+"), "a possessive quantifier"),
     (re.compile(r"[\^$]"), "an anchor (^ or $)"),
 )
+
+
+def union(sets: list[frozenset]) -> frozenset:
+    """The union of node sets, reusing an operand when the others add nothing (no new object to keep)."""
+    parts = [s for s in sets if s]
+    if len(parts) == 1:
+        return parts[0]
+    return frozenset().union(*parts) if parts else EMPTY
 
 
 def check_pattern(pattern: str) -> None:
@@ -259,6 +268,9 @@ class ByteNFA:
             self._starts[tag] = self.closure(entry)
         self._live: dict[tuple, frozenset[int]] = {}
         self._steps: dict[tuple, frozenset] = {}
+        # Closures by the nodes a step reached: bytes that reach the same nodes (the digits of a
+        # `[0-9]` leaf, every dead byte) share one closure, computed once and stored once.
+        self._closures: dict[tuple, frozenset] = {(): EMPTY}
 
     # Glushkov over leaves: (nullable, first leaves, last leaves); follow sets filled in place.
     def _add(self, expr: Expr) -> tuple[bool, set[int], set[int]]:
@@ -323,27 +335,30 @@ class ByteNFA:
             pending.extend((FINAL, tag) for tag in self._ends[leaf])
         return frozenset(out)
 
-    def successors(self, node: tuple, byte: int) -> list[tuple]:
+    def successors(self, node: tuple, byte: int) -> tuple[tuple, ...]:
         """Nodes reached from one node by one byte, before closure."""
         if node[0] == FINAL:
-            return []
+            return ()
         leaf = self._leaves[node[0]]
         if isinstance(leaf, _RegexLeaf):
-            return [(node[0], target, 0) for target in leaf.edges[node[1]].get(byte, ())]
+            return tuple(sorted((node[0], target, 0) for target in leaf.edges[node[1]].get(byte, ())))
         found = leaf.step(node[1], node[2], byte)
-        return [] if found is None else [(node[0], *found)]
+        return () if found is None else ((node[0], *found),)
 
     def node_step(self, node: tuple, byte: int) -> frozenset:
         """The closure of one node's successors on a byte (cached: states share their nodes)."""
         key = (node, byte)
         found = self._steps.get(key)
         if found is None:
-            found = self._steps[key] = self.closure(self.successors(node, byte))
+            reached = self.successors(node, byte)
+            found = self._closures.get(reached)
+            if found is None:
+                found = self._closures[reached] = self.closure(reached)
+            self._steps[key] = found
         return found
 
     def step(self, nodes: Iterable[tuple], byte: int) -> frozenset:
-        reached = [self.node_step(node, byte) for node in nodes]
-        return frozenset().union(*reached) if len(reached) != 1 else reached[0]
+        return union([self.node_step(node, byte) for node in nodes])
 
     def final_bytes(self, tag: object) -> frozenset[int]:
         """Every byte that can be the last byte of a string of root `tag` (a superset)."""

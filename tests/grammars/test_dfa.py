@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grammars import LexiconError, UnsupportedPatternError, case_grammar, statute_grammar
-from grammars.dfa import compile_dfa, utf8_byte_ranges
+from grammars.dfa import EMPTY, ByteNFA, compile_dfa, utf8_byte_ranges
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
 
 COURT = Literals(("대법원", "서울고등법원", "서울고등", "헌법재판소"))
@@ -184,3 +184,12 @@ def test_literal_prefixes_share_a_state_exactly_when_the_same_suffixes_follow(wo
     for p in prefixes:
         for q in prefixes:
             assert (state[p] == state[q]) == (suffixes[p] == suffixes[q]), (p, q)
+
+
+def test_bytes_that_reach_the_same_nodes_share_one_stored_closure() -> None:
+    """Steps are cached per (node, byte); equal results are one object, so a first visit that steps
+    ten digits keeps one set, not ten, and the garbage collector has less to walk."""
+    nfa = ByteNFA({0: seq(Regex("[0-9]+"), "조")})
+    (node,) = nfa.start(0)
+    assert len({id(nfa.node_step(node, digit)) for digit in b"0123456789"}) == 1
+    assert all(nfa.node_step(node, byte) is EMPTY for byte in b"a \xea")
