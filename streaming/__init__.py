@@ -3,7 +3,8 @@
 - `SegmentMachine` (segments.py): source events and verdicts in, what a reader may see out; holds
   each citation from its first character until its verdict, and everything after it behind it.
 - `GenerationSource` and `Verifier` (protocols.py): what the service needs from an engine and a
-  verifier; `citegen serve` adapts the real ones (citegen/commands/serve_wiring.py).
+  verifier; `citegen serve` adapts the real ones (citegen/commands/serve_wiring.py). `CitableNames`:
+  the courts and acts a request may narrow its citations to.
 - `create_app(config, source, verifier)` (app.py): `POST /v1/answers` (SSE), `POST
   /v1/chat/completions` (OpenAI-compatible), health, readiness, metrics, admin, and the answer page.
 - Errors (errors.py) map to RFC 9457 problem details in one table (problems.py).
@@ -24,6 +25,7 @@ from streaming.errors import (
 )
 from streaming.protocols import (
     AdminSource,
+    CitableNames,
     CitationDelta,
     CitationEnd,
     CitationStart,
@@ -44,6 +46,7 @@ __all__ = [
     "AdminSource",
     "BadEncodingError",
     "BodyTooLargeError",
+    "CitableNames",
     "CitationDelta",
     "CitationEnd",
     "CitationStart",

@@ -27,7 +27,14 @@ from streaming.errors import BadEncodingError, BodyTooLargeError, StreamingError
 from streaming.metrics import Metrics
 from streaming.openai_compat import add_chat_route
 from streaming.problems import problem_details
-from streaming.protocols import AdminSource, GenerationSource, ReadinessProbe, VerdictStatus, Verifier
+from streaming.protocols import (
+    AdminSource,
+    CitableNames,
+    GenerationSource,
+    ReadinessProbe,
+    VerdictStatus,
+    Verifier,
+)
 from streaming.protocols import Message as ChatTurn
 from streaming.schemas import request_models
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
@@ -151,10 +158,13 @@ def create_app(
     probes: Sequence[ReadinessProbe] = (),
     anchors: AnchorPrefixes | None = None,
     bypass: Sequence[tuple[str, str]] = DEFAULT_BYPASS,
+    citable: CitableNames = CitableNames(),
 ) -> FastAPI:
     """The service over `source` and `verifier`. `anchors` lets the segment machine hold prose that
     may begin a citation (needed when the source sends anchors as prose before `CitationStart`);
-    text between a `bypass` pair (the grammar's, `<think>` … `</think>`) is kept from readers."""
+    text between a `bypass` pair (the grammar's, `<think>` … `</think>`) is kept from readers;
+    `citable` names the courts and acts a request may narrow its citations to (the source honours
+    `GenerationRequest.courts` and `.acts`)."""
     admission = Admission(config.max_active, config.max_queued, config.retry_after_s)
     metrics = Metrics(
         {
@@ -163,7 +173,7 @@ def create_app(
         }
     )
     service = Service(config, source, verifier, anchors, tuple(bypass), admission, metrics)
-    AnswerRequest, ChatCompletionRequest = request_models(config)
+    AnswerRequest, ChatCompletionRequest = request_models(config, citable)
     app = FastAPI(
         title="citegen",
         version="0.1.0",
@@ -194,7 +204,13 @@ def create_app(
     )
     async def answers(body: AnswerRequest) -> EventStreamResponse:  # type: ignore[valid-type]
         request = service.generation_request(
-            [ChatTurn("user", body.question)], body.max_tokens, body.temperature, body.top_p, body.seed
+            [ChatTurn("user", body.question)],
+            body.max_tokens,
+            body.temperature,
+            body.top_p,
+            body.seed,
+            courts=body.courts,
+            acts=body.acts,
         )
         run, leave = await service.start(request, body.policy)
         return EventStreamResponse(_answer_events(service, run), leave, {"x-request-id": request.request_id})

@@ -1,9 +1,10 @@
 """`POST /v1/chat/completions` and `GET /v1/models`, compatible with OpenAI's clients.
 
 The answer is the same as `/v1/answers` gives: citations already verified (or replaced, or
-annotated, by `citation_policy`). Citation metadata rides in extension fields that OpenAI clients
-keep (`model_extra`): `citations` on a completion, `citation` on a stream chunk, each with the
-character span `start`/`end` of the citation in the message content.
+annotated, by `citation_policy`), narrowed by the extension fields `citegen_courts` and
+`citegen_acts` as `/v1/answers` is by `courts` and `acts`. Citation metadata rides in extension
+fields that OpenAI clients keep (`model_extra`): `citations` on a completion, `citation` on a stream
+chunk, each with the character span `start`/`end` of the citation in the message content.
 """
 
 import asyncio
@@ -64,7 +65,14 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
         stop = [body.stop] if isinstance(body.stop, str) else body.stop or []
         messages = [Message(m.role, m.content) for m in body.messages]
         request = service.generation_request(
-            messages, max_tokens, body.temperature, body.top_p, body.seed, stop
+            messages,
+            max_tokens,
+            body.temperature,
+            body.top_p,
+            body.seed,
+            stop,
+            courts=body.citegen_courts,
+            acts=body.citegen_acts,
         )
         run, leave = await service.start(request, body.citation_policy)
         header = {

@@ -16,7 +16,7 @@ timeout means "could not verify", which the segment machine treats like any unve
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from grammars import ParsedCitation
@@ -34,7 +34,9 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class GenerationRequest:
-    """What the source is asked to generate; validated at the HTTP edge before it gets here."""
+    """What the source is asked to generate; validated at the HTTP edge before it gets here.
+    `courts` and `acts` narrow the citations the answer may hold to these names (None: any the
+    source knows; (): none of that kind), as `CitableNames` maps them: sorted, each once."""
 
     request_id: str
     messages: tuple[Message, ...]
@@ -43,6 +45,18 @@ class GenerationRequest:
     top_p: float = 1.0
     seed: int | None = None
     stop: tuple[str, ...] = ()
+    courts: tuple[str, ...] | None = None
+    acts: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CitableNames:
+    """The names a request may narrow its citations to, each mapped to the name the source cites it
+    by (an act's 약칭 or informal abbreviation to its full name). A request naming anything else is
+    refused at the edge (422), before its stream starts; none by default."""
+
+    courts: Mapping[str, str] = field(default_factory=dict)
+    acts: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

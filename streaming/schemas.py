@@ -3,14 +3,23 @@ settings, so the OpenAPI schema states the real limits (and schemathesis tests e
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from streaming.config import StreamingSettings
-from streaming.protocols import Policy
+from streaming.protocols import CitableNames, Policy
 
 MAX_SEED = 2**63 - 1
+MAX_NARROWING_NAMES = 128  # grammars knows 116 courts; more acts than this are better left unnarrowed
+MAX_NAME_CHARS = 100  # the longest act names run to about 60 characters
+
+COURTS_DESCRIPTION = "Cite only cases of these courts (full names, e.g. 대법원); [] no cases; absent: any court."
+ACTS_DESCRIPTION = (
+    "Cite only statutes of these acts (names as the database knows them, or their 약칭 or informal "
+    "abbreviations, e.g. 민법, 근기법); [] no statutes; absent: any act."
+)
 
 
 def _no_lone_surrogates(text: str) -> str:
@@ -23,12 +32,34 @@ def _no_lone_surrogates(text: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_no_lone_surrogates)]
+Name = Annotated[Text, Field(min_length=1, max_length=MAX_NAME_CHARS)]
 
 
-def request_models(config: StreamingSettings) -> tuple[type[BaseModel], type[BaseModel]]:
-    """(AnswerRequest, ChatCompletionRequest) bounded by `config`."""
+def _citable(kind: str, known: Mapping[str, str]) -> Any:
+    """Names of `kind` as a request field: refused unless `known`, then as the source cites them,
+    sorted and each once (one narrowing, one compiled language, whatever the order or spelling)."""
+
+    def cited(names: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in dict.fromkeys(names) if name not in known]
+        if unknown:
+            raise ValueError(f"expected {kind} names this service knows, got unknown {unknown}")
+        return tuple(sorted({known[name] for name in names}))
+
+    return Annotated[tuple[Name, ...], Field(max_length=MAX_NARROWING_NAMES), AfterValidator(cited)]
+
+
+def _leave_a_kind(courts_field: str, courts: object, acts_field: str, acts: object) -> None:
+    if courts == () and acts == ():
+        raise ValueError(f"expected {courts_field} or {acts_field} to leave a citation kind, got both empty")
+
+
+def request_models(
+    config: StreamingSettings, citable: CitableNames
+) -> tuple[type[BaseModel], type[BaseModel]]:
+    """(AnswerRequest, ChatCompletionRequest) bounded by `config`, narrowable to `citable`."""
     TokenCount = Annotated[int, Field(ge=1, le=config.max_tokens_limit)]
     PromptText = Annotated[Text, Field(max_length=config.max_prompt_chars)]
+    Courts, Acts = _citable("court", citable.courts), _citable("act", citable.acts)
 
     class AnswerRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -39,6 +70,13 @@ def request_models(config: StreamingSettings) -> tuple[type[BaseModel], type[Bas
         temperature: float = Field(default=0.0, ge=0.0, le=2.0)
         top_p: float = Field(default=1.0, gt=0.0, le=1.0)
         seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+        courts: Courts | None = Field(default=None, description=COURTS_DESCRIPTION)
+        acts: Acts | None = Field(default=None, description=ACTS_DESCRIPTION)
+
+        @model_validator(mode="after")
+        def _narrowing_leaves_a_kind(self) -> AnswerRequest:
+            _leave_a_kind("courts", self.courts, "acts", self.acts)
+            return self
 
     class ChatMessage(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -54,7 +92,8 @@ def request_models(config: StreamingSettings) -> tuple[type[BaseModel], type[Bas
 
     class ChatCompletionRequest(BaseModel):
         """OpenAI's chat completion request, the fields this service honours or safely ignores,
-        plus the `citation_policy` extension."""
+        plus the extensions `citation_policy`, `citegen_courts` and `citegen_acts` (named as
+        citegen's vLLM options name them)."""
 
         model_config = ConfigDict(extra="forbid")
 
@@ -77,6 +116,8 @@ def request_models(config: StreamingSettings) -> tuple[type[BaseModel], type[Bas
         frequency_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
         presence_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
         citation_policy: Policy = config.default_policy
+        citegen_courts: Courts | None = Field(default=None, description=COURTS_DESCRIPTION)
+        citegen_acts: Acts | None = Field(default=None, description=ACTS_DESCRIPTION)
 
         @model_validator(mode="after")
         def _prompt_fits(self) -> ChatCompletionRequest:
@@ -85,6 +126,11 @@ def request_models(config: StreamingSettings) -> tuple[type[BaseModel], type[Bas
                 raise ValueError(
                     f"expected at most {config.max_prompt_chars} characters of messages, got {total}"
                 )
+            return self
+
+        @model_validator(mode="after")
+        def _narrowing_leaves_a_kind(self) -> ChatCompletionRequest:
+            _leave_a_kind("citegen_courts", self.citegen_courts, "citegen_acts", self.citegen_acts)
             return self
 
     return AnswerRequest, ChatCompletionRequest

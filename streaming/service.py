@@ -50,9 +50,12 @@ class Service:
         top_p: float,
         seed: int | None,
         stop: Sequence[str] = (),
+        *,
+        courts: tuple[str, ...] | None = None,
+        acts: tuple[str, ...] | None = None,
     ) -> GenerationRequest:
         return GenerationRequest(
-            uuid.uuid4().hex, tuple(messages), max_tokens, temperature, top_p, seed, tuple(stop)
+            uuid.uuid4().hex, tuple(messages), max_tokens, temperature, top_p, seed, tuple(stop), courts, acts
         )
 
     async def start(self, request: GenerationRequest, policy: Policy) -> tuple[AnswerRun, Callable[[], None]]:
