@@ -337,6 +337,10 @@ class ConstraintLibrary:
         self._cache: OrderedDict[Narrowing, Constraint] = OrderedDict()
         self._lock = threading.Lock()
 
+    def __contains__(self, narrowing: Narrowing) -> bool:
+        with self._lock:
+            return narrowing in self._cache
+
     def get(self, narrowing: Narrowing = Narrowing()) -> Constraint:
         with self._lock:
             if narrowing in self._cache:

@@ -1,8 +1,9 @@
 """`citegen serve`: the composition root of the HTTP answer service.
 
 Loads the model, opens the verifier's database, compiles the answer language from the database's
-acts, and serves `streaming.create_app` over the engine (continuous batching on its own thread)
-and the verifier. Settings come from `citegen.settings.Settings` (`CITEGEN_STREAMING__…`).
+acts (and, as requests ask for them, the languages narrowed to some courts or acts, cached), and
+serves `streaming.create_app` over the engine (continuous batching on its own thread) and the
+verifier. Settings come from `citegen.settings.Settings` (`CITEGEN_STREAMING__…`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def serve(
     from citegen.models import load_model  # noqa: PLC0415
     from streaming import create_app  # noqa: PLC0415
     from verifier.database import Database  # noqa: PLC0415
-    from verifier.lexicon import lexicon_data  # noqa: PLC0415
+    from verifier.lexicon import build_lexicon, lexicon_data  # noqa: PLC0415
     from verifier.verify import Verifier  # noqa: PLC0415
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -68,7 +69,8 @@ def serve(
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(
-        config, source, verifier, admin=admin, probes=[admin], anchors=wiring.anchors_for(lexicon)
+        config, source, verifier, admin=admin, probes=[admin], anchors=wiring.anchors_for(lexicon),
+        citable=wiring.citable_names(build_lexicon(database)),
     )
     try:
         uvicorn.run(app, host=host or config.host, port=port if port is not None else config.port)

@@ -30,7 +30,7 @@ from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.models import LoadedModel
 from citegen.sampling import SamplingParams
-from grammars import CitationParser, ParsedCitation
+from grammars import COURTS_BY_NAME, CitationParser, Lexicon, ParsedCitation
 from grammars.grammar import AnswerGrammar
 from streaming.anchors import AnchorPrefixes
 from verifier.database import Database, head_revision
@@ -117,7 +117,18 @@ def engine_request(request: streaming.GenerationRequest) -> Request:
         stop=request.stop,
     )
     return Request(messages=tuple((m.role, m.content) for m in request.messages), sampling=sampling,
-                   request_id=request.request_id)
+                   narrowing=Narrowing(request.courts, request.acts), request_id=request.request_id)
+
+
+def citable_names(lexicon: Lexicon | None) -> streaming.CitableNames:
+    """What a request may narrow its citations to: grammars' courts, and every name the database
+    gives an act (its own, an official 약칭, an informal abbreviation), each mapped to the name the
+    answer language cites it by. `lexicon` is the verifier's build_lexicon() of the database whose
+    lexicon_data() the language was built from (None: a database without acts)."""
+    acts = {} if lexicon is None else {
+        name: lexicon.canonical_name(name) for name in (*lexicon.acts, *lexicon.aliases, *lexicon.informal)
+    }
+    return streaming.CitableNames({court: court for court in COURTS_BY_NAME}, acts)
 
 
 class EngineSource:
@@ -140,8 +151,13 @@ class EngineSource:
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
+        submitted = engine_request(request)
+        constraints = self.engine.constraints
+        if constraints is not None and submitted.narrowing not in constraints:
+            # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop
+            await asyncio.to_thread(constraints.get, submitted.narrowing)
         try:
-            handle = self.engine.submit(engine_request(request), _thread_safe_sink(loop, inbox.put_nowait))
+            handle = self.engine.submit(submitted, _thread_safe_sink(loop, inbox.put_nowait))
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error
         try:

@@ -86,5 +86,9 @@ def test_serve_answers_until_interrupted(served) -> None:
     assert events[-1][0] == "done" and events[-1][1]["usage"]["completion_tokens"] > 0
     assert httpx.get(f"{base}/admin/stats", headers={"x-api-key": "k"}).json()["acts"] == 1
     assert 'citegen_responses_total{route="/v1/answers",status="200"} 1' in httpx.get(f"{base}/metrics").text
+    refused = httpx.post(f"{base}/v1/answers", json={"question": CORPUS[1][:10], "acts": ["형법"]})
+    assert refused.status_code == 422 and "['형법']" in refused.json()["detail"]  # not in this database
+    narrowed = answer(base, {"question": CORPUS[1][:10], "max_tokens": 8, "courts": [], "acts": ["민법"]})
+    assert narrowed[-1][0] == "done"
     process.send_signal(signal.SIGINT)
     assert process.wait(30) == 0

@@ -1,20 +1,31 @@
 """`citegen serve`'s parts end to end: the shipped model on CPU in the continuous-batching engine,
 the verifier on the sample database, the answer service over a real socket. In strict mode every
 citation a reader sees is a verified one, in canonical form, whatever the model wrote (every
-canonical citation in the text came through as a verified citation event)."""
+canonical citation in the text came through as a verified citation event). A narrowed answer cites
+only the courts and acts it allows, on both endpoints; an unknown name is refused with a problem
+naming it before any stream starts; the same narrowing, however spelled, compiles once."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import httpx
 import pytest
-from streaming_kit import answer_concurrently, assert_only_verified_citations_visible, engine_service_parts
+from streaming_kit import (
+    answer,
+    answer_concurrently,
+    assert_only_verified_citations_visible,
+    engine_service_parts,
+)
 
-from citegen.commands.serve_wiring import anchors_for
+from citegen.commands.serve_wiring import anchors_for, citable_names
+from grammars import CaseCitation, find_citations
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
 from verifier.importers import import_paths
+from verifier.lexicon import build_lexicon
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "data" / "models" / "ko-legal-tiny"
@@ -33,19 +44,132 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def parts(tmp_path_factory: pytest.TempPathFactory):
-    from citegen.models import load_model
-
+def database(tmp_path_factory: pytest.TempPathFactory):
     database = Database.open(f"sqlite:///{tmp_path_factory.mktemp('e2e') / 'citegen.sqlite3'}")
     import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
-    yield from engine_service_parts(database, load_model(MODEL, "cpu"), max_batch=len(QUESTIONS))
+    yield database
     database.close()
 
 
-def test_concurrent_answers_show_only_verified_citations(serve, parts) -> None:
+@pytest.fixture(scope="module")
+def parts(database: Database):
+    from citegen.models import load_model
+
+    yield from engine_service_parts(database, load_model(MODEL, "cpu"), max_batch=len(QUESTIONS))
+
+
+@pytest.fixture
+def base(serve, database: Database, parts) -> str:
+    """The service as `citegen serve` builds it, narrowable to the database's names."""
     source, verifier, lexicon = parts
     config = StreamingSettings(max_active=len(QUESTIONS))
-    base = serve(create_app(config, source, verifier, anchors=anchors_for(lexicon)))
+    citable = citable_names(build_lexicon(database))
+    return serve(create_app(config, source, verifier, anchors=anchors_for(lexicon), citable=citable))
+
+
+def test_concurrent_answers_show_only_verified_citations(base: str, parts) -> None:
+    lexicon = parts[2]
     bodies = [{"question": question, "max_tokens": 48, "seed": i} for i, question in enumerate(QUESTIONS)]
     for events in answer_concurrently(base, bodies):
         assert_only_verified_citations_visible(events, lexicon)
+
+
+# ---- narrowing ------------------------------------------------------------------------------
+
+# Unnarrowed, the shipped model answers this (seed 0) citing 근로기준법 제2조.
+QUESTION = "임금을 받지 못하면 어떻게 하나요?"
+ASKED = {"max_tokens": 48, "seed": 0, "policy": "annotate"}
+ALLOWED = {"courts": ["대법원"], "acts": ["형법"]}
+
+
+def cited(text: str, lexicon: dict) -> list[str]:
+    """The court or act of every citation in `text`, however written (lenient finding)."""
+    return [
+        found.citation.court if isinstance(found.citation, CaseCitation) else found.citation.act
+        for found in find_citations(text, lenient=True, lexicon=lexicon)
+    ]
+
+
+def answer_text(events: list[tuple[str, dict]]) -> str:
+    assert events[-1][0] == "done", events[-1]
+    return "".join(data["text"] for name, data in events if name in ("prose", "citation"))
+
+
+def test_a_narrowed_answer_cites_only_the_allowed_courts_and_acts(base: str, parts) -> None:
+    lexicon = parts[2]
+    unnarrowed = cited(answer_text(answer(base, {"question": QUESTION, **ASKED}, timeout_s=120)), lexicon)
+    assert "근로기준법" in unnarrowed  # what the narrowing has to keep out
+    events = answer(base, {"question": QUESTION, **ASKED, **ALLOWED}, timeout_s=120)
+    narrowed = cited(answer_text(events), lexicon)
+    assert narrowed and set(narrowed) <= {"대법원", "형법"}, narrowed
+    assert [name for name, _ in events].count("citation") == len(narrowed)
+
+
+def test_the_chat_endpoint_narrows_by_its_extension_fields(base: str, parts) -> None:
+    lexicon = parts[2]
+    body = {
+        "model": "ko-legal-tiny",
+        "messages": [{"role": "user", "content": QUESTION}],
+        "max_tokens": ASKED["max_tokens"],
+        "seed": ASKED["seed"],
+        "citation_policy": "annotate",
+        "citegen_courts": ALLOWED["courts"],
+        "citegen_acts": ALLOWED["acts"],
+    }
+    response = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=120)
+    assert response.status_code == 200, response.text
+    completion = response.json()
+    narrowed = cited(completion["choices"][0]["message"]["content"], lexicon)
+    assert narrowed and set(narrowed) <= {"대법원", "형법"}, narrowed
+    assert len(completion["citations"]) == len(narrowed)
+
+
+REFUSED = [
+    ("/v1/answers", {"question": QUESTION, "acts": ["형법", "없는법"]}, "acts", ["없는법"]),
+    ("/v1/answers", {"question": QUESTION, "courts": ["대법원", "서울법원", "대판"]}, "courts", ["서울법원", "대판"]),
+    (
+        "/v1/chat/completions",
+        {"model": "m", "messages": [{"role": "user", "content": QUESTION}], "citegen_acts": ["민볍"]},
+        "citegen_acts",
+        ["민볍"],
+    ),
+    (
+        "/v1/chat/completions",
+        {"model": "m", "messages": [{"role": "user", "content": QUESTION}], "citegen_courts": ["대법"]},
+        "citegen_courts",
+        ["대법"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field", "unknown"), REFUSED, ids=[f"{p}-{f}" for p, _, f, _ in REFUSED]
+)
+def test_unknown_names_are_refused_with_a_problem_naming_them(
+    base: str, path: str, body: dict, field: str, unknown: list[str]
+) -> None:
+    response = httpx.post(f"{base}{path}", json=body, timeout=10)
+    assert response.status_code == 422
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()
+    assert [error["loc"] for error in problem["errors"]] == [["body", field]]
+    assert f"got unknown {unknown}" in problem["errors"][0]["msg"]
+    assert field in problem["detail"] and all(name in problem["detail"] for name in unknown)
+
+
+def test_narrowing_out_every_citation_kind_is_refused(base: str) -> None:
+    body = {"question": QUESTION, "courts": [], "acts": []}
+    response = httpx.post(f"{base}/v1/answers", json=body, timeout=10)
+    assert response.status_code == 422
+    assert "courts or acts to leave a citation kind" in response.json()["detail"]
+
+
+def test_the_same_narrowing_compiles_once_however_spelled(
+    base: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="citegen.constraint")
+    for acts in (["근로기준법", "형법"], ["형법", "근기법", "근로기준법"]):  # 근기법: informal for 근로기준법
+        events = answer(base, {"question": QUESTION, "max_tokens": 4, "courts": [], "acts": acts})
+        assert events[-1][0] == "done"
+    compiled = [record.getMessage() for record in caplog.records if "compiled" in record.getMessage()]
+    assert len(compiled) == 1 and "Narrowing(courts=(), acts=('근로기준법', '형법'))" in compiled[0], compiled
