@@ -16,6 +16,7 @@ import re
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -326,7 +327,11 @@ class Constraint:
 
 
 class ConstraintLibrary:
-    """Compiled constraints by narrowing, least recently used dropped past `capacity`."""
+    """Compiled constraints by narrowing, least recently used dropped past `capacity`.
+
+    One compile runs at a time (it is CPU-bound: parallel ones only share the cores), and callers
+    asking for a narrowing that is being compiled wait for that compile instead of starting their
+    own, so a burst of requests with one new narrowing costs one compile."""
 
     def __init__(
         self, build: Callable[[Narrowing], CitationLanguage], tokenizer_vocab_size: int, capacity: int = 16
@@ -335,7 +340,9 @@ class ConstraintLibrary:
         self._vocab_size = tokenizer_vocab_size
         self._capacity = capacity
         self._cache: OrderedDict[Narrowing, Constraint] = OrderedDict()
+        self._compiling: dict[Narrowing, Future[Constraint]] = {}
         self._lock = threading.Lock()
+        self._compile_lock = threading.Lock()
 
     def __contains__(self, narrowing: Narrowing) -> bool:
         with self._lock:
@@ -346,11 +353,25 @@ class ConstraintLibrary:
             if narrowing in self._cache:
                 self._cache.move_to_end(narrowing)
                 return self._cache[narrowing]
-        language = self._build(narrowing)  # compiling may take a while: not under the lock
-        constraint = Constraint.of(language, self._vocab_size)
+            pending = self._compiling.get(narrowing)
+            compiles_here = pending is None
+            if compiles_here:
+                pending = self._compiling[narrowing] = Future()
+        if not compiles_here:
+            return pending.result()  # the compiling caller's constraint, or its error raised again
+        try:
+            with self._compile_lock:  # compiling may take seconds: not under the cache's lock
+                constraint = Constraint.of(self._build(narrowing), self._vocab_size)
+        except BaseException as error:
+            with self._lock:
+                del self._compiling[narrowing]
+            pending.set_exception(error)
+            raise
         with self._lock:
+            del self._compiling[narrowing]
             self._cache[narrowing] = constraint
             while len(self._cache) > self._capacity:
                 self._cache.popitem(last=False)
+        pending.set_result(constraint)
         logger.info("compiled a constraint for %s (%d cached)", narrowing, len(self._cache))
         return constraint

@@ -9,6 +9,7 @@ The HTTP service (`citegen serve --backend vllm`) streams those events unchanged
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 from collections.abc import AsyncIterator
@@ -108,7 +109,8 @@ class VllmGenerator:
             TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop),
         )
         if request.constrain:
-            constraint = self.constraints.get(request.narrowing)
+            # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop
+            constraint = await asyncio.to_thread(self.constraints.get, request.narrowing)
             cursor = constraint.cursor()
             machine = TextEventMachine(
                 anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop

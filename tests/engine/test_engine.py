@@ -4,6 +4,8 @@ stops, cancellation and the citation invariants of ../shared/DESIGN.md."""
 from __future__ import annotations
 
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from tiny_lm import citation_language, malformed_anchors
@@ -217,6 +219,35 @@ def test_the_library_caches_a_narrowed_constraint(tiny) -> None:
     library.get(Narrowing())
     library.get(narrow)
     assert built == [narrow, Narrowing(), narrow]
+
+
+def test_callers_of_a_narrowing_being_compiled_wait_for_that_one_compile(tiny) -> None:
+    built, release = [], threading.Event()
+
+    def build(narrowing):
+        built.append(narrowing)
+        release.wait(timeout=30)  # hold the compile until every caller has asked
+        if narrowing.acts == ("없는법",):
+            raise KeyError("없는법")
+        return citation_language(tiny)
+
+    library = ConstraintLibrary(build, tiny.vocab_size)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        narrow, broken = Narrowing(courts=("대법원",)), Narrowing(acts=("없는법",))
+        got = [pool.submit(library.get, narrowing) for narrowing in (narrow, broken) * 3]
+        deadline = time.monotonic() + 30
+        while not built and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # the other five callers reach the library while the first compile is held
+        release.set()
+        constraints = [future.result() for future in got[::2]]
+        errors = [future.exception() for future in got[1::2]]
+    assert sorted(built, key=str) == sorted([narrow, broken], key=str)
+    assert all(constraint is constraints[0] for constraint in constraints)
+    assert all(isinstance(error, KeyError) for error in errors)
+    with pytest.raises(KeyError):  # a failed compile is not cached: the next caller compiles again
+        library.get(broken)
+    assert len(built) == 3
 
 
 def test_a_failing_step_fails_its_requests_and_the_serving_loop_goes_on(tiny) -> None:
