@@ -7,6 +7,10 @@ expressions; lenient finding runs the patterns below, which recognise the drafts
 (a back-reference keeps `back_reference` and leaves `act` None for the resolver). Overlapping
 matches are resolved longest first. Each lenient pattern says which false positive it blocks.
 
+Scanned text is read through `read_scanned`: full-width digits and punctuation, and a few OCR
+confusions that cannot be anything else where they stand (`제75O조`, `제l7조`, `대법윈`), are read
+as what they stand for; the span stays the one written and the form says what was read.
+
 Like the automaton, finding starts a citation only at a word boundary (grammars.boundary), so a name
 inside a longer word is no citation: `군형법 제100조` holds no `형법` one, and in `서울대법원 2020. 1. 1.
 선고 2019다1 판결` only the date and number are found, with no court.
@@ -17,6 +21,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -48,6 +53,12 @@ class CitationForm(str, Enum):
     ABBREVIATED_ACT = "약칭 or informal abbreviation"
     COMPACT_PROVISION = "compact provision"
     LIST_CONTINUATION = "later provision of a list"
+    CASE_NUMBER_SHORTHAND = "later case number without its year and 사건부호"
+    DECREE_BACK_REFERENCE = "같은 법 시행령/시행규칙"
+    DECREE_SHORT_NAME = "영/규칙 for a 시행령/시행규칙"
+    DECLARES_SHORT_NAME = "declares a short name (이하 '…'이라 한다)"
+    FULL_WIDTH = "full-width digits or punctuation"
+    OCR_CONFUSION = "OCR confusion"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +66,9 @@ class FoundCitation:
     span: tuple[int, int]  # text[span[0]:span[1]] is the citation as written
     citation: ParsedCitation
     form: CitationForm
+    # The short name (`법`, `영`, `규칙`) the citation declares for its act: `근로기준법 시행령(이하 '영'이라
+    # 한다) 제30조`. Later `영 제5조` refer to it, so a rewrite must keep the declaration.
+    declares: str | None = None
 
 
 _SPACE = LOOSE_SPACE
@@ -85,8 +99,13 @@ _CASE_TAIL = (
     rf"(?:{_GAP}(?P<disposition>{Literals(DISPOSITIONS).to_regex()}))?"
 )
 # `대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결`: the later numbers of a list share the
-# court and date written before them and the disposition written after the last.
-_CASE_LIST_ITEM = re.compile(rf"{_GAP},{_GAP}(?P<listed>{_CASE_NUMBER}{_CASE_TAIL})")
+# court and date written before them and the disposition written after the last. A later number may
+# be its serial alone (`2006허1803, 1827 판결`: 2006허1827), taking the year and 사건부호 of the number
+# before it; only in a list closed by a disposition, so that the `2020` of `2019다1, 2020. 3. 4. …` or a
+# page number after a comma is not read as one.
+_CASE_LIST_ITEM = re.compile(
+    rf"{_GAP},{_GAP}(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9])){_CASE_TAIL})"
+)
 
 
 def _case_pattern() -> re.Pattern[str]:
@@ -121,11 +140,49 @@ def fold_name(name: str) -> str:
     return "".join(name.split()).translate(_MIDDLE_DOTS)
 
 
+# Full-width ASCII (`제７５０조`, `２０２４．７．１１．`), as Asian input methods and PDF exports write it.
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+# Letters OCR reads for digits. Read as digits only inside an article, paragraph or item number that
+# holds a real digit too (`제75O조`, `제l7조`, `제1O항`): `제O조`, a `Model I` or an `l` in English prose
+# stay letters, so no confusion alone makes a number, let alone a citation.
+_DIGIT_LOOKALIKES = str.maketrans("OoIl|", "00111")
+_SCANNED_NUMBER = re.compile(rf"(?<=제)(?:{_SPACE}*)(?=[0-9OoIl|]*[0-9])[0-9OoIl|]{{1,4}}(?={_GAP}[조항호])")
+# `법윈` is no Korean word; OCR reads it for 법원 (`대법윈`, `서울고등법윈`).
+_MISREAD, _MEANT = "법윈", "법원"
+
+
+def read_scanned(text: str) -> str:
+    """`text` as its writer meant it where scanning or a full-width input method changed it, one
+    character for one, so every span of the result is a span of `text`."""
+    read = text.translate(_FULL_WIDTH)
+    read = _SCANNED_NUMBER.sub(lambda number: number.group().translate(_DIGIT_LOOKALIKES), read)
+    return read.replace(_MISREAD, _MEANT)
+
+
+def _as_scanned(found: FoundCitation, written: str, read: str) -> FoundCitation:
+    """A citation found in `read_scanned` text, with the form that says what was read otherwise."""
+    if written == read:
+        return found
+    form = CitationForm.FULL_WIDTH if written.translate(_FULL_WIDTH) == read else CitationForm.OCR_CONFUSION
+    return replace(found, form=form)
+
+
 def _lenient_names(names: Iterable[str]) -> str:
     alternatives = sorted(set(names), key=len, reverse=True)
     return "(?:" + "|".join(
         re.escape(name).replace("\\ ", _SPACE + "?").replace("ㆍ", "[ㆍ·・]") for name in alternatives
     ) + ")"
+
+
+SHORT_NAMES = ("법", "영", "규칙")  # what `(이하 '영'이라 한다)` may declare; `법 제3조` and `영 제5조` use them
+# The kind of act each short name of a subordinate act stands for, named in the text before it.
+DECREE_KIND_OF_SHORT_NAME = {"영": "시행령", "규칙": "시행규칙"}
+_QUOTE = "['\"‘’“”]"
+# `(이하 '영'이라 한다)`, `(이하 "법")`, `(이하 규칙이라고 한다)`, `(이하 '영'이라 함)`.
+_DECLARATION = (
+    rf"\({_GAP}이하{_GAP}{_QUOTE}?(?P<declared>{Literals(SHORT_NAMES).to_regex()}){_QUOTE}?"
+    rf"(?:{_GAP}이?라고?{_GAP}(?:한다|함))?{_GAP}\)"
+)
 
 
 def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
@@ -135,8 +192,15 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
         # A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
         rf"|{NOT_AFTER_WORD}(?P<act>{_lenient_names(names)})"
+        # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
+        rf"|{NOT_AFTER_WORD}(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
-        rf"|{NOT_AFTER_WORD}(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()}))"
+        rf"|{NOT_AFTER_WORD}(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
+        # `영 제5조`, `규칙 제3조`: standing alone, so not the end of `시행령` or `민사소송규칙`, nor of a
+        # rule's own name (`…에 관한 규칙 제3조`); the finder also asks for a 시행령/시행규칙 named before.
+        rf"|{NOT_AFTER_WORD}(?<!관한 )(?<!대한 )(?P<short_name>영|규칙))"
+        # `근로기준법 시행령(이하 '영'이라 한다) 제30조`: the declaration sits between name and article.
+        rf"(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
         rf"{_GAP}{_PROVISION}"
     )
 
@@ -212,8 +276,13 @@ class CitationFinder:
         return re.compile(NOT_AFTER_WORD + self.parser.statute.expr.to_regex())
 
     def find(self, text: str, lenient: bool = True) -> list[FoundCitation]:
-        found = self._lenient(text) if lenient else self._canonical(text)
-        return _longest_first(found)
+        if not lenient:
+            return _longest_first(self._canonical(text))
+        read = read_scanned(text)
+        found = _longest_first(self._lenient(read))
+        if read == text:
+            return found
+        return [_as_scanned(f, text[slice(*f.span)], read[slice(*f.span)]) for f in found]
 
     def _canonical(self, text: str) -> Iterator[FoundCitation]:
         for match in self.canonical_case_pattern.finditer(text):
@@ -229,6 +298,9 @@ class CitationFinder:
         for match in self.case_pattern.finditer(text):
             yield from self._case_list(text, match)
         for match in self.statute_pattern.finditer(text):
+            short_name = match.group("short_name")
+            if short_name and text.find(DECREE_KIND_OF_SHORT_NAME[short_name], 0, match.start()) < 0:
+                continue  # `영`/`규칙` stand for a 시행령/시행규칙 only where the text has named one
             first = self._statute(match)
             yield first
             yield from _list_items(text, match.end(), first.citation)
@@ -249,16 +321,23 @@ class CitationFinder:
             end = item.end()
             if item.group("disposition"):
                 break
+        if items and not items[-1].group("disposition"):  # unclosed: no serial alone counts
+            items = list(itertools.takewhile(lambda item: not item.group("later_serial"), items))
         if not items:
             yield first
             return
         last = items[-1]
         shared = replace(head, panel=head.panel or last.group("panel"), disposition=last.group("disposition"))
         yield FoundCitation(first.span, shared, first.form)
+        number = head.case_number
         for item in items:
-            number = build_case_number(*item.group("case_year", "code", "serial", "seat"))
-            later = replace(shared, case_number=number)
-            yield FoundCitation(item.span("listed"), later, CitationForm.LIST_CONTINUATION)
+            if item.group("later_serial"):
+                number = replace(number, serial=int(item.group("later_serial")))
+                form = CitationForm.CASE_NUMBER_SHORTHAND
+            else:
+                number = build_case_number(*item.group("case_year", "code", "serial", "seat"))
+                form = CitationForm.LIST_CONTINUATION
+            yield FoundCitation(item.span("listed"), replace(shared, case_number=number), form)
 
     def _case(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()
@@ -280,14 +359,20 @@ class CitationFinder:
     def _statute(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()
         written_act = _pop_first(fields, "quoted", "act")
-        del fields["provision"]
+        decree_of, decree_kind = fields.pop("decree_of"), fields.pop("decree_kind")
+        short_name, declared = fields.pop("short_name"), fields.pop("declared")
+        for written_only in ("provision", "declaration"):
+            del fields[written_only]
+        if decree_of:  # spelled as the back-reference is (`같은법 시행령` too)
+            fields["back_reference"] = f"{'동법' if decree_of == '동법' else '같은 법'} {decree_kind}"
+        fields["back_reference"] = fields["back_reference"] or short_name
         act, abbreviated = None, False
-        if not fields["back_reference"]:
+        if written_act is not None:
             written_name = self.name_by_fold.get(fold_name(written_act), written_act)
             act = self.lexicon.canonical_name(written_name) or written_act
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
         citation = build_statute(act=act, **fields)
-        return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated))
+        return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared)
 
 
 def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
@@ -308,6 +393,12 @@ def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
 
 
 def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
+    if match.group("declaration"):
+        return CitationForm.DECLARES_SHORT_NAME
+    if match.group("decree_of"):
+        return CitationForm.DECREE_BACK_REFERENCE
+    if match.group("short_name"):
+        return CitationForm.DECREE_SHORT_NAME
     if citation.back_reference:
         return CitationForm.BACK_REFERENCE
     if match.group("quoted"):

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, find_citations
+from grammars.find import read_scanned
 
 F = CitationForm
 
@@ -62,6 +63,23 @@ MESSY = [
     ("같은 조 제4항", F.BACK_REFERENCE, StatuteCitation(None, None, paragraph=4, back_reference="같은 조")),
     ("동항 제2호", F.BACK_REFERENCE, StatuteCitation(None, None, item=2, back_reference="동항")),
     ("동법 제3항", F.BACK_REFERENCE, StatuteCitation(None, None, paragraph=3, back_reference="동법")),
+    ("같은 법 시행령 제30조", F.DECREE_BACK_REFERENCE, StatuteCitation(None, 30, back_reference="같은 법 시행령")),
+    ("동법 시행규칙 제5조 제1항", F.DECREE_BACK_REFERENCE,
+     StatuteCitation(None, 5, paragraph=1, back_reference="동법 시행규칙")),
+    ("같은법시행령 제3조의2", F.DECREE_BACK_REFERENCE, StatuteCitation(None, 3, 2, back_reference="같은 법 시행령")),
+    ("근로기준법 시행령(이하 '영'이라 한다) 제30조", F.DECLARES_SHORT_NAME, StatuteCitation("근로기준법 시행령", 30)),
+    ("「도로교통법 시행규칙」(이하 “규칙”이라고 한다) 제91조 제1항", F.DECLARES_SHORT_NAME,
+     StatuteCitation("도로교통법 시행규칙", 91, paragraph=1)),
+    ("소득세법(이하 '법') 제94조", F.DECLARES_SHORT_NAME, StatuteCitation("소득세법", 94)),
+    ("민법 제75O조", F.OCR_CONFUSION, StatuteCitation("민법", 750)),  # Latin O for 0
+    ("민법 제l7조 제1O항", F.OCR_CONFUSION, StatuteCitation("민법", 17, paragraph=10)),  # l for 1
+    ("형법 제I7조", F.OCR_CONFUSION, StatuteCitation("형법", 17)),  # I for 1 (reference §1.3: 제I7조)
+    ("민법 제750 조", F.LOOSE_SPACING, StatuteCitation("민법", 750)),
+    ("민법 제７５０조", F.FULL_WIDTH, StatuteCitation("민법", 750)),
+    ("대법윈 2024. 7. 11. 선고 2024도4202 판결", F.OCR_CONFUSION,
+     CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
+    ("대법원 ２０２４．７．１１． 선고 ２０２４도４２０２ 판결", F.FULL_WIDTH,
+     CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
 ]
 
 
@@ -93,6 +111,14 @@ PROSE = [
     "A4용지 12나 34장",
     "동법으로 해결한다.",
     "전화 02-123-4567, 2024-10-15",
+    "영 제5조에 따라",  # 영 is a 시행령 only after one is named
+    "사내 규칙 제3조를 어겼다.",  # an internal rule: no 시행규칙 named before
+    "민법 제O조, 민법 제lI조",  # a placeholder and letters alone: no digit to read them by
+    "지하철 제1O호선",  # no statute named before the number
+    "법윈 앞에서",
+    "같은 법 시행령으로 정한다.",  # no article
+    "단기 4293년 5월 12일",  # a date alone is no citation
+    "대법원 4293. 5. 12. 선고 4292민상123 판결",  # 단기 years and pre-1962 사건부호 are outside the grammar
 ]
 
 
@@ -201,14 +227,70 @@ def test_the_head_of_a_case_list_takes_the_disposition_written_after_the_last_nu
 LONG_RUNS = [
     ("대법원 2024. 7. 11." + " " * 3000 + "x", 0), ("대법원 2024. 7. 11., " + " " * 3000 + "선고 x", 0),
     ("민법 제3조" + " " * 3000 + ",", 1), ("제 " * 3000, 0), ("2024" + " " * 3000 + "도", 0),
-    ("동조" + " " * 3000 + "제", 1),
+    ("동조" + " " * 3000 + "제", 1), ("같은 법" + " " * 3000 + "시행령 제", 0),
+    ("민법(이하" + " " * 3000 + "'법'" + " " * 3000 + "이라" + " " * 3000 + ")", 0),
+    ("대법원 2024. 7. 11. 선고 2024도1," + " " * 3000 + "2", 1), ("민법 제" + "O" * 3000 + "1", 0),
 ]
 
 
 @pytest.mark.parametrize(("text", "count"), LONG_RUNS,
                          ids=["after-date", "after-comma", "after-statute", "repeated-je", "year-then-code",
-                              "after-same-article"])
+                              "after-same-article", "decree-back-reference", "declaration", "case-list",
+                              "lookalike-letters"])
 def test_long_runs_of_spaces_do_not_backtrack(text: str, count: int) -> None:
     # Regression: adjacent optional space runs once made a failing match cost O(n^4) (28 s at n=200).
     # Each case returns at once now; a hang here is that bug back.
     assert len(find_citations(text)) == count
+
+
+SHORTHAND = [
+    ("대법원 2006. 5. 12. 선고 2006허1803, 1827 판결", ["1827 판결"], [CaseNumber(2006, "허", 1827)]),
+    ("대법원 2006. 5. 12. 선고 2006허1803, 1827, 2006허1900, 5 판결", ["1827", "2006허1900", "5 판결"],
+     [CaseNumber(2006, "허", 1827), CaseNumber(2006, "허", 1900), CaseNumber(2006, "허", 5)]),
+    ("서울고법 2013. 1. 3. 선고 (춘천)2012나368, 369 판결", ["369 판결"], [CaseNumber(2012, "나", 369, "춘천")]),
+    ("대법원 2006. 5. 12. 선고 2006허1803, 1827", [], []),  # not closed by a disposition
+    ("대법원 2019. 1. 2. 선고 2018다1234, 12면 참조", [], []),  # a page number
+    ("대법원 2020. 1. 2. 선고 2019다1234, 2020. 3. 4. 선고 2019다5678 판결", [], []),  # a second citation
+    ("(2006허1803, 1827 판결)", [], []),  # no court or date to share
+]
+
+
+@pytest.mark.parametrize(("text", "written", "numbers"), SHORTHAND, ids=[text for text, _, _ in SHORTHAND])
+def test_a_later_number_written_as_its_serial_takes_the_year_and_code_before_it(
+        text: str, written: list[str], numbers: list[CaseNumber]) -> None:
+    found = find_citations(text)
+    later = [f for f in found if f.form in (F.CASE_NUMBER_SHORTHAND, F.LIST_CONTINUATION)]
+    assert [text[f.span[0]:f.span[1]] for f in later] == written
+    assert [f.citation.case_number for f in later] == numbers
+    assert len({(f.citation.court, f.citation.date, f.citation.disposition) for f in [found[0], *later]}) == 1
+
+
+# (text, every citation found, as written): `영`/`규칙` count only after a 시행령/시행규칙 is named.
+SHORT_NAMES = [
+    ("근로기준법 시행령 제3조, 영 제5조", ["근로기준법 시행령 제3조", "영 제5조"]),
+    ("영 제5조, 근로기준법 시행령 제3조", ["근로기준법 시행령 제3조"]),
+    ("근로기준법 시행령(이하 '영'이라 한다)을 보면 영 제5조 제2항, 제6조", ["영 제5조 제2항", "제6조"]),
+    ("도로교통법 시행규칙 제91조 및 규칙 제3조", ["도로교통법 시행규칙 제91조", "규칙 제3조"]),
+    ("근로기준법 시행령 제3조 및 규칙 제3조", ["근로기준법 시행령 제3조"]),  # a 시행령 makes no 규칙
+    ("도로교통법 시행규칙 제91조, 건축물의 설비기준 등에 관한 규칙 제3조", ["도로교통법 시행규칙 제91조"]),  # a rule's name
+    ("도로교통법 시행규칙 제91조, 민사소송규칙 제3조", ["도로교통법 시행규칙 제91조", "민사소송규칙 제3조"]),
+]
+
+
+@pytest.mark.parametrize(("text", "written"), SHORT_NAMES, ids=[text for text, _ in SHORT_NAMES])
+def test_short_names_of_a_decree_count_only_where_the_text_named_one(text: str, written: list[str]) -> None:
+    found = find_citations(text)
+    assert [text[f.span[0]:f.span[1]] for f in found] == written
+    short = [f.citation.back_reference for f in found if f.form is F.DECREE_SHORT_NAME]
+    assert short == [w.split(" ")[0] for w in written if w.startswith(("영 ", "규칙 "))]
+
+
+def test_a_declared_short_name_is_reported_with_its_citation() -> None:
+    text = "근로기준법 시행령(이하 '영'이라 한다) 제30조, 같은 법 시행령(이하 “영”) 제31조 및 민법 제750조"
+    assert [f.declares for f in find_citations(text)] == ["영", "영", None]
+
+
+def test_scanned_text_is_read_one_character_for_one() -> None:
+    text = "대법윈 ２０２４. 7. 11. 선고 2024도4202 판결과 민법 제75O조 ＭＯＤＥＬ Ｉ"
+    assert len(read_scanned(text)) == len(text)
+    assert read_scanned(text).endswith("민법 제750조 MODEL I")
