@@ -7,13 +7,22 @@ A `DocumentResolver` completes them:
 - a court abbreviation becomes the court's name;
 - a case the database knows gets its missing court, date, 선고/자, disposition and 전원합의체;
 - `같은 법`/`동법` take the act of the previous statute citation, `같은 조`/`동조` also its
-  article, `같은 항`/`동항` also its paragraph; `이 법` is the document's own act, and `법` the parent
-  법률 of a document that is a 시행령/시행규칙;
+  article, `같은 항`/`동항` also its paragraph; `같은 법 시행령`/`동법 시행규칙` are the 시행령/시행규칙
+  of that act (of its parent 법률, when it is one itself); `이 법` is the document's own act, and `법`
+  the parent 법률 of a document that is a 시행령/시행규칙;
+- a short name the document declared (`소득세법 시행령(이하 '영'이라 한다) 제154조`) stands for its
+  act from then on: `법`, `영`, `규칙`;
+- an undeclared `영`/`규칙` is the 시행령/시행규칙 of the act cited last. Certain only for `영`, and only
+  when that very 시행령 was cited before and no other was; a guess otherwise (uncertain), and no
+  answer at all when another 시행령/시행규칙 was cited before or no statute was (prose calls internal
+  rules `규칙` too, hence never certain undeclared);
 - a 약칭 or an informal abbreviation becomes the act's full name.
 
-Every change is listed (`Change`). When the database disagrees with a written field, several
-records fit, or nothing to resolve against is known, the `Resolution` is marked uncertain and
-the disputed field is left as written: an uncertain resolution is never applied silently.
+Every change is listed (`Change`); those taken from earlier citations or declarations, rather than
+from the citation itself or the database, say so (`from_context`). When the database disagrees with
+a written field, several records fit, or nothing to resolve against is known, the `Resolution` is
+marked uncertain and the disputed field is left as written: an uncertain resolution is never applied
+silently, and a back-reference to an uncertain citation is uncertain too.
 """
 
 from __future__ import annotations
@@ -24,12 +33,22 @@ from typing import Any
 from sqlalchemy import Row
 
 from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
-from grammars.find import default_finder
+from grammars.find import DECREE_KIND_OF_SHORT_NAME, default_finder
 from verifier.database import Database
 from verifier.lookups import LookupCache
 from verifier.names import normalise_court
 
 _SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
+
+
+def parent_act(act: str) -> str:
+    """`근로기준법 시행령` -> `근로기준법`: the 법률 a 시행령/시행규칙 carries out; any other act is its own."""
+    return next((act.removesuffix(suffix) for suffix in _SUBORDINATE_SUFFIXES if act.endswith(suffix)), act)
+
+
+def _is_statute_name(act: str) -> bool:
+    """A 법률's name ends so (`민법`, `…에 관한 법률`), unlike 시행령/시행규칙 and freely named 규칙/규정."""
+    return act.endswith(("법", "법률"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +57,7 @@ class Change:
     before: str | None
     after: str
     why: str
+    from_context: bool = False  # taken from an earlier citation or declaration of the document
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +71,11 @@ class Resolution:
     @property
     def canonical(self) -> str | None:
         return self.resolved.canonical() if self.resolved.is_complete else None
+
+    @property
+    def context(self) -> tuple[Change, ...]:
+        """The changes that relied on the rest of the document."""
+        return tuple(change for change in self.changes if change.from_context)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +98,16 @@ class DocumentResolver:
         self.own_act = own_act
         self.finder = finder or default_finder()
         self._last: StatuteCitation | None = None
+        self._last_doubts: tuple[str, ...] = ()
+        self._cited: dict[str, None] = {}  # acts cited with certainty, in order (an ordered set)
+        self._declared: dict[str, str] = {}  # short name -> act, from `(이하 '영'이라 한다)`
 
     def resolve_text(self, text: str) -> list[ResolvedSpan]:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
         otherwise than its canonical form also lists that rewrite, named by how it was written."""
         spans = []
         for found in self.finder.find(text, True):
-            resolution = self.resolve(found.citation)
+            resolution = self.resolve(found.citation, declares=found.declares)
             written = text[found.span[0]:found.span[1]]
             canonical = resolution.canonical
             if canonical is not None and written != canonical:
@@ -88,16 +116,30 @@ class DocumentResolver:
             spans.append(ResolvedSpan(found, resolution))
         return spans
 
-    def resolve(self, citation: ParsedCitation) -> Resolution:
+    def resolve(self, citation: ParsedCitation, *, declares: str | None = None) -> Resolution:
+        """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
+        text declares for its act right there (`FoundCitation.declares`)."""
         if isinstance(citation, CaseCitation):
             return self._resolve_case(citation)
         if isinstance(citation, StatuteCitation):
             resolution = self._resolve_statute(citation)
             resolved = resolution.resolved
             if isinstance(resolved, StatuteCitation) and resolved.is_complete:
-                self._last = resolved
+                assert resolved.act is not None  # narrowed by is_complete
+                self._last, self._last_doubts = resolved, resolution.doubts
+                if resolution.certain:
+                    self._cited.setdefault(resolved.act)
+                if declares is not None:
+                    self._declare(declares, resolved.act)
             return resolution
         raise TypeError(f"expected a CaseCitation or StatuteCitation, got {type(citation).__name__}")
+
+    def _declare(self, short_name: str, act: str) -> None:
+        # `소득세법(이하 '영'…)` declares nothing sensible: 영 names a 시행령, 규칙 a 시행규칙, 법 a 법률.
+        kind = DECREE_KIND_OF_SHORT_NAME.get(short_name)
+        fits = act.endswith(f" {kind}") if kind else parent_act(act) == act
+        if fits:
+            self._declared[short_name] = act
 
     # --- statutes ---------------------------------------------------------------------------
 
@@ -121,29 +163,80 @@ class DocumentResolver:
     def _follow_back_reference(self, citation: StatuteCitation, changes: list[Change],
                                doubts: list[str]) -> StatuteCitation:
         reference = citation.back_reference
+        assert reference is not None  # narrowed by the caller
+        if reference in self._declared:
+            act = self._declared[reference]
+            why = f"{reference}: declared for {act} (이하 '{reference}')"
+            return self._refer_to(citation, act, why, changes, doubts)
         if reference == "이 법":
             return self._refer_to(citation, self.own_act, "the document's own act", changes, doubts)
         if reference == "법":
-            parent = next((self.own_act.removesuffix(suffix) for suffix in _SUBORDINATE_SUFFIXES
-                           if self.own_act and self.own_act.endswith(suffix)), None)
-            return self._refer_to(citation, parent, "the parent act of this 시행령/시행규칙", changes, doubts)
+            parent = parent_act(self.own_act) if self.own_act else None
+            return self._refer_to(citation, None if parent == self.own_act else parent,
+                                  "the parent act of this 시행령/시행규칙", changes, doubts)
+        if reference in DECREE_KIND_OF_SHORT_NAME:
+            return self._follow_short_name(citation, reference, changes, doubts)
         previous = self._last
         if previous is None:
             doubts.append(f"{reference} refers to an earlier statute citation, and there is none before it")
             return citation
+        assert previous.act is not None  # _last is complete
+        if self._last_doubts:
+            doubts.append(f"{reference} refers to {previous.canonical()}, itself uncertain")
+        if reference.endswith(_SUBORDINATE_SUFFIXES):  # 같은 법 시행령, 동법 시행규칙
+            kind = reference.rsplit(" ", 1)[1]
+            parent = parent_act(previous.act)
+            if not _is_statute_name(parent):
+                doubts.append(f"{reference} needs a 법률 cited before it, got {previous.act}")
+                return citation
+            why = f"{reference}: the {kind} of {parent}, cited before"
+            return self._refer_to(citation, f"{parent} {kind}", why, changes, doubts)
         resolved = self._refer_to(citation, previous.act, f"{reference}: the act cited before", changes, doubts)
         if citation.article is None:  # 같은 조 / 동조 / 같은 항 / 동항 (or 동법 without an article)
             resolved = replace(resolved, article=previous.article, article_branch=previous.article_branch)
             changes.append(Change("article", reference, previous.provision().split(" ")[0],
-                                  f"{reference}: the article cited before"))
+                                  f"{reference}: the article cited before", from_context=True))
             if reference in ("같은 법", "동법"):
                 doubts.append(f"{reference} without an article: assumed the article cited before")
             if reference in ("같은 항", "동항") and citation.paragraph is None:
                 resolved = replace(resolved, paragraph=previous.paragraph)
                 if previous.paragraph is not None:
                     changes.append(Change("paragraph", reference, f"제{previous.paragraph}항",
-                                          f"{reference}: the paragraph cited before"))
+                                          f"{reference}: the paragraph cited before", from_context=True))
         return resolved
+
+    def _follow_short_name(self, citation: StatuteCitation, name: str, changes: list[Change],
+                           doubts: list[str]) -> StatuteCitation:
+        """An undeclared `영`/`규칙`: the 시행령/시행규칙 of the act cited last (see the module's rules)."""
+        kind = DECREE_KIND_OF_SHORT_NAME[name]
+        if name == "영" and self.own_act and self.own_act.endswith(" 시행규칙"):
+            return self._refer_to(citation, f"{parent_act(self.own_act)} 시행령", "the 시행령 of this 시행규칙",
+                                  changes, doubts)
+        previous = self._last
+        if previous is None:
+            doubts.append(f"{name} stands for a {kind} named before it, and no statute is cited before it")
+            return citation
+        assert previous.act is not None  # _last is complete
+        parent = parent_act(previous.act)
+        meant = f"{parent} {kind}"
+        cited = [act for act in self._cited if act.endswith(f" {kind}")]
+        others = [act for act in cited if act != meant]
+        if not _is_statute_name(parent):
+            doubts.append(f"{name} stands for a {kind}, and {previous.act}, cited before it, has none")
+            return citation
+        if others:
+            doubts.append(f"{name} is not declared (이하 '{name}'이라 한다) and may stand for {', '.join(others)} "
+                          f"(cited before) or {meant} (of {previous.act}, cited last)")
+            return citation
+        if not cited:
+            doubts.append(f"{name} is not declared (이하 '{name}'이라 한다) and no {kind} is cited before it: "
+                          f"{meant} is a guess from {previous.act}, the act cited before")
+        elif name == "규칙":
+            doubts.append(f"규칙 is not declared (이하 '규칙'이라 한다): a rule other than {meant} may be meant")
+        elif self._last_doubts:
+            doubts.append(f"{name} follows {previous.canonical()}, itself uncertain")
+        why = f"{name}: the {kind} of {parent}, cited before"
+        return self._refer_to(citation, meant, why, changes, doubts)
 
     @staticmethod
     def _refer_to(citation: StatuteCitation, act: str | None, what: str, changes: list[Change],
@@ -151,7 +244,7 @@ class DocumentResolver:
         if act is None:
             doubts.append(f"{citation.back_reference} needs {what}, which this document does not give")
             return citation
-        changes.append(Change("act", citation.back_reference, act, what))
+        changes.append(Change("act", citation.back_reference, act, what, from_context=True))
         return replace(citation, act=act, back_reference=None)
 
     # --- cases ------------------------------------------------------------------------------

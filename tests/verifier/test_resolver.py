@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,81 @@ def test_resolvers_beside_a_verifier_ask_the_database_once_per_name_and_number_u
         verifier.clear_cache()
         fresh = DocumentResolver(database, lookups=verifier.lookups).resolve_text(text)
         assert fresh[1].resolution.canonical == "대법원 2023. 5. 18. 선고 2023다1 판결"
+
+
+# Acts with their 시행령/시행규칙, for the back-references that name a decree or rule.
+DECREE_RECORDS = [
+    {"type": "act", "law_id": f"00{i:04d}", "name": name, "kind": kind, "articles": [{"article": "1"}]}
+    for i, (name, kind) in enumerate([
+        ("근로기준법", "법률"), ("근로기준법 시행령", "대통령령"), ("근로기준법 시행규칙", "고용노동부령"),
+        ("소득세법", "법률"), ("소득세법 시행령", "대통령령"), ("도로교통법", "법률"),
+        ("도로교통법 시행규칙", "행정안전부령"), ("민사소송규칙", "대법원규칙"),
+    ])
+]
+
+
+@pytest.fixture(scope="module")
+def with_decrees(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
+    folder = tmp_path_factory.mktemp("decrees")
+    records = folder / "decrees.jsonl"
+    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in DECREE_RECORDS), encoding="utf-8")
+    database = Database.open(f"sqlite:///{folder / 'decrees.sqlite3'}")
+    import_file(database, records)
+    yield database
+    database.close()
+
+
+# (id, text, canonical forms in order, which of them are uncertain)
+DECREE_DOCUMENTS = [
+    ("같은 법 시행령 and 동법 시행규칙 are the decree and rule of the act before",
+     "근로기준법 제23조, 같은 법 시행령 제30조 및 동법 시행규칙 제5조",
+     ["근로기준법 제23조", "근로기준법 시행령 제30조", "근로기준법 시행규칙 제5조"], []),
+    ("after a decree, 같은 법 시행규칙 is its parent act's rule",
+     "근로기준법 시행령 제30조, 같은 법 시행규칙 제5조", ["근로기준법 시행령 제30조", "근로기준법 시행규칙 제5조"], []),
+    ("같은 법 시행령 with nothing before it", "같은 법 시행령 제30조", [None], [0]),
+    ("같은 법 시행령 after a rule that is no 법률", "민사소송규칙 제3조, 같은 법 시행령 제2조",
+     ["민사소송규칙 제3조", None], [1]),
+    ("같은 법 시행령 after an act the database lacks", "「주택임대차특별법」 제3조, 같은 법 시행령 제2조",
+     ["주택임대차특별법 제3조", "주택임대차특별법 시행령 제2조"], [0, 1]),
+    ("영 after the one 시행령 cited", "근로기준법 시행령 제30조, 영 제31조 및 동조 제2항",
+     ["근로기준법 시행령 제30조", "근로기준법 시행령 제31조", "근로기준법 시행령 제31조 제2항"], []),
+    ("영 after its own act", "근로기준법 시행령 제30조, 근로기준법 제23조, 영 제31조",
+     ["근로기준법 시행령 제30조", "근로기준법 제23조", "근로기준법 시행령 제31조"], []),
+    ("영 when another act is in focus", "근로기준법 시행령 제30조, 소득세법 제3조, 영 제31조",
+     ["근로기준법 시행령 제30조", "소득세법 제3조", None], [2]),
+    ("영 when two decrees were cited", "근로기준법 시행령 제30조, 소득세법 시행령 제3조, 영 제31조",
+     ["근로기준법 시행령 제30조", "소득세법 시행령 제3조", None], [2]),
+    ("declared 영 wins over the decree cited last",
+     "근로기준법 시행령(이하 '영'이라 한다) 제30조, 소득세법 시행령 제3조, 영 제31조",
+     ["근로기준법 시행령 제30조", "소득세법 시행령 제3조", "근로기준법 시행령 제31조"], []),
+    ("영 named but never cited: a guess", "소득세법 시행령의 개정 전에는 소득세법 제3조, 영 제5조",
+     ["소득세법 제3조", "소득세법 시행령 제5조"], [1]),
+    ("규칙 undeclared stays uncertain", "도로교통법 시행규칙 제91조, 규칙 제3조",
+     ["도로교통법 시행규칙 제91조", "도로교통법 시행규칙 제3조"], [1]),
+    ("규칙 declared", "「도로교통법 시행규칙」(이하 '규칙'이라 한다) 제91조, 규칙 제3조",
+     ["도로교통법 시행규칙 제91조", "도로교통법 시행규칙 제3조"], []),
+    ("법 declared", "소득세법(이하 '법'이라 한다) 제94조, 법 제95조", ["소득세법 제94조", "소득세법 제95조"], []),
+    ("a declaration that does not fit its act binds nothing", "소득세법 시행령(이하 '법') 제3조, 법 제5조",
+     ["소득세법 시행령 제3조", None], [1]),
+]
+
+
+@pytest.mark.parametrize(("text", "canonical", "uncertain"), [d[1:] for d in DECREE_DOCUMENTS],
+                         ids=[d[0] for d in DECREE_DOCUMENTS])
+def test_decrees_rules_and_their_short_names_resolve_from_the_document(
+        with_decrees: Database, text: str, canonical: list[str | None], uncertain: list[int]) -> None:
+    spans = DocumentResolver(with_decrees).resolve_text(text)
+    assert [s.resolution.canonical for s in spans] == canonical
+    assert [i for i, s in enumerate(spans) if not s.resolution.certain] == uncertain
+    for span in spans:  # what came from elsewhere in the document is marked so, and only that
+        written = text[span.found.span[0]:span.found.span[1]]
+        referring = span.found.citation.act is None  # type: ignore[union-attr]
+        assert bool(span.resolution.context) == (referring and span.resolution.canonical is not None), written
+        assert span.resolution.certain or span.resolution.doubts, written
+
+
+def test_영_inside_a_시행규칙_is_its_시행령(with_decrees: Database) -> None:
+    resolver = DocumentResolver(with_decrees, own_act="근로기준법 시행규칙")
+    resolution = resolver.resolve(StatuteCitation(None, 5, back_reference="영"))
+    assert (resolution.canonical, resolution.certain) == ("근로기준법 시행령 제5조", True)
+    assert [c.why for c in resolution.context] == ["the 시행령 of this 시행규칙"]
