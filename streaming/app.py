@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -39,7 +39,7 @@ from streaming.protocols import Message as ChatTurn
 from streaming.schemas import request_models
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
 from streaming.service import Service, citation_fields, problem_response, usage_fields
-from streaming.sse import EventStreamResponse, sse_event
+from streaming.sse import CLIENT_CLOSED_REQUEST, EventStreamResponse, sse_event, unless_client_leaves
 
 logger = logging.getLogger(__name__)
 
@@ -202,7 +202,7 @@ def create_app(
             429: {"description": "Overloaded"},
         },
     )
-    async def answers(body: AnswerRequest) -> EventStreamResponse:  # type: ignore[valid-type]
+    async def answers(body: AnswerRequest, http: Request) -> Response:  # type: ignore[valid-type]
         request = service.generation_request(
             [ChatTurn("user", body.question)],
             body.max_tokens,
@@ -212,7 +212,10 @@ def create_app(
             courts=body.courts,
             acts=body.acts,
         )
-        run, leave = await service.start(request, body.policy)
+        started = await unless_client_leaves(service.start(request, body.policy), http)
+        if started is None:  # left while waiting for a slot: its place in the queue is free again
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        run, leave = started
         return EventStreamResponse(_answer_events(service, run), leave, {"x-request-id": request.request_id})
 
     add_chat_route(app, service, ChatCompletionRequest)

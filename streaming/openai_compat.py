@@ -7,10 +7,9 @@ fields that OpenAI clients keep (`model_extra`): `citations` on a completion, `c
 chunk, each with the character span `start`/`end` of the citation in the message content.
 """
 
-import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -22,7 +21,7 @@ from streaming.problems import problem_details
 from streaming.protocols import Message
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
 from streaming.service import Service, citation_fields, problem_response, usage_fields
-from streaming.sse import EventStreamResponse, sse_event
+from streaming.sse import CLIENT_CLOSED_REQUEST, EventStreamResponse, sse_event, unless_client_leaves
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +73,10 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
             courts=body.citegen_courts,
             acts=body.citegen_acts,
         )
-        run, leave = await service.start(request, body.citation_policy)
+        started = await unless_client_leaves(service.start(request, body.citation_policy), http)
+        if started is None:
+            return Response(status_code=CLIENT_CLOSED_REQUEST)
+        run, leave = started
         header = {
             "id": f"chatcmpl-{request.request_id}",
             "created": int(time.time()),
@@ -86,30 +88,10 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
                 _chunks(service, run, header, include_usage), leave, {"x-request-id": request.request_id}
             )
         try:
-            return await _unless_disconnected(_completion(service, run, header), http)
+            completion = await unless_client_leaves(_completion(service, run, header), http)
         finally:
             leave()
-
-
-async def _unless_disconnected(completion: Coroutine[Any, Any, Response], http: Request) -> Response:
-    """The completion, or, if the client leaves first, its cancellation (which cancels the source)."""
-    answering = asyncio.ensure_future(completion)
-    watching = asyncio.ensure_future(_client_gone(http))
-    try:
-        await asyncio.wait({answering, watching}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        watching.cancel()
-        if not answering.done():
-            answering.cancel()
-            logger.info("client left before its completion was ready")
-        await asyncio.gather(answering, watching, return_exceptions=True)
-    return answering.result() if not answering.cancelled() else Response(status_code=499)
-
-
-async def _client_gone(http: Request) -> None:
-    # The body has been read, so the next message can only be the disconnect.
-    while (await http.receive())["type"] != "http.disconnect":
-        pass
+        return completion or Response(status_code=CLIENT_CLOSED_REQUEST)
 
 
 async def _completion(service: Service, run: AnswerRun, header: dict[str, Any]) -> JSONResponse:

@@ -1,9 +1,11 @@
-"""Server-Sent Events on the wire, and a response that notices a client leaving.
+"""Server-Sent Events on the wire, and noticing a client leaving.
 
 Starlette's StreamingResponse only notices a disconnect on its next write under ASGI 2.4, so a
 stream waiting on a slow verifier would keep its slot. `EventStreamResponse` listens for
 `http.disconnect` while it streams, cancels the body at once, and always runs `on_close`
-(which frees the admission slot), even when the body never started.
+(which frees the admission slot), even when the body never started. Before a response exists
+(waiting for a slot, building a whole completion), `unless_client_leaves` races the work against
+the disconnect, so a client that gives up while queued frees its place in the queue at once.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, TypeVar
+
+from starlette.requests import Request
 
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
+CLIENT_CLOSED_REQUEST = 499  # nginx's status for a client that left first: nobody reads it, logs do
 
 
 def sse_event(name: str | None, data: Any, event_id: int | None = None) -> bytes:
@@ -70,3 +76,24 @@ class EventStreamResponse(Response):
     async def _watch_disconnect(receive: Receive) -> None:
         while (await receive())["type"] != "http.disconnect":
             pass
+
+
+async def unless_client_leaves(work: Coroutine[Any, Any, T], http: Request) -> T | None:
+    """`work`'s result, or None when the client leaves first (`work` is then cancelled)."""
+    working = asyncio.ensure_future(work)
+    watching = asyncio.ensure_future(_client_gone(http))
+    try:
+        await asyncio.wait({working, watching}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watching.cancel()
+        if not working.done():
+            working.cancel()
+            logger.info("client left before its response was ready")
+        await asyncio.gather(working, watching, return_exceptions=True)
+    return None if working.cancelled() else working.result()
+
+
+async def _client_gone(http: Request) -> None:
+    # The body has been read, so the next message can only be the disconnect.
+    while (await http.receive())["type"] != "http.disconnect":
+        pass

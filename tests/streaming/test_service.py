@@ -4,6 +4,7 @@ holding, policies, faults, admission, and the operational endpoints."""
 from __future__ import annotations
 
 import json
+import threading
 
 import httpx
 import pytest
@@ -166,8 +167,6 @@ def test_a_full_queue_answers_429_with_retry_after(serve) -> None:
     ):
         assert hold.reached.wait(5)
         with httpx.Client(timeout=10) as other:
-            import threading
-
             queued: list[list] = []
             waiter = threading.Thread(target=lambda: queued.append(answer(base)))
             waiter.start()
@@ -182,6 +181,38 @@ def test_a_full_queue_answers_429_with_retry_after(serve) -> None:
             assert list(sse_events(running))[-1][0] == "done"
             waiter.join(10)
             assert queued[0][-1][0] == "done"
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/answers", QUESTION),
+        ("/v1/chat/completions", {"model": "citegen", "messages": [{"role": "user", "content": "질문"}]}),
+    ],
+    ids=["answers", "chat-completion"],
+)
+def test_a_client_that_leaves_while_queued_frees_its_place_at_once(serve, path, body) -> None:
+    hold = Gate()
+    source = ScriptedSource(lambda request: [hold, *standard_script()])
+    base = serve(create_app(StreamingSettings(max_active=1, max_queued=1), source, DictVerifier()))
+    with (
+        httpx.Client(timeout=10) as client,
+        client.stream("POST", f"{base}/v1/answers", json=QUESTION) as running,
+    ):
+        assert hold.reached.wait(5)
+        with httpx.Client(timeout=10) as leaving:
+            with pytest.raises(httpx.ReadTimeout):  # queued behind the held answer; gives up
+                leaving.post(f"{base}{path}", json=body, timeout=httpx.Timeout(10, read=0.5))
+        wait_for_metric(base, "citegen_answers_waiting", 0)
+        assert len(source.requests) == 1  # the departed request never reached the source
+        queued: list[list] = []
+        waiter = threading.Thread(target=lambda: queued.append(answer(base)))  # asserts a 200
+        waiter.start()
+        wait_for_metric(base, "citegen_answers_waiting", 1)  # the place is taken again, not refused
+        hold.open()
+        assert list(sse_events(running))[-1][0] == "done"
+        waiter.join(10)
+        assert queued and queued[0][-1][0] == "done"
 
 
 def test_slow_client_applies_backpressure_to_the_source(serve) -> None:
