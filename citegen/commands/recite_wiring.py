@@ -14,7 +14,7 @@ from verifier.database import Database
 from verifier.errors import VerifierError
 from verifier.importers.store import ACTS, CASES
 from verifier.lexicon import build_lexicon
-from verifier.resolver import DocumentResolver
+from verifier.resolver import Change, DocumentResolver
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
 
@@ -26,9 +26,14 @@ class _ResolverAdapter:
         self._resolver = resolver
 
     def resolve(self, found: FoundCitation) -> Resolution:
-        resolution = self._resolver.resolve(found.citation)
-        changes = tuple(f"{c.field}: {c.before or '—'} → {c.after} ({c.why})" for c in resolution.changes)
-        return Resolution(resolution.resolved, changes, not resolution.certain, "; ".join(resolution.doubts))
+        resolution = self._resolver.resolve(found.citation, declares=found.declares)
+        changes = tuple(_described(c) for c in resolution.changes)
+        return Resolution(resolution.resolved, changes, not resolution.certain, "; ".join(resolution.doubts),
+                          tuple(_described(c) for c in resolution.context))
+
+
+def _described(change: Change) -> str:
+    return f"{change.field}: {change.before or '—'} → {change.after} ({change.why})"
 
 
 class VerifierAuthority:

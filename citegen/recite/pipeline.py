@@ -6,12 +6,15 @@ The parts that know the law are injected (eyecite's "lookups are injected"): `fi
 (`citegen.commands.recite`) adapts the real ones; this module imports neither.
 
 Decisions, one per citation found (`Action`):
-- `kept`       already canonical and verified;
+- `kept`       already canonical and verified, or verified and written with a short-name declaration
+               (`근로기준법 시행령(이하 '영'이라 한다) 제30조`) that a rewrite would drop;
 - `rewritten`  resolved with certainty, verified, and replaced by its canonical form;
 - `suggested`  a canonical form is proposed (the database's correction, a re-generated slot that
                verifies, an uncertain resolution, an unverifiable form) but the text is left as written;
 - `review`     nothing to propose: the reviewer must look.
-Only `rewritten` changes a document; an uncertain meaning is never silently changed.
+Only `rewritten` changes a document; an uncertain meaning is never silently changed. What a
+resolution took from the rest of the document (the act before `같은 법 시행령`, a declared `영`, the
+year and 사건부호 before `1827` in `2006허1803, 1827`) is listed in the outcome's `context`.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
 from grammars.citation import ParsedCitation
 from grammars.errors import IncompleteCitationError
-from grammars.find import FoundCitation
+from grammars.find import CitationForm, FoundCitation
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +38,11 @@ CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
 _VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it differently",
                     "not_found": "not in the database", "ambiguous": "more than one record matches",
                     "not_covered": "the database does not cover this court or period"}
+# What a citation found in these forms takes from the text before it, beyond its own span.
+_CONTEXT_OF_FORM = {
+    CitationForm.LIST_CONTINUATION: "the act, or court and date, written once for its list",
+    CitationForm.CASE_NUMBER_SHORTHAND: "year and 사건부호 of the number before it, court and date of its list",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +53,7 @@ class Resolution:
     changes: tuple[str, ...] = ()  # what it filled in or corrected, in words
     uncertain: bool = False
     reason: str = ""
+    context: tuple[str, ...] = ()  # those of the changes taken from earlier citations or declarations
 
 
 class Verdict(Protocol):
@@ -97,6 +106,7 @@ class CitationOutcome:
     reason: str
     form: str
     changes: tuple[str, ...] = ()
+    context: tuple[str, ...] = ()  # what the mapping took from the text around the citation, in words
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,9 +141,10 @@ class RecitePipeline:
     def _decide(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         start, end = found.span
         original = text[start:end]
+        from_form = (_CONTEXT_OF_FORM[found.form],) if found.form in _CONTEXT_OF_FORM else ()
         base = CitationOutcome(stream, (start, end), original, None, "unresolved", "review",
                                resolution.reason or "could not be resolved", found.form.value,
-                               resolution.changes)
+                               resolution.changes, from_form + resolution.context)
         citation = resolution.citation
         if citation is None:
             return self._regenerate(text, found, base)
@@ -151,6 +162,9 @@ class RecitePipeline:
                                 reason=resolution.reason or "the resolution is uncertain")
             if original == proposed:
                 return replace(outcome, action="kept", reason="already canonical")
+            if found.declares is not None:
+                return replace(outcome, action="kept", reason=f"verified; left as written: a rewrite would "
+                                                              f"drop its declaration of {found.declares!r}")
             return replace(outcome, action="rewritten",
                            reason="; ".join(resolution.changes) or f"canonical form of a {base.form} citation")
         if check.status == "not_found":

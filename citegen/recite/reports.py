@@ -49,7 +49,8 @@ class DocumentReport:
 def outcome_record(outcome: CitationOutcome) -> dict:
     return {"part": outcome.stream, "span": list(outcome.span), "original": outcome.original,
             "canonical": outcome.canonical, "verdict": outcome.verdict, "action": outcome.action,
-            "reason": outcome.reason, "form": outcome.form, "changes": list(outcome.changes)}
+            "reason": outcome.reason, "form": outcome.form, "changes": list(outcome.changes),
+            "context": list(outcome.context)}
 
 
 def write_jsonl(reports: Iterable[DocumentReport], out: IO[str]) -> None:
@@ -92,6 +93,10 @@ def _diff_rows(stream: int, number: int, line: str, line_start: int, outcomes: S
         if outcome.action == "rewritten":
             before.append(f"<del>{original}</del>")
             after.append(f"<ins>{html.escape(outcome.canonical or '')}</ins>")
+            if outcome.context:  # a rewrite that rests on other text is worth a reviewer's glance
+                notes.append(f"<li><b>rewritten from context</b> <code>{original}</code> → "
+                             f"<code>{html.escape(outcome.canonical or '')}</code>: "
+                             f"{html.escape('; '.join(outcome.context))}</li>")
         else:
             marked = f'<mark class="{outcome.action}" title="{html.escape(outcome.reason)}">{original}</mark>'
             before.append(marked)

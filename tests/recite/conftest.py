@@ -116,16 +116,26 @@ SAMPLE_RECORDS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def sample_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    folder = tmp_path_factory.mktemp("recite-db")
-    records = folder / "sample.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in SAMPLE_RECORDS), encoding="utf-8")
-    url = f"sqlite:///{folder / 'sample.sqlite3'}"
+def database_url_holding(records: list[dict], folder: Path) -> str:
+    """An SQLite database in `folder` filled with `records` (the JSONL import format); its URL."""
+    lines = folder / "records.jsonl"
+    lines.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+    url = f"sqlite:///{folder / 'records.sqlite3'}"
     database = Database.open(url)
-    import_paths(database, [records])
+    import_paths(database, [lines])
     database.close()
     return url
+
+
+@pytest.fixture(scope="session")
+def sample_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return database_url_holding(SAMPLE_RECORDS, tmp_path_factory.mktemp("recite-db"))
+
+
+@pytest.fixture
+def database_url_of(tmp_path: Path) -> Callable[[list[dict]], str]:
+    """For a test's own records: the URL of a database holding them."""
+    return lambda records: database_url_holding(records, tmp_path)
 
 
 REPOSITORY = Path(__file__).resolve().parents[2]

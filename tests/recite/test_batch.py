@@ -157,3 +157,50 @@ def test_a_file_over_the_limit_is_reported_and_the_batch_goes_on(tmp_path: Path,
     (big,) = [r for r in _records(out) if r["file"] == "in/big.txt"]
     assert (big["record"], big["verdict"], big["action"]) == ("document", "too_large", "review")
     assert "200" in big["reason"]
+
+
+CONTEXT_RECORDS = [
+    {"type": "act", "law_id": "001872", "name": "근로기준법", "kind": "법률", "articles": [{"article": "23"}]},
+    {"type": "act", "law_id": "001873", "name": "근로기준법 시행령", "kind": "대통령령",
+     "articles": [{"article": "30"}, {"article": "31"}]},
+    {"type": "case", "court": "특허법원", "date": "2006-05-12", "case_number": "2006허1803", "disposition": "판결"},
+    {"type": "case", "court": "특허법원", "date": "2006-05-12", "case_number": "2006허1827", "disposition": "판결"},
+    {"type": "coverage", "kind": "case", "court": "특허법원", "from": "1998-03-01", "to": "2025-12-31"},
+    {"type": "coverage", "kind": "statute"},
+]
+
+
+def test_citations_resolved_from_context_are_rewritten_and_labelled_so(tmp_path: Path,
+                                                                        database_url_of) -> None:
+    factory = functools.partial(build_pipeline, database_url_of(CONTEXT_RECORDS), None)
+    draft = tmp_path / "in" / "a.txt"
+    draft.parent.mkdir()
+    draft.write_text("근로기준법 제23조, 같은 법 시행령(이하 '영'이라 한다) 제30조 및 영 제31조.\n"
+                     "특허법원 2006. 5. 12. 선고 2006허1803, 1827 판결, 근로기준법 시행령 제３１조, 민법 제75O조.\n"
+                     "사내 규칙 제3조는 법령이 아니다.", encoding="utf-8")
+    out = tmp_path / "out"
+    run_batch(collect_inputs([draft], out), BatchOptions(out), factory)
+
+    assert (out / "documents" / "a.txt").read_text("utf-8") == (
+        "근로기준법 제23조, 같은 법 시행령(이하 '영'이라 한다) 제30조 및 근로기준법 시행령 제31조.\n"
+        "특허법원 2006. 5. 12. 선고 2006허1803 판결, 특허법원 2006. 5. 12. 선고 2006허1827 판결, "
+        "근로기준법 시행령 제31조, 민법 제75O조.\n사내 규칙 제3조는 법령이 아니다.")
+    records = {r["original"]: r for r in _records(out)}
+    assert set(records) == {"근로기준법 제23조", "같은 법 시행령(이하 '영'이라 한다) 제30조", "영 제31조",
+                            "특허법원 2006. 5. 12. 선고 2006허1803", "1827 판결", "근로기준법 시행령 제３１조",
+                            "민법 제75O조"}
+    declaring = records["같은 법 시행령(이하 '영'이라 한다) 제30조"]
+    assert (declaring["action"], declaring["canonical"]) == ("kept", "근로기준법 시행령 제30조")
+    assert "declaration" in declaring["reason"]
+    short = records["영 제31조"]
+    assert (short["action"], short["form"]) == ("rewritten", "영/규칙 for a 시행령/시행규칙")
+    assert short["context"] == ["act: 영 → 근로기준법 시행령 (영: declared for 근로기준법 시행령 (이하 '영'))"]
+    later = records["1827 판결"]
+    assert (later["action"], later["form"]) == ("rewritten", "later case number without its year and 사건부호")
+    assert later["context"] and "사건부호" in later["context"][0]
+    assert records["근로기준법 시행령 제３１조"]["form"] == "full-width digits or punctuation"
+    scanned = records["민법 제75O조"]  # read as 민법 제750조, which this database lacks: not rewritten
+    assert (scanned["form"], scanned["action"]) == ("OCR confusion", "review")
+    assert records["근로기준법 제23조"]["context"] == []
+    page = (out / "report.html").read_text("utf-8")
+    assert "<b>rewritten from context</b> <code>영 제31조</code>" in page
