@@ -197,7 +197,8 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
         rf"|{NOT_AFTER_WORD}(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
         # `영 제5조`, `규칙 제3조`: standing alone, so not the end of `시행령` or `민사소송규칙`, nor of a
-        # rule's own name (`…에 관한 규칙 제3조`); the finder also asks for a 시행령/시행규칙 named before.
+        # rule's own name (`…에 관한 규칙 제3조`); the finder also asks for a 시행령/시행규칙 cited before,
+        # so that `사내 규칙 제3조` in a text citing none is no citation.
         rf"|{NOT_AFTER_WORD}(?<!관한 )(?<!대한 )(?P<short_name>영|규칙))"
         # `근로기준법 시행령(이하 '영'이라 한다) 제30조`: the declaration sits between name and article.
         rf"(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
@@ -297,11 +298,13 @@ class CitationFinder:
     def _lenient(self, text: str) -> Iterator[FoundCitation]:
         for match in self.case_pattern.finditer(text):
             yield from self._case_list(text, match)
+        cited_kinds: set[str] = set()  # 시행령, 시행규칙: which kinds a citation before has named
         for match in self.statute_pattern.finditer(text):
             short_name = match.group("short_name")
-            if short_name and text.find(DECREE_KIND_OF_SHORT_NAME[short_name], 0, match.start()) < 0:
-                continue  # `영`/`규칙` stand for a 시행령/시행규칙 only where the text has named one
+            if short_name and DECREE_KIND_OF_SHORT_NAME[short_name] not in cited_kinds:
+                continue  # `영`/`규칙` stand for a 시행령/시행규칙 only after one is cited or declared
             first = self._statute(match)
+            cited_kinds.update(_decree_kinds(first))
             yield first
             yield from _list_items(text, match.end(), first.citation)
         for match in _SAME_PROVISION.finditer(text):
@@ -373,6 +376,16 @@ class CitationFinder:
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
         citation = build_statute(act=act, **fields)
         return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared)
+
+
+def _decree_kinds(found: FoundCitation) -> set[str]:
+    """The kinds of subordinate act (시행령, 시행규칙) a statute citation names or declares a short name for."""
+    assert isinstance(found.citation, StatuteCitation)  # narrowed: the statute pattern found it
+    named = found.citation.act or found.citation.back_reference or ""
+    kinds = {kind for kind in DECREE_KIND_OF_SHORT_NAME.values() if named.endswith(kind)}
+    if found.declares in DECREE_KIND_OF_SHORT_NAME:
+        kinds.add(DECREE_KIND_OF_SHORT_NAME[found.declares])
+    return kinds
 
 
 def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:

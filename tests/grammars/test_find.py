@@ -112,7 +112,7 @@ PROSE = [
     "동법으로 해결한다.",
     "전화 02-123-4567, 2024-10-15",
     "영 제5조에 따라",  # 영 is a 시행령 only after one is named
-    "사내 규칙 제3조를 어겼다.",  # an internal rule: no 시행규칙 named before
+    "사내 규칙 제3조를 어겼다.",  # an internal rule: no 시행규칙 cited before
     "민법 제O조, 민법 제lI조",  # a placeholder and letters alone: no digit to read them by
     "지하철 제1O호선",  # no statute named before the number
     "법윈 앞에서",
@@ -265,11 +265,14 @@ def test_a_later_number_written_as_its_serial_takes_the_year_and_code_before_it(
     assert len({(f.citation.court, f.citation.date, f.citation.disposition) for f in [found[0], *later]}) == 1
 
 
-# (text, every citation found, as written): `영`/`규칙` count only after a 시행령/시행규칙 is named.
+# (text, every citation found, as written): `영`/`규칙` count only after a 시행령/시행규칙 is cited or declared.
 SHORT_NAMES = [
     ("근로기준법 시행령 제3조, 영 제5조", ["근로기준법 시행령 제3조", "영 제5조"]),
     ("영 제5조, 근로기준법 시행령 제3조", ["근로기준법 시행령 제3조"]),
-    ("근로기준법 시행령(이하 '영'이라 한다)을 보면 영 제5조 제2항, 제6조", ["영 제5조 제2항", "제6조"]),
+    ("근로기준법 시행령(이하 '영'이라 한다) 제4조를 보면 영 제5조 제2항, 제6조",
+     ["근로기준법 시행령(이하 '영'이라 한다) 제4조", "영 제5조 제2항", "제6조"]),
+    ("같은 법 시행령 제4조, 영 제5조", ["같은 법 시행령 제4조", "영 제5조"]),
+    ("시행령·시행규칙 검토: 사내 규칙 제3조, 영 제5조", []),  # named in a title, never cited
     ("도로교통법 시행규칙 제91조 및 규칙 제3조", ["도로교통법 시행규칙 제91조", "규칙 제3조"]),
     ("근로기준법 시행령 제3조 및 규칙 제3조", ["근로기준법 시행령 제3조"]),  # a 시행령 makes no 규칙
     ("도로교통법 시행규칙 제91조, 건축물의 설비기준 등에 관한 규칙 제3조", ["도로교통법 시행규칙 제91조"]),  # a rule's name
