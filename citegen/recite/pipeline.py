@@ -150,8 +150,8 @@ class RecitePipeline:
             return self._regenerate(text, found, base)
         try:
             canonical = citation.canonical()
-        except IncompleteCitationError as error:
-            return self._regenerate(text, found, replace(base, reason=str(error)))
+        except IncompleteCitationError as error:  # the resolver's doubt says why better, where it gave one
+            return self._regenerate(text, found, replace(base, reason=resolution.reason or str(error)))
         check = self.authority.verify(citation)
         proposed = check.canonical or canonical
         outcome = replace(base, canonical=proposed, verdict=check.status,

@@ -108,3 +108,18 @@ def test_a_citation_split_by_a_tab_is_suggested_not_rewritten(tmp_path: Path, do
 
     assert [o.action for o in recited.outcomes] == ["suggested"]
     assert "tab" in recited.outcomes[0].reason and not recited.edits
+
+
+def test_an_unresolved_back_reference_goes_to_review_with_the_resolvers_reason(tmp_path: Path) -> None:
+    path = tmp_path / "draft.txt"
+    path.write_text("영 제5조", encoding="utf-8")
+    doubt = "영 is not declared (이하 '영'이라 한다) and may stand for A 시행령 or B 시행령"
+    written = StatuteCitation(None, 5, back_reference="영")
+
+    def find(text: str) -> list[FoundCitation]:
+        return [FoundCitation((0, 6), written, CitationForm.DECREE_SHORT_NAME)]
+
+    resolution = Resolution(written, uncertain=True, reason=doubt)
+    recited = RecitePipeline(find, _Given(resolution, Check("verified"))).recite(read_document(path))
+
+    assert [(o.action, o.canonical, o.reason) for o in recited.outcomes] == [("review", None, doubt)]
