@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sample_data.case_files import write_cases
 from sample_data.cases import CaseRecord, build_cases
-from sample_data.draft_topics import TOPICS, Pools, mistakes
+from sample_data.draft_topics import CHECKS, TOPICS, Pools
 from sample_data.drafts import DraftBuilder, write_drafts
 from sample_data.statutes import Act, build_acts, write_statutes
 
@@ -51,10 +51,11 @@ def build_drafts(seed: int, acts: list[Act], cases: list[CaseRecord]) -> list[tu
             builder = DraftBuilder(f"{variant * len(TOPICS) + index:02d}_{name}_{variant}.{extension}", by_name)
             topic(builder, Pools(cases, random.Random(f"{seed}:draft:{name}:{variant}")), by_name)
             drafts.append((builder, "cp949" if builder.file in CP949_DRAFTS else "utf-8"))
-    for variant in range(2):
-        builder = DraftBuilder(f"{len(drafts) + 1:02d}_mistakes_{variant}.txt", by_name)
-        mistakes(builder, Pools(cases, random.Random(f"{seed}:draft:mistakes:{variant}")), by_name)
-        drafts.append((builder, "utf-8"))
+    for name, topic in CHECKS:
+        for variant in range(2):
+            builder = DraftBuilder(f"{len(drafts) + 1:02d}_{name}_{variant}.txt", by_name)
+            topic(builder, Pools(cases, random.Random(f"{seed}:draft:{name}:{variant}")), by_name)
+            drafts.append((builder, "utf-8"))
     return drafts
 
 

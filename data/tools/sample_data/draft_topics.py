@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sample_data.cases import CaseRecord
 from sample_data.drafts import DraftBuilder, shaped_provision
@@ -222,3 +222,57 @@ def mistakes(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
     b.text("은 원외재판부 판결로, ").case(p.pick(court="서울고등법원", abbreviable=True), "court abbreviation")
     b.text("은 서울고등법원의 재판으로 확인되었고, ")
     b.statute("canonical", "민법", 750).text(" 및 ").statute("동조").text("의 인용도 정확하다.\n")
+
+
+def _articles(act: Act, rng: random.Random, count: int, digit: str = "") -> list[int]:
+    """Distinct live articles (no branch) of `act`, holding `digit` and another digit where one is asked."""
+    numbers = [a.number for a in act.articles if not a.branch and not a.deleted_on
+               and (not digit or (digit in str(a.number) and len(str(a.number)) > 1))]
+    return rng.sample(numbers, count)
+
+
+def decrees(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
+    """시행령/시행규칙 cited through the act before them (같은 법 시행령) and by their short names (영,
+    규칙), declared or not; the short names that cannot be resolved with certainty are labelled so."""
+    labour = _articles(acts["근로기준법 시행령"], p.rng, 5)
+    rules = _articles(acts["도로교통법 시행규칙"], p.rng, 4)
+    lease = _articles(acts["주택임대차보호법 시행령"], p.rng, 2)
+    listed = p.pick(court=SUPREME, category="민사", disposition="판결")
+    taken = {str(r.number) for r in p.records}
+    later = next(serial for serial in range(listed.number.serial + 1, listed.number.serial + 100)
+                 if str(replace(listed.number, serial=serial)) not in taken)
+    b.text("시행령·시행규칙 인용 검토 메모\n\n1. 사내 규칙 제3조는 법령이 아니고, ")
+    b.unresolvable(f"영 제{labour[0]}조", "영 before any 시행령 is named")
+    b.text("의 뜻은 아래에서 본다.\n2. 해고의 서면통지는 ").statute("canonical", "근로기준법", 27)
+    b.text("에 따르고, 그 절차는 ").statute("같은 법 시행령", "근로기준법 시행령", labour[1])
+    b.text("이 정한다. ").statute("영", "근로기준법 시행령", labour[2]).text("도 함께 본다.\n3. 운전면허에 관하여는 ")
+    b.statute("canonical", "도로교통법", 93).text(", ").statute("동법 시행규칙", "도로교통법 시행규칙", rules[0])
+    b.text("을 본다. 다만 ").unresolvable(f"규칙 제{rules[1]}조", "규칙 not declared: suggested, never applied")
+    b.text("의 적용 여부는 다툼이 있다. ").statute("declares 규칙 in 「」", "도로교통법 시행규칙", rules[2])
+    b.text("와 ").statute("규칙", "도로교통법 시행규칙", rules[3]).text("에 의하여도 같다.\n4. 소액임차인의 범위는 ")
+    b.statute("canonical", "주택임대차보호법 시행령", lease[0]).text("가 정하나, ")
+    b.unresolvable(f"영 제{lease[1]}조", "영 after two 시행령 cited: ambiguous")
+    b.text("가 어느 시행령을 말하는지는 분명하지 않다. 이하 ").statute("declares 영", "근로기준법 시행령", labour[3])
+    b.text("을 기준으로 하고, ").statute("영", "근로기준법 시행령", labour[4]).text("도 같다.\n5. 판례: ")
+    b.case_list(listed, later).text(" 참조.\n")
+
+
+def scanned(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
+    """A scanned judgment: letters OCR reads for digits, 대법윈, full-width digits; and prose with the
+    same letters, a placeholder article and a 단기-era citation, none of which may become a citation."""
+    civil, criminal = acts["민법"], acts["형법"]
+    with_zero = _articles(civil, p.rng, 1, digit="0")[0]
+    with_one = _articles(criminal, p.rng, 1, digit="1")[0]
+    labour = shaped_provision(acts["근로기준법"], p.rng, "paragraph")
+    b.text("[스캔본 발췌] 판결 이유\n\n원고는 ").statute("O for 0", "민법", with_zero)
+    b.text("에 기하여 손해배상을 구하고, 피고는 ").statute("l for 1", "형법", with_one)
+    b.text("를 들어 다툰다. 근로관계에는 ").statute("full-width digits", "근로기준법", **labour)  # type: ignore[arg-type]
+    b.text("이 적용된다(").case(p.pick(court=SUPREME, category="민사", disposition="판결"), "대법윈 (OCR)")
+    b.text(", ").case(p.pick(court=SUPREME, category="형사", disposition="판결"), "full-width digits")
+    b.text(" 참조).\n조문 번호가 정해지지 않은 민법 제O조(미정), 지하철 제1O호선, 모델 I7 제품은 인용이 아니다. "
+           "단기 4293년에 선고된 대법원 1960. 5. 12. 선고 4292민상123 판결은 구 사건부호라 확인 대상이 아니다.\n")
+
+
+# Drafts beyond the eight topics, two of each: unresolvable citations among good ones, decrees and
+# their short names, scanned text.
+CHECKS: tuple[tuple[str, Topic], ...] = (("mistakes", mistakes), ("decrees", decrees), ("scanned", scanned))

@@ -17,7 +17,7 @@ from grammars import StatuteCitation
 
 from sample_data.acts import ACTS_BY_NAME, INFORMAL_ALIASES
 from sample_data.cases import CaseRecord
-from sample_data.messy import CASE_FORMS, provision_text
+from sample_data.messy import CASE_FORMS, full_width, provision_text
 from sample_data.statutes import Act
 
 _ALIAS_OF = {name: alias for alias, name in INFORMAL_ALIASES.items()}
@@ -25,6 +25,11 @@ _ALIAS_OF = {name: alias for alias, name in INFORMAL_ALIASES.items()}
 _PARTICLES = {"이": ("이", "가"), "가": ("이", "가"), "은": ("은", "는"), "는": ("은", "는"), "을": ("을", "를"),
               "를": ("을", "를"), "과": ("과", "와"), "와": ("과", "와")}
 _DIGITS_WITH_FINAL = set("013678")  # 영 일 삼 육 칠 팔 end in a consonant
+# The 시행령/시행규칙 of the act cited before (`같은 법 시행령`), and the short names of a 시행령/시행규칙.
+_DECREE_REFERENCES = ("같은 법 시행령", "같은 법 시행규칙", "동법 시행령", "동법 시행규칙")
+_SHORT_NAMES = ("영", "규칙")
+# OCR misreadings of an article number: (digit, the letter read for it).
+_LOOKALIKES = {"O for 0": ("0", "O"), "l for 1": ("1", "l")}
 
 
 def _ends_in_consonant(text: str) -> bool:
@@ -89,6 +94,15 @@ class DraftBuilder:
     def unresolvable(self, written: str, note: str) -> DraftBuilder:
         return self._cite(written, None, note)
 
+    def case_list(self, record: CaseRecord, later_serial: int) -> DraftBuilder:
+        """`대법원 2019. 2. 21. 선고 2017다38279, 38280 판결`: a later number written as its serial alone,
+        one the sample data does not hold, so only the first number can resolve."""
+        canonical = record.citation().canonical()
+        self._cite(canonical.removesuffix(f" {record.disposition}"), canonical, "head of a case list")
+        self.parts.append(", ")
+        return self._cite(f"{later_serial} {record.disposition}", None,
+                          "later number written as its serial alone; not in the sample data")
+
     def statute(self, form: str, act: str | None = None, article: int | None = None, branch: int = 0,
                 paragraph: int | None = None, item: int | None = None, item_branch: int | None = None,
                 subitem: str | None = None) -> DraftBuilder:
@@ -104,6 +118,11 @@ class DraftBuilder:
             article, branch = previous.article, previous.article_branch or 0
         citation = StatuteCitation(act, article, branch or None, paragraph, item, item_branch, subitem)
         self._check(citation)
+        if form in _DECREE_REFERENCES:
+            parent = (previous.act or "").removesuffix(" 시행령").removesuffix(" 시행규칙") if previous else None
+            if act != f"{parent} {form.rsplit(' ', 1)[1]}":
+                raise LabelError(f"expected {form!r} to follow its parent act in {self.file}, "
+                                 f"got {act!r} after {parent!r}")
         written = self._written(form, citation)
         self.last = citation
         return self._cite(written, citation.canonical(), form)
@@ -115,9 +134,19 @@ class DraftBuilder:
         rest = provision.split(" ")[1:]  # after the article: 제2항 제1호 …
         prefixes = {"canonical": act, "compact": act, "quoted": f"「{act}」",
                     "official 약칭": ACTS_BY_NAME[act].abbreviation, "informal abbreviation": _ALIAS_OF.get(act),
-                    "같은 법": "같은 법", "동법": "동법"}
+                    "같은 법": "같은 법", "동법": "동법", "declares 영": f"{act}(이하 '영'이라 한다)",
+                    "declares 규칙 in 「」": f"「{act}」(이하 “규칙”이라 한다)",
+                    **{name: name for name in (*_DECREE_REFERENCES, *_SHORT_NAMES)}}
         if form in ("동조", "같은 조"):
             return " ".join([form, *rest])
+        if form == "full-width digits":
+            return full_width(f"{act} {provision}")
+        if form in _LOOKALIKES:
+            digit, letter = _LOOKALIKES[form]
+            article = provision.split(" ")[0]
+            if digit not in article:
+                raise LabelError(f"expected an article number with a {digit} for {form!r}, got {article!r}")
+            return f"{act} {article.replace(digit, letter, 1)}{provision.removeprefix(article)}"
         if not prefixes.get(form):
             raise LabelError(f"expected a statute form with a name for {act!r}, got {form!r}")
         return f"{prefixes[form]} {provision}"

@@ -53,7 +53,16 @@ CASE_FORMS: dict[str, CaseWriter] = {
     "court abbreviation": lambda r: (
         f"{court_abbreviation(r.court)} {_when(r, _dotted(r))} {r.number} {r.disposition}"),
     "헌재 short form": lambda r: f"헌재 {_dotted(r)} {r.number}",
+    # Scanned and full-width text: OCR reads 원 as 윈; Asian input methods write full-width digits.
+    "대법윈 (OCR)": lambda r: r.citation().canonical().replace("대법원", "대법윈", 1),
+    "full-width digits": lambda r: full_width(r.citation().canonical()),
 }
+
+_FULL_WIDTH_DIGITS = str.maketrans("0123456789.", "０１２３４５６７８９．")
+
+
+def full_width(text: str) -> str:
+    return text.translate(_FULL_WIDTH_DIGITS)
 
 
 def provision_text(citation: StatuteCitation, compact: bool) -> str:
