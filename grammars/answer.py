@@ -22,7 +22,7 @@ citation even if another citation begins and ends while it is still partial.
 from __future__ import annotations
 
 from grammars.boundary import BOUNDARY, WORD, WordClass, is_word_char, step_word_class
-from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, EMPTY, FINAL, FREE, PENDING, ByteNFA, LazyDFA, union
+from grammars.dfa import ALL_BYTES, BYPASS, CITATION_MAY_CLOSE, EMPTY, FINAL, FREE, PENDING, ByteNFA, LazyDFA, union
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Literals
 from grammars.grammar import AnswerGrammar
@@ -44,8 +44,10 @@ class AnswerDFA(LazyDFA):
                 raise GrammarError(f"expected non-empty bypass delimiters, got {(opener, closer)!r}")
         self.closers = [closer.encode() for _, closer in grammar.bypass]
         self._after_closer = [WORD if is_word_char(closer[-1]) else BOUNDARY for _, closer in grammar.bypass]
-        self._cite_steps: dict[tuple, frozenset] = {}
+        self._cite_steps: dict[tuple, dict[int, frozenset]] = {}  # per citation node, per byte
         self._cited: dict[frozenset, frozenset] = {EMPTY: EMPTY}  # one wrapped copy per citation node set
+        self._anchor_outcomes: dict[frozenset, tuple[int | None, frozenset | None]] = {}
+        self._word_steps: dict[tuple[WordClass, int], tuple[bool, WordClass]] = {}
         self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
         anchor_roots: dict[object, object] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
         for i, (opener, _) in enumerate(grammar.bypass):
@@ -98,30 +100,53 @@ class AnswerDFA(LazyDFA):
                 out.add(self._skip_step(node[1], node[2], byte))
         if not free_classes:
             return self._free_closure(out)
-        steps = [step_word_class(word_class, byte) for word_class in free_classes]
+        steps = [self._word_step(word_class, byte) for word_class in free_classes]
         spawned_openers, spawned_anchors, spawned_cites = self._spawn_step(byte)
         anchors = [spawned_openers, *(self.anchors.node_step(n, byte) for n in partial_anchors)]
         if any(may_begin for may_begin, _ in steps):
             anchors.append(spawned_anchors)
             out |= spawned_cites
-        reached = union(anchors)
-        opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
-        if opened:
-            out.add((SKIP, opened[0], 0))
-        elif (FINAL, _ANCHOR_TAG) not in reached:
+        opened, partial = self._anchor_outcome(union(anchors))
+        if opened is not None:
+            out.add((SKIP, opened, 0))
+        elif partial is not None:
             out.update((FREE_MARK, after) for _, after in steps)
-            out.update((ANCHOR, n) for n in reached if n[0] != FINAL)
+            out |= partial
         return self._free_closure(out)
 
+    def _word_step(self, word_class: WordClass, byte: int) -> tuple[bool, WordClass]:
+        key = (word_class, byte)
+        found = self._word_steps.get(key)
+        if found is None:
+            found = self._word_steps[key] = step_word_class(word_class, byte)
+        return found
+
+    def _anchor_outcome(self, reached: frozenset) -> tuple[int | None, frozenset | None]:
+        """For the anchor nodes free text reached: (the bypass opened, None) when an opener completed,
+        (None, None) when an anchor completed (free text ends), else (None, the partial anchors)."""
+        found = self._anchor_outcomes.get(reached)
+        if found is None:
+            opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
+            if opened:
+                found = (opened[0], None)
+            elif (FINAL, _ANCHOR_TAG) in reached:
+                found = (None, None)
+            else:
+                found = (None, frozenset((ANCHOR, n) for n in reached if n[0] != FINAL))
+            self._anchor_outcomes[reached] = found
+        return found
+
     def _cite_step(self, node: tuple, byte: int) -> frozenset:
-        key = (node, byte)
-        found = self._cite_steps.get(key)
+        steps = self._cite_steps.get(node)
+        if steps is None:
+            steps = self._cite_steps[node] = {}
+        found = steps.get(byte)
         if found is None:
             reached = self.citations.node_step(node, byte)
             found = self._cited.get(reached)
             if found is None:
                 found = self._cited[reached] = frozenset((CITE, n) for n in reached)
-            self._cite_steps[key] = found
+            steps[byte] = found
         return found
 
     def _skip_step(self, which: int, matched: int, byte: int) -> tuple:
@@ -155,10 +180,12 @@ class AnswerDFA(LazyDFA):
             return self.anchors.live_bytes(node[1])
         if node[0] == CITE:
             return self.citations.live_bytes(node[1])
-        return frozenset(range(256))  # the free mark and bypass threads never die
+        return ALL_BYTES  # the free mark and bypass threads never die
 
     def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
-        return frozenset().union(*(self._node_live(n) for n in nodes))
+        if any(n[0] == FREE_MARK or n[0] == SKIP for n in nodes):
+            return ALL_BYTES
+        return union([self._node_live(n) for n in nodes])
 
     def base_of(self, state: int) -> int | None:
         """The state of the free-text threads alone: a state differs from it only where its partial
@@ -177,4 +204,4 @@ class AnswerDFA(LazyDFA):
         nodes = self.sets[state]
         if self.base_of(state) is None:
             return None
-        return frozenset().union(*(self._node_live(n) for n in nodes if n[0] != FREE_MARK))
+        return union([self._node_live(n) for n in nodes if n[0] != FREE_MARK])

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from grammars.dfa import DEAD, FREE, ByteWalker
+from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker
 from grammars.errors import GrammarError
 from grammars.index import TokenIndex, StateMasks
 from grammars.vocabulary import TokenTrie, Vocabulary
@@ -31,7 +31,6 @@ from grammars.vocabulary import TokenTrie, Vocabulary
 log = logging.getLogger(__name__)
 
 FORMAT_VERSION = "citegen-index-3"  # 3: citations begin at word boundaries; a base per word class
-_ALL_BYTES = frozenset(range(256))
 
 
 def grammar_key(grammar: object) -> str:
@@ -176,7 +175,7 @@ class FrozenDFA(ByteWalker):
 
     def live_bytes(self, state: int) -> frozenset[int]:
         if self._flags[state] & FREE:
-            return _ALL_BYTES
+            return ALL_BYTES
         return frozenset(b for b, t in self._row(state).items() if t != DEAD)
 
     def divergence(self, state: int) -> frozenset[int] | None:

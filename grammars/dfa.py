@@ -27,6 +27,7 @@ from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq
 DEAD = -1
 FINAL = "$"
 EMPTY: frozenset = frozenset()  # one shared empty node set: most steps of most nodes die
+ALL_BYTES: frozenset[int] = frozenset(range(256))  # the live bytes of free text, which never dies
 MAX_CODE_POINT = 0x10FFFF
 
 # Features the compiler rejects, with the reason shown to the grammar author. `\d`, `\w`, `\s` mean
@@ -267,7 +268,9 @@ class ByteNFA:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
         self._live: dict[tuple, frozenset[int]] = {}
-        self._steps: dict[tuple, frozenset] = {}
+        # Per node, per byte: a dict per node rather than a (node, byte) key per step, so a first
+        # visit leaves fewer new objects for the cyclic garbage collector to walk.
+        self._steps: dict[tuple, dict[int, frozenset]] = {}
         # Closures by the nodes a step reached: bytes that reach the same nodes (the digits of a
         # `[0-9]` leaf, every dead byte) share one closure, computed once and stored once.
         self._closures: dict[tuple, frozenset] = {(): EMPTY}
@@ -347,14 +350,16 @@ class ByteNFA:
 
     def node_step(self, node: tuple, byte: int) -> frozenset:
         """The closure of one node's successors on a byte (cached: states share their nodes)."""
-        key = (node, byte)
-        found = self._steps.get(key)
+        steps = self._steps.get(node)
+        if steps is None:
+            steps = self._steps[node] = {}
+        found = steps.get(byte)
         if found is None:
             reached = self.successors(node, byte)
             found = self._closures.get(reached)
             if found is None:
                 found = self._closures[reached] = self.closure(reached)
-            self._steps[key] = found
+            steps[byte] = found
         return found
 
     def step(self, nodes: Iterable[tuple], byte: int) -> frozenset:
