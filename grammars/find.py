@@ -191,16 +191,17 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # 「」 marks a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
         # The quote mark itself starts a new word, so no boundary is asked before it.
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
-        # A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
-        rf"|{NOT_AFTER_WORD}(?P<act>{_lenient_names(names)})"
+        # Every other head starts a word (one lookbehind for all: one per alternative made the scan 40 %
+        # slower). A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
+        rf"|{NOT_AFTER_WORD}(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
-        rf"|{NOT_AFTER_WORD}(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
+        rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
-        rf"|{NOT_AFTER_WORD}(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
+        rf"|(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
         # `영 제5조`, `규칙 제3조`: standing alone, so not the end of `시행령` or `민사소송규칙`, nor of a
         # rule's own name (`…에 관한 규칙 제3조`); the finder also asks for a 시행령/시행규칙 cited before,
         # so that `사내 규칙 제3조` in a text citing none is no citation.
-        rf"|{NOT_AFTER_WORD}(?<!관한 )(?<!대한 )(?P<short_name>영|규칙))"
+        rf"|(?<!관한 )(?<!대한 )(?P<short_name>영|규칙)))"
         # `근로기준법 시행령(이하 '영'이라 한다) 제30조`: the declaration sits between name and article.
         rf"(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
         rf"{_GAP}{_PROVISION}"
