@@ -205,7 +205,13 @@ class _LiteralLeaf:
 
     def step(self, first: int, depth: int, byte: int) -> tuple[int, int] | None:
         """The node (first word, depth) for words[first][:depth] + byte, or None."""
-        prefix = self.words[first][:depth] + bytes((byte,))
+        word = self.words[first]
+        if len(word) > depth:  # the node's first word has the smallest next byte: no search when it
+            if word[depth] == byte:  # goes on (walking along a name) or the byte is below it (a digit)
+                return self._representative(first, depth + 1)
+            if word[depth] > byte:
+                return None
+        prefix = word[:depth] + bytes((byte,))
         found = bisect.bisect_left(self.words, prefix, first)
         if found < len(self.words) and self.words[found].startswith(prefix):
             return self._representative(found, depth + 1)
@@ -224,7 +230,11 @@ class _LiteralLeaf:
         subtree (near the root of a 5,000-name lexicon, over a thousand words); only nodes that share
         all three are compared suffix by suffix."""
         words = self.words
-        end = bisect.bisect_right(words, words[first][:depth] + b"\xff" * self._longest, first)
+        prefix = words[first][:depth]
+        if first + 1 == len(words) or not words[first + 1].startswith(prefix):
+            end = first + 1  # one word below: most nodes, deep inside a name
+        else:
+            end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
         group = self._groups.setdefault((end - first, words[first][depth:], words[end - 1][depth:]), [])
         for other, other_depth in group:
             if all(words[first + i][depth:] == words[other + i][other_depth:] for i in range(1, end - first - 1)):
