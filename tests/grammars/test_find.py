@@ -281,7 +281,7 @@ SHORT_NAMES = [
 
 
 @pytest.mark.parametrize(("text", "written"), SHORT_NAMES, ids=[text for text, _ in SHORT_NAMES])
-def test_short_names_of_a_decree_count_only_where_the_text_named_one(text: str, written: list[str]) -> None:
+def test_short_names_of_a_decree_count_only_after_the_text_cites_one(text: str, written: list[str]) -> None:
     found = find_citations(text)
     assert [text[f.span[0]:f.span[1]] for f in found] == written
     short = [f.citation.back_reference for f in found if f.form is F.DECREE_SHORT_NAME]
