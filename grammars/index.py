@@ -394,7 +394,7 @@ class TokenIndex:
         else:
             if not divergence.isdisjoint(DIGITS):  # the number shortcut takes every digit subtree
                 divergence = divergence | frozenset(DIGITS)
-            walked = sorted(trie.root_child[b] for b in divergence if trie.root_child[b] >= 0)
+            walked = {trie.root_child[b] for b in divergence if trie.root_child[b] >= 0}
             edges = [(e, state, base) for e in range(edge_start[0], edge_start[1]) if edge_child[e] in walked]
             spans = [(token_start[c], token_end[c]) for c in walked]
             ranges = [r for r in self._base_rejected(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
