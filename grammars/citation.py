@@ -21,6 +21,8 @@ BackReference = Literal[
     "같은 법", "동법", "이 법", "법", "같은 조", "동조", "같은 항", "동항",
     # the 시행령/시행규칙 of the act cited before, and the short names of a 시행령/시행규칙 in context
     "같은 법 시행령", "같은 법 시행규칙", "동법 시행령", "동법 시행규칙", "영", "규칙",
+    # the 시행령/시행규칙 (for 같은 규칙, the rule) cited before
+    "같은 영", "같은 시행령", "동령", "동 시행령", "같은 시행규칙", "같은 규칙",
 ]
 
 

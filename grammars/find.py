@@ -56,6 +56,7 @@ class CitationForm(str, Enum):
     CASE_NUMBER_SHORTHAND = "later case number without its year and 사건부호"
     DECREE_BACK_REFERENCE = "같은 법 시행령/시행규칙"
     DECREE_SHORT_NAME = "영/규칙 for a 시행령/시행규칙"
+    SAME_DECREE = "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 cited before"
     DECLARES_SHORT_NAME = "declares a short name (이하 '…'이라 한다)"
     FULL_WIDTH = "full-width digits or punctuation"
     OCR_CONFUSION = "OCR confusion"
@@ -178,6 +179,11 @@ def _lenient_names(names: Iterable[str]) -> str:
 SHORT_NAMES = ("법", "영", "규칙")  # what `(이하 '영'이라 한다)` may declare; `법 제3조` and `영 제5조` use them
 # The kind of act each short name of a subordinate act stands for, named in the text before it.
 DECREE_KIND_OF_SHORT_NAME = {"영": "시행령", "규칙": "시행규칙"}
+# `같은 영 제5조`, `동령 제5조`, `같은 시행규칙 제3조`: the very 시행령/시행규칙 (or, for `같은 규칙`, any rule)
+# cited before, even with another act cited since; unlike `같은 법`, which names a 법률. Keyed by spelling.
+SAME_DECREE_KIND = {"같은 영": "시행령", "같은 시행령": "시행령", "동령": "시행령", "동 시행령": "시행령",
+                    "같은 시행규칙": "시행규칙", "같은 규칙": "규칙"}
+_SAME_DECREE_BY_FOLD = {fold_name(spelling): spelling for spelling in SAME_DECREE_KIND}
 _QUOTE = "['\"‘’“”]"
 # `(이하 '영'이라 한다)`, `(이하 "법")`, `(이하 규칙이라고 한다)`, `(이하 '영'이라 함)`.
 _DECLARATION = (
@@ -196,6 +202,8 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         rf"|{NOT_AFTER_WORD}(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
+        # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리` stay prose.
+        rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
         rf"|(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
         # `영 제5조`, `규칙 제3조`: standing alone, so not the end of `시행령` or `민사소송규칙`, nor of a
@@ -300,11 +308,11 @@ class CitationFinder:
     def _lenient(self, text: str) -> Iterator[FoundCitation]:
         for match in self.case_pattern.finditer(text):
             yield from self._case_list(text, match)
-        cited_kinds: set[str] = set()  # 시행령, 시행규칙: which kinds a citation before has named
+        cited_kinds: set[str] = set()  # 시행령, 시행규칙, 규칙: which kinds a citation before has named
         for match in self.statute_pattern.finditer(text):
-            short_name = match.group("short_name")
-            if short_name and DECREE_KIND_OF_SHORT_NAME[short_name] not in cited_kinds:
-                continue  # `영`/`규칙` stand for a 시행령/시행규칙 only after one is cited or declared
+            needed = _kind_needed(match)
+            if needed is not None and needed not in cited_kinds:
+                continue  # `영`, `규칙`, `같은 규칙` stand for a 시행령, 시행규칙, rule only after one is cited
             first = self._statute(match)
             cited_kinds.update(_decree_kinds(first))
             yield first
@@ -366,10 +374,13 @@ class CitationFinder:
         written_act = _pop_first(fields, "quoted", "act")
         decree_of, decree_kind = fields.pop("decree_of"), fields.pop("decree_kind")
         short_name, declared = fields.pop("short_name"), fields.pop("declared")
+        same_decree = fields.pop("same_decree")
         for written_only in ("provision", "declaration"):
             del fields[written_only]
         if decree_of:  # spelled as the back-reference is (`같은법 시행령` too)
             fields["back_reference"] = f"{'동법' if decree_of == '동법' else '같은 법'} {decree_kind}"
+        if same_decree:
+            fields["back_reference"] = _SAME_DECREE_BY_FOLD[fold_name(same_decree)]
         fields["back_reference"] = fields["back_reference"] or short_name
         act, abbreviated = None, False
         if written_act is not None:
@@ -380,14 +391,24 @@ class CitationFinder:
         return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared)
 
 
+def _kind_needed(match: re.Match[str]) -> str | None:
+    """The kind of act that must be cited before a match for it to be a citation: a 시행령/시행규칙 before
+    `영`/`규칙`, any rule before `같은 규칙` (prose calls internal rules 규칙: `사내 규칙 제3조 … 같은 규칙 제5조`)."""
+    if short_name := match.group("short_name"):
+        return DECREE_KIND_OF_SHORT_NAME[short_name]
+    same_decree = match.group("same_decree")
+    if same_decree and SAME_DECREE_KIND[_SAME_DECREE_BY_FOLD[fold_name(same_decree)]] == "규칙":
+        return "규칙"
+    return None
+
+
 def _decree_kinds(found: FoundCitation) -> set[str]:
-    """The kinds of subordinate act (시행령, 시행규칙) a statute citation names or declares a short name for."""
+    """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for."""
     assert isinstance(found.citation, StatuteCitation)  # narrowed: the statute pattern found it
-    named = found.citation.act or found.citation.back_reference or ""
-    kinds = {kind for kind in DECREE_KIND_OF_SHORT_NAME.values() if named.endswith(kind)}
+    named = [found.citation.act or found.citation.back_reference or ""]
     if found.declares in DECREE_KIND_OF_SHORT_NAME:
-        kinds.add(DECREE_KIND_OF_SHORT_NAME[found.declares])
-    return kinds
+        named.append(DECREE_KIND_OF_SHORT_NAME[found.declares])
+    return {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
 
 
 def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
@@ -414,6 +435,8 @@ def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: 
         return CitationForm.DECREE_BACK_REFERENCE
     if match.group("short_name"):
         return CitationForm.DECREE_SHORT_NAME
+    if match.group("same_decree"):
+        return CitationForm.SAME_DECREE
     if citation.back_reference:
         return CitationForm.BACK_REFERENCE
     if match.group("quoted"):

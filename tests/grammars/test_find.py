@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, find_citations
-from grammars.find import read_scanned
+from grammars.find import SAME_DECREE_KIND, read_scanned
 
 F = CitationForm
 
@@ -67,6 +67,11 @@ MESSY = [
     ("동법 시행규칙 제5조 제1항", F.DECREE_BACK_REFERENCE,
      StatuteCitation(None, 5, paragraph=1, back_reference="동법 시행규칙")),
     ("같은법시행령 제3조의2", F.DECREE_BACK_REFERENCE, StatuteCitation(None, 3, 2, back_reference="같은 법 시행령")),
+    ("같은 영 제5조", F.SAME_DECREE, StatuteCitation(None, 5, back_reference="같은 영")),
+    ("같은 시행령 제5조 제2항", F.SAME_DECREE, StatuteCitation(None, 5, paragraph=2, back_reference="같은 시행령")),
+    ("동령 제5조의2", F.SAME_DECREE, StatuteCitation(None, 5, 2, back_reference="동령")),
+    ("동 시행령 제5조", F.SAME_DECREE, StatuteCitation(None, 5, back_reference="동 시행령")),
+    ("같은시행규칙 제7조", F.SAME_DECREE, StatuteCitation(None, 7, back_reference="같은 시행규칙")),
     ("근로기준법 시행령(이하 '영'이라 한다) 제30조", F.DECLARES_SHORT_NAME, StatuteCitation("근로기준법 시행령", 30)),
     ("「도로교통법 시행규칙」(이하 “규칙”이라고 한다) 제91조 제1항", F.DECLARES_SHORT_NAME,
      StatuteCitation("도로교통법 시행규칙", 91, paragraph=1)),
@@ -117,6 +122,14 @@ PROSE = [
     "지하철 제1O호선",  # no statute named before the number
     "법윈 앞에서",
     "같은 법 시행령으로 정한다.",  # no article
+    # `같은 영`, `같은 규칙`, `동령` count only as whole words right before 제N조
+    "같은 영역 제3조에서 본다.",
+    "같은 영 역시 제3조를 둔다.",
+    "같은 규칙적인 제3조의 배열",
+    "동령리 제3조 마을",
+    "행동령 제3조",
+    "같은 시행령으로 정한다.",
+    "사내 규칙 제3조 및 같은 규칙 제5조",  # no rule cited before: an internal rule's
     "단기 4293년 5월 12일",  # a date alone is no citation
     "대법원 4293. 5. 12. 선고 4292민상123 판결",  # 단기 years and pre-1962 사건부호 are outside the grammar
 ]
@@ -278,6 +291,30 @@ SHORT_NAMES = [
     ("도로교통법 시행규칙 제91조, 건축물의 설비기준 등에 관한 규칙 제3조", ["도로교통법 시행규칙 제91조"]),  # a rule's name
     ("도로교통법 시행규칙 제91조, 민사소송규칙 제3조", ["도로교통법 시행규칙 제91조", "민사소송규칙 제3조"]),
 ]
+
+# (text, every citation found, as written): `같은 영`, `동령`, `같은 시행령/시행규칙` are found wherever they stand
+# (the resolver sends them to review when nothing fits before them); `같은 규칙` only after a rule is cited.
+SAME_DECREE = [
+    ("근로기준법 시행령 제3조, 근로기준법 제23조, 같은 영 제5조 및 동령 제6조",
+     ["근로기준법 시행령 제3조", "근로기준법 제23조", "같은 영 제5조", "동령 제6조"]),
+    ("같은 영 제5조, 같은 시행령 제6조, 동 시행령 제7조", ["같은 영 제5조", "같은 시행령 제6조", "동 시행령 제7조"]),
+    ("같은 시행규칙 제5조", ["같은 시행규칙 제5조"]),
+    ("같은 규칙 제5조", []),
+    ("민사소송규칙 제3조, 같은 규칙 제5조", ["민사소송규칙 제3조", "같은 규칙 제5조"]),
+    ("도로교통법 시행규칙 제91조, 같은 규칙 제5조", ["도로교통법 시행규칙 제91조", "같은 규칙 제5조"]),
+    ("근로기준법 시행령 제3조 및 같은 영역 제5조", ["근로기준법 시행령 제3조"]),  # no `영 제5조` inside
+    ("도로교통법 시행규칙 제91조, 같은 규칙적인 제5조", ["도로교통법 시행규칙 제91조"]),
+    ("근로기준법 시행령 제3조, 같은 영 제5조, 제6조", ["근로기준법 시행령 제3조", "같은 영 제5조", "제6조"]),
+]
+
+
+@pytest.mark.parametrize(("text", "written"), SAME_DECREE, ids=[text for text, _ in SAME_DECREE])
+def test_the_same_decree_or_rule_is_found_as_a_whole_word_before_an_article(text: str, written: list[str]) -> None:
+    found = find_citations(text)
+    assert [text[f.span[0]:f.span[1]] for f in found] == written
+    for f in found:
+        if f.form is F.SAME_DECREE:
+            assert f.citation.act is None and f.citation.back_reference in SAME_DECREE_KIND
 
 
 @pytest.mark.parametrize(("text", "written"), SHORT_NAMES, ids=[text for text, _ in SHORT_NAMES])
