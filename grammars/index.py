@@ -394,9 +394,8 @@ class TokenIndex:
         else:
             if not divergence.isdisjoint(DIGITS):  # the number shortcut takes every digit subtree
                 divergence = divergence | frozenset(DIGITS)
-            walked = {trie.root_child[b] for b in divergence if trie.root_child[b] >= 0}
-            edges = [(e, state, base) for e in range(edge_start[0], edge_start[1]) if edge_child[e] in walked]
-            spans = [(token_start[c], token_end[c]) for c in walked]
+            edges = [(trie.root_edge[b], state, base) for b in sorted(divergence) if trie.root_edge[b] >= 0]
+            spans = [(token_start[edge_child[e]], token_end[edge_child[e]]) for e, _, _ in edges]
             ranges = [r for r in self._base_rejected(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
         numbers: list[tuple[int, int, int | None]] = []
         if (divergence is None or divergence.issuperset(DIGITS)) and self._number_rejections(state, base, ranges, numbers):

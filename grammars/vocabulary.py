@@ -197,8 +197,10 @@ class TokenTrie:
             setattr(self, name, array.array("i", arrays[name].astype(np.int32).tobytes()))
         self.node_count = len(arrays["token_end"])
         self.root_child = [-1] * 256
+        self.root_edge = [-1] * 256
         for e in range(self.edge_start[0], self.edge_start[1]):
             self.root_child[self.edge_byte[e]] = self.edge_child[e]
+            self.root_edge[self.edge_byte[e]] = e
         self.first_byte = arrays["first_byte"]
 
     @cached_property
