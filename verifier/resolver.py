@@ -6,10 +6,15 @@ A `DocumentResolver` completes them:
 
 - a court abbreviation becomes the court's name;
 - a case the database knows gets its missing court, date, 선고/자, disposition and 전원합의체;
-- `같은 법`/`동법` take the act of the previous statute citation, `같은 조`/`동조` also its
-  article, `같은 항`/`동항` also its paragraph; `같은 법 시행령`/`동법 시행규칙` are the 시행령/시행규칙
-  of that act (of its parent 법률, when it is one itself); `이 법` is the document's own act, and `법`
-  the parent 법률 of a document that is a 시행령/시행규칙;
+- `같은 조`/`동조` take the act and article of the previous statute citation, `같은 항`/`동항` also
+  its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its parent 법률 when that is a
+  시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and `같은 법 시행령`/`동법
+  시행규칙` the 시행령/시행규칙 of that 법률; no 법률 to name (after `민사소송규칙`) is no answer, never the
+  decree itself. `이 법` is the document's own act, and `법` the parent 법률 of a document that is a
+  시행령/시행규칙;
+- `같은 영`/`같은 시행령`/`동령`/`동 시행령` are the 시행령 cited last and `같은 시행규칙` the 시행규칙 cited
+  last, whatever was cited since; `같은 규칙` the rule cited last, a guess (prose calls internal rules
+  `규칙`: `취업규칙 제3조, 같은 규칙 제5조`);
 - a short name the document declared (`소득세법 시행령(이하 '영'이라 한다) 제154조`) stands for its
   act from then on: `법`, `영`, `규칙`;
 - an undeclared `영`/`규칙` is the 시행령/시행규칙 of the act cited last. Certain only for `영`, and only
@@ -33,12 +38,13 @@ from typing import Any
 from sqlalchemy import Row
 
 from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
-from grammars.find import DECREE_KIND_OF_SHORT_NAME, default_finder
+from grammars.find import DECREE_KIND_OF_SHORT_NAME, SAME_DECREE_KIND, default_finder
 from verifier.database import Database
 from verifier.lookups import LookupCache
 from verifier.names import normalise_court
 
 _SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
+_KINDS_CITED_AGAIN = frozenset(SAME_DECREE_KIND.values())  # 시행령, 시행규칙, 규칙: of `같은 영` and the like
 
 
 def parent_act(act: str) -> str:
@@ -100,6 +106,8 @@ class DocumentResolver:
         self._last: StatuteCitation | None = None
         self._last_doubts: tuple[str, ...] = ()
         self._cited: dict[str, None] = {}  # acts cited with certainty, in order (an ordered set)
+        # 시행령, 시행규칙, 규칙 -> the act of that kind cited last, and why that citation was uncertain
+        self._last_of_kind: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._declared: dict[str, str] = {}  # short name -> act, from `(이하 '영'이라 한다)`
 
     def resolve_text(self, text: str) -> list[ResolvedSpan]:
@@ -129,6 +137,9 @@ class DocumentResolver:
                 self._last, self._last_doubts = resolved, resolution.doubts
                 if resolution.certain:
                     self._cited.setdefault(resolved.act)
+                for kind in _KINDS_CITED_AGAIN:
+                    if resolved.act.endswith(kind):
+                        self._last_of_kind[kind] = (resolved.act, resolution.doubts)
                 if declares is not None:
                     self._declare(declares, resolved.act)
             return resolution
@@ -176,6 +187,8 @@ class DocumentResolver:
                                   "the parent act of this 시행령/시행규칙", changes, doubts)
         if reference in DECREE_KIND_OF_SHORT_NAME:
             return self._follow_short_name(citation, reference, changes, doubts)
+        if reference in SAME_DECREE_KIND:
+            return self._follow_same_decree(citation, reference, changes, doubts)
         previous = self._last
         if previous is None:
             doubts.append(f"{reference} refers to an earlier statute citation, and there is none before it")
@@ -183,14 +196,24 @@ class DocumentResolver:
         assert previous.act is not None  # _last is complete
         if self._last_doubts:
             doubts.append(f"{reference} refers to {previous.canonical()}, itself uncertain")
-        if reference.endswith(_SUBORDINATE_SUFFIXES):  # 같은 법 시행령, 동법 시행규칙
-            kind = reference.rsplit(" ", 1)[1]
-            parent = parent_act(previous.act)
-            if not _is_statute_name(parent):
-                doubts.append(f"{reference} needs a 법률 cited before it, got {previous.act}")
+        if reference.startswith(("같은 법", "동법")):
+            # A 법률, never a 시행령/시행규칙: `소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법 제41조.
+            statute = parent_act(previous.act)
+            if not _is_statute_name(statute):
+                doubts.append(f"{reference} names a 법률, and {previous.act}, cited before it, is neither one "
+                              f"nor the 시행령/시행규칙 of one")
                 return citation
-            why = f"{reference}: the {kind} of {parent}, cited before"
-            return self._refer_to(citation, f"{parent} {kind}", why, changes, doubts)
+            if reference.endswith(_SUBORDINATE_SUFFIXES):  # 같은 법 시행령, 동법 시행규칙
+                kind = reference.rsplit(" ", 1)[1]
+                why = f"{reference}: the {kind} of {statute}, cited before"
+                return self._refer_to(citation, f"{statute} {kind}", why, changes, doubts)
+            if statute != previous.act:
+                if citation.article is None:  # 동법 제3항: the article before is the decree's, not the act's
+                    doubts.append(f"{reference} without an article names {statute}, and the article cited "
+                                  f"before belongs to {previous.act}")
+                    return citation
+                why = f"{reference}: {statute}, the 법률 of {previous.act} cited before ({reference} names a 법률)"
+                return self._refer_to(citation, statute, why, changes, doubts)
         resolved = self._refer_to(citation, previous.act, f"{reference}: the act cited before", changes, doubts)
         if citation.article is None:  # 같은 조 / 동조 / 같은 항 / 동항 (or 동법 without an article)
             resolved = replace(resolved, article=previous.article, article_branch=previous.article_branch)
@@ -237,6 +260,21 @@ class DocumentResolver:
             doubts.append(f"{name} follows {previous.canonical()}, itself uncertain")
         why = f"{name}: the {kind} of {parent}, cited before"
         return self._refer_to(citation, meant, why, changes, doubts)
+
+    def _follow_same_decree(self, citation: StatuteCitation, reference: str, changes: list[Change],
+                            doubts: list[str]) -> StatuteCitation:
+        """`같은 영`, `동령`, `같은 시행규칙`, `같은 규칙`: the 시행령/시행규칙/rule cited last."""
+        kind = SAME_DECREE_KIND[reference]
+        if kind not in self._last_of_kind:
+            doubts.append(f"{reference} refers to a {kind} cited before it, and there is none")
+            return citation
+        act, cited_doubts = self._last_of_kind[kind]
+        if cited_doubts:
+            doubts.append(f"{reference} refers to {act}, whose citation is itself uncertain")
+        if kind == "규칙":
+            doubts.append(f"{reference} may mean a rule cited under a name the resolver does not know "
+                          f"(취업규칙, 사내 규칙), not {act}")
+        return self._refer_to(citation, act, f"{reference}: {act}, the {kind} cited last", changes, doubts)
 
     @staticmethod
     def _refer_to(citation: StatuteCitation, act: str | None, what: str, changes: list[Change],

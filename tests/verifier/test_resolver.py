@@ -158,6 +158,38 @@ DECREE_DOCUMENTS = [
     ("법 declared", "소득세법(이하 '법'이라 한다) 제94조, 법 제95조", ["소득세법 제94조", "소득세법 제95조"], []),
     ("a declaration that does not fit its act binds nothing", "소득세법 시행령(이하 '법') 제3조, 법 제5조",
      ["소득세법 시행령 제3조", None], [1]),
+    # 같은 법 names a 법률 (reference §2.3): after a 시행령/시행규칙, the 법률 it carries out, never the decree.
+    ("같은 법 after a 시행령 is its 법률", "소득세법 시행령 제98조, 같은 법 제41조",
+     ["소득세법 시행령 제98조", "소득세법 제41조"], []),
+    ("동법 after a 시행규칙 is its 법률", "도로교통법 시행규칙 제91조, 동법 제93조 제1항",
+     ["도로교통법 시행규칙 제91조", "도로교통법 제93조 제1항"], []),
+    ("같은 법 after a 시행령 then 같은 법 시행규칙", "근로기준법 시행령 제30조, 같은 법 제23조 및 같은 법 시행규칙 제5조",
+     ["근로기준법 시행령 제30조", "근로기준법 제23조", "근로기준법 시행규칙 제5조"], []),
+    ("a list after 같은 법 stays with the 법률", "소득세법 시행령 제98조, 같은 법 제41조, 제42조",
+     ["소득세법 시행령 제98조", "소득세법 제41조", "소득세법 제42조"], []),
+    ("같은 조 after a 시행령 stays in the 시행령", "근로기준법 시행령 제30조, 같은 조 제2항",
+     ["근로기준법 시행령 제30조", "근로기준법 시행령 제30조 제2항"], []),
+    ("같은 법 after a rule that is no 법률", "민사소송규칙 제3조, 같은 법 제2조", ["민사소송규칙 제3조", None], [1]),
+    ("동법 제3항 after a 시행령 has no article of the 법률", "근로기준법 시행령 제30조 제1항, 동법 제3항",
+     ["근로기준법 시행령 제30조 제1항", None], [1]),
+    # 같은 영, 동령, 같은 시행규칙 … name the decree or rule itself: the one cited last.
+    ("같은 영, 동령, 동 시행령 after a 법률 are the 시행령 cited before it",
+     "근로기준법 시행령 제30조, 소득세법 제3조, 같은 영 제31조, 동령 제2조 및 동 시행령 제1조",
+     ["근로기준법 시행령 제30조", "소득세법 제3조", "근로기준법 시행령 제31조", "근로기준법 시행령 제2조",
+      "근로기준법 시행령 제1조"], []),
+    ("같은 시행령 after two 시행령 is the later", "근로기준법 시행령 제30조, 소득세법 시행령 제3조, 같은 시행령 제5조",
+     ["근로기준법 시행령 제30조", "소득세법 시행령 제3조", "소득세법 시행령 제5조"], []),
+    ("같은 법 after 같은 영 is the 법률 of that 시행령", "소득세법 시행령 제98조, 근로기준법 제23조, 같은 영 제99조, 같은 법 제41조",
+     ["소득세법 시행령 제98조", "근로기준법 제23조", "소득세법 시행령 제99조", "소득세법 제41조"], []),
+    ("같은 영 with no 시행령 before it", "근로기준법 제23조, 같은 영 제5조", ["근로기준법 제23조", None], [1]),
+    ("같은 시행규칙 after a 법률 is the 시행규칙 cited before it",
+     "도로교통법 시행규칙 제91조, 도로교통법 제93조, 같은 시행규칙 제92조",
+     ["도로교통법 시행규칙 제91조", "도로교통법 제93조", "도로교통법 시행규칙 제92조"], []),
+    ("같은 시행규칙 after a 시행령 only", "근로기준법 시행령 제30조, 같은 시행규칙 제3조", ["근로기준법 시행령 제30조", None], [1]),
+    ("같은 규칙 is a guess", "도로교통법 시행규칙 제91조, 같은 규칙 제3조",
+     ["도로교통법 시행규칙 제91조", "도로교통법 시행규칙 제3조"], [1]),
+    ("같은 규칙 after a 대법원규칙 is that rule, a guess", "민사소송규칙 제3조, 같은 규칙 제5조",
+     ["민사소송규칙 제3조", "민사소송규칙 제5조"], [1]),
 ]
 
 
@@ -180,3 +212,38 @@ def test_영_inside_a_시행규칙_is_its_시행령(with_decrees: Database) -> N
     resolution = resolver.resolve(StatuteCitation(None, 5, back_reference="영"))
     assert (resolution.canonical, resolution.certain) == ("근로기준법 시행령 제5조", True)
     assert [c.why for c in resolution.context] == ["the 시행령 of this 시행규칙"]
+
+
+SAID_FROM_CONTEXT = [
+    ("소득세법 시행령 제98조, 같은 법 제41조", "소득세법 제41조",
+     "같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before (같은 법 names a 법률)"),
+    ("근로기준법 시행령 제30조, 소득세법 제3조, 동령 제31조", "근로기준법 시행령 제31조",
+     "동령: 근로기준법 시행령, the 시행령 cited last"),
+]
+
+
+@pytest.mark.parametrize(("text", "canonical", "why"), SAID_FROM_CONTEXT, ids=[t for t, _, _ in SAID_FROM_CONTEXT])
+def test_a_back_reference_across_a_decree_says_what_it_took_from_the_text(
+        with_decrees: Database, text: str, canonical: str, why: str) -> None:
+    last = DocumentResolver(with_decrees).resolve_text(text)[-1].resolution
+    assert (last.canonical, last.certain) == (canonical, True)
+    assert [(c.field, c.after, c.why) for c in last.context] == [("act", canonical.rsplit(" ", 1)[0], why)]
+
+
+# (text, what the last citation resolves to, why it is doubted): never the decree in place of the 법률.
+DOUBTED_WITH_A_REASON = [
+    ("민사소송규칙 제3조, 같은 법 제2조", None, "같은 법 names a 법률, and 민사소송규칙"),
+    ("근로기준법 시행령 제30조 제1항, 동법 제3항", None, "the article cited before belongs to 근로기준법 시행령"),
+    ("근로기준법 제23조, 같은 영 제5조", None, "같은 영 refers to a 시행령 cited before it, and there is none"),
+    ("근로기준법 시행령 제30조, 같은 시행규칙 제3조", None, "같은 시행규칙 refers to a 시행규칙 cited before it"),
+    ("도로교통법 시행규칙 제91조, 같은 규칙 제3조", "도로교통법 시행규칙 제3조", "(취업규칙, 사내 규칙)"),
+]
+
+
+@pytest.mark.parametrize(("text", "canonical", "reason"), DOUBTED_WITH_A_REASON,
+                         ids=[t for t, _, _ in DOUBTED_WITH_A_REASON])
+def test_a_reference_the_text_does_not_settle_is_doubted_with_a_reason(
+        with_decrees: Database, text: str, canonical: str | None, reason: str) -> None:
+    last = DocumentResolver(with_decrees).resolve_text(text)[-1].resolution
+    assert (last.canonical, last.certain) == (canonical, False)
+    assert any(reason in doubt for doubt in last.doubts), last.doubts
