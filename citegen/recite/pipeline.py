@@ -13,8 +13,9 @@ Decisions, one per citation found (`Action`):
                verifies, an uncertain resolution, an unverifiable form) but the text is left as written;
 - `review`     nothing to propose: the reviewer must look.
 Only `rewritten` changes a document; an uncertain meaning is never silently changed. What a
-resolution took from the rest of the document (the act before `같은 법 시행령`, a declared `영`, the
-year and 사건부호 before `1827` in `2006허1803, 1827`) is listed in the outcome's `context`.
+resolution took from the rest of the document (the act before `같은 법 시행령`, the 법률 of the 시행령
+before `같은 법`, the 시행령 before `같은 영`, a declared `영`, the year and 사건부호 before `1827` in
+`2006허1803, 1827`) is listed in the outcome's `context`.
 """
 
 from __future__ import annotations

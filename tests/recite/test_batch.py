@@ -204,3 +204,58 @@ def test_citations_resolved_from_context_are_rewritten_and_labelled_so(tmp_path:
     assert records["근로기준법 제23조"]["context"] == []
     page = (out / "report.html").read_text("utf-8")
     assert "<b>rewritten from context</b> <code>영 제31조</code>" in page
+
+
+DECREE_RECORDS = [
+    {"type": "act", "law_id": "001565", "name": "소득세법", "kind": "법률", "articles": [{"article": "41"}]},
+    {"type": "act", "law_id": "001566", "name": "소득세법 시행령", "kind": "대통령령",
+     "articles": [{"article": "98"}, {"article": "99"}]},
+    {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}]},
+    {"type": "coverage", "kind": "statute"},
+]
+
+
+def test_같은_법_after_a_decree_is_rewritten_as_its_법률_and_the_report_says_it_came_from_context(
+        tmp_path: Path, database_url_of) -> None:
+    factory = functools.partial(build_pipeline, database_url_of(DECREE_RECORDS), None)
+    draft = tmp_path / "in" / "a.txt"
+    draft.parent.mkdir()
+    draft.write_text("소득세법 시행령 제98조, 같은 법 제41조, 민법 제750조, 같은 영 제99조.\n"
+                     "민법 제750조 및 같은 시행령 제98조.", encoding="utf-8")
+    out = tmp_path / "out"
+    run_batch(collect_inputs([draft], out), BatchOptions(out), factory)
+
+    assert (out / "documents" / "a.txt").read_text("utf-8") == (
+        "소득세법 시행령 제98조, 소득세법 제41조, 민법 제750조, 소득세법 시행령 제99조.\n"
+        "민법 제750조 및 소득세법 시행령 제98조.")
+    records = {r["original"]: r for r in _records(out)}
+    act = records["같은 법 제41조"]
+    assert (act["action"], act["canonical"]) == ("rewritten", "소득세법 제41조")
+    assert act["context"] == ["act: 같은 법 → 소득세법 (같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before "
+                              "(같은 법 names a 법률))"]
+    decree = records["같은 영 제99조"]
+    assert (decree["action"], decree["form"]) == ("rewritten", "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 "
+                                                              "cited before")
+    assert decree["context"] == ["act: 같은 영 → 소득세법 시행령 (같은 영: 소득세법 시행령, the 시행령 cited last)"]
+    page = (out / "report.html").read_text("utf-8")
+    assert "<b>rewritten from context</b> <code>같은 법 제41조</code>" in page
+    assert "<b>rewritten from context</b> <code>같은 영 제99조</code>" in page
+
+
+def test_같은_법_after_a_rule_that_is_no_법률_goes_to_review_with_the_reason(tmp_path: Path, database_url_of) -> None:
+    records = [*DECREE_RECORDS, {"type": "act", "law_id": "000100", "name": "민사소송규칙", "kind": "대법원규칙",
+                                 "articles": [{"article": "3"}]}]
+    factory = functools.partial(build_pipeline, database_url_of(records), None)
+    draft = tmp_path / "in" / "a.txt"
+    draft.parent.mkdir()
+    draft.write_text("민사소송규칙 제3조, 같은 법 제2조 및 민법 제750조, 같은 영 제98조.", encoding="utf-8")
+    out = tmp_path / "out"
+    run_batch(collect_inputs([draft], out), BatchOptions(out), factory)
+
+    assert (out / "documents" / "a.txt").read_text("utf-8") == draft.read_text("utf-8")
+    by_original = {r["original"]: r for r in _records(out)}
+    act, decree = by_original["같은 법 제2조"], by_original["같은 영 제98조"]
+    assert (act["action"], act["canonical"]) == ("review", None)
+    assert "같은 법 names a 법률, and 민사소송규칙" in act["reason"]
+    assert (decree["action"], decree["canonical"]) == ("review", None)
+    assert "같은 영 refers to a 시행령 cited before it, and there is none" in decree["reason"]
