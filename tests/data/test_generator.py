@@ -72,3 +72,16 @@ def test_cp949_drafts_are_not_utf8_and_decode_as_cp949(sample_data: Loader) -> N
         with pytest.raises(UnicodeDecodeError):
             raw.decode("utf-8")
         assert "의견" in raw.decode("cp949")
+
+
+def test_draft_labels_read_같은_법_after_a_decree_as_its_법률_and_같은_영_as_the_decree(sample_data: Loader) -> None:
+    drafts = sample_data("drafts")
+    acts = {act.spec.name: act for act in sample_data("statutes").build_acts(0)}
+    builder = drafts.DraftBuilder("x.txt", acts)
+    builder.statute("canonical", "근로기준법 시행령", 30).statute("같은 법", article=23)
+    builder.statute("같은 영", article=31).statute("동조")
+    assert [(label.original, label.expected_canonical) for label in builder.labels] == [
+        ("근로기준법 시행령 제30조", "근로기준법 시행령 제30조"), ("같은 법 제23조", "근로기준법 제23조"),
+        ("같은 영 제31조", "근로기준법 시행령 제31조"), ("동조", "근로기준법 시행령 제31조")]
+    with pytest.raises(drafts.LabelError, match="같은 법"):  # a template may not name the decree for 같은 법
+        builder.statute("같은 법", "근로기준법 시행령", 30)

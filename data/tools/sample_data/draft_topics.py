@@ -232,8 +232,9 @@ def _articles(act: Act, rng: random.Random, count: int, digit: str = "") -> list
 
 
 def decrees(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
-    """시행령/시행규칙 cited through the act before them (같은 법 시행령) and by their short names (영,
-    규칙), declared or not; the short names that cannot be resolved with certainty are labelled so."""
+    """시행령/시행규칙 cited through the act before them (같은 법 시행령), by their short names (영, 규칙),
+    declared or not, and again by 같은 영/동령/같은 시행규칙; 같은 법/동법 after them (their 법률). The
+    references that cannot be resolved with certainty are labelled so."""
     labour = _articles(acts["근로기준법 시행령"], p.rng, 5)
     rules = _articles(acts["도로교통법 시행규칙"], p.rng, 4)
     lease = _articles(acts["주택임대차보호법 시행령"], p.rng, 2)
@@ -254,7 +255,19 @@ def decrees(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:
     b.unresolvable(f"영 제{lease[1]}조", "영 after two 시행령 cited: ambiguous")
     b.text("가 어느 시행령을 말하는지는 분명하지 않다. 이하 ").statute("declares 영", "근로기준법 시행령", labour[3])
     b.text("을 기준으로 하고, ").statute("영", "근로기준법 시행령", labour[4]).text("도 같다.\n5. 판례: ")
-    b.case_list(listed, later).text(" 참조.\n")
+    b.case_list(listed, later).text(" 참조.\n6. ")
+    # 같은 법 after a 시행령/시행규칙 names its 법률; 같은 영, 같은 시행규칙, 동령 the very one cited last.
+    statute_article = _articles(acts["근로기준법"], p.rng, 1)[0]
+    labour_more = _articles(acts["근로기준법 시행령"], p.rng, 3)
+    rules_more = _articles(acts["도로교통법 시행규칙"], p.rng, 3)
+    b.text("퇴직금 중간정산은 ").statute("canonical", "근로기준법 시행령", labour_more[0])
+    b.text("과 ").statute("같은 법", article=statute_article).text("에 따르고, ")
+    b.statute("같은 영", article=labour_more[1]).text("도 본다. 면허의 효력은 ")
+    b.statute("canonical", "도로교통법 시행규칙", rules_more[0]).text(", ").statute("동법", article=93)
+    b.text(" 및 ").statute("같은 시행규칙", article=rules_more[1]).text("이 정하고, ")
+    b.statute("동령", article=labour_more[2]).text("은 이와 무관하다. ")
+    b.unresolvable(f"같은 규칙 제{rules_more[2]}조", "같은 규칙: another rule may be meant; suggested, never applied")
+    b.text("의 해석은 유보한다.\n")
 
 
 def scanned(b: DraftBuilder, p: Pools, acts: dict[str, Act]) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grammars import StatuteCitation
+from grammars.find import SAME_DECREE_KIND
 
 from sample_data.acts import ACTS_BY_NAME, INFORMAL_ALIASES
 from sample_data.cases import CaseRecord
@@ -27,6 +28,10 @@ _PARTICLES = {"이": ("이", "가"), "가": ("이", "가"), "은": ("은", "는"
 _DIGITS_WITH_FINAL = set("013678")  # 영 일 삼 육 칠 팔 end in a consonant
 # The 시행령/시행규칙 of the act cited before (`같은 법 시행령`), and the short names of a 시행령/시행규칙.
 _DECREE_REFERENCES = ("같은 법 시행령", "같은 법 시행규칙", "동법 시행령", "동법 시행규칙")
+# Back-references whose act the draft gives (reference §2.3): 같은 법/동법 a 법률, 동조/같은 조 the act cited
+# before, 같은 법 시행령 that 법률's 시행령, 같은 영/동령/같은 시행규칙 the very 시행령/시행규칙 cited last.
+_SAME_ACT = ("같은 법", "동법")
+_BACK_REFERENCES = (*_SAME_ACT, "동조", "같은 조", *_DECREE_REFERENCES, *SAME_DECREE_KIND)
 _SHORT_NAMES = ("영", "규칙")
 # OCR misreadings of an article number: (digit, the letter read for it).
 _LOOKALIKES = {"O for 0": ("0", "O"), "l for 1": ("1", "l")}
@@ -72,6 +77,7 @@ class DraftBuilder:
     parts: list[str] = field(default_factory=list)
     labels: list[Label] = field(default_factory=list)
     last: StatuteCitation | None = None  # the last statute named, for 같은 법 / 동조
+    cited: list[str] = field(default_factory=list)  # the acts of the statutes named, in order, for 같은 영
 
     @property
     def length(self) -> int:
@@ -106,26 +112,40 @@ class DraftBuilder:
     def statute(self, form: str, act: str | None = None, article: int | None = None, branch: int = 0,
                 paragraph: int | None = None, item: int | None = None, item_branch: int | None = None,
                 subitem: str | None = None) -> DraftBuilder:
-        """Cite a provision; `act`/`article` left out take the last statute's (back-references)."""
+        """Cite a provision; a back-reference's act is the one it names by convention (`act`, when
+        given, must be that one), and an `article` left out is the last statute's (동조, 같은 항)."""
         previous = self.last
+        if form in _BACK_REFERENCES:
+            named = self._named_by(form)
+            if named is None or act not in (None, named):
+                raise LabelError(f"expected {form!r} in {self.file} to name {act or 'an act'}, "
+                                 f"got {named!r} by what is cited before it")
+            act = named
         if act is None:
-            if previous is None:
-                raise LabelError(f"expected a statute named before {form!r} in {self.file}, got none")
-            act = previous.act
+            raise LabelError(f"expected an act for {form!r} in {self.file}, got none")
         if article is None:
             if previous is None:
                 raise LabelError(f"expected an article named before {form!r} in {self.file}, got none")
             article, branch = previous.article, previous.article_branch or 0
         citation = StatuteCitation(act, article, branch or None, paragraph, item, item_branch, subitem)
         self._check(citation)
-        if form in _DECREE_REFERENCES:
-            parent = (previous.act or "").removesuffix(" 시행령").removesuffix(" 시행규칙") if previous else None
-            if act != f"{parent} {form.rsplit(' ', 1)[1]}":
-                raise LabelError(f"expected {form!r} to follow its parent act in {self.file}, "
-                                 f"got {act!r} after {parent!r}")
         written = self._written(form, citation)
         self.last = citation
+        self.cited.append(act)
         return self._cite(written, citation.canonical(), form)
+
+    def _named_by(self, form: str) -> str | None:
+        """The act a back-reference names here; `같은 법` after a 시행령 names its 법률, never the 시행령."""
+        if form in SAME_DECREE_KIND:
+            return next((act for act in reversed(self.cited) if act.endswith(SAME_DECREE_KIND[form])), None)
+        if self.last is None or self.last.act is None:
+            return None
+        statute = self.last.act.removesuffix(" 시행령").removesuffix(" 시행규칙")
+        if form in _SAME_ACT:
+            return statute if statute.endswith(("법", "법률")) else None
+        if form in _DECREE_REFERENCES:
+            return f"{statute} {form.rsplit(' ', 1)[1]}"
+        return self.last.act  # 동조, 같은 조
 
     @staticmethod
     def _written(form: str, citation: StatuteCitation) -> str:
@@ -136,7 +156,7 @@ class DraftBuilder:
                     "official 약칭": ACTS_BY_NAME[act].abbreviation, "informal abbreviation": _ALIAS_OF.get(act),
                     "같은 법": "같은 법", "동법": "동법", "declares 영": f"{act}(이하 '영'이라 한다)",
                     "declares 규칙 in 「」": f"「{act}」(이하 “규칙”이라 한다)",
-                    **{name: name for name in (*_DECREE_REFERENCES, *_SHORT_NAMES)}}
+                    **{name: name for name in (*_DECREE_REFERENCES, *_SHORT_NAMES, *SAME_DECREE_KIND)}}
         if form in ("동조", "같은 조"):
             return " ".join([form, *rest])
         if form == "full-width digits":
