@@ -187,7 +187,7 @@ class _LiteralLeaf:
     node is represented by the first node met with the same set of suffixes, so `1`…`9` before
     `0`…`9` in the numbers 1–99 are one state, as in a minimal acyclic automaton."""
 
-    __slots__ = ("words", "nullable", "_longest", "_classes", "_groups")
+    __slots__ = ("words", "nullable", "_longest", "_classes", "_groups", "_more")
 
     def __init__(self, literals: Literals) -> None:
         if not literals.words:
@@ -200,8 +200,10 @@ class _LiteralLeaf:
         self.words = sorted(w.encode() for w in literals.words)
         self.nullable = self.words[0] == b""
         self._longest = max(map(len, self.words))
-        self._classes: dict[tuple[int, int], tuple[int, int]] = {}
-        self._groups: dict[tuple[int, bytes, bytes], list[tuple[int, int]]] = {}
+        self._classes: dict[int, tuple[int, int]] = {}  # node → the first node met with its suffixes
+        # Nodes by (word count, first suffix, last suffix): the first met, then any others (rare).
+        self._groups: dict[tuple[int, bytes, bytes], tuple[int, int]] = {}
+        self._more: dict[tuple[int, bytes, bytes], list[tuple[int, int]]] = {}
 
     def step(self, first: int, depth: int, byte: int) -> tuple[int, int] | None:
         """The node (first word, depth) for words[first][:depth] + byte, or None."""
@@ -218,7 +220,7 @@ class _LiteralLeaf:
         return None
 
     def _representative(self, first: int, depth: int) -> tuple[int, int]:
-        key = (first, depth)
+        key = first * (self._longest + 1) + depth  # an int key: one object fewer per node to collect
         found = self._classes.get(key)
         if found is None:
             found = self._classes[key] = self._same_suffixes(first, depth)
@@ -235,12 +237,16 @@ class _LiteralLeaf:
             end = first + 1  # one word below: most nodes, deep inside a name
         else:
             end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
-        group = self._groups.setdefault((end - first, words[first][depth:], words[end - 1][depth:]), [])
-        for other, other_depth in group:
-            if all(words[first + i][depth:] == words[other + i][other_depth:] for i in range(1, end - first - 1)):
-                return other, other_depth
-        group.append((first, depth))
-        return first, depth
+        node = (first, depth)
+        signature = (end - first, words[first][depth:], words[end - 1][depth:])
+        met = self._groups.setdefault(signature, node)
+        if met is node:
+            return node
+        for other in (met, *self._more.get(signature, ())):
+            if all(words[first + i][depth:] == words[other[0] + i][other[1]:] for i in range(1, end - first - 1)):
+                return other
+        self._more.setdefault(signature, []).append(node)
+        return node
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
         prefix = self.words[first][:depth]
