@@ -2,7 +2,7 @@
 llguidance and outlines-core, same grammars, same tokenizer, one process.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/grammar_bench.py [--tokenizer deepseek|qwen] [--names 5000]
-        [--answer-build] [--out bench/results/grammar_bench.md]
+        [--answer-build] [--engines citegen,xgrammar,llguidance,outlines-core] [--out bench/results/grammar_bench.md]
 
 Columns (times are wall clock on this machine, single thread):
 - compile: grammar → first mask, the tokenizer already prepared (TokenizerInfo / LLTokenizer /
@@ -127,6 +127,9 @@ def passes(walks, reset, step) -> dict[str, tuple[float, float]]:
 
 class Row(dict):
     pass
+
+
+PEERS = ("xgrammar", "llguidance", "outlines-core")
 
 
 def bench_citegen(label, grammar, vocabulary, walks, build: bool) -> Row:
@@ -304,8 +307,13 @@ def main() -> None:
     parser.add_argument("--tokenizer", choices=["deepseek", "qwen"], default="deepseek")
     parser.add_argument("--names", type=int, default=5000)
     parser.add_argument("--answer-build", action="store_true", help="also build the whole answer index (slow)")
+    parser.add_argument("--engines", type=lambda text: text.split(","), default=list(PEERS) + ["citegen"],
+                        help="comma-separated engines to run (citegen alone: its steps in a few seconds)")
     parser.add_argument("--out", type=Path, default=None, help="write the table (Markdown) here too")
     args = parser.parse_args()
+    unknown = set(args.engines) - set(PEERS) - {"citegen"}
+    if unknown:
+        parser.error(f"expected engines among citegen, {', '.join(PEERS)}; got {', '.join(sorted(unknown))}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     vocabulary, hf, encode, prepare = load_tokenizer(args.tokenizer)
     names = statute_names(args.names)
@@ -319,17 +327,22 @@ def main() -> None:
         first = len(rows)
         walks = [encode(text) for text in citations]
         regex = parsing_regex(grammar)
-        rows.append(bench_citegen(label, grammar, vocabulary, walks, build=True))
-        rows.append(bench_xgrammar(label, regex, vocabulary, hf, walks))
-        llg = bench_llguidance(label, regex, vocabulary, hf, walks)
-        if llg is not None:
-            rows.append(llg)
-        if label == "CASE":
+        if "citegen" in args.engines:
+            rows.append(bench_citegen(label, grammar, vocabulary, walks, build=True))
+        if "xgrammar" in args.engines:
+            rows.append(bench_xgrammar(label, regex, vocabulary, hf, walks))
+        if "llguidance" in args.engines:
+            llg = bench_llguidance(label, regex, vocabulary, hf, walks)
+            if llg is not None:
+                rows.append(llg)
+        if label == "CASE" and "outlines-core" in args.engines:
             rows.append(bench_outlines(label, regex, vocabulary, walks))
         print(render(rows[first:], f"\n{label}"), flush=True)
-    answer = answer_grammar(lexicon=lexicon)
-    walks = [encode(text) for text in ANSWER_TEXTS]
-    rows.append(bench_citegen(f"ANSWER (case + statute-{args.names})", answer, vocabulary, walks, build=args.answer_build))
+    if "citegen" in args.engines:
+        answer = answer_grammar(lexicon=lexicon)
+        walks = [encode(text) for text in ANSWER_TEXTS]
+        rows.append(bench_citegen(f"ANSWER (case + statute-{args.names})", answer, vocabulary, walks,
+                                  build=args.answer_build))
     header = (f"Grammar bench, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()} "
               f"({os.cpu_count()} CPUs, {platform.processor() or platform.machine()}), tokenizer {args.tokenizer} "
               f"({vocabulary.size:,} ids; Vocabulary + byte trie prepared once in {prepare:.2f} s)")
