@@ -44,7 +44,6 @@ class AnswerDFA(LazyDFA):
                 raise GrammarError(f"expected non-empty bypass delimiters, got {(opener, closer)!r}")
         self.closers = [closer.encode() for _, closer in grammar.bypass]
         self._after_closer = [WORD if is_word_char(closer[-1]) else BOUNDARY for _, closer in grammar.bypass]
-        self._cite_steps: dict[tuple, dict[int, frozenset]] = {}  # per citation node, per byte
         self._cited: dict[frozenset, frozenset] = {EMPTY: EMPTY}  # one wrapped copy per citation node set
         self._anchor_outcomes: dict[frozenset, tuple[int | None, frozenset | None]] = {}
         self._word_steps: dict[tuple[WordClass, int], tuple[bool, WordClass]] = {}
@@ -137,16 +136,10 @@ class AnswerDFA(LazyDFA):
         return found
 
     def _cite_step(self, node: tuple, byte: int) -> frozenset:
-        steps = self._cite_steps.get(node)
-        if steps is None:
-            steps = self._cite_steps[node] = {}
-        found = steps.get(byte)
+        reached = self.citations.node_step(node, byte)
+        found = self._cited.get(reached)
         if found is None:
-            reached = self.citations.node_step(node, byte)
-            found = self._cited.get(reached)
-            if found is None:
-                found = self._cited[reached] = frozenset((CITE, n) for n in reached)
-            steps[byte] = found
+            found = self._cited[reached] = frozenset((CITE, n) for n in reached)
         return found
 
     def _skip_step(self, which: int, matched: int, byte: int) -> tuple:
