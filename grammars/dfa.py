@@ -48,7 +48,7 @@ _UNSUPPORTED = (
 
 
 def union(sets: list[frozenset]) -> frozenset:
-    """The union of node sets, reusing an operand when the others add nothing (no new object to keep)."""
+    """The union of node sets; the one non-empty operand itself when there is one (no new object to keep)."""
     parts = [s for s in sets if s]
     if len(parts) == 1:
         return parts[0]
