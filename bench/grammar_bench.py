@@ -2,7 +2,8 @@
 llguidance and outlines-core, same grammars, same tokenizer, one process.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/grammar_bench.py [--tokenizer deepseek|qwen] [--names 5000]
-        [--answer-build] [--engines citegen,xgrammar,llguidance,outlines-core] [--out bench/results/grammar_bench.md]
+        [--answer-build] [--engines citegen,xgrammar,llguidance,outlines-core]
+        [--out bench/results/grammar_bench.md]
 
 Columns (times are wall clock on this machine, single thread):
 - compile: grammar → first mask, the tokenizer already prepared (TokenizerInfo / LLTokenizer /

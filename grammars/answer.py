@@ -22,7 +22,9 @@ citation even if another citation begins and ends while it is still partial.
 from __future__ import annotations
 
 from grammars.boundary import BOUNDARY, WORD, WordClass, is_word_char, step_word_class
-from grammars.dfa import ALL_BYTES, BYPASS, CITATION_MAY_CLOSE, EMPTY, FINAL, FREE, PENDING, ByteNFA, LazyDFA, union
+from grammars.dfa import (
+    ALL_BYTES, BYPASS, CITATION_MAY_CLOSE, EMPTY, FINAL, FREE, PENDING, ByteNFA, LazyDFA, union,
+)
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Literals
 from grammars.grammar import AnswerGrammar

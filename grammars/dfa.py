@@ -243,7 +243,8 @@ class _LiteralLeaf:
         if met is node:
             return node
         for other in (met, *self._more.get(signature, ())):
-            if all(words[first + i][depth:] == words[other[0] + i][other[1]:] for i in range(1, end - first - 1)):
+            start, at = other
+            if all(words[first + i][depth:] == words[start + i][at:] for i in range(1, end - first - 1)):
                 return other
         self._more.setdefault(signature, []).append(node)
         return node
