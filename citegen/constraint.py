@@ -11,12 +11,13 @@ tokens are allowed; this module only caches what the decode loop needs fast:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -331,7 +332,9 @@ class ConstraintLibrary:
 
     One compile runs at a time (it is CPU-bound: parallel ones only share the cores), and callers
     asking for a narrowing that is being compiled wait for that compile instead of starting their
-    own, so a burst of requests with one new narrowing costs one compile."""
+    own, so a burst of requests with one new narrowing costs one compile. Async callers use
+    `get_async`, which compiles on the library's own thread: waiting compiles hold no thread of the
+    event loop's default pool, which health checks and database reads need."""
 
     def __init__(
         self, build: Callable[[Narrowing], CitationLanguage], tokenizer_vocab_size: int, capacity: int = 16
@@ -343,10 +346,19 @@ class ConstraintLibrary:
         self._compiling: dict[Narrowing, Future[Constraint]] = {}
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
+        self._compile_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegen-compile")
 
     def __contains__(self, narrowing: Narrowing) -> bool:
         with self._lock:
             return narrowing in self._cache
+
+    async def get_async(self, narrowing: Narrowing = Narrowing()) -> Constraint:
+        """`get` for the event loop: a cached constraint at once, a new one compiled off the loop."""
+        with self._lock:
+            if narrowing in self._cache:
+                self._cache.move_to_end(narrowing)
+                return self._cache[narrowing]
+        return await asyncio.get_running_loop().run_in_executor(self._compile_thread, self.get, narrowing)
 
     def get(self, narrowing: Narrowing = Narrowing()) -> Constraint:
         with self._lock:

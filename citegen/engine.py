@@ -24,7 +24,7 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
-from citegen.constraint import ConstraintCursor, ConstraintLibrary, Narrowing
+from citegen.constraint import Constraint, ConstraintCursor, ConstraintLibrary, Narrowing
 from citegen.errors import CitegenError, EmptyMaskError, ModelLoadError, PromptTooLongError, RequestError
 from citegen.events import Event, Failed, Finished, FinishReason, TextEventMachine
 from citegen.kernels import apply_token_bitmask_inplace
@@ -134,9 +134,16 @@ class Engine:
 
     # ---- submitting -----------------------------------------------------------------------
 
-    def submit(self, request: Request, sink: Callable[[Event], None] | None = None) -> RequestHandle:
+    def submit(
+        self,
+        request: Request,
+        sink: Callable[[Event], None] | None = None,
+        constraint: Constraint | None = None,
+    ) -> RequestHandle:
         """Validate and queue a request; its events go to `sink` (called on the engine's thread)
-        or, without one, to `handle.events`. Bad requests raise `RequestError` here."""
+        or, without one, to `handle.events`. Bad requests raise `RequestError` here. A constrained
+        request uses `constraint` when given (its narrowing's, fetched beforehand off the caller's
+        event loop), else the library's for its narrowing, compiled here on a miss."""
         prompt_ids = self._encode(request)
         room = self.loaded.context_length - len(prompt_ids)
         if room < 1:
@@ -151,7 +158,7 @@ class Engine:
         if request.constrain:
             if self.constraints is None:
                 raise RequestError("expected an engine built with citation constraints, got one without")
-            constraint = self.constraints.get(request.narrowing)
+            constraint = constraint or self.constraints.get(request.narrowing)
             cursor = constraint.cursor()
             machine = TextEventMachine(
                 anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop

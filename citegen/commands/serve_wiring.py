@@ -153,11 +153,15 @@ class EngineSource:
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
         submitted = engine_request(request)
         constraints = self.engine.constraints
-        if constraints is not None and submitted.narrowing not in constraints:
-            # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop
-            await asyncio.to_thread(constraints.get, submitted.narrowing)
+        # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop;
+        # the constraint goes to submit, so an eviction in between cannot make it compile here
+        constraint = (
+            await constraints.get_async(submitted.narrowing)
+            if submitted.constrain and constraints is not None
+            else None
+        )
         try:
-            handle = self.engine.submit(submitted, _thread_safe_sink(loop, inbox.put_nowait))
+            handle = self.engine.submit(submitted, _thread_safe_sink(loop, inbox.put_nowait), constraint)
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error
         try:

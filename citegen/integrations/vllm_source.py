@@ -9,7 +9,6 @@ The HTTP service (`citegen serve --backend vllm`) streams those events unchanged
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 from collections.abc import AsyncIterator
@@ -110,7 +109,7 @@ class VllmGenerator:
         )
         if request.constrain:
             # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop
-            constraint = await asyncio.to_thread(self.constraints.get, request.narrowing)
+            constraint = await self.constraints.get_async(request.narrowing)
             cursor = constraint.cursor()
             machine = TextEventMachine(
                 anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop
