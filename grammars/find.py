@@ -9,7 +9,9 @@ matches are resolved longest first. Each lenient pattern says which false positi
 
 Scanned text is read through `read_scanned`: full-width digits and punctuation, and a few OCR
 confusions that cannot be anything else where they stand (`제75O조`, `제l7조`, `대법윈`), are read
-as what they stand for; the span stays the one written and the form says what was read.
+as what they stand for; the span stays the one written and `scanned` says what was read otherwise. The
+form stays the one found in what was read (a `１８２７ 판결` keeps the form saying it took its year and
+사건부호 from the number before it); only a citation otherwise canonical takes the reading as its form.
 
 Like the automaton, finding starts a citation only at a word boundary (grammars.boundary), so a name
 inside a longer word is no citation: `군형법 제100조` holds no `형법` one, and in `서울대법원 2020. 1. 1.
@@ -70,6 +72,8 @@ class FoundCitation:
     # The short name (`법`, `영`, `규칙`) the citation declares for its act: `근로기준법 시행령(이하 '영'이라
     # 한다) 제30조`. Later `영 제5조` refer to it, so a rewrite must keep the declaration.
     declares: str | None = None
+    # FULL_WIDTH or OCR_CONFUSION where the citation was read otherwise than written (`read_scanned`).
+    scanned: CitationForm | None = None
 
 
 _SPACE = LOOSE_SPACE
@@ -162,11 +166,15 @@ def read_scanned(text: str) -> str:
 
 
 def _as_scanned(found: FoundCitation, written: str, read: str) -> FoundCitation:
-    """A citation found in `read_scanned` text, with the form that says what was read otherwise."""
+    """A citation found in `read_scanned` text, with `scanned` saying what was read otherwise."""
     if written == read:
         return found
-    form = CitationForm.FULL_WIDTH if written.translate(_FULL_WIDTH) == read else CitationForm.OCR_CONFUSION
-    return replace(found, form=form)
+    full_width = written.translate(_FULL_WIDTH) == read
+    scanned = CitationForm.FULL_WIDTH if full_width else CitationForm.OCR_CONFUSION
+    # The reading is the last quirk in CitationForm's order: it replaces only CANONICAL, so that a form
+    # saying what the citation took from the text before it (a list, a serial alone, 같은 법) stays.
+    form = scanned if found.form is CitationForm.CANONICAL else found.form
+    return replace(found, form=form, scanned=scanned)
 
 
 def _lenient_names(names: Iterable[str]) -> str:

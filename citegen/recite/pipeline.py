@@ -108,6 +108,7 @@ class CitationOutcome:
     form: str
     changes: tuple[str, ...] = ()
     context: tuple[str, ...] = ()  # what the mapping took from the text around the citation, in words
+    scanned: str | None = None  # how scanned or full-width text was read otherwise, where it was
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +146,8 @@ class RecitePipeline:
         from_form = (_CONTEXT_OF_FORM[found.form],) if found.form in _CONTEXT_OF_FORM else ()
         base = CitationOutcome(stream, (start, end), original, None, "unresolved", "review",
                                resolution.reason or "could not be resolved", found.form.value,
-                               resolution.changes, from_form + resolution.context)
+                               resolution.changes, from_form + resolution.context,
+                               found.scanned.value if found.scanned else None)
         citation = resolution.citation
         if citation is None:
             return self._regenerate(text, found, base)

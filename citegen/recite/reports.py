@@ -50,7 +50,7 @@ def outcome_record(outcome: CitationOutcome) -> dict:
     return {"part": outcome.stream, "span": list(outcome.span), "original": outcome.original,
             "canonical": outcome.canonical, "verdict": outcome.verdict, "action": outcome.action,
             "reason": outcome.reason, "form": outcome.form, "changes": list(outcome.changes),
-            "context": list(outcome.context)}
+            "context": list(outcome.context), "scanned": outcome.scanned}
 
 
 def write_jsonl(reports: Iterable[DocumentReport], out: IO[str]) -> None:

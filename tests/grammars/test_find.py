@@ -83,7 +83,7 @@ MESSY = [
     ("민법 제７５０조", F.FULL_WIDTH, StatuteCitation("민법", 750)),
     ("대법윈 2024. 7. 11. 선고 2024도4202 판결", F.OCR_CONFUSION,
      CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
-    ("대법원 ２０２４．７．１１． 선고 ２０２４도４２０２ 판결", F.FULL_WIDTH,
+    ("대법원 ２０２４． ７． １１． 선고 ２０２４도４２０２ 판결", F.FULL_WIDTH,
      CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
 ]
 
@@ -334,3 +334,26 @@ def test_scanned_text_is_read_one_character_for_one() -> None:
     text = "대법윈 ２０２４. 7. 11. 선고 2024도4202 판결과 민법 제75O조 ＭＯＤＥＬ Ｉ"
     assert len(read_scanned(text)) == len(text)
     assert read_scanned(text).endswith("민법 제750조 MODEL I")
+
+
+# (text, as written, form, scanned reading): scanned text keeps the form that says what a citation took from
+# the text before it; the reading names the form only of a citation that is otherwise canonical.
+SCANNED_FORMS = [
+    ("대법원 2006. 5. 12. 선고 2006허1803, １８２７ 판결", "１８２７ 판결", F.CASE_NUMBER_SHORTHAND, F.FULL_WIDTH),
+    ("민법 제750조, 제７５１조", "제７５１조", F.LIST_CONTINUATION, F.FULL_WIDTH),
+    ("민법 제750조, 같은 법 제７５１조", "같은 법 제７５１조", F.BACK_REFERENCE, F.FULL_WIDTH),
+    ("민법 제750조, 같은 법 제75l조", "같은 법 제75l조", F.BACK_REFERENCE, F.OCR_CONFUSION),
+    ("민법 제750조, 민법 제７５１조", "민법 제７５１조", F.FULL_WIDTH, F.FULL_WIDTH),
+    ("민법 제750조, 민법 제75l조", "민법 제75l조", F.OCR_CONFUSION, F.OCR_CONFUSION),
+    ("민법 제７５０조, 민법 제751조", "민법 제751조", F.CANONICAL, None),
+    ("대법원 ２０２４．７．１１． 선고 ２０２４도４２０２ 판결", "대법원 ２０２４．７．１１． 선고 ２０２４도４２０２ 판결",
+     F.LOOSE_SPACING, F.FULL_WIDTH),
+]
+
+
+@pytest.mark.parametrize(("text", "written", "form", "scanned"), SCANNED_FORMS,
+                         ids=[text for text, *_ in SCANNED_FORMS])
+def test_scanned_text_keeps_the_form_found_and_records_the_reading(
+        text: str, written: str, form: CitationForm, scanned: CitationForm | None) -> None:
+    (found,) = [f for f in find_citations(text) if text[f.span[0]:f.span[1]] == written]
+    assert (found.form, found.scanned) == (form, scanned)

@@ -170,16 +170,23 @@ CONTEXT_RECORDS = [
 ]
 
 
-def test_citations_resolved_from_context_are_rewritten_and_labelled_so(tmp_path: Path,
-                                                                        database_url_of) -> None:
-    factory = functools.partial(build_pipeline, database_url_of(CONTEXT_RECORDS), None)
+def _recite_one(tmp_path: Path, database_url: str, text: str) -> Path:
+    """Re-cite one draft, `in/a.txt` holding `text`, against the database at `database_url`; the output."""
     draft = tmp_path / "in" / "a.txt"
     draft.parent.mkdir()
-    draft.write_text("근로기준법 제23조, 같은 법 시행령(이하 '영'이라 한다) 제30조 및 영 제31조.\n"
-                     "특허법원 2006. 5. 12. 선고 2006허1803, 1827 판결, 근로기준법 시행령 제３１조, 민법 제75O조.\n"
-                     "사내 규칙 제3조는 법령이 아니다.", encoding="utf-8")
+    draft.write_text(text, encoding="utf-8")
     out = tmp_path / "out"
+    factory = functools.partial(build_pipeline, database_url, None)
     run_batch(collect_inputs([draft], out), BatchOptions(out), factory)
+    return out
+
+
+def test_citations_resolved_from_context_are_rewritten_and_labelled_so(tmp_path: Path,
+                                                                        database_url_of) -> None:
+    out = _recite_one(tmp_path, database_url_of(CONTEXT_RECORDS),
+                      "근로기준법 제23조, 같은 법 시행령(이하 '영'이라 한다) 제30조 및 영 제31조.\n"
+                      "특허법원 2006. 5. 12. 선고 2006허1803, 1827 판결, 근로기준법 시행령 제３１조, 민법 제75O조.\n"
+                      "사내 규칙 제3조는 법령이 아니다.")
 
     assert (out / "documents" / "a.txt").read_text("utf-8") == (
         "근로기준법 제23조, 같은 법 시행령(이하 '영'이라 한다) 제30조 및 근로기준법 시행령 제31조.\n"
@@ -206,6 +213,30 @@ def test_citations_resolved_from_context_are_rewritten_and_labelled_so(tmp_path:
     assert "<b>rewritten from context</b> <code>영 제31조</code>" in page
 
 
+def test_a_rewrite_from_context_in_scanned_text_keeps_its_context_note_and_says_it_was_scanned(
+        tmp_path: Path, database_url_of) -> None:
+    out = _recite_one(tmp_path, database_url_of(CONTEXT_RECORDS),
+                      "근로기준법 제23조에 따라, 같은 법 제２３조.\n"
+                      "특허법원 2006. 5. 12. 선고 2006허1803, １８２７ 판결.")
+
+    assert (out / "documents" / "a.txt").read_text("utf-8") == (
+        "근로기준법 제23조에 따라, 근로기준법 제23조.\n"
+        "특허법원 2006. 5. 12. 선고 2006허1803 판결, 특허법원 2006. 5. 12. 선고 2006허1827 판결.")
+    records = {r["original"]: r for r in _records(out)}
+    same_act = records["같은 법 제２３조"]
+    assert (same_act["action"], same_act["form"]) == ("rewritten", "back-reference")
+    assert same_act["scanned"] == "full-width digits or punctuation"
+    assert same_act["context"] and "같은 법" in same_act["context"][0]
+    later = records["１８２７ 판결"]
+    assert (later["action"], later["form"]) == ("rewritten", "later case number without its year and 사건부호")
+    assert later["scanned"] == "full-width digits or punctuation"
+    assert later["context"] and "사건부호" in later["context"][0]
+    assert records["근로기준법 제23조"]["scanned"] is None
+    page = (out / "report.html").read_text("utf-8")
+    assert "<b>rewritten from context</b> <code>같은 법 제２３조</code>" in page
+    assert "<b>rewritten from context</b> <code>１８２７ 판결</code>" in page
+
+
 DECREE_RECORDS = [
     {"type": "act", "law_id": "001565", "name": "소득세법", "kind": "법률", "articles": [{"article": "41"}]},
     {"type": "act", "law_id": "001566", "name": "소득세법 시행령", "kind": "대통령령",
@@ -217,13 +248,9 @@ DECREE_RECORDS = [
 
 def test_같은_법_after_a_decree_is_rewritten_as_its_법률_and_the_report_says_it_came_from_context(
         tmp_path: Path, database_url_of) -> None:
-    factory = functools.partial(build_pipeline, database_url_of(DECREE_RECORDS), None)
-    draft = tmp_path / "in" / "a.txt"
-    draft.parent.mkdir()
-    draft.write_text("소득세법 시행령 제98조, 같은 법 제41조, 민법 제750조, 같은 영 제99조.\n"
-                     "민법 제750조 및 같은 시행령 제98조.", encoding="utf-8")
-    out = tmp_path / "out"
-    run_batch(collect_inputs([draft], out), BatchOptions(out), factory)
+    out = _recite_one(tmp_path, database_url_of(DECREE_RECORDS),
+                      "소득세법 시행령 제98조, 같은 법 제41조, 민법 제750조, 같은 영 제99조.\n"
+                      "민법 제750조 및 같은 시행령 제98조.")
 
     assert (out / "documents" / "a.txt").read_text("utf-8") == (
         "소득세법 시행령 제98조, 소득세법 제41조, 민법 제750조, 소득세법 시행령 제99조.\n"
@@ -245,14 +272,10 @@ def test_같은_법_after_a_decree_is_rewritten_as_its_법률_and_the_report_say
 def test_같은_법_after_a_rule_that_is_no_법률_goes_to_review_with_the_reason(tmp_path: Path, database_url_of) -> None:
     records = [*DECREE_RECORDS, {"type": "act", "law_id": "000100", "name": "민사소송규칙", "kind": "대법원규칙",
                                  "articles": [{"article": "3"}]}]
-    factory = functools.partial(build_pipeline, database_url_of(records), None)
-    draft = tmp_path / "in" / "a.txt"
-    draft.parent.mkdir()
-    draft.write_text("민사소송규칙 제3조, 같은 법 제2조 및 민법 제750조, 같은 영 제98조.", encoding="utf-8")
-    out = tmp_path / "out"
-    run_batch(collect_inputs([draft], out), BatchOptions(out), factory)
+    text = "민사소송규칙 제3조, 같은 법 제2조 및 민법 제750조, 같은 영 제98조."
+    out = _recite_one(tmp_path, database_url_of(records), text)
 
-    assert (out / "documents" / "a.txt").read_text("utf-8") == draft.read_text("utf-8")
+    assert (out / "documents" / "a.txt").read_text("utf-8") == text
     by_original = {r["original"]: r for r in _records(out)}
     act, decree = by_original["같은 법 제2조"], by_original["같은 영 제98조"]
     assert (act["action"], act["canonical"]) == ("review", None)
