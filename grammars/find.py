@@ -298,7 +298,7 @@ class CitationFinder:
         if not lenient:
             return _longest_first(self._canonical(text))
         read = read_scanned(text)
-        found = _longest_first(self._lenient(read))
+        found = self._lenient(read)
         if read == text:
             return found
         return [_as_scanned(f, text[slice(*f.span)], read[slice(*f.span)]) for f in found]
@@ -313,16 +313,25 @@ class CitationFinder:
                 form = CitationForm.ABBREVIATED_ACT
             yield FoundCitation(match.span(), citation, form)
 
-    def _lenient(self, text: str) -> Iterator[FoundCitation]:
+    def _lenient(self, text: str) -> list[FoundCitation]:
+        found = list(self._lenient_matches(text))
+        needed = [_kind_needed(f) for f in found]
+        if all(kind is None for kind in needed):
+            return _longest_first(found)
+        # `영`, `규칙`, `같은 규칙` stand for a 시행령, 시행규칙, rule only after a kept citation names one: a match
+        # dropped as overlapping a longer one cites nothing, so it enables nothing. They themselves name no
+        # kind a citation before them has not, so the other matches alone decide.
+        others = (f for f, kind in zip(found, needed, strict=True) if kind is None)
+        first_cited = _first_cited(_longest_first(others))
+        return _longest_first(f for f, kind in zip(found, needed, strict=True)
+                              if kind is None or (kind in first_cited and first_cited[kind] < f.span[0]))
+
+    def _lenient_matches(self, text: str) -> Iterator[FoundCitation]:
+        """Every match of the lenient patterns, overlapping ones and `영`/`규칙` with no 시행령/시행규칙 included."""
         for match in self.case_pattern.finditer(text):
             yield from self._case_list(text, match)
-        cited_kinds: set[str] = set()  # 시행령, 시행규칙, 규칙: which kinds a citation before has named
         for match in self.statute_pattern.finditer(text):
-            needed = _kind_needed(match)
-            if needed is not None and needed not in cited_kinds:
-                continue  # `영`, `규칙`, `같은 규칙` stand for a 시행령, 시행규칙, rule only after one is cited
             first = self._statute(match)
-            cited_kinds.update(_decree_kinds(first))
             yield first
             yield from _list_items(text, match.end(), first.citation)
         for match in _SAME_PROVISION.finditer(text):
@@ -399,20 +408,31 @@ class CitationFinder:
         return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared)
 
 
-def _kind_needed(match: re.Match[str]) -> str | None:
+def _kind_needed(found: FoundCitation) -> str | None:
     """The kind of act that must be cited before a match for it to be a citation: a 시행령/시행규칙 before
-    `영`/`규칙`, any rule before `같은 규칙` (prose calls internal rules 규칙: `사내 규칙 제3조 … 같은 규칙 제5조`)."""
-    if short_name := match.group("short_name"):
-        return DECREE_KIND_OF_SHORT_NAME[short_name]
-    same_decree = match.group("same_decree")
-    if same_decree and SAME_DECREE_KIND[_SAME_DECREE_BY_FOLD[fold_name(same_decree)]] == "규칙":
-        return "규칙"
-    return None
+    `영`/`규칙` (and the later items of their lists), any rule before `같은 규칙` (prose calls internal rules
+    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`)."""
+    if not isinstance(found.citation, StatuteCitation) or found.citation.back_reference is None:
+        return None
+    reference = found.citation.back_reference
+    if reference in DECREE_KIND_OF_SHORT_NAME:
+        return DECREE_KIND_OF_SHORT_NAME[reference]
+    return "규칙" if SAME_DECREE_KIND.get(reference) == "규칙" else None
+
+
+def _first_cited(found: Iterable[FoundCitation]) -> dict[str, int]:
+    """Where citations in text order first name (or declare a short name for) each kind of act."""
+    first: dict[str, int] = {}
+    for citation in found:
+        for kind in _decree_kinds(citation):
+            first.setdefault(kind, citation.span[0])
+    return first
 
 
 def _decree_kinds(found: FoundCitation) -> set[str]:
     """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for."""
-    assert isinstance(found.citation, StatuteCitation)  # narrowed: the statute pattern found it
+    if not isinstance(found.citation, StatuteCitation):
+        return set()
     named = [found.citation.act or found.citation.back_reference or ""]
     if found.declares in DECREE_KIND_OF_SHORT_NAME:
         named.append(DECREE_KIND_OF_SHORT_NAME[found.declares])
