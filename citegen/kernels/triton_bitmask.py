@@ -1,17 +1,16 @@
 """The Triton backend of `apply_token_bitmask_inplace`: one launch for the whole batch.
 
 Grid: (vocabulary blocks, rows to mask). Each program covers BLOCK logits of its row as a tile of
-groups of VECTOR neighbouring logits, one group per thread, and reads the packed bitmask word of
-each group once (VECTOR divides 32, so a group's bits share a word). Rows left out of `indices`
-get no program. This is the only module that imports triton.
+groups of VECTOR neighbouring logits (16 bytes: 4 float32, 8 bfloat16), one group per thread, and
+reads the packed bitmask word of each group once (VECTOR divides 32, so a group's bits share a
+word). A group with any disallowed logit is written whole in one vector store, reading the logits
+first only when the group mixes allowed and disallowed ones (allowed logits are written back
+unchanged, bit for bit); a group with none is not touched. Rows left out of `indices` get no
+program. This is the only module that imports triton.
 
-Two store strategies, chosen per logit width by `LAUNCH_SHAPES`:
-- VECTOR == 1: -inf goes to each disallowed logit by itself; an allowed logit is never written.
-- VECTOR > 1 (a 16-byte group): a group with any disallowed logit is written whole in one vector
-  store, reading the logits first only when the group mixes allowed and disallowed ones (allowed
-  logits are written back unchanged, bit for bit); a group with none is not touched. Per-lane
-  predicated stores of 4-byte logits were the float32 bottleneck on an H200: a warp's store
-  instruction wrote 32 scattered 4-byte words (bench/results/gpu_mask.md, bench/kernel_ptx.py).
+Per-logit predicated stores, as in xgrammar's kernel, compile to 2- or 4-byte lane stores, four
+to eight times as many (bench/kernel_ptx.py); on an H200 the 16-byte groups run 1.1-5x faster than
+xgrammar's kernel at batch 128 and 512 and equal it at batch 1 (bench/results/gpu_mask.md).
 """
 
 from __future__ import annotations
@@ -27,15 +26,13 @@ BLOCK = 4096
 
 @dataclass(frozen=True, slots=True)
 class LaunchShape:
-    vector: int  # logits per group: 1, or 16 bytes' worth
+    vector: int  # logits per group
     num_warps: int
 
 
-# By logit width in bytes. 16-bit: per-logit stores, 32 warps, measured on an H200 2.0-3.0x faster
-# than xgrammar's kernel where most logits are masked (bench/results/gpu_mask.md). float32: 16-byte
-# groups, replacing per-logit stores that trailed xgrammar at batch >= 128; its timing on an H200 is
-# pending (bench/gpu_check.sh runs it with every other shape side by side).
-LAUNCH_SHAPES = {2: LaunchShape(vector=1, num_warps=32), 4: LaunchShape(vector=4, num_warps=8)}
+# By logit width in bytes: 16-byte groups, warps as measured fastest on an H200 at batch 128 and
+# 512 (bench/gpu_mask.py times every shape side by side with xgrammar's kernel).
+LAUNCH_SHAPES = {2: LaunchShape(vector=8, num_warps=8), 4: LaunchShape(vector=4, num_warps=16)}
 
 
 @triton.jit
@@ -72,20 +69,18 @@ def _apply_token_bitmask_kernel(
     disallowed = ((words[:, None] >> (offsets % 32)) & 1) == 0
     disallowed = (disallowed | (offsets >= vocab_size)) & in_row
     pointers = logits_ptr + row * logits_row_stride + offsets
-    if VECTOR == 1:
-        tl.store(pointers, -float("inf"), mask=disallowed)
-    else:
-        # A per-group count broadcast over the group gives one predicate per vector, which is what
-        # lets the compiler emit 16-byte loads and stores.
-        disallowed_count = tl.sum(disallowed.to(tl.int32), axis=1)[:, None]
-        touched = (disallowed_count > 0) & in_row
-        mixed = touched & (disallowed_count < VECTOR)
-        kept = tl.load(pointers, mask=mixed, other=0.0)
-        tl.store(pointers, tl.where(disallowed, -float("inf"), kept), mask=touched)
+    # A per-group count broadcast over the group gives one predicate per vector, which is what
+    # lets the compiler emit 16-byte loads and stores.
+    disallowed_count = tl.sum(disallowed.to(tl.int32), axis=1)[:, None]
+    touched = (disallowed_count > 0) & in_row
+    mixed = touched & (disallowed_count < VECTOR)
+    kept = tl.load(pointers, mask=mixed, other=0.0)
+    tl.store(pointers, tl.where(disallowed, -float("inf"), kept), mask=touched)
 
 
 def launch_shape(logits: torch.Tensor) -> LaunchShape:
-    return LAUNCH_SHAPES.get(logits.element_size(), LaunchShape(vector=1, num_warps=4))
+    size = logits.element_size()
+    return LAUNCH_SHAPES.get(size, LaunchShape(vector=max(1, 16 // size), num_warps=8))
 
 
 def apply_token_bitmask_triton_inplace(

@@ -157,15 +157,16 @@ def test_triton_kernel_in_the_interpreter_equals_the_naive_loop(tmp_path, dtype)
         assert torch.equal(bits(got), bits(want)), f"{names[index % len(names)]}, vector {case[-1]}"
 
 
-def test_float32_logits_are_stored_16_bytes_at_a_time_on_an_h200() -> None:
-    """The shipped float32 shape compiled for sm_90 (no GPU needed), given the alignment a served
-    batch has (bench/kernel_ptx.py): every global store is a 16-byte vector; a kernel change that
-    loses the vectorisation (a mask no longer constant per group) fails here rather than only in
-    an H200 timing. Alignment itself is the launch's business: Triton specialises on it."""
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_logits_are_stored_16_bytes_at_a_time_on_an_h200(dtype) -> None:
+    """The shipped shape compiled for sm_90 (no GPU needed), given the alignment a served batch has
+    (bench/kernel_ptx.py): every global store is a 16-byte vector; a kernel change that loses the
+    vectorisation (a mask no longer constant per group) fails here rather than only in an H200
+    timing. Alignment itself is the launch's business: Triton specialises on it."""
     sys.path.insert(0, str(REPO / "bench"))
-    from kernel_ptx import global_accesses, ours_ptx
+    from kernel_ptx import ELEMENT_BYTES, global_accesses, ours_ptx
 
-    stores = global_accesses(ours_ptx("float32", LAUNCH_SHAPES[4]))["st"]
+    stores = global_accesses(ours_ptx(dtype, LAUNCH_SHAPES[ELEMENT_BYTES[dtype]]))["st"]
     assert set(stores) == {16}, stores
 
 
