@@ -348,23 +348,19 @@ class ConstraintLibrary:
         self._compile_lock = threading.Lock()
         self._compile_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegen-compile")
 
-    def __contains__(self, narrowing: Narrowing) -> bool:
-        with self._lock:
-            return narrowing in self._cache
-
     async def get_async(self, narrowing: Narrowing = Narrowing()) -> Constraint:
         """`get` for the event loop: a cached constraint at once, a new one compiled off the loop."""
         with self._lock:
-            if narrowing in self._cache:
-                self._cache.move_to_end(narrowing)
-                return self._cache[narrowing]
+            cached = self._cached(narrowing)
+        if cached is not None:
+            return cached
         return await asyncio.get_running_loop().run_in_executor(self._compile_thread, self.get, narrowing)
 
     def get(self, narrowing: Narrowing = Narrowing()) -> Constraint:
         with self._lock:
-            if narrowing in self._cache:
-                self._cache.move_to_end(narrowing)
-                return self._cache[narrowing]
+            cached = self._cached(narrowing)
+            if cached is not None:
+                return cached
             pending = self._compiling.get(narrowing)
             compiles_here = pending is None
             if compiles_here:
@@ -386,4 +382,11 @@ class ConstraintLibrary:
                 self._cache.popitem(last=False)
         pending.set_result(constraint)
         logger.info("compiled a constraint for %s (%d cached)", narrowing, len(self._cache))
+        return constraint
+
+    def _cached(self, narrowing: Narrowing) -> Constraint | None:
+        """The cached constraint, marked most recently used; the caller holds the lock."""
+        constraint = self._cache.get(narrowing)
+        if constraint is not None:
+            self._cache.move_to_end(narrowing)
         return constraint
