@@ -1,7 +1,14 @@
 """Citation languages of Korean law: defined once, used to parse text and to mask a vocabulary."""
 
 from grammars.case_codes import ALL_CASE_CODES, CASE_CODES_BY_TEXT, CaseCode
-from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
+from grammars.citation import (
+    AmendmentNote,
+    CaseCitation,
+    CaseNumber,
+    ParsedCitation,
+    StatuteCitation,
+    format_date,
+)
 from grammars.compile import compile_index
 from grammars.courts import COURTS, COURTS_BY_NAME, Court, CourtKind
 from grammars.dfa import DEAD
@@ -20,6 +27,7 @@ from grammars.vocabulary import Vocabulary
 
 __all__ = [
     "ALL_CASE_CODES",
+    "AmendmentNote",
     "CASE_CODES_BY_TEXT",
     "COURTS",
     "COURTS_BY_NAME",

@@ -93,12 +93,37 @@ class CaseCitation(ParsedCitation):
         return f"{self.court} {when} {self.case_number}{panel} {self.disposition}"
 
 
+AmendmentChange = Literal["제정", "개정", "일부개정", "전부개정", "폐지", "타법개정"]
+
+
+@dataclass(frozen=True, slots=True)
+class AmendmentNote:
+    """The version note of a 구법 citation: `(2002. 1. 26. 법률 제6626호로 전부개정되기 전의 것)` names
+    the version in force just before that amendment (`before=True`); `(… 법률 제3754호로 전부개정된
+    것)` the version it made (`before=False`). `law_kind` is what the number counts (법률, 대통령령,
+    총리령, …부령); `promulgated_on` is None when the note gives the number alone."""
+
+    law_kind: str
+    number: int
+    change: AmendmentChange
+    before: bool
+    promulgated_on: dt.date | None = None
+
+    def __str__(self) -> str:
+        date = f"{format_date(self.promulgated_on)} " if self.promulgated_on else ""
+        ending = "되기 전의 것" if self.before else "된 것"
+        return f"({date}{self.law_kind} 제{self.number}호로 {self.change}{ending})"
+
+
 @dataclass(frozen=True, slots=True)
 class StatuteCitation(ParsedCitation):
-    """`민법 제750조`, `근로기준법 제23조의2 제1항 제2호 가목`.
+    """`민법 제750조`, `근로기준법 제23조의2 제1항 제2호 가목`, and 구법:
+    `구 민사소송법(2002. 1. 26. 법률 제6626호로 전부개정되기 전의 것) 제263조`, `구 소득세법 제94조`.
 
     `act` is None for an unresolved back-reference (`같은 법 제3조`, `동조`); `back_reference`
-    keeps which one was written. `article` is None only for `동조`/`같은 조` forms.
+    keeps which one was written. `article` is None only for `동조`/`같은 조` forms. `former` is the
+    written `구` (a version other than the one in force; never dropped) and `amendment` the version
+    note, if any: a note without `구` (`…로 전부개정된 것`) names a version too.
     """
 
     kind: ClassVar[Literal["statute"]] = "statute"
@@ -111,6 +136,8 @@ class StatuteCitation(ParsedCitation):
     item_branch: int | None = None  # 제3호의2 -> 2
     subitem: str | None = None  # 가목 -> "가"
     back_reference: BackReference | None = None
+    former: bool = False
+    amendment: AmendmentNote | None = None
 
     @property
     def is_complete(self) -> bool:
@@ -121,7 +148,13 @@ class StatuteCitation(ParsedCitation):
             raise IncompleteCitationError(
                 f"expected a statute citation with an act and an article, got {self!r}"
             )
-        return f"{self.act} {self.provision()}"
+        return f"{self.act_reference()} {self.provision()}"
+
+    def act_reference(self) -> str:
+        """The act as cited, with its version: `구 민사소송법(2002. 1. 26. 법률 제6626호로 …의 것)`."""
+        former = "구 " if self.former else ""
+        note = str(self.amendment) if self.amendment else ""
+        return f"{former}{self.act or ''}{note}"
 
     def provision(self) -> str:
         """The part after the act's name: `제23조의2 제1항 제2호 가목`."""
