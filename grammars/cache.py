@@ -1,4 +1,4 @@
-"""On-disk cache of compiled indexes, keyed by grammar hash + vocabulary hash.
+"""On-disk cache of compiled indexes, keyed by grammar hash + compiler source hash + vocabulary hash.
 
 An index is stored only once every reachable state has been computed (`TokenIndex.build_all`), as
 flat numpy arrays in one `.npz` file; loading it is a file read, no Python object per state. States
@@ -14,6 +14,7 @@ ignored: the index is compiled again.
 from __future__ import annotations
 
 import array
+import functools
 import hashlib
 import logging
 import os
@@ -30,12 +31,28 @@ from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = "citegen-index-3"  # 3: citations begin at word boundaries; a base per word class
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def grammar_key(grammar: object) -> str:
-    """A stable hash of a grammar value (Expr trees and grammars are frozen dataclasses of tuples)."""
-    return hashlib.sha256(f"{FORMAT_VERSION}:{grammar!r}".encode()).hexdigest()[:32]
+def compiler_digest(package_dir: Path = PACKAGE_DIR) -> str:
+    """A hash of every Python source file of the grammars package (the compiler, the languages and this
+    file's own format), so that an index stored by other code is never loaded: no version to bump by
+    hand. Any edit to the package rebuilds the cached indexes once."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(package_dir).rglob("*.py")):
+        digest.update(path.relative_to(package_dir).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+_COMPILER = functools.cache(compiler_digest)
+
+
+def grammar_key(grammar: object, compiler: str | None = None) -> str:
+    """A stable hash of a grammar value (Expr trees and grammars are frozen dataclasses of tuples) and
+    of the compiler (`compiler_digest()` unless given)."""
+    compiler = _COMPILER() if compiler is None else compiler
+    return hashlib.sha256(f"{compiler}:{grammar!r}".encode()).hexdigest()[:32]
 
 
 def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:

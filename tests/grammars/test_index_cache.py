@@ -1,0 +1,40 @@
+"""The on-disk index cache never serves an index stored by other compiler code (issue 16)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from grammars import cache
+from grammars.cache import compiler_digest, grammar_key
+from grammars.compile import compile_index
+from grammars.expr import Literals, Regex, seq
+from grammars.grammar import CitationGrammar
+from grammars.vocabulary import Vocabulary
+
+GRAMMAR = CitationGrammar("statute", seq(Literals(("민법", "형법")), " 제", Regex("[1-9][0-9]?"), "조"),
+                          seq(Literals(("민법", "형법")), " 제", Regex("[0-9]")))
+VOCAB = Vocabulary((None, *sorted({p.encode() for p in ["민법", "형법", " 제", "1", "2", "12", "조", " ", "제"]})),
+                   frozenset({0}))
+
+
+@pytest.mark.parametrize("module", ["dfa.py", "index.py", "answer.py", "cache.py", "languages/statute.py"],
+                         ids=lambda m: m)
+def test_a_changed_compiler_source_changes_the_key(tmp_path, module) -> None:
+    copy = tmp_path / "grammars"
+    shutil.copytree(cache.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert compiler_digest(copy) == compiler_digest()
+    (copy / module).write_text((copy / module).read_text() + "\n# one more line\n")
+    changed = compiler_digest(copy)
+    assert changed != compiler_digest()
+    assert grammar_key(GRAMMAR, changed) != grammar_key(GRAMMAR)
+
+
+def test_an_index_stored_by_another_compiler_is_not_loaded(tmp_path, monkeypatch) -> None:
+    stored = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
+    assert compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path).stored is not None  # same compiler: loaded
+    monkeypatch.setattr(cache, "_COMPILER", lambda: "another compiler")
+    rebuilt = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
+    assert rebuilt.stored is None and rebuilt.key != stored.key
+    assert len(list(tmp_path.glob("index-*.npz"))) == 2
