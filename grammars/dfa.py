@@ -187,17 +187,25 @@ class _LiteralLeaf:
     node is represented by the first node met with the same set of suffixes, so `1`…`9` before
     `0`…`9` in the numbers 1–99 are one state, as in a minimal acyclic automaton."""
 
-    __slots__ = ("words", "nullable", "_longest", "_classes", "_groups", "_more")
+    __slots__ = ("words", "ends", "nullable", "_longest", "_classes", "_groups", "_more")
 
-    def __init__(self, literals: Literals) -> None:
-        if not literals.words:
-            raise LexiconError("expected a lexicon with at least one word, got an empty Literals")
-        seen: set[str] = set()
-        for position, word in enumerate(literals.words):
-            if word in seen:
-                raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
-            seen.add(word)
-        self.words = sorted(w.encode() for w in literals.words)
+    def __init__(self, members: list[tuple[int, Literals]]) -> None:
+        """One leaf for the `Literals` of one or more alternatives, each `(its leaf number, Literals)`:
+        the alternatives `Seq(Literals(names of group g), …)` of a statute lexicon share one trie,
+        so a state inside a name is one node rather than one per group. `ends[i]` are the leaf
+        numbers whose word `words[i]` is (the alternatives that go on after it)."""
+        owners: dict[bytes, list[int]] = {}
+        for leaf, literals in members:
+            if not literals.words:
+                raise LexiconError("expected a lexicon with at least one word, got an empty Literals")
+            seen: set[str] = set()
+            for position, word in enumerate(literals.words):
+                if word in seen:
+                    raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
+                seen.add(word)
+                owners.setdefault(word.encode(), []).append(leaf)
+        self.words = sorted(owners)
+        self.ends = [tuple(owners[word]) for word in self.words]
         self.nullable = self.words[0] == b""
         self._longest = max(map(len, self.words))
         self._classes: dict[int, tuple[int, int]] = {}  # node → the first node met with its suffixes
@@ -227,8 +235,8 @@ class _LiteralLeaf:
         return found
 
     def _same_suffixes(self, first: int, depth: int) -> tuple[int, int]:
-        """The first node met whose words below it are the same suffixes. Nodes are grouped by
-        (word count, first suffix, last suffix), which costs a bisection rather than a pass over the
+        """The first node met whose words below it are the same suffixes (ending the same alternatives).
+        Nodes are grouped by (word count, first and last suffix and their ends), which costs a bisection rather than a pass over the
         subtree (near the root of a 5,000-name lexicon, over a thousand words); only nodes that share
         all three are compared suffix by suffix."""
         words = self.words
@@ -237,14 +245,15 @@ class _LiteralLeaf:
             end = first + 1  # one word below: most nodes, deep inside a name
         else:
             end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
-        node = (first, depth)
-        signature = (end - first, words[first][depth:], words[end - 1][depth:])
+        node, ends = (first, depth), self.ends
+        signature = (end - first, words[first][depth:], words[end - 1][depth:], ends[first], ends[end - 1])
         met = self._groups.setdefault(signature, node)
         if met is node:
             return node
         for other in (met, *self._more.get(signature, ())):
             start, at = other
-            if all(words[first + i][depth:] == words[start + i][at:] for i in range(1, end - first - 1)):
+            if all(words[first + i][depth:] == words[start + i][at:] and ends[first + i] == ends[start + i]
+                   for i in range(1, end - first - 1)):
                 return other
         self._more.setdefault(signature, []).append(node)
         return node
@@ -268,11 +277,15 @@ class _LiteralLeaf:
 class ByteNFA:
     """Several named roots compiled together; a node is `(leaf, a, b)` or `(FINAL, tag)`.
 
-    Regex leaf node: `(leaf, state, 0)`; literal leaf node: `(leaf, first word, depth)`.
+    Regex leaf node: `(leaf, state, 0)`; literal leaf node: `(leaf, first word, depth)`. The literal
+    heads of an alternation's options (`Alt(Seq(Literals(names of group g), …) for g …)`) are one shared
+    `_LiteralLeaf`: each keeps its leaf number (its follow set), and nodes carry the first one's.
     """
 
     def __init__(self, roots: dict[object, Expr]) -> None:
         self._leaves: list[_RegexLeaf | _LiteralLeaf] = []
+        self._home: list[int] = []  # the leaf number a literal leaf's nodes carry (shared heads: the first)
+        self._reserved: dict[int, int] = {}  # id of a shared head Literals → its leaf number
         self._follow: list[set[int]] = []
         self._ends: list[set[object]] = []  # roots a leaf may finish
         self._starts: dict[object, frozenset] = {}
@@ -296,17 +309,18 @@ class ByteNFA:
     def _add(self, expr: Expr) -> tuple[bool, set[int], set[int]]:
         if isinstance(expr, Capture):
             return self._add(expr.inner)
+        if isinstance(expr, Literals) and id(expr) in self._reserved:
+            index = self._reserved.pop(id(expr))
+            return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, (Regex, Literals)):
-            leaf = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else _LiteralLeaf(expr)
-            self._leaves.append(leaf)
-            self._follow.append(set())
-            self._ends.append(set())
-            index = len(self._leaves) - 1
-            return leaf.nullable, {index}, {index}
+            index = self._new_leaf()
+            self._leaves[index] = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else _LiteralLeaf([(index, expr)])
+            return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, Opt):
             _, first, last = self._add(expr.inner)
             return True, first, last
         if isinstance(expr, Alt):
+            self._share_literal_heads(expr.options)
             parts = [self._add(option) for option in expr.options]
             return (
                 any(p[0] for p in parts),
@@ -326,15 +340,43 @@ class ByteNFA:
             return nullable, first, last
         raise UnsupportedPatternError(f"expected an Expr node (Regex, Literals, Seq, Alt, Opt, Capture), got {expr!r}")
 
+    def _new_leaf(self) -> int:
+        self._leaves.append(None)  # type: ignore[arg-type]  # set by the caller
+        self._home.append(len(self._home))
+        self._follow.append(set())
+        self._ends.append(set())
+        return len(self._leaves) - 1
+
+    def _share_literal_heads(self, options: tuple[Expr, ...]) -> None:
+        """Give the options that begin with a `Literals` (without the empty word) one shared leaf."""
+        heads: dict[int, Literals] = {}
+        for option in options:
+            head = option.parts[0] if isinstance(option, Seq) and option.parts else option
+            if isinstance(head, Literals) and head.words and "" not in head.words and id(head) not in heads:
+                heads[id(head)] = head
+        if len(heads) < 2:
+            return
+        members = [(self._new_leaf(), head) for head in heads.values()]
+        shared = _LiteralLeaf(members)
+        for (index, _), key in zip(members, heads):
+            self._leaves[index] = shared
+            self._home[index] = members[0][0]
+            self._reserved[key] = index
+
     def _entry(self, leaf: int) -> tuple:
         node = self._leaves[leaf]
-        return (leaf, node.start, 0) if isinstance(node, _RegexLeaf) else (leaf, 0, 0)
+        return (leaf, node.start, 0) if isinstance(node, _RegexLeaf) else (self._home[leaf], 0, 0)
 
     def _leaf_accepts(self, node: tuple) -> bool:
         leaf = self._leaves[node[0]]
         if isinstance(leaf, _RegexLeaf):
             return node[1] in leaf.finals
         return len(leaf.words[node[1]]) == node[2]
+
+    def _finished(self, node: tuple) -> tuple[int, ...]:
+        """The leaf numbers an accepting node ends (several for a shared literal leaf's word)."""
+        leaf = self._leaves[node[0]]
+        return (node[0],) if isinstance(leaf, _RegexLeaf) else leaf.ends[node[1]]
 
     def start(self, tag: object) -> frozenset:
         return self._starts[tag]
@@ -350,9 +392,9 @@ class ByteNFA:
             out.add(node)
             if node[0] == FINAL or not self._leaf_accepts(node):
                 continue
-            leaf = node[0]
-            pending.extend(self._entry(f) for f in self._follow[leaf])
-            pending.extend((FINAL, tag) for tag in self._ends[leaf])
+            for leaf in self._finished(node):
+                pending.extend(self._entry(f) for f in self._follow[leaf])
+                pending.extend((FINAL, tag) for tag in self._ends[leaf])
         return frozenset(out)
 
     def successors(self, node: tuple, byte: int) -> tuple[tuple, ...]:
@@ -385,9 +427,11 @@ class ByteNFA:
     def final_bytes(self, tag: object) -> frozenset[int]:
         """Every byte that can be the last byte of a string of root `tag` (a superset)."""
         out: set[int] = set()
+        done: set[int] = set()
         for index, leaf in enumerate(self._leaves):
-            if tag not in self._ends[index]:
+            if tag not in self._ends[index] or id(leaf) in done:
                 continue
+            done.add(id(leaf))
             if isinstance(leaf, _RegexLeaf):
                 out.update(b for moves in leaf.edges for b, targets in moves.items() if targets & leaf.finals)
             else:

@@ -193,3 +193,28 @@ def test_bytes_that_reach_the_same_nodes_share_one_stored_closure() -> None:
     (node,) = nfa.start(0)
     assert len({id(nfa.node_step(node, digit)) for digit in b"0123456789"}) == 1
     assert all(nfa.node_step(node, byte) is EMPTY for byte in b"a \xea")
+
+
+# Groups of a statute lexicon: a name in one group may be a prefix of a name in another, and a name may
+# be in two groups (the grammar then allows both groups' articles after it).
+GROUPED = Alt((
+    seq(Literals(("근로기준법", "민법")), " 제", Literals(("1조", "2조"))),
+    seq(Literals(("근로기준법 시행령", "형법")), " 제", Literals(("3조",))),
+    seq(Literals(("민법", "민사소송법")), " 제", Literals(("4조", "40조"))),
+    Literals(("근로", "민")),
+))
+GROUPED_TEXTS = [f"{name}{tail}" for name in ("근로기준법", "근로기준법 시행령", "민법", "형법", "민사소송법", "근로", "민", "민사")
+                 for tail in ("", " 제", " 제1조", " 제2조", " 제3조", " 제4조", " 제40조", " 제41조")]
+
+
+@pytest.mark.parametrize("text", GROUPED_TEXTS, ids=lambda text: text)
+def test_alternatives_that_share_one_literal_head_leaf_keep_their_own_tails(text) -> None:
+    assert compile_dfa(GROUPED).matches(text.encode()) == bool(re.fullmatch(GROUPED.to_regex(), text))
+
+
+def test_a_state_inside_names_of_several_groups_is_one_node() -> None:
+    dfa = compile_dfa(GROUPED)
+    assert len(dfa.sets[dfa.walk(dfa.initial, "민".encode())]) == 2  # inside the names, and `민` ended
+    assert len(dfa.sets[dfa.walk(dfa.initial, "근로기준".encode())]) == 1
+    after = dfa.sets[dfa.walk(dfa.initial, "민법 제".encode())]
+    assert len([node for node in after if node[1:] == (0, 0)]) == 2  # the articles of both groups begin
