@@ -182,39 +182,75 @@ class _RegexLeaf:
             self.edges[source].setdefault(byte, set()).add(target)
 
 
+class Registry:
+    """The literal nodes met so far in one ByteNFA, by signature (`_LiteralLeaf._same_suffixes`): the
+    first met, then any others with the same signature (rare), and the continuation classes of leaves."""
+
+    __slots__ = ("first", "more", "continuation")
+
+    def __init__(self, continuation) -> None:
+        self.first: dict[tuple, tuple[_LiteralLeaf, tuple[int, int, int]]] = {}
+        self.more: dict[tuple, list[tuple[_LiteralLeaf, tuple[int, int, int]]]] = {}
+        self.continuation = continuation  # leaf number → a key equal for leaves that go on alike
+
+
 class _LiteralLeaf:
     """A literal set as an implicit trie over its sorted UTF-8 words, minimised on the fly: a trie
     node is represented by the first node met with the same set of suffixes, so `1`…`9` before
-    `0`…`9` in the numbers 1–99 are one state, as in a minimal acyclic automaton."""
+    `0`…`9` in the numbers 1–99 are one state, as in a minimal acyclic automaton. The nodes met are
+    registered per automaton (`Registry`), across leaves: the article numbers of two acts with
+    different article sets meet in one node where what is left to read is the same (`제75` in an act
+    with articles 750–759 and another), so the statute book's 5,000 article sets share most nodes.
 
-    __slots__ = ("words", "ends", "nullable", "_longest", "_classes", "_groups", "_more")
+    Words are sorted on first use, not at compile time: a lexicon's thousands of article sets cost
+    only a check until an act is reached."""
 
-    def __init__(self, members: list[tuple[int, Literals]]) -> None:
+    __slots__ = ("index", "nullable", "registry", "_members", "words", "ends", "keys", "_longest", "_classes")
+
+    def __init__(self, members: list[tuple[int, Literals]], registry: Registry) -> None:
         """One leaf for the `Literals` of one or more alternatives, each `(its leaf number, Literals)`:
         the alternatives `Seq(Literals(names of group g), …)` of a statute lexicon share one trie,
         so a state inside a name is one node rather than one per group. `ends[i]` are the leaf
-        numbers whose word `words[i]` is (the alternatives that go on after it)."""
-        owners: dict[bytes, list[int]] = {}
-        for leaf, literals in members:
+        numbers whose word `words[i]` is (the alternatives that go on after it); `keys[i]` the same as
+        what follows them (`registry.continuation`), which is what makes nodes of two leaves equal."""
+        for _, literals in members:
             if not literals.words:
                 raise LexiconError("expected a lexicon with at least one word, got an empty Literals")
-            seen: set[str] = set()
-            for position, word in enumerate(literals.words):
-                if word in seen:
-                    raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
-                seen.add(word)
-                owners.setdefault(word.encode(), []).append(leaf)
-        self.words = sorted(owners)
-        self.ends = [tuple(owners[word]) for word in self.words]
-        self.nullable = self.words[0] == b""
-        self._longest = max(map(len, self.words))
-        self._classes: dict[int, tuple[int, int]] = {}  # node → the first node met with its suffixes
-        # Nodes by (word count, first suffix, last suffix): the first met, then any others (rare).
-        self._groups: dict[tuple[int, bytes, bytes], tuple[int, int]] = {}
-        self._more: dict[tuple[int, bytes, bytes], list[tuple[int, int]]] = {}
+            if len(set(literals.words)) != len(literals.words):
+                seen: set[str] = set()
+                for position, word in enumerate(literals.words):
+                    if word in seen:
+                        raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
+                    seen.add(word)
+        self.index = members[0][0]
+        self.nullable = any("" in literals.words for _, literals in members)
+        self.registry = registry
+        self._members = members
 
-    def step(self, first: int, depth: int, byte: int) -> tuple[int, int] | None:
-        """The node (first word, depth) for words[first][:depth] + byte, or None."""
+    def __getattr__(self, name: str):
+        """The sorted words and their ends, made on first use (slots are unset until then)."""
+        if name not in ("words", "ends", "keys", "_longest", "_classes"):
+            raise AttributeError(name)
+        if len(self._members) == 1:
+            leaf, literals = self._members[0]
+            self.words = sorted(word.encode() for word in literals.words)
+            self.ends = [(leaf,)] * len(self.words)
+        else:
+            owners: dict[bytes, list[int]] = {}
+            for leaf, literals in self._members:
+                for word in literals.words:
+                    owners.setdefault(word.encode(), []).append(leaf)
+            self.words = sorted(owners)
+            self.ends = [tuple(owners[word]) for word in self.words]
+        continuation = self.registry.continuation
+        keys = {ends: tuple(sorted({continuation(leaf) for leaf in ends})) for ends in set(self.ends)}
+        self.keys = [keys[ends] for ends in self.ends]
+        self._longest = max(map(len, self.words))
+        self._classes: dict[int, tuple[int, int, int]] = {}  # node → the first node met with its suffixes
+        return getattr(self, name)
+
+    def step(self, first: int, depth: int, byte: int) -> tuple[int, int, int] | None:
+        """The node (leaf, first word, depth) for words[first][:depth] + byte, or None."""
         word = self.words[first]
         if len(word) > depth:  # the node's first word has the smallest next byte: no search when it
             if word[depth] == byte:  # goes on (walking along a name) or the byte is below it (a digit)
@@ -227,35 +263,35 @@ class _LiteralLeaf:
             return self._representative(found, depth + 1)
         return None
 
-    def _representative(self, first: int, depth: int) -> tuple[int, int]:
+    def _representative(self, first: int, depth: int) -> tuple[int, int, int]:
         key = first * (self._longest + 1) + depth  # an int key: one object fewer per node to collect
         found = self._classes.get(key)
         if found is None:
             found = self._classes[key] = self._same_suffixes(first, depth)
         return found
 
-    def _same_suffixes(self, first: int, depth: int) -> tuple[int, int]:
-        """The first node met whose words below it are the same suffixes (ending the same alternatives).
-        Nodes are grouped by (word count, first and last suffix and their ends), which costs a bisection rather than a pass over the
-        subtree (near the root of a 5,000-name lexicon, over a thousand words); only nodes that share
-        all three are compared suffix by suffix."""
-        words = self.words
+    def _same_suffixes(self, first: int, depth: int) -> tuple[int, int, int]:
+        """The first node met (in any leaf) whose words below it are the same suffixes, followed by the
+        same. Nodes are grouped by (word count, first and last suffix and what follows them), which
+        costs a bisection rather than a pass over the subtree (near the root of a 5,000-name lexicon,
+        over a thousand words); only nodes that share all of it are compared suffix by suffix."""
+        words, keys = self.words, self.keys
         prefix = words[first][:depth]
         if first + 1 == len(words) or not words[first + 1].startswith(prefix):
             end = first + 1  # one word below: most nodes, deep inside a name
         else:
             end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
-        node, ends = (first, depth), self.ends
-        signature = (end - first, words[first][depth:], words[end - 1][depth:], ends[first], ends[end - 1])
-        met = self._groups.setdefault(signature, node)
-        if met is node:
+        node = (self.index, first, depth)
+        signature = (end - first, words[first][depth:], words[end - 1][depth:], keys[first], keys[end - 1])
+        met = self.registry.first.setdefault(signature, (self, node))
+        if met[1] is node:
             return node
-        for other in (met, *self._more.get(signature, ())):
-            start, at = other
-            if all(words[first + i][depth:] == words[start + i][at:] and ends[first + i] == ends[start + i]
+        for leaf, other in (met, *self.registry.more.get(signature, ())):
+            _, start, at = other
+            if all(words[first + i][depth:] == leaf.words[start + i][at:] and keys[first + i] == leaf.keys[start + i]
                    for i in range(1, end - first - 1)):
                 return other
-        self._more.setdefault(signature, []).append(node)
+        self.registry.more.setdefault(signature, []).append((self, node))
         return node
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
@@ -286,6 +322,9 @@ class ByteNFA:
         self._leaves: list[_RegexLeaf | _LiteralLeaf] = []
         self._home: list[int] = []  # the leaf number a literal leaf's nodes carry (shared heads: the first)
         self._reserved: dict[int, int] = {}  # id of a shared head Literals → its leaf number
+        self._registry = Registry(self._continuation)
+        self._continuations: dict[int, int] = {}
+        self._continuation_keys: dict[tuple, int] = {}
         self._follow: list[set[int]] = []
         self._ends: list[set[object]] = []  # roots a leaf may finish
         self._starts: dict[object, frozenset] = {}
@@ -314,7 +353,7 @@ class ByteNFA:
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, (Regex, Literals)):
             index = self._new_leaf()
-            self._leaves[index] = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else _LiteralLeaf([(index, expr)])
+            self._leaves[index] = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else _LiteralLeaf([(index, expr)], self._registry)
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, Opt):
             _, first, last = self._add(expr.inner)
@@ -357,11 +396,20 @@ class ByteNFA:
         if len(heads) < 2:
             return
         members = [(self._new_leaf(), head) for head in heads.values()]
-        shared = _LiteralLeaf(members)
+        shared = _LiteralLeaf(members, self._registry)
         for (index, _), key in zip(members, heads):
             self._leaves[index] = shared
             self._home[index] = members[0][0]
             self._reserved[key] = index
+
+    def _continuation(self, leaf: int) -> int:
+        """A number equal for leaves followed by the same leaves and ending the same roots (asked once a
+        leaf's words are first used, when its root is complete)."""
+        found = self._continuations.get(leaf)
+        if found is None:
+            key = (frozenset(self._follow[leaf]), frozenset(self._ends[leaf]))
+            found = self._continuations[leaf] = self._continuation_keys.setdefault(key, len(self._continuation_keys))
+        return found
 
     def _entry(self, leaf: int) -> tuple:
         node = self._leaves[leaf]
@@ -405,7 +453,7 @@ class ByteNFA:
         if isinstance(leaf, _RegexLeaf):
             return tuple(sorted((node[0], target, 0) for target in leaf.edges[node[1]].get(byte, ())))
         found = leaf.step(node[1], node[2], byte)
-        return () if found is None else ((node[0], *found),)
+        return () if found is None else (found,)
 
     def node_step(self, node: tuple, byte: int) -> frozenset:
         """The closure of one node's successors on a byte (cached: states share their nodes)."""

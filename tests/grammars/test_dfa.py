@@ -218,3 +218,13 @@ def test_a_state_inside_names_of_several_groups_is_one_node() -> None:
     assert len(dfa.sets[dfa.walk(dfa.initial, "근로기준".encode())]) == 1
     after = dfa.sets[dfa.walk(dfa.initial, "민법 제".encode())]
     assert len([node for node in after if node[1:] == (0, 0)]) == 2  # the articles of both groups begin
+
+
+def test_article_numbers_of_different_article_sets_meet_where_the_rest_is_the_same() -> None:
+    grammar = Alt((seq(Literals(("민법",)), " 제", Literals(("1조", "75조", "76조")), Opt(Literals((" 제1항",)))),
+                   seq(Literals(("형법",)), " 제", Literals(("2조", "75조", "76조")), Opt(Literals((" 제1항",))))))
+    dfa = compile_dfa(grammar)
+    assert dfa.walk(dfa.initial, "민법 제7".encode()) == dfa.walk(dfa.initial, "형법 제7".encode())
+    assert dfa.walk(dfa.initial, "민법 제".encode()) != dfa.walk(dfa.initial, "형법 제".encode())
+    for text in ("민법 제1조", "민법 제2조", "형법 제2조 제1항", "형법 제1조", "민법 제75조 제1항", "형법 제77조"):
+        assert dfa.matches(text.encode()) == bool(re.fullmatch(grammar.to_regex(), text)), text
