@@ -110,7 +110,9 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     rows = [sorted(automaton.transitions(state).items()) for state in range(count)]
     row_start, row_items = _csr(rows)
     mask_start, _ = _csr([m.words for m in masks])
-    next_start, next_items = _csr([sorted(m.next.items()) if m.next is not None else [] for m in masks])
+    constrained = [m for m in masks if not m.free]
+    next_start = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum([0 if m.free else len(m.next_tokens) for m in masks], out=next_start[1:])
     divergences = [m.divergence for m in masks]
     div_start, div_items = _csr([sorted(d) if d is not None else [] for d in divergences])
     bases = [automaton.base_of(state) for state in range(count)]
@@ -128,8 +130,8 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "mask_words": np.concatenate([m.words for m in masks]).astype(np.int32),
         "mask_values": np.concatenate([m.values for m in masks]).astype(np.int32),
         "next_start": next_start,
-        "next_tokens": np.asarray([t for t, _ in next_items], dtype=np.int32),
-        "next_states": np.asarray([n for _, n in next_items], dtype=np.int32),
+        "next_tokens": np.concatenate([np.empty(0, np.int32)] + [m.next_tokens for m in constrained]),
+        "next_states": np.concatenate([np.empty(0, np.int32)] + [m.next_states for m in constrained]),
         "div_all": np.asarray([d is None for d in divergences], dtype=bool),
         "div_start": div_start,
         "div_bytes": np.asarray(div_items, dtype=np.uint8),
@@ -218,7 +220,7 @@ class StoredMasks:
             masks.divergence = self._automaton.divergence(state)
         else:
             start, end = a["next_start"][state : state + 2]
-            masks.next = dict(zip(a["next_tokens"][start:end].tolist(), a["next_states"][start:end].tolist()))
+            masks.next_tokens, masks.next_states = a["next_tokens"][start:end], a["next_states"][start:end]
         return masks
 
 

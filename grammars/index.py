@@ -34,13 +34,18 @@ _MAX_WALKS_PER_STATE = 4096
 
 
 class StateMasks:
-    __slots__ = ("free", "words", "values", "next", "base", "divergence", "walks", "unconstrained")
+    __slots__ = ("free", "words", "values", "next_tokens", "next_states", "next", "base", "divergence", "walks",
+                 "unconstrained")
 
     def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
         self.free = free
         self.words = words  # indices of the bitmask words that differ from the base row
         self.values = values  # their values
-        self.next: dict[int, int] | None = None  # constrained: allowed token → next state
+        # constrained: the allowed tokens (sorted) and their next states, as int32 arrays; `next` is the
+        # same as a dict, made on the first advance (a full build stores arrays only)
+        self.next_tokens: np.ndarray | None = None
+        self.next_states: np.ndarray | None = None
+        self.next: dict[int, int] | None = None
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] = {}  # free: next states of tokens walked from this state
@@ -48,12 +53,15 @@ class StateMasks:
 
 
 def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sparse packed bitmask of a set of token ids: (word indices, int32 word values)."""
-    ids = np.asarray(token_ids, dtype=np.int64)
-    row = np.zeros(word_count, dtype=np.uint32)
-    np.bitwise_or.at(row, ids >> 5, np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)))
-    words = np.flatnonzero(row)
-    return words, row[words].view(np.int32)
+    """Sparse packed bitmask of a set of token ids (each below 32 * word_count): (word indices, int32
+    word values). Works on the ids alone, never on a whole row: most sets are a few dozen ids."""
+    ids = np.unique(np.asarray(token_ids, dtype=np.int64))
+    if not len(ids):
+        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32)
+    words = ids >> 5
+    starts = np.flatnonzero(np.concatenate(([True], words[1:] != words[:-1])))
+    values = np.bitwise_or.reduceat(np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)), starts)
+    return words[starts].astype(np.intp), values.view(np.int32)
 
 
 class TokenIndex:
@@ -150,8 +158,11 @@ class TokenIndex:
         masks = self._states[state] if state < len(self._states) else None
         if masks is None:
             masks = self.masks(state)
-        if masks.next is not None:
-            return masks.next.get(token_id, DEAD)
+        if not masks.free:
+            table = masks.next
+            if table is None:
+                table = masks.next = dict(zip(masks.next_tokens.tolist(), masks.next_states.tolist()))
+            return table.get(token_id, DEAD)
         if not 0 <= token_id < len(self._tokens) or self._tokens[token_id] is None:
             return DEAD
         divergence = masks.divergence
@@ -277,7 +288,9 @@ class TokenIndex:
         if self.automaton.is_accepting(state):
             ids = np.concatenate([ids, np.fromiter(self._eos, dtype=np.int64)])
         masks = StateMasks(False, *pack_bits(ids, self.word_count))
-        masks.next = dict(zip(allowed, nexts))
+        tokens = np.asarray(allowed, dtype=np.int32)
+        order = np.argsort(tokens)
+        masks.next_tokens, masks.next_states = tokens[order], np.asarray(nexts, dtype=np.int32)[order]
         return masks
 
     def _reach(self, child: int, target: int, allowed: list[int], nexts: list[int], pending: list) -> None:
