@@ -31,6 +31,7 @@ from grammars.vocabulary import DIGITS, Vocabulary
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
 _MAX_WALKS_PER_STATE = 4096
+_SMALL_SET = 64  # pack_bits: up to this many ids in Python
 
 
 class StateMasks:
@@ -54,7 +55,15 @@ class StateMasks:
 
 def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.ndarray]:
     """Sparse packed bitmask of a set of token ids (each below 32 * word_count): (word indices, int32
-    word values). Works on the ids alone, never on a whole row: most sets are a few dozen ids."""
+    word values). Works on the ids alone, never on a whole row: most sets are a few dozen ids, packed
+    in Python faster than numpy's per-call overhead allows."""
+    if len(token_ids) <= _SMALL_SET:
+        packed: dict[int, int] = {}
+        for token in token_ids.tolist() if isinstance(token_ids, np.ndarray) else token_ids:
+            packed[token >> 5] = packed.get(token >> 5, 0) | 1 << (token & 31)
+        words = sorted(packed)
+        return (np.asarray(words, dtype=np.intp),
+                np.asarray([packed[w] for w in words], dtype=np.uint32).view(np.int32))
     ids = np.unique(np.asarray(token_ids, dtype=np.int64))
     if not len(ids):
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32)
@@ -307,6 +316,8 @@ class TokenIndex:
         digits go on there (`alive[k]`, indexed by byte) and which reach the mirror's state (`meet[k]`:
         the base's answer holds below them); None when the digits that go on part ways."""
         step, live_bytes = self.automaton.step, self.automaton.live_bytes
+        if live_bytes(state).isdisjoint(DIGITS):
+            return None  # no digit goes on (most states inside names)
         chain, alive, meet = [(state, mirror)], [np.zeros(256, dtype=bool)], [np.zeros(256, dtype=bool)]
         while len(chain) < len(self._trie.digit_runs.nodes):
             current, shadow = chain[-1]
