@@ -186,12 +186,32 @@ class Registry:
     """The literal nodes met so far in one ByteNFA, by signature (`_LiteralLeaf._same_suffixes`): the
     first met, then any others with the same signature (rare), and the continuation classes of leaves."""
 
-    __slots__ = ("first", "more", "continuation")
+    __slots__ = ("first", "more", "continuation", "_sorted")
 
     def __init__(self, continuation) -> None:
         self.first: dict[tuple, tuple[_LiteralLeaf, tuple[int, int, int]]] = {}
         self.more: dict[tuple, list[tuple[_LiteralLeaf, tuple[int, int, int]]]] = {}
         self.continuation = continuation  # leaf number → a key equal for leaves that go on alike
+        self._sorted: dict[tuple[int, ...], tuple[tuple[Literals, ...], list[bytes], list[tuple[int, ...]]]] = {}
+
+    def sorted_words(self, sets: tuple[Literals, ...]) -> tuple[list[bytes], list[tuple[int, ...]]]:
+        """The union of literal sets as sorted UTF-8 words, and per word the positions of the sets that
+        hold it; once per tuple of Literals objects (a statute lexicon's names recur in several anchors)."""
+        key = tuple(map(id, sets))
+        found = self._sorted.get(key)
+        if found is None or any(a is not b for a, b in zip(found[0], sets)):
+            if len(sets) == 1:
+                words = sorted(word.encode() for word in sets[0].words)
+                found = (sets, words, [(0,)] * len(words))
+            else:
+                owners: dict[bytes, list[int]] = {}
+                for position, literals in enumerate(sets):
+                    for word in literals.words:
+                        owners.setdefault(word.encode(), []).append(position)
+                words = sorted(owners)
+                found = (sets, words, [tuple(owners[word]) for word in words])
+            self._sorted[key] = found
+        return found[1], found[2]
 
 
 class _LiteralLeaf:
@@ -231,17 +251,12 @@ class _LiteralLeaf:
         """The sorted words and their ends, made on first use (slots are unset until then)."""
         if name not in ("words", "ends", "keys", "_longest", "_classes"):
             raise AttributeError(name)
-        if len(self._members) == 1:
-            leaf, literals = self._members[0]
-            self.words = sorted(word.encode() for word in literals.words)
-            self.ends = [(leaf,)] * len(self.words)
+        self.words, owners = self.registry.sorted_words(tuple(literals for _, literals in self._members))
+        numbers = [leaf for leaf, _ in self._members]
+        if len(numbers) == 1:
+            self.ends = [(numbers[0],)] * len(self.words)
         else:
-            owners: dict[bytes, list[int]] = {}
-            for leaf, literals in self._members:
-                for word in literals.words:
-                    owners.setdefault(word.encode(), []).append(leaf)
-            self.words = sorted(owners)
-            self.ends = [tuple(owners[word]) for word in self.words]
+            self.ends = [tuple(numbers[k] for k in members) for members in owners]
         continuation = self.registry.continuation
         keys = {ends: tuple(sorted({continuation(leaf) for leaf in ends})) for ends in set(self.ends)}
         self.keys = [keys[ends] for ends in self.ends]

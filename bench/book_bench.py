@@ -1,0 +1,268 @@
+"""The statute grammar at the scale of the real statute book, citegen beside the peers, one process.
+
+    PYTHONPATH=. .venv/bin/python bench/book_bench.py [--sizes 50,500,5000,full] [--tokenizer deepseek|qwen]
+        [--peers-up-to 500] [--engines citegen,xgrammar,llguidance] [--out bench/results/book_bench.md]
+
+Lexicons (bench/statute_book.py, from ../shared/lawdata/legalize-kr-current.tar.xz): N = the first N acts
+in force by name with their real article sets; `full` = every act in force plus a `구 NAME` form of each
+(with the articles deleted since), the lexicon generation serves. Grammar: `statute_grammar(lexicon)`.
+Columns (wall clock, one thread, this shared machine):
+- compile: lexicon → first mask (grammar built, automaton compiled, the initial state's mask);
+- build: every state computed and the index stored (citegen `compile_index(cache_dir=…)` on a miss;
+  xgrammar compiles everything at once: its compile); states; RSS: peak resident set growth during the
+  build (VmHWM reset before it; the tokenizer and the process's own ~280 MiB are not counted);
+- size: the stored index (.npz) or xgrammar's `memory_size_bytes`; warm: load from the disk cache and
+  the first mask;
+- first visit: steps on a fresh index along real citations of the lexicon (advance + fill the bitmask;
+  process CPU time, median / p99), as a new narrowing or a lazily grown index pays them;
+- mask: the same steps warm (median of 5 repeats per step; median / p99);
+- apply: `apply_token_bitmask_inplace` of the walked states' bitmasks to a float32 logits row (median);
+- exact: sampled states' masks equal to brute force (every text token walked through the automaton
+  byte by byte, EOS iff accepting), and citations of the lexicon accepted, made-up articles rejected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from bench.grammar_bench import (
+    bench_llguidance, bench_xgrammar, load_tokenizer, parsing_regex, percentile, timed_steps,
+)
+from bench.statute_book import book_slice, full_book
+from citegen.kernels import apply_token_bitmask_inplace
+from grammars import compile_index, statute_grammar
+from grammars.cache import index_path
+from grammars.dfa import DEAD
+from grammars.languages.statute import HEAD_SEPARATOR
+
+WALKS = 24  # citations walked per size
+EXACT_STATES = 24  # states checked against brute force per size
+
+
+def citations_of(lexicon: dict[str, list[str] | None], count: int, seed: int = 0) -> list[str]:
+    """Real citations of the lexicon: an act, one of its articles, sometimes a paragraph."""
+    rng = random.Random(seed)
+    names = sorted(lexicon)
+    out = []
+    for _ in range(count):
+        name = rng.choice(names)
+        labels = lexicon[name] or ["1"]
+        label = rng.choice(labels)
+        article = label.replace("의", "조의") if "의" in label else label + "조"
+        out.append(f"{name}{HEAD_SEPARATOR}{article}" + (" 제1항" if rng.random() < 0.5 else ""))
+    return out
+
+
+def _status_mib(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"expected {field} in /proc/self/status, got none")
+
+
+def reset_peak_rss() -> float:
+    """Reset the process's peak RSS to its current RSS (Linux clear_refs 5); returns the current RSS."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return _status_mib("VmRSS")
+
+
+def peak_rss() -> float:
+    return _status_mib("VmHWM")
+
+
+def brute_force(index, state: int) -> np.ndarray:
+    automaton, tokens = index.automaton, index.vocabulary.tokens
+    allowed = [i for i, t in enumerate(tokens) if t and automaton.walk(state, t) != DEAD]
+    if automaton.is_accepting(state):
+        allowed += sorted(index.vocabulary.eos_ids)
+    return np.asarray(sorted(allowed))
+
+
+def exactness(index, lexicon, walks: list[list[int]], rng: random.Random) -> str:
+    states = {s for tokens in walks for s in _states_along(index, tokens)}
+    sample = rng.sample(sorted(states), min(EXACT_STATES, len(states)))
+    wrong = [s for s in sample if not np.array_equal(index.allowed_tokens(s), brute_force(index, s))]
+    dfa = index.automaton
+    good = citations_of(lexicon, 200, seed=1)
+    bad = [f"{name}{HEAD_SEPARATOR}9999조의99" for name in list(lexicon)[:50] if lexicon[name]]
+    language = sum(_matches(dfa, text) for text in good) == len(good) and not any(_matches(dfa, t) for t in bad)
+    return f"{len(sample) - len(wrong)}/{len(sample)} states, language {'ok' if language else 'WRONG'}"
+
+
+def _matches(dfa, text: str) -> bool:
+    state = dfa.walk(dfa.initial, text.encode())
+    return state != DEAD and dfa.is_accepting(state)
+
+
+def _states_along(index, tokens: list[int]) -> list[int]:
+    state, out = index.initial_state, [index.initial_state]
+    for token in tokens:
+        state = index.advance(state, token)
+        if state < 0:
+            break
+        out.append(state)
+    return out
+
+
+def steps(index, walks: list[list[int]], repeats: int) -> list[float]:
+    """µs per step (advance + fill the bitmask), as grammar_bench times them."""
+    row, cursor = index.allocate_bitmask()[0], {}
+
+    def reset() -> None:
+        cursor["state"] = index.initial_state
+
+    def step(token: int) -> None:
+        cursor["state"] = index.advance(cursor["state"], token)
+        index.fill_bitmask(cursor["state"], row)
+
+    return timed_steps(walks, reset, step, repeats)
+
+
+def apply_median(index, walks: list[list[int]]) -> float:
+    masks = [index.bitmask(s) for tokens in walks for s in _states_along(index, tokens)]
+    logits = torch.randn(1, index.vocab_size)
+    times = []
+    for mask in masks * 5:
+        work, bitmask = logits.clone(), torch.from_numpy(mask).unsqueeze(0)
+        started = time.perf_counter_ns()
+        apply_token_bitmask_inplace(work, bitmask, vocab_size=index.vocab_size)
+        times.append((time.perf_counter_ns() - started) / 1000)
+    return statistics.median(times)
+
+
+def bench_citegen(label: str, lexicon, vocabulary, walks) -> dict:
+    row: dict = {"size": label, "engine": "citegen"}
+    started = time.perf_counter()
+    grammar = statute_grammar(lexicon)
+    index = compile_index(grammar, vocabulary)
+    index.fill_bitmask(index.initial_state, index.allocate_bitmask()[0])
+    row["compile"] = (time.perf_counter() - started) * 1e3
+    first = steps(compile_index(grammar, vocabulary), walks, 1)
+    row["first"] = (statistics.median(first), percentile(first, 0.99))
+    with tempfile.TemporaryDirectory() as cache_dir:
+        before = reset_peak_rss()
+        started = time.perf_counter()
+        built = compile_index(grammar, vocabulary, cache_dir=cache_dir)
+        row["build"] = time.perf_counter() - started
+        row["rss"] = peak_rss() - before
+        row["states"] = built.state_count
+        row["size_mib"] = index_path(Path(cache_dir), built.key).stat().st_size / 2**20
+        del built  # the loads below read the stored index
+        loads = []
+        for _ in range(3):
+            started = time.perf_counter()
+            loaded = compile_index(grammar, vocabulary, cache_dir=cache_dir)
+            loaded.fill_bitmask(loaded.initial_state, loaded.allocate_bitmask()[0])
+            loads.append((time.perf_counter() - started) * 1e3)
+        row["warm"] = min(loads)
+        warm = steps(loaded, walks, 5)
+        row["mask"] = (statistics.median(warm), percentile(warm, 0.99))
+        row["apply"] = apply_median(loaded, walks)
+    row["exact"] = exactness(index, lexicon, walks, random.Random(0))
+    return row
+
+
+NARROWED_ACTS = ("민법", "형법", "민사소송법")
+
+
+def narrowing(lexicon, vocabulary, encode) -> str:
+    """A request narrowed to one court and three acts over the whole `lexicon` (held as a `Lexicon`, as
+    the service holds it): the grammar (citegen.constraint.narrowed_answer_grammar), its compile to a first
+    mask, and first-visit steps along answers that cite the three acts."""
+    from citegen.constraint import Narrowing, narrowed_answer_grammar
+    from grammars.languages.lexicon import as_lexicon
+
+    held = as_lexicon(lexicon)
+    started = time.perf_counter()
+    grammar = narrowed_answer_grammar(held, Narrowing(courts=("대법원",), acts=NARROWED_ACTS), forbid_shorthand=True)
+    made = time.perf_counter()
+    index = compile_index(grammar, vocabulary)
+    index.fill_bitmask(index.initial_state, index.allocate_bitmask()[0])
+    done = time.perf_counter()
+    narrowed = {name: lexicon[name] for name in NARROWED_ACTS}
+    walks = [encode(f"이 경우 {text}에 따른다.") for text in citations_of(narrowed, 12)]
+    first = steps(index, walks, 1)
+    return (f"Narrowing to 대법원 and {', '.join(NARROWED_ACTS)} over {len(lexicon):,} names: grammar "
+            f"{(made - started) * 1e3:.1f} ms, compile → first mask {(done - made) * 1e3:.1f} ms, first-visit steps "
+            f"median / p99 {statistics.median(first):.1f} / {percentile(first, 0.99):.1f} µs ({len(first)} steps).")
+
+
+def render(rows: list[dict], header: str) -> str:
+    def cell(row, key, fmt):
+        value = row.get(key)
+        return "—" if value is None else fmt.format(*value) if isinstance(value, tuple) else fmt.format(value)
+
+    lines = [header, "", "| acts | engine | compile → first mask ms | build s | states | build RSS MiB | size MiB "
+             "| warm load ms | first visit median / p99 µs | mask median / p99 µs | apply µs | exact |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['size']} | {r['engine']} | {cell(r, 'compile', '{:.1f}')} | {cell(r, 'build', '{:.2f}')} "
+            f"| {cell(r, 'states', '{:,}')} | {cell(r, 'rss', '{:.0f}')} | {cell(r, 'size_mib', '{:.2f}')} "
+            f"| {cell(r, 'warm', '{:.1f}')} | {cell(r, 'first', '{:.1f} / {:.1f}')} | {cell(r, 'mask', '{:.1f} / {:.1f}')} "
+            f"| {cell(r, 'apply', '{:.1f}')} | {r.get('exact', '—')} |")
+    return "\n".join(lines)
+
+
+def peer_row(engine: str, label: str, grammar, vocabulary, hf, walks) -> dict | None:
+    regex = parsing_regex(grammar)
+    before = reset_peak_rss()
+    found = (bench_xgrammar if engine == "xgrammar" else bench_llguidance)(label, regex, vocabulary, hf, walks)
+    if found is None:
+        return None
+    row = {"size": label, "engine": engine, "compile": found.get("compile"), "build": found.get("build"),
+           "size_mib": found.get("size"), "warm": found.get("warm"), "first": found["p1"], "mask": found["p2"],
+           "rss": peak_rss() - before}
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=lambda text: text.split(","), default=["50", "500", "5000", "full"])
+    parser.add_argument("--tokenizer", choices=["deepseek", "qwen"], default="deepseek")
+    parser.add_argument("--engines", type=lambda text: text.split(","), default=["citegen", "xgrammar", "llguidance"])
+    parser.add_argument("--peers-up-to", type=int, default=500, help="run the peers on sizes up to this many acts")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    torch.set_num_threads(1)
+    vocabulary, hf, encode, _ = load_tokenizer(args.tokenizer)
+    header = (f"Statute book bench, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()} "
+              f"({os.cpu_count()} CPUs, shared), tokenizer {args.tokenizer} ({vocabulary.size:,} ids)")
+    rows: list[dict] = []
+    for size in args.sizes:
+        lexicon = full_book() if size == "full" else book_slice(int(size))
+        label = f"{size} ({len(lexicon):,} names, {sum(len(v or ()) for v in lexicon.values()):,} articles)"
+        walks = [encode(text) for text in citations_of(lexicon, WALKS)]
+        if "citegen" in args.engines:
+            rows.append(bench_citegen(label, lexicon, vocabulary, walks))
+            print(render(rows[-1:], ""), flush=True)
+        if size != "full" and int(size) <= args.peers_up_to:
+            grammar = statute_grammar(lexicon)
+            for engine in ("xgrammar", "llguidance"):
+                if engine in args.engines:
+                    found = peer_row(engine, label, grammar, vocabulary, hf, walks)
+                    if found is not None:
+                        rows.append(found)
+                        print(render(rows[-1:], ""), flush=True)
+    table = render(rows, header)
+    if "full" in args.sizes and "citegen" in args.engines:
+        table += "\n\n" + narrowing(full_book(), vocabulary, encode)
+    print(table)
+    if args.out:
+        args.out.write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
