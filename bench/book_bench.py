@@ -37,7 +37,12 @@ import numpy as np
 import torch
 
 from bench.grammar_bench import (
-    bench_llguidance, bench_xgrammar, load_tokenizer, parsing_regex, percentile, timed_steps,
+    bench_llguidance,
+    bench_xgrammar,
+    load_tokenizer,
+    parsing_regex,
+    percentile,
+    timed_steps,
 )
 from bench.statute_book import book_slice, full_book
 from citegen.kernels import apply_token_bitmask_inplace
@@ -203,8 +208,8 @@ def render(rows: list[dict], header: str) -> str:
         value = row.get(key)
         return "—" if value is None else fmt.format(*value) if isinstance(value, tuple) else fmt.format(value)
 
-    lines = [header, "", "| acts | engine | compile → first mask ms | build s | states | build RSS MiB | size MiB "
-             "| warm load ms | first visit median / p99 µs | mask median / p99 µs | apply µs | exact |",
+    lines = [header, "", ("| acts | engine | compile → first mask ms | build s | states | build RSS MiB | size MiB "
+                          "| warm load ms | first visit median / p99 µs | mask median / p99 µs | apply µs | exact |"),
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(
@@ -238,7 +243,7 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     torch.set_num_threads(1)
     vocabulary, hf, encode, _ = load_tokenizer(args.tokenizer)
-    header = (f"Statute book bench, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()} "
+    header = (f"Statute book bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()} "
               f"({os.cpu_count()} CPUs, shared), tokenizer {args.tokenizer} ({vocabulary.size:,} ids)")
     rows: list[dict] = []
     for size in args.sizes:

@@ -90,9 +90,9 @@ def main() -> None:
     torch.set_num_threads(1)
     rng = np.random.default_rng(0)
     kinds = ("citation", "number", "free", "half")
-    lines = [f"CPU mask apply, one float32 row, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, "
-             f"{platform.node()} ({os.cpu_count()} CPUs), torch {torch.__version__}, one thread; "
-             f"median / p90 µs of {args.repeats} calls", "",
+    lines = [(f"CPU mask apply, one float32 row, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, "
+              f"{platform.node()} ({os.cpu_count()} CPUs), torch {torch.__version__}, one thread; "
+              f"median / p90 µs of {args.repeats} calls"), "",
              "| vocabulary | mask | allowed | citegen | unpack all | torch bool | id list | exact |",
              "|---|---|---|---|---|---|---|---|"]
     for label, vocab in VOCABULARIES.items():

@@ -3,9 +3,8 @@
 A grammar `Expr` is compiled leaf by leaf (Glushkov's construction over leaves instead of symbols):
 - a `Regex` leaf goes through interegular (character FSM) and every character class is expanded into
   UTF-8 byte sequences, so Hangul (3 bytes) and tokens holding part of a character are exact;
-- a `Literals` leaf is never handed to interegular (a 5,000-name alternation would take minutes): its
-  words are sorted once as UTF-8 bytes and a trie node is the pair (first word with that prefix,
-  prefix length), found by bisection when a byte arrives.
+- a `Literals` leaf is an implicit trie over its sorted words (grammars.literals), never handed to
+  interegular (a 5,000-name alternation would take minutes).
 
 `ByteNFA` holds the leaves and the follow sets. `LazyDFA` is the subset construction, computed one
 transition at a time and cached, so compiling costs nothing until a state is reached. Node sets are
@@ -14,15 +13,15 @@ frozensets of small tuples: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` when a 
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable
 
 import interegular
 from interegular.fsm import anything_else
 
-from grammars.errors import LexiconError, UnsupportedPatternError
+from grammars.errors import UnsupportedPatternError
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq
+from grammars.literals import LiteralLeaf, Registry
 
 DEAD = -1
 FINAL = "$"
@@ -182,159 +181,16 @@ class _RegexLeaf:
             self.edges[source].setdefault(byte, set()).add(target)
 
 
-class Registry:
-    """The literal nodes met so far in one ByteNFA, by signature (`_LiteralLeaf._same_suffixes`): the
-    first met, then any others with the same signature (rare), and the continuation classes of leaves."""
-
-    __slots__ = ("first", "more", "continuation", "_sorted")
-
-    def __init__(self, continuation) -> None:
-        self.first: dict[tuple, tuple[_LiteralLeaf, tuple[int, int, int]]] = {}
-        self.more: dict[tuple, list[tuple[_LiteralLeaf, tuple[int, int, int]]]] = {}
-        self.continuation = continuation  # leaf number → a key equal for leaves that go on alike
-        self._sorted: dict[tuple[int, ...], tuple[tuple[Literals, ...], list[bytes], list[tuple[int, ...]]]] = {}
-
-    def sorted_words(self, sets: tuple[Literals, ...]) -> tuple[list[bytes], list[tuple[int, ...]]]:
-        """The union of literal sets as sorted UTF-8 words, and per word the positions of the sets that
-        hold it; once per tuple of Literals objects (a statute lexicon's names recur in several anchors)."""
-        key = tuple(map(id, sets))
-        found = self._sorted.get(key)
-        if found is None or any(a is not b for a, b in zip(found[0], sets)):
-            if len(sets) == 1:
-                words = sorted(word.encode() for word in sets[0].words)
-                found = (sets, words, [(0,)] * len(words))
-            else:
-                owners: dict[bytes, list[int]] = {}
-                for position, literals in enumerate(sets):
-                    for word in literals.words:
-                        owners.setdefault(word.encode(), []).append(position)
-                words = sorted(owners)
-                found = (sets, words, [tuple(owners[word]) for word in words])
-            self._sorted[key] = found
-        return found[1], found[2]
-
-
-class _LiteralLeaf:
-    """A literal set as an implicit trie over its sorted UTF-8 words, minimised on the fly: a trie
-    node is represented by the first node met with the same set of suffixes, so `1`…`9` before
-    `0`…`9` in the numbers 1–99 are one state, as in a minimal acyclic automaton. The nodes met are
-    registered per automaton (`Registry`), across leaves: the article numbers of two acts with
-    different article sets meet in one node where what is left to read is the same (`제75` in an act
-    with articles 750–759 and another), so the statute book's 5,000 article sets share most nodes.
-
-    Words are sorted on first use, not at compile time: a lexicon's thousands of article sets cost
-    only a check until an act is reached."""
-
-    __slots__ = ("index", "nullable", "registry", "_members", "words", "ends", "keys", "_longest", "_classes")
-
-    def __init__(self, members: list[tuple[int, Literals]], registry: Registry) -> None:
-        """One leaf for the `Literals` of one or more alternatives, each `(its leaf number, Literals)`:
-        the alternatives `Seq(Literals(names of group g), …)` of a statute lexicon share one trie,
-        so a state inside a name is one node rather than one per group. `ends[i]` are the leaf
-        numbers whose word `words[i]` is (the alternatives that go on after it); `keys[i]` the same as
-        what follows them (`registry.continuation`), which is what makes nodes of two leaves equal."""
-        for _, literals in members:
-            if not literals.words:
-                raise LexiconError("expected a lexicon with at least one word, got an empty Literals")
-            if len(set(literals.words)) != len(literals.words):
-                seen: set[str] = set()
-                for position, word in enumerate(literals.words):
-                    if word in seen:
-                        raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
-                    seen.add(word)
-        self.index = members[0][0]
-        self.nullable = any("" in literals.words for _, literals in members)
-        self.registry = registry
-        self._members = members
-
-    def __getattr__(self, name: str):
-        """The sorted words and their ends, made on first use (slots are unset until then)."""
-        if name not in ("words", "ends", "keys", "_longest", "_classes"):
-            raise AttributeError(name)
-        self.words, owners = self.registry.sorted_words(tuple(literals for _, literals in self._members))
-        numbers = [leaf for leaf, _ in self._members]
-        if len(numbers) == 1:
-            self.ends = [(numbers[0],)] * len(self.words)
-        else:
-            self.ends = [tuple(numbers[k] for k in members) for members in owners]
-        continuation = self.registry.continuation
-        keys = {ends: tuple(sorted({continuation(leaf) for leaf in ends})) for ends in set(self.ends)}
-        self.keys = [keys[ends] for ends in self.ends]
-        self._longest = max(map(len, self.words))
-        self._classes: dict[int, tuple[int, int, int]] = {}  # node → the first node met with its suffixes
-        return getattr(self, name)
-
-    def step(self, first: int, depth: int, byte: int) -> tuple[int, int, int] | None:
-        """The node (leaf, first word, depth) for words[first][:depth] + byte, or None."""
-        word = self.words[first]
-        if len(word) > depth:  # the node's first word has the smallest next byte: no search when it
-            if word[depth] == byte:  # goes on (walking along a name) or the byte is below it (a digit)
-                return self._representative(first, depth + 1)
-            if word[depth] > byte:
-                return None
-        prefix = word[:depth] + bytes((byte,))
-        found = bisect.bisect_left(self.words, prefix, first)
-        if found < len(self.words) and self.words[found].startswith(prefix):
-            return self._representative(found, depth + 1)
-        return None
-
-    def _representative(self, first: int, depth: int) -> tuple[int, int, int]:
-        key = first * (self._longest + 1) + depth  # an int key: one object fewer per node to collect
-        found = self._classes.get(key)
-        if found is None:
-            found = self._classes[key] = self._same_suffixes(first, depth)
-        return found
-
-    def _same_suffixes(self, first: int, depth: int) -> tuple[int, int, int]:
-        """The first node met (in any leaf) whose words below it are the same suffixes, followed by the
-        same. Nodes are grouped by (word count, first and last suffix and what follows them), which
-        costs a bisection rather than a pass over the subtree (near the root of a 5,000-name lexicon,
-        over a thousand words); only nodes that share all of it are compared suffix by suffix."""
-        words, keys = self.words, self.keys
-        prefix = words[first][:depth]
-        if first + 1 == len(words) or not words[first + 1].startswith(prefix):
-            end = first + 1  # one word below: most nodes, deep inside a name
-        else:
-            end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
-        node = (self.index, first, depth)
-        signature = (end - first, words[first][depth:], words[end - 1][depth:], keys[first], keys[end - 1])
-        met = self.registry.first.setdefault(signature, (self, node))
-        if met[1] is node:
-            return node
-        for leaf, other in (met, *self.registry.more.get(signature, ())):
-            _, start, at = other
-            if all(words[first + i][depth:] == leaf.words[start + i][at:] and keys[first + i] == leaf.keys[start + i]
-                   for i in range(1, end - first - 1)):
-                return other
-        self.registry.more.setdefault(signature, []).append((self, node))
-        return node
-
-    def next_bytes(self, first: int, depth: int) -> set[int]:
-        prefix = self.words[first][:depth]
-        out: set[int] = set()
-        index = first
-        while index < len(self.words) and self.words[index].startswith(prefix):
-            word = self.words[index]
-            if len(word) == depth:
-                index += 1
-                continue
-            out.add(word[depth])
-            if word[depth] == 255:
-                break
-            index = bisect.bisect_left(self.words, prefix + bytes((word[depth] + 1,)), index)
-        return out
-
-
 class ByteNFA:
     """Several named roots compiled together; a node is `(leaf, a, b)` or `(FINAL, tag)`.
 
     Regex leaf node: `(leaf, state, 0)`; literal leaf node: `(leaf, first word, depth)`. The literal
     heads of an alternation's options (`Alt(Seq(Literals(names of group g), …) for g …)`) are one shared
-    `_LiteralLeaf`: each keeps its leaf number (its follow set), and nodes carry the first one's.
+    `LiteralLeaf`: each keeps its leaf number (its follow set), and nodes carry the first one's.
     """
 
     def __init__(self, roots: dict[object, Expr]) -> None:
-        self._leaves: list[_RegexLeaf | _LiteralLeaf] = []
+        self._leaves: list[_RegexLeaf | LiteralLeaf] = []
         self._home: list[int] = []  # the leaf number a literal leaf's nodes carry (shared heads: the first)
         self._reserved: dict[int, int] = {}  # id of a shared head Literals → its leaf number
         self._registry = Registry(self._continuation)
@@ -368,7 +224,7 @@ class ByteNFA:
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, (Regex, Literals)):
             index = self._new_leaf()
-            self._leaves[index] = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else _LiteralLeaf([(index, expr)], self._registry)
+            self._leaves[index] = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else LiteralLeaf([(index, expr)], self._registry)
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, Opt):
             _, first, last = self._add(expr.inner)
@@ -411,7 +267,7 @@ class ByteNFA:
         if len(heads) < 2:
             return
         members = [(self._new_leaf(), head) for head in heads.values()]
-        shared = _LiteralLeaf(members, self._registry)
+        shared = LiteralLeaf(members, self._registry)
         for (index, _), key in zip(members, heads):
             self._leaves[index] = shared
             self._home[index] = members[0][0]
