@@ -38,3 +38,21 @@ def test_an_index_stored_by_another_compiler_is_not_loaded(tmp_path, monkeypatch
     rebuilt = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
     assert rebuilt.stored is None and rebuilt.key != stored.key
     assert len(list(tmp_path.glob("index-*.npz"))) == 2
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        CitationGrammar("statute", seq(Literals(("민법", "형법")), " 제", Regex("[1-9][0-9]?"), "조"),
+                        seq(Literals(("민법", "형법")), " 제", Regex("[1-9]"))),
+        CitationGrammar("statute", seq(Literals(("민법형", "법")), " 제", Regex("[1-9][0-9]?"), "조"),
+                        seq(Literals(("민법", "형법")), " 제", Regex("[0-9]"))),
+        CitationGrammar("statute", seq(Literals(("민법",)), " 제", Regex("[1-9][0-9]?"), "조"),
+                        seq(Literals(("민법", "형법")), " 제", Regex("[0-9]"))),
+        CitationGrammar("case", GRAMMAR.expr, GRAMMAR.anchor),
+    ],
+    ids=["another-anchor", "words-split-elsewhere", "one-word-fewer", "another-name"],
+)
+def test_grammars_that_differ_anywhere_have_different_keys(other) -> None:
+    assert grammar_key(other) != grammar_key(GRAMMAR)
+    assert grammar_key(CitationGrammar(GRAMMAR.name, GRAMMAR.expr, GRAMMAR.anchor)) == grammar_key(GRAMMAR)
