@@ -28,7 +28,7 @@ import numpy as np
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker
 from grammars.errors import GrammarError
 from grammars.expr import Literals
-from grammars.index import TokenIndex, StateMasks
+from grammars.index import StateMasks, TokenIndex
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)
