@@ -38,6 +38,8 @@ from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_case, build_case_number, build_statute, default_parser
+from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
+from grammars.versions import NOTE, read_note
 
 
 class CitationForm(str, Enum):
@@ -60,6 +62,10 @@ class CitationForm(str, Enum):
     DECREE_SHORT_NAME = "영/규칙 for a 시행령/시행규칙"
     SAME_DECREE = "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 cited before"
     DECLARES_SHORT_NAME = "declares a short name (이하 '…'이라 한다)"
+    UNLISTED_ACT = "act outside the lexicon, by its shape"
+    VERSION = "구 or a version note"
+    RANGE = "later end of a range (부터 … 까지, 내지, ~)"
+    CASE_HEADER = "law.go.kr header ([대법원 …, 선고, …, 판결])"
     FULL_WIDTH = "full-width digits or punctuation"
     OCR_CONFUSION = "OCR confusion"
 
@@ -128,21 +134,26 @@ def _case_pattern() -> re.Pattern[str]:
 
 
 _NUMBER = r"[1-9][0-9]{0,3}"
+# `제1항`, and `1항` as lawyers' notes write it (`근기법 23조 1항`).
 _LOWER_LEVELS = (
-    rf"(?:{_GAP}제{_GAP}(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
-    rf"(?:{_GAP}제{_GAP}(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
+    rf"(?:{_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
+    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
     rf"(?:{_GAP}(?P<subitem>[{''.join(SUBITEM_LETTERS)}]){_GAP}목)?)?"
 )
 # `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
-_ARTICLE = rf"제{_GAP}(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
+# `제5조4` is a typo (for 제5조의4 or 제5조 제4항): digits right after 조 that begin no 항/호 make it no
+# citation at all, never `제5조`, another article. `민법 750조` leaves out 제 (`je` says whether it was written).
+_ARTICLE = (
+    rf"(?P<je>제{_GAP})?(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
+    rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
+)
 _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
-# Drafts write the official middle dot ㆍ (U+318D) as · or ・, and drop the spaces of long names
-# (`개인정보보호법`); names are matched and looked up modulo both.
-_MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ"})
+# Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.MIDDLE_DOTS);
+# names are matched and looked up modulo both.
 
 
 def fold_name(name: str) -> str:
-    return "".join(name.split()).translate(_MIDDLE_DOTS)
+    return "".join(name.split()).translate(MIDDLE_DOTS)
 
 
 # Full-width ASCII (`제７５０조`, `２０２４．７．１１．`), as Asian input methods and PDF exports write it.
@@ -180,7 +191,7 @@ def _as_scanned(found: FoundCitation, written: str, read: str) -> FoundCitation:
 def _lenient_names(names: Iterable[str]) -> str:
     alternatives = sorted(set(names), key=len, reverse=True)
     return "(?:" + "|".join(
-        re.escape(name).replace("\\ ", _SPACE + "?").replace("ㆍ", "[ㆍ·・]") for name in alternatives
+        re.escape(name).replace("\\ ", _SPACE + "?").replace("ㆍ", "[ㆍ·・‧]") for name in alternatives
     ) + ")"
 
 
@@ -193,20 +204,37 @@ SAME_DECREE_KIND = {"같은 영": "시행령", "같은 시행령": "시행령", 
                     "같은 시행규칙": "시행규칙", "같은 규칙": "규칙"}
 _SAME_DECREE_BY_FOLD = {fold_name(spelling): spelling for spelling in SAME_DECREE_KIND}
 _QUOTE = "['\"‘’“”]"
-# `(이하 '영'이라 한다)`, `(이하 "법")`, `(이하 규칙이라고 한다)`, `(이하 '영'이라 함)`.
+_LAW_ENDING = "(?:법|법률|령|규칙|규정)"
+# `(이하 '영'이라 한다)`, `(이하 "법")`, `(이하 규칙이라고 한다)`, `(이하 '영'이라 함)`, and any quoted
+# name (`(이하 ‘특정범죄가중법’이라고 한다)`), which only a quote mark delimits.
 _DECLARATION = (
-    rf"\({_GAP}이하{_GAP}{_QUOTE}?(?P<declared>{Literals(SHORT_NAMES).to_regex()}){_QUOTE}?"
+    rf"\({_GAP}(?:이하|다음부터){_GAP}(?:{_QUOTE}?(?P<declared>{Literals(SHORT_NAMES).to_regex()}){_QUOTE}?"
+    rf"|{_QUOTE}(?P<declared_name>[^'\"‘’“”()\n]{{1,30}}){_QUOTE})"
     rf"(?:{_GAP}이?라고?{_GAP}(?:한다|함))?{_GAP}\)"
 )
 
 
+# `구 민법`, `개정전의 헌법`: a version other than the one in force (grammars.versions). 구 stands alone
+# (`구법` is a word) and is followed by one space.
+_FORMER = rf"(?P<former>구|개정{_SPACE}?전의){_SPACE}"
+# The tail every statute head shares: a version note, a short-name declaration, `-` (`민법 - 제750조`),
+# then the provision.
+_TAIL = (
+    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?{_GAP}(?:[-–—:]{_GAP})?{_PROVISION}"
+)
+
+
+_SHAPED_TAIL = re.compile(_TAIL)
+
+
 def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(
-        # 「」 marks a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
-        # The quote mark itself starts a new word, so no boundary is asked before it.
-        rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
-        # Every other head starts a word (one lookbehind for all: one per alternative made the scan 40 %
+        # Every head starts a word (one lookbehind for all: one per alternative made the scan 40 %
         # slower). A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
+        rf"(?:{NOT_AFTER_WORD}{_FORMER})?"
+        # 「」 or ‘’ mark a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
+        # The quote mark itself starts a new word, so no boundary is asked before it.
+        rf"(?:「(?P<quoted>[^」\n]{{1,80}}?{_LAW_ENDING})」|[‘'](?P<single_quoted>[^’'\n]{{1,80}}?{_LAW_ENDING})[’']"
         rf"|{NOT_AFTER_WORD}(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
@@ -219,8 +247,7 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # so that `사내 규칙 제3조` in a text citing none is no citation.
         rf"|(?<!관한 )(?<!대한 )(?P<short_name>영|규칙)))"
         # `근로기준법 시행령(이하 '영'이라 한다) 제30조`: the declaration sits between name and article.
-        rf"(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
-        rf"{_GAP}{_PROVISION}"
+        + _TAIL
     )
 
 
@@ -229,31 +256,48 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
 # `동법 제3항` skips the article (the resolver takes the one cited before); it needs the 항, so that
 # `동법` alone, a word for "the same method", is left alone.
 _SAME_PROVISION = re.compile(
-    rf"{NOT_AFTER_WORD}(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))"
+    rf"{NOT_AFTER_WORD}(?:(?:동령|동법|같은 법|같은 영){_SPACE})?"
+    rf"(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))(?!{_GAP}각{_GAP}[호목])"
     rf"|(?P<act_reference>같은 법|동법)(?={_GAP}제{_GAP}[1-9][0-9]?{_GAP}항)){_LOWER_LEVELS}"
 )
 
 
-# `민법 제750조, 제751조`, `… 제1항 및 제2항`: later provisions of a list belong to the act (and, when
-# they start below the article, to the article) cited first. The separator is required, so a citation
-# followed by prose (`민법 제750조 제3자`) gains nothing.
+# `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`:
+# later provisions of a list belong to the act (and, when they start below the article, to the article)
+# cited first, and so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`,
+# `제667조~제672조`). The separator is required, so a citation followed by prose (`민법 제750조 제3자`)
+# gains nothing; a comma may end a line (`민법 제476조,⏎제477조`); a later item needs its 제.
+_PART_OF_PROVISION = "(?:본문|단서|전단|후단|전문|후문|각\\s?목|각\\s?호)"
 _LIST_ITEM = re.compile(
-    rf"{_GAP}(?:,|및|과|와){_GAP}(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
+    rf"(?:{_GAP}{_PART_OF_PROVISION})?(?:{_GAP}까지)?(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
+    rf"|{_GAP}(?:,|및|과|와|ㆍ|·|또는|이나|나){_SPACE}*\n?{_SPACE}*)"
+    rf"(?P<provision>(?:{_ARTICLE.replace('(?P<je>제{_GAP})?', '(?P<je>제{_GAP})')})?{_LOWER_LEVELS})"
 )
+
+
+_SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
 
 
 def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCitation]:
     previous = first
     while (item := _LIST_ITEM.match(text, end)) and item.group("provision"):
         fields = item.groupdict()
-        del fields["provision"]
+        is_range = fields.pop("range") is not None
+        for written_only in ("provision", "je"):
+            del fields[written_only]
         if fields["article"] is None:
-            fields["article"] = str(previous.article)
+            fields["article"] = _str_or_none(previous.article)
             fields["article_branch"] = _str_or_none(previous.article_branch)
             if fields["paragraph"] is None:
                 fields["paragraph"] = _str_or_none(previous.paragraph)
-        previous = build_statute(act=first.act, back_reference=first.back_reference, **fields)
-        yield FoundCitation(item.span("provision"), previous, CitationForm.LIST_CONTINUATION)
+        # After `같은 조 제2항 본문`, a later article is of the same act: `같은 법`.
+        reference = first.back_reference
+        if reference in _SAME_ARTICLE and item["article"] is not None:
+            reference = "동법" if reference.startswith("동") else "같은 법"
+        later = build_statute(act=first.act, back_reference=reference, **fields)
+        previous = replace(later, former=first.former, amendment=first.amendment)
+        form = CitationForm.RANGE if is_range else CitationForm.LIST_CONTINUATION
+        yield FoundCitation(item.span("provision"), previous, form)
         end = item.end()
 
 
@@ -332,13 +376,17 @@ class CitationFinder:
             yield from self._case_list(text, match)
         for match in self.statute_pattern.finditer(text):
             first = self._statute(match)
+            if match["je"] is None and first.citation.act is None:
+                continue  # `법 3조`, `같은 법 3조`: a back-reference needs its 제
             yield first
             yield from _list_items(text, match.end(), first.citation)
+        yield from self._shaped_statutes(text)
         for match in _SAME_PROVISION.finditer(text):
             fields = match.groupdict()
             reference = _pop_first(fields, "back_reference", "act_reference")
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
+            yield from _list_items(text, match.end(), citation)
 
     def _case_list(self, text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
         first = self._case(match)
@@ -388,12 +436,11 @@ class CitationFinder:
 
     def _statute(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()
-        written_act = _pop_first(fields, "quoted", "act")
+        written_act = _pop_first(fields, "quoted", "single_quoted", "act")
         decree_of, decree_kind = fields.pop("decree_of"), fields.pop("decree_kind")
-        short_name, declared = fields.pop("short_name"), fields.pop("declared")
+        short_name = fields.pop("short_name")
         same_decree = fields.pop("same_decree")
-        for written_only in ("provision", "declaration"):
-            del fields[written_only]
+        former = fields.pop("former") is not None
         if decree_of:  # spelled as the back-reference is (`같은법 시행령` too)
             fields["back_reference"] = f"{'동법' if decree_of == '동법' else '같은 법'} {decree_kind}"
         if same_decree:
@@ -402,10 +449,42 @@ class CitationFinder:
         act, abbreviated = None, False
         if written_act is not None:
             written_name = self.name_by_fold.get(fold_name(written_act), written_act)
-            act = self.lexicon.canonical_name(written_name) or written_act
+            act = self.lexicon.canonical_name(written_name) or written_act.translate(MIDDLE_DOTS)
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
-        citation = build_statute(act=act, **fields)
+        citation, declared = _provision(act, former, fields)
         return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared)
+
+    def _shaped_statutes(self, text: str) -> Iterator[FoundCitation]:
+        """Statutes whose act the lexicon does not know, or writes otherwise: grammars.act_names."""
+        for match in SHAPE_HEAD.finditer(text):
+            head = head_of(text, match, self._known_name)
+            tail = None if head is None else _SHAPED_TAIL.match(text, match.end())
+            if head is None or tail is None or (not head.known and tail["je"] is None and tail["note"] is None):
+                continue  # an unknown word before `3조` alone is too weak a sign (`총 3조`)
+            citation, declared = _provision(head.name, head.former, tail.groupdict())
+            form = CitationForm.VERSION if citation.former or citation.amendment else (
+                CitationForm.LOOSE_SPACING if head.known else CitationForm.UNLISTED_ACT)
+            yield FoundCitation((head.start, tail.end()), citation, form, declared)
+            yield from _list_items(text, tail.end(), citation)
+
+    def _known_name(self, written: str) -> str | None:
+        name = self.name_by_fold.get(fold_name(written))
+        return None if name is None else self.lexicon.canonical_name(name)
+
+
+def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> tuple[StatuteCitation, str | None]:
+    """The citation a statute match's tail states (grammars.versions for the note), and the short
+    name declared between the act and its article, if any."""
+    fields = dict(fields)
+    note, declared = fields.pop("note"), _pop_first(fields, "declared", "declared_name")
+    for written_only in ("provision", "declaration", "je"):
+        del fields[written_only]
+    citation = build_statute(act=act, **fields)
+    amendment = None
+    if note is not None:
+        amendment, declared_in_note = read_note(note)
+        declared = declared or declared_in_note
+    return replace(citation, former=former, amendment=amendment), declared
 
 
 def _kind_needed(found: FoundCitation) -> str | None:
@@ -459,6 +538,8 @@ def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
 def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
     if match.group("declaration"):
         return CitationForm.DECLARES_SHORT_NAME
+    if citation.former or citation.amendment:
+        return CitationForm.VERSION
     if match.group("decree_of"):
         return CitationForm.DECREE_BACK_REFERENCE
     if match.group("short_name"):
@@ -467,7 +548,7 @@ def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: 
         return CitationForm.SAME_DECREE
     if citation.back_reference:
         return CitationForm.BACK_REFERENCE
-    if match.group("quoted"):
+    if match.group("quoted") or match.group("single_quoted"):
         return CitationForm.QUOTED_ACT
     if abbreviated:
         return CitationForm.ABBREVIATED_ACT

@@ -167,10 +167,10 @@ def test_overlaps_resolve_longest_first(text: str, written: str) -> None:
 CASE_TEXT = "2020. 1. 2. 선고 2019다1234 판결"
 # (text, lexicon, citations found leniently, found strictly): a citation begins only at a word boundary.
 WORD_BOUNDARIES = [
-    ("군형법 제100조", {"형법": ["100"]}, [], []),  # not 형법 inside 군형법
+    ("군형법 제100조", {"형법": ["100"]}, ["군형법 제100조"], []),  # not 형법 inside 군형법: an act by its shape
     ("군형법 제100조", {"형법": ["100"], "군형법": ["100"]}, ["군형법 제100조"], ["군형법 제100조"]),
-    ("구민법 제3조", None, [], []),
-    ("구 민법 제3조", None, ["민법 제3조"], ["민법 제3조"]),  # the old version of 민법, cited
+    ("구민법 제3조", None, ["구민법 제3조"], []),  # 구민법 (the code before 민법) by its shape, not 민법
+    ("구 민법 제3조", None, ["구 민법 제3조"], ["민법 제3조"]),  # the old version of 민법, cited: 구 is kept
     ("x민법 제3조, 2민법 제3조, ㅋ민법 제3조, é민법 제3조", None, [], []),
     ("(민법 제3조)\n민법 제4조·민법 제5조", None, ["민법 제3조", "민법 제4조", "민법 제5조"],
      ["민법 제3조", "민법 제4조", "민법 제5조"]),
