@@ -131,7 +131,6 @@ PROSE = [
     "같은 시행령으로 정한다.",
     "사내 규칙 제3조 및 같은 규칙 제5조",  # no rule cited before: an internal rule's
     "단기 4293년 5월 12일",  # a date alone is no citation
-    "대법원 4293. 5. 12. 선고 4292민상123 판결",  # 단기 years and pre-1962 사건부호 are outside the grammar
 ]
 
 
