@@ -30,7 +30,7 @@ _SPACE = "[ \t\u00a0\u3000]"
 SHAPE_HEAD = re.compile(
     # A name starts with a syllable, or a date such as `10ㆍ27`, and holds no other digits (`제4조·민법` is
     # no name); two syllables ending in 법 are the lexicon's (`민법`) or words (`방법`).
-    rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|법률|령|규칙|규정))(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
+    rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정)|[가-힣ㆍ·‧・]*법률))(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
     # an article (`제3조`, `3조`, `- 제3조`) or a note's parenthesis follows
     rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조))"
 )

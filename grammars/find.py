@@ -321,8 +321,8 @@ def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCi
         reference = first.back_reference
         if reference in _SAME_ARTICLE and item["article"] is not None:
             reference = "동법" if reference.startswith("동") else "같은 법"
-        later = build_statute(act=first.act, back_reference=reference, **fields)
-        previous = replace(later, former=first.former, amendment=first.amendment)
+        previous = build_statute(act=first.act, back_reference=reference, former=first.former,
+                                 amendment=first.amendment, **fields)
         form = CitationForm.RANGE if is_range else CitationForm.LIST_CONTINUATION
         yield FoundCitation(item.span("provision"), previous, form)
         end = item.end()
@@ -534,12 +534,11 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
     note, declared = fields.pop("note"), _pop_first(fields, "declared", "declared_name")
     for written_only in ("provision", "declaration", "je"):
         del fields[written_only]
-    citation = build_statute(act=act, **fields)
     amendment = None
     if note is not None:
         amendment, declared_in_note = read_note(note)
         declared = declared or declared_in_note
-    return replace(citation, former=former, amendment=amendment), declared
+    return build_statute(act=act, former=former, amendment=amendment, **fields), declared
 
 
 def _kind_needed(found: FoundCitation) -> str | None:

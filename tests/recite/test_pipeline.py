@@ -101,7 +101,9 @@ def test_a_citation_split_by_a_tab_is_suggested_not_rewritten(tmp_path: Path, do
     path = tmp_path / "draft.docx"
     path.write_bytes(docx_bytes([[("판례(2024\t도4202)", False)]]))
 
-    def find(text: str) -> list[FoundCitation]:
+    def find(text: str) -> list[FoundCitation]:  # the draft's citation, or the canonical form read back
+        if text == CANONICAL:
+            return [FoundCitation((0, len(text)), CASE, CitationForm.CANONICAL)]
         return [FoundCitation((2, 12), CASE, CitationForm.SPACED_CASE_NUMBER)]
 
     recited = RecitePipeline(find, _Given(Resolution(CASE), Check("verified"))).recite(read_document(path))
