@@ -125,3 +125,55 @@ def test_an_unresolved_back_reference_goes_to_review_with_the_resolvers_reason(t
     recited = RecitePipeline(find, _Given(resolution, Check("verified"))).recite(read_document(path))
 
     assert [(o.action, o.canonical, o.reason) for o in recited.outcomes] == [("review", None, doubt)]
+
+
+class _Suggests:
+    def __init__(self, suggestion: str) -> None:
+        self.suggestion = suggestion
+
+    def suggest(self, before: str, written: ParsedCitation, after: str) -> str | None:
+        return self.suggestion
+
+
+class _Knows:
+    """A verifier that knows the given canonical citations, and a resolver that resolves nothing more."""
+
+    def __init__(self, *known: str) -> None:
+        self.known = known
+
+    def document_resolver(self) -> _Knows:
+        return self
+
+    def resolve(self, found: FoundCitation) -> Resolution:
+        return Resolution(found.citation)
+
+    def verify(self, citation: ParsedCitation) -> Check:
+        return Check("verified" if citation.canonical() in self.known else "not_found")
+
+
+@pytest.mark.parametrize(("written", "suggestion", "offered"), [
+    ("민법 제1200조에 따라", "민법 제750조", False),  # verified but another article: no suggestion
+    ("형법 제1200조에 따라", "민법 제1200조", False),  # another act
+    ("같은 법 제5조에 따라", "민법 제5조", True),  # fills the act the draft left to context
+])
+def test_a_re_generated_suggestion_keeps_what_the_draft_stated(tmp_path: Path, written: str, suggestion: str,
+                                                                offered: bool) -> None:
+    from grammars import find_citations
+
+    path = tmp_path / "draft.txt"
+    path.write_text(f"판례에 의하면 {written}", encoding="utf-8")
+    pipeline = RecitePipeline(find_citations, _Knows(suggestion), _Suggests(suggestion))
+    (outcome,) = pipeline.recite(read_document(path)).outcomes
+    assert (outcome.action == "suggested" and outcome.canonical == suggestion) is offered, outcome.reason
+    assert not pipeline.recite(read_document(path)).edits
+
+
+def test_a_resolution_that_changes_a_stated_part_goes_to_review_with_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "draft.txt"
+    path.write_text("민법 제750조 제1항에 따라", encoding="utf-8")
+    from grammars import find_citations
+
+    changed = StatuteCitation("민법", 750, paragraph=2)  # a resolver that would move the paragraph
+    recited = RecitePipeline(find_citations, _Given(Resolution(changed), Check("verified"))).recite(read_document(path))
+    (outcome,) = recited.outcomes
+    assert outcome.action == "review" and "paragraph 1 -> 2" in outcome.reason and not recited.edits
