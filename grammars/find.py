@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
 from grammars.boundary import NOT_AFTER_WORD
 from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
 from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
@@ -38,7 +39,6 @@ from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_case, build_case_number, build_statute, default_parser
-from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
 from grammars.versions import NOTE, read_note
 
 
