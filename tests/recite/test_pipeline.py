@@ -198,17 +198,18 @@ def test_outside_the_replaced_spans_a_recited_draft_is_the_draft_byte_for_byte(
     cut = int(len(original) * at)
     text = original[:cut] + noise + original[cut:]
     draft = PlainTextDocument((text,), "utf-8", "draft")
-    recited = _pipeline(shipped_database_url).recite(draft)
+    pipeline = _pipeline(shipped_database_url)
+    recited = pipeline.recite(draft)
     edits = sorted(recited.edits.get(0, []))
     rewritten = {o.span: o for o in recited.outcomes if o.action == "rewritten"}
     assert [(e.start, e.end) for e in edits] == sorted(rewritten)
-    found = {f.span: f.citation for f in find_citations(text)}
+    found = {f.span: f.citation for f in pipeline.find(text)}  # the pipeline's finder: the database's names
     pieces, position = [], 0
     for edit in edits:
         assert edit.start >= position  # no two replacements overlap
         pieces += [text[position:edit.start], edit.replacement]
         position = edit.end
-        (read,) = find_citations(edit.replacement)  # one citation, the one the report claims
+        (read,) = pipeline.find(edit.replacement)  # one citation, the one the report claims
         assert read.span == (0, len(edit.replacement)) and read.citation.canonical() == rewritten[(edit.start, edit.end)].canonical
         assert stated_changes(found[(edit.start, edit.end)], read.citation) == []
     assert draft.render(recited.edits).decode("utf-8") == "".join([*pieces, text[position:]])
