@@ -207,11 +207,36 @@ def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCi
         reference = first.back_reference
         if reference in _SAME_ARTICLE and item["article"] is not None:
             reference = "동법" if reference.startswith("동") else "같은 법"
+        before = previous
         previous = build_statute(act=first.act, back_reference=reference, former=first.former,
                                  amendment=first.amendment, **fields)
-        form = CitationForm.RANGE if is_range else CitationForm.LIST_CONTINUATION
-        yield FoundCitation(item.span("provision"), previous, form)
+        if is_range:
+            yield FoundCitation(item.span("provision"), previous, CitationForm.RANGE,
+                                through=_between(before, previous))
+        else:
+            yield FoundCitation(item.span("provision"), previous, CitationForm.LIST_CONTINUATION)
         end = item.end()
+
+
+_MOST_BETWEEN = 300  # a longer range is a typo or a page range, not a run of provisions to check
+
+
+def _between(first: StatuteCitation, last: StatuteCitation) -> tuple[StatuteCitation, ...]:
+    """The provisions a range cites strictly between its ends, at the level where the ends differ
+    (articles, or the paragraphs or items of one article); none where a branch (`제331조의2`) or a
+    lower level makes the run uncertain."""
+    levels = ("article", "paragraph", "item")
+    for depth, level in enumerate(levels):
+        low, high = getattr(first, level), getattr(last, level)
+        if low == high:
+            continue
+        deeper = levels[depth + 1:]
+        plain = all(getattr(c, name) is None for c in (first, last) for name in (*deeper, "subitem"))
+        branches = (first.article_branch, last.article_branch, first.item_branch, last.item_branch)
+        if low is None or high is None or not plain or any(branches) or not 0 < high - low <= _MOST_BETWEEN:
+            return ()
+        return tuple(replace(first, **{level: number}) for number in range(low + 1, high))
+    return ()
 
 
 def _str_or_none(number: int | None) -> str | None:

@@ -46,3 +46,6 @@ class FoundCitation:
     declares: str | None = None
     # FULL_WIDTH or OCR_CONFUSION where the citation was read otherwise than written (`read_scanned`).
     scanned: CitationForm | None = None
+    # At the later end of a range (`제329조부터 제331조까지`), what the range cites between its ends
+    # without writing it (제330조), in order.
+    through: tuple[ParsedCitation, ...] = ()

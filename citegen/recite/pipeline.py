@@ -148,6 +148,8 @@ class RecitePipeline:
         start, end = found.span
         original = text[start:end]
         from_form = (_CONTEXT_OF_FORM[found.form],) if found.form in _CONTEXT_OF_FORM else ()
+        if found.through:  # unwritten, so never rewritten; listed for the reviewer
+            from_form += (f"the range also cites {', '.join(c.provision() for c in found.through)}",)
         base = CitationOutcome(stream, (start, end), original, None, "unresolved", "review",
                                resolution.reason or "could not be resolved", found.form.value,
                                resolution.changes, from_form + resolution.context,

@@ -432,6 +432,11 @@ def test_every_article_of_a_range_ends_with_the_range_form() -> None:
     found = find_citations("「민사집행법」 제152조부터 제161조까지의 규정을 준용한다.")
     assert [(f.citation.act, f.citation.article, f.form) for f in found] == [
         ("민사집행법", 152, F.QUOTED_ACT), ("민사집행법", 161, F.RANGE)]
+    assert [c.article for c in found[1].through] == list(range(153, 161))
+    (_, paragraphs) = find_citations("법 제74조제1항부터 제3항까지의 규정에 따른")
+    assert [(c.article, c.paragraph) for c in paragraphs.through] == [(74, 2)]
+    (_, branched) = find_citations("형법 제329조부터 제331조의2까지")
+    assert branched.through == ()  # 제331조 is inside, and whatever else the run holds is not plain
 
 
 HOSTILE = {
