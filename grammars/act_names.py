@@ -78,7 +78,7 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
         start, count = former_at
         name = " ".join([*words[len(words) - count:], spelled]).translate(MIDDLE_DOTS)
         return ActHead(start, text[start:match.end()], name, False, True)
-    if word in _NOT_ACTS or word in _GENERIC or (word.endswith("령") and len(word) < 4):
+    if word in _NOT_ACTS or word in _GENERIC or word.endswith(_AMENDING) or (word.endswith("령") and len(word) < 4):
         return None  # `행동령`, `명령`: a decree's title is longer (`공동주택관리령`, `…시행령`)
     return _with_former(text, ActHead(match.start(), match.group(), spelled, False, False))
 
