@@ -38,6 +38,8 @@ SHAPE_HEAD = re.compile(
 _NOT_ACTS = frozenset(["법", "방법", "불법", "위법", "적법", "합법", "편법", "입법", "사법", "공법", "사법", "문법", "수법", "기법", "용법", "해법", "비법", "무법", "어법", "필법", "상법칙", "법칙", "구법", "신법", "본법", "현행법", "모법", "국내법", "외국법", "일반법", "동법", "이법", "전법", "당해법", "해당법", "위법령", "관계법", "관계법령", "법령", "관련법", "명령", "법령", "대통령", "연령", "요령", "훈령", "발령", "대령", "구령", "지령", "사령", "수령", "망령", "영령", "정령", "시행령", "동령", "본령", "같은령", "규칙", "시행규칙", "취업규칙", "사내규칙", "내부규칙", "회사규칙", "같은규칙", "동규칙", "본규칙", "세칙", "규정", "관련규정", "위규정", "같은규정", "동규정", "내부규정", "사내규정", "본규정", "해당규정", "관계규정", "이규정", "그규정", "각규정", "정관규정"])
 # Endings shared by many titles: they name an act only with the words before them.
 _GENERIC = frozenset(["법률", "기본법", "특례법", "특별법", "조치법", "처벌법", "시행령", "시행규칙"])
+# `…에 관한 법률 일부개정법률 제25조` cites an amending act by the name of the act it amends.
+_AMENDING = ("개정법률", "개정법", "개정령")
 # Particles and endings that end a clause of prose, never a word of a title (titles have 의, 및, 등, 에 관한).
 _PROSE_ENDINGS = ("은", "는", "을", "를", "에서", "에게", "으로", "로서", "로써", "하여", "하고", "께서", "였다", "한다")
 _BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣ㆍ·‧・]))((?:{_WORD}+{_SPACE}){{1,10}})$")
@@ -78,8 +80,10 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
         start, count = former_at
         name = " ".join([*words[len(words) - count:], spelled]).translate(MIDDLE_DOTS)
         return ActHead(start, text[start:match.end()], name, False, True)
-    if word in _NOT_ACTS or word in _GENERIC or word.endswith(_AMENDING) or (word.endswith("령") and len(word) < 4):
-        return None  # `행동령`, `명령`: a decree's title is longer (`공동주택관리령`, `…시행령`)
+    if word in _NOT_ACTS or word in _GENERIC or word.endswith(_AMENDING):
+        return None
+    if word.endswith("령") and len(word) < 4:  # `행동령`: a decree's title is longer (`공동주택관리령`)
+        return None
     return _with_former(text, ActHead(match.start(), match.group(), spelled, False, False))
 
 
