@@ -1,8 +1,8 @@
 """Acts the lexicon does not know, recognised by their shape, as real text cites most statutes:
 `국가보안법 제3조`, `인신보호법 제15조`, `공동주택관리령 제15조`, `식품위생법시행령 제9조`.
 
-A head is a word ending in 법, 법률, 령, 규칙 or 규정 right before an article (or a version note), and
-`head_of` decides where the act's name begins, since prose runs into it without a mark:
+A head is a word ending in 법, 법률, 령, 규칙 or 규정 (or 조약, 협약, 협정: treaties) right before an
+article (or a version note), and `head_of` decides where the act's name begins, since prose runs into it without a mark:
 
 - the longest run of words before it whose spelling, spaces and middle dots aside, is a name of the
   lexicon (`특정범죄가중처벌 등에 관한 법률` is 특정범죄 가중처벌 등에 관한 법률);
@@ -30,7 +30,7 @@ _SPACE = "[ \t\u00a0\u3000]"
 SHAPE_HEAD = re.compile(
     # A name starts with a syllable, or a date such as `10ㆍ27`, and holds no other digits (`제4조·민법` is
     # no name); two syllables ending in 법 are the lexicon's (`민법`) or words (`방법`).
-    rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정)|[가-힣ㆍ·‧・]*법률))(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
+    rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정|조약|협약|협정)|[가-힣ㆍ·‧・]*법률))(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
     # an article (`제3조`, `3조`, `- 제3조`) or a note's parenthesis follows
     rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조))"
 )

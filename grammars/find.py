@@ -51,7 +51,8 @@ _NUMBER = r"[1-9][0-9]{0,3}"
 _LOWER_LEVELS = (
     rf"(?:{_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
     rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
-    rf"(?:{_GAP}(?P<subitem>[{''.join(SUBITEM_LETTERS)}]){_GAP}목)?)?"
+    # `가목`, and `(나)목` as older judgments write it.
+    rf"(?:{_GAP}(?P<subitem_open>\()?(?P<subitem>[{''.join(SUBITEM_LETTERS)}])(?(subitem_open)\)){_GAP}목)?)?"
 )
 # `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
 # `제5조4` is a typo (for 제5조의4 or 제5조 제4항): digits right after 조 that begin no 항/호 make it no
@@ -196,7 +197,7 @@ def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCi
     while (item := _LIST_ITEM.match(text, end)) and item.group("provision"):
         fields = item.groupdict()
         is_range = fields.pop("range") is not None
-        for written_only in ("provision", "je"):
+        for written_only in ("provision", "je", "subitem_open"):
             del fields[written_only]
         if fields["article"] is None:
             fields["article"] = _str_or_none(previous.article)
@@ -314,6 +315,7 @@ class CitationFinder:
         yield from self._shaped_statutes(text)
         for match in _SAME_PROVISION.finditer(text):
             fields = match.groupdict()
+            del fields["subitem_open"]
             reference = _pop_first(fields, "back_reference", "act_reference")
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
@@ -362,7 +364,7 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
     name declared between the act and its article, if any."""
     fields = dict(fields)
     note, declared = fields.pop("note"), _pop_first(fields, "declared", "declared_name")
-    for written_only in ("provision", "declaration", "je"):
+    for written_only in ("provision", "declaration", "je", "subitem_open"):
         del fields[written_only]
     amendment = None
     if note is not None:
