@@ -43,7 +43,6 @@ from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_statute, default_parser
 from grammars.versions import NOTE, read_note
 
-
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
 _NUMBER = r"[1-9][0-9]{0,3}"
