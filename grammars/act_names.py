@@ -30,12 +30,19 @@ _SPACE = "[ \t\u00a0\u3000]"
 SHAPE_HEAD = re.compile(
     # A name starts with a syllable, or a date such as `10ㆍ27`, and holds no other digits (`제4조·민법` is
     # no name); two syllables ending in 법 are the lexicon's (`민법`) or words (`방법`).
-    rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정|조약|협약|협정)|[가-힣ㆍ·‧・]*법률))(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
+    rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*"
+    rf"(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정|조약|협약|협정)|[가-힣ㆍ·‧・]*법률))"
+    rf"(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
     # an article (`제3조`, `3조`, `- 제3조`) or a note's parenthesis follows
     rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조))"
 )
 # Words ending like a law that are not one, or that name no act without the words before them.
-_NOT_ACTS = frozenset(["법", "방법", "불법", "위법", "적법", "합법", "편법", "입법", "사법", "공법", "사법", "문법", "수법", "기법", "용법", "해법", "비법", "무법", "어법", "필법", "상법칙", "법칙", "구법", "신법", "본법", "현행법", "모법", "국내법", "외국법", "일반법", "동법", "이법", "전법", "당해법", "해당법", "위법령", "관계법", "관계법령", "법령", "관련법", "명령", "법령", "대통령", "연령", "요령", "훈령", "발령", "대령", "구령", "지령", "사령", "수령", "망령", "영령", "정령", "시행령", "동령", "본령", "같은령", "규칙", "시행규칙", "취업규칙", "사내규칙", "내부규칙", "회사규칙", "같은규칙", "동규칙", "본규칙", "세칙", "규정", "관련규정", "위규정", "같은규정", "동규정", "내부규정", "사내규정", "본규정", "해당규정", "관계규정", "이규정", "그규정", "각규정", "정관규정"])
+_NOT_ACTS = frozenset("""
+법 방법 불법 위법 적법 합법 편법 입법 사법 공법 문법 수법 기법 용법 해법 비법 무법 어법 필법 상법칙 법칙 구법 신법 본법 현행법 모법 국내법 외국법
+일반법 동법 이법 전법 당해법 해당법 위법령 관계법 관계법령 법령 관련법 명령 대통령 연령 요령 훈령 발령 대령 구령 지령 사령 수령 망령 영령 정령 시행령
+동령 본령 같은령 규칙 시행규칙 취업규칙 사내규칙 내부규칙 회사규칙 같은규칙 동규칙 본규칙 세칙 규정 관련규정 위규정 같은규정 동규정 내부규정 사내규정 본규정
+해당규정 관계규정 이규정 그규정 각규정 정관규정
+""".split())  # noqa: SIM905  a word list reads best as words
 # Endings shared by many titles: they name an act only with the words before them.
 _GENERIC = frozenset(["법률", "기본법", "특례법", "특별법", "조치법", "처벌법", "시행령", "시행규칙"])
 # `…에 관한 법률 일부개정법률 제25조` cites an amending act by the name of the act it amends.

@@ -77,7 +77,8 @@ def case_pattern() -> re.Pattern[str]:
         NOT_AFTER_WORD
         # A court the table lacks is read by its shape: a branch of an old or renamed court
         # (`서울지방법원 남부지원`), kept as written.
-        + rf"(?:(?P<court>{courts.to_regex()}|[가-힣]{{1,8}}(?:지방|가정)법원{_SPACE}[가-힣]{{1,4}}지원)(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
+        + rf"(?:(?P<court>{courts.to_regex()}|[가-힣]{{1,8}}(?:지방|가정)법원{_SPACE}[가-힣]{{1,4}}지원)"
+        + rf"(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
         # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
         # so a long run of spaces costs linear time, never a backtracking blow-up.
         rf"(?:(?P<date>{_DATE}){_GAP}(?:(?P<comma>,){_GAP})?(?:(?P<delivery>선고|자){_GAP}(?:,{_GAP})?)?)?"
@@ -143,7 +144,8 @@ def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
         yield first
         return
     last = items[-1]
-    shared = replace(head, panel=head.panel or last.group("panel"), disposition=_disposition(last.group("disposition")))
+    shared = replace(head, panel=head.panel or last.group("panel"),
+                     disposition=_disposition(last.group("disposition")))
     yield FoundCitation(first.span, shared, first.form)
     number = head.case_number
     for item in items:

@@ -176,7 +176,8 @@ def test_a_resolution_that_changes_a_stated_part_goes_to_review_with_the_reason(
     path = tmp_path / "draft.txt"
     path.write_text("민법 제750조 제1항에 따라", encoding="utf-8")
     changed = StatuteCitation("민법", 750, paragraph=2)  # a resolver that would move the paragraph
-    recited = RecitePipeline(find_citations, _Given(Resolution(changed), Check("verified"))).recite(read_document(path))
+    pipeline = RecitePipeline(find_citations, _Given(Resolution(changed), Check("verified")))
+    recited = pipeline.recite(read_document(path))
     (outcome,) = recited.outcomes
     assert outcome.action == "review" and "paragraph 1 -> 2" in outcome.reason and not recited.edits
 
@@ -210,7 +211,8 @@ def test_outside_the_replaced_spans_a_recited_draft_is_the_draft_byte_for_byte(
         pieces += [text[position:edit.start], edit.replacement]
         position = edit.end
         (read,) = pipeline.find(edit.replacement)  # one citation, the one the report claims
-        assert read.span == (0, len(edit.replacement)) and read.citation.canonical() == rewritten[(edit.start, edit.end)].canonical
+        assert read.span == (0, len(edit.replacement))
+        assert read.citation.canonical() == rewritten[(edit.start, edit.end)].canonical
         assert stated_changes(found[(edit.start, edit.end)], read.citation) == []
     assert draft.render(recited.edits).decode("utf-8") == "".join([*pieces, text[position:]])
 
