@@ -49,9 +49,10 @@ _GENERIC = frozenset(["법률", "기본법", "특례법", "특별법", "조치�
 _AMENDING = ("개정법률", "개정법", "개정령")
 # Particles and endings that end a clause of prose, never a word of a title (titles have 의, 및, 등, 에 관한).
 _PROSE_ENDINGS = ("은", "는", "을", "를", "에서", "에게", "으로", "로서", "로써", "하여", "하고", "께서", "였다", "한다")
-_BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣ㆍ·‧・]))((?:{_WORD}+{_SPACE}){{1,10}})$")
 _FORMER_BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣]))(구|개정{_SPACE}?전의){_SPACE}$")
-_MAX_LOOKBACK = 160
+_MOST_WORDS = 10  # the longest titles have about as many words before their ending
+_SPACES = frozenset(" \t\u00a0\u3000")
+_WORD_CHARS = re.compile(_WORD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +73,7 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
     `known_name` maps a written name (spaces and dots aside) to the lexicon's, or None."""
     word, decree = match["name"], match["decree"]
     spelled = (f"{word} {decree}" if decree else _spaced_decree(word)).translate(MIDDLE_DOTS)
-    window_start = max(0, match.start() - _MAX_LOOKBACK)
-    before = _BEFORE.search(text, window_start, match.start())
-    words = before.group(1).split() if before else []
+    words = _words_before(text, match.start())
     # The longest run of preceding words that, with the head, is a known name.
     for count in range(len(words), -1, -1):
         candidate = " ".join([*words[len(words) - count:], spelled])
@@ -92,6 +91,25 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
     if word.endswith("령") and len(word) < 4:  # `행동령`: a decree's title is longer (`공동주택관리령`)
         return None
     return _with_former(text, ActHead(match.start(), match.group(), spelled, False, False))
+
+
+def _words_before(text: str, end: int) -> list[str]:
+    """The words (of `_WORD` characters, each followed by spaces) right before `end`, at most
+    `_MOST_WORDS`, in text order: a scan back from `end`, so its cost is the words', not the text's."""
+    words: list[str] = []
+    position = end
+    while len(words) < _MOST_WORDS and position > 0 and text[position - 1] in _SPACES:
+        word_end = position - 1
+        while word_end > 0 and text[word_end - 1] in _SPACES:
+            word_end -= 1
+        word_start = word_end
+        while word_start > 0 and _WORD_CHARS.match(text[word_start - 1]):
+            word_start -= 1
+        if word_start == word_end:
+            break
+        words.append(text[word_start:word_end])
+        position = word_start
+    return words[::-1]
 
 
 def _spaced_decree(word: str) -> str:
