@@ -93,26 +93,40 @@ class CaseCitation(ParsedCitation):
         return f"{self.court} {when} {self.case_number}{panel} {self.disposition}"
 
 
-AmendmentChange = Literal["제정", "개정", "일부개정", "전부개정", "폐지", "타법개정"]
+# 전문개정 and 전면개정 are the older words for 전부개정, as notes of the time wrote them.
+AmendmentChange = Literal["제정", "개정", "일부개정", "전부개정", "전문개정", "전면개정", "폐지", "타법개정"]
 
 
 @dataclass(frozen=True, slots=True)
 class AmendmentNote:
     """The version note of a 구법 citation: `(2002. 1. 26. 법률 제6626호로 전부개정되기 전의 것)` names
     the version in force just before that amendment (`before=True`); `(… 법률 제3754호로 전부개정된
-    것)` the version it made (`before=False`). `law_kind` is what the number counts (법률, 대통령령,
-    총리령, …부령); `promulgated_on` is None when the note gives the number alone."""
+    것)` the version it made (`before=False`); `(… 법률 제9932호로 개정되어 2011. 1. 1. 시행되기 전의
+    것)` the version in force before that amendment took effect (`effective_on`, `before=True`).
+    `law_kind` is what the number counts (법률, 대통령령, 총리령, …부령); `promulgated_on` is None when
+    the note gives the number alone. Real notes often name the amendment that made the version first
+    (`…로 개정되고, 2010. 4. 15. 법률 제10257호로 개정되기 전의 것`): those are `earlier`, in order, each
+    a note of the version it made (`before=False`)."""
 
     law_kind: str
     number: int
     change: AmendmentChange
     before: bool
     promulgated_on: dt.date | None = None
+    effective_on: dt.date | None = None
+    earlier: tuple[AmendmentNote, ...] = ()
 
     def __str__(self) -> str:
+        if self.effective_on is not None:
+            ending = f"되어 {format_date(self.effective_on)} 시행되기 전의 것"
+        else:
+            ending = "되기 전의 것" if self.before else "된 것"
+        clauses = [f"{note._clause()}되고, " for note in self.earlier]
+        return f"({''.join(clauses)}{self._clause()}{ending})"
+
+    def _clause(self) -> str:
         date = f"{format_date(self.promulgated_on)} " if self.promulgated_on else ""
-        ending = "되기 전의 것" if self.before else "된 것"
-        return f"({date}{self.law_kind} 제{self.number}호로 {self.change}{ending})"
+        return f"{date}{self.law_kind} 제{self.number}호로 {self.change}"
 
 
 @dataclass(frozen=True, slots=True)

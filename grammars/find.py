@@ -2,10 +2,15 @@
 
 `find_citations(text)` returns each citation found as a `FoundCitation(span, citation, form)`, where
 `form` names how it was written. Canonical finding (`lenient=False`) runs the grammars' own
-expressions; lenient finding runs the patterns below, which recognise the drafts' variants of
-../shared/reference/legal-citations.md §1.3 and §2.3 and fill only the fields that were written
-(a back-reference keeps `back_reference` and leaves `act` None for the resolver). Overlapping
-matches are resolved longest first. Each lenient pattern says which false positive it blocks.
+expressions; lenient finding runs the patterns below and in grammars.find_cases, which recognise
+the variants of ../shared/reference/legal-citations.md §1.3 and §2.3 and of real judgments, 헌재
+decisions, lawyers' writing and statutes (tests/realtext), and fill only the fields that were written
+(a back-reference keeps `back_reference` and leaves `act` None for the resolver). An act the lexicon
+does not know is read by its shape (grammars.act_names) and comes out as a StatuteCitation, to be
+verified as not_found rather than lost as prose; `구`, `개정전의` and a version note are read into
+`former` and `amendment` (grammars.versions), never dropped. Later items of a list or range share
+the act written first. Overlapping matches are resolved longest first. Each lenient pattern says
+which false positive it blocks.
 
 Scanned text is read through `read_scanned`: full-width digits and punctuation, and a few OCR
 confusions that cannot be anything else where they stand (`제75O조`, `제l7조`, `대법윈`), are read
@@ -21,128 +26,47 @@ inside a longer word is no citation: `군형법 제100조` holds no `형법` one
 from __future__ import annotations
 
 import bisect
-import datetime as dt
 import functools
-import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import replace
 
+from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
 from grammars.boundary import NOT_AFTER_WORD
-from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation
-from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
+from grammars.citation import StatuteCitation
 from grammars.expr import Literals
-from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPREME_SHORTHAND, default_codes
+from grammars.find_cases import case_pattern, find_cases, header_patterns
+from grammars.found import CitationForm, FoundCitation
 from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
-from grammars.parse import CitationParser, build_case, build_case_number, build_statute, default_parser
-
-
-class CitationForm(str, Enum):
-    """How a found citation was written; a citation with several quirks gets the first that applies."""
-
-    CANONICAL = "canonical"
-    SUPREME_COURT_ABBREVIATION = "대판/대결"
-    COURT_ABBREVIATION = "court abbreviation"
-    BARE_CASE_NUMBER = "bare case number"
-    SPACED_CASE_NUMBER = "spaced case number"
-    COMMA_SEPARATED = "commas instead of 선고"
-    LOOSE_SPACING = "loose spacing or dots"
-    BACK_REFERENCE = "back-reference"
-    QUOTED_ACT = "「」-quoted act"
-    ABBREVIATED_ACT = "약칭 or informal abbreviation"
-    COMPACT_PROVISION = "compact provision"
-    LIST_CONTINUATION = "later provision of a list"
-    CASE_NUMBER_SHORTHAND = "later case number without its year and 사건부호"
-    DECREE_BACK_REFERENCE = "같은 법 시행령/시행규칙"
-    DECREE_SHORT_NAME = "영/규칙 for a 시행령/시행규칙"
-    SAME_DECREE = "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 cited before"
-    DECLARES_SHORT_NAME = "declares a short name (이하 '…'이라 한다)"
-    FULL_WIDTH = "full-width digits or punctuation"
-    OCR_CONFUSION = "OCR confusion"
-
-
-@dataclass(frozen=True, slots=True)
-class FoundCitation:
-    span: tuple[int, int]  # text[span[0]:span[1]] is the citation as written
-    citation: ParsedCitation
-    form: CitationForm
-    # The short name (`법`, `영`, `규칙`) the citation declares for its act: `근로기준법 시행령(이하 '영'이라
-    # 한다) 제30조`. Later `영 제5조` refer to it, so a rewrite must keep the declaration.
-    declares: str | None = None
-    # FULL_WIDTH or OCR_CONFUSION where the citation was read otherwise than written (`read_scanned`).
-    scanned: CitationForm | None = None
-
+from grammars.parse import CitationParser, build_statute, default_parser
+from grammars.versions import NOTE, read_note
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
-_COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
-# `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`; only ever part of a case pattern that needs a number,
-# so `2024년 7월` in prose is not a citation.
-_DATE = (
-    rf"(?P<year>(?:19|20)[0-9]{{2}})(?:{_GAP}\.{_GAP}|년{_GAP})"
-    rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP})"
-    rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
-)
-
-
-_CASE_NUMBER = (
-    rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
-    # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
-    # `…4202` running on into more digits.
-    rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|[0-9]{{2}})"
-    # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
-    # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
-    # by the particle 가 in prose.
-    rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals(default_codes()).to_regex()})(?P=gap)"
-    rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])"
-)
-_CASE_TAIL = (
-    rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
-    rf"(?:{_GAP}(?P<disposition>{Literals(DISPOSITIONS).to_regex()}))?"
-)
-# `대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결`: the later numbers of a list share the
-# court and date written before them and the disposition written after the last. A later number may
-# be its serial alone (`2006허1803, 1827 판결`: 2006허1827), taking the year and 사건부호 of the number
-# before it; only in a list closed by a disposition, so that the `2020` of `2019다1, 2020. 3. 4. …` or a
-# page number after a comma is not read as one.
-_CASE_LIST_ITEM = re.compile(
-    rf"{_GAP},{_GAP}(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9])){_CASE_TAIL})"
-)
-
-
-def _case_pattern() -> re.Pattern[str]:
-    written = tuple(court.name for court in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND)
-    courts = Literals(written)
-    return re.compile(
-        NOT_AFTER_WORD
-        + rf"(?:(?P<court>{courts.to_regex()})(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
-        # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
-        # so a long run of spaces costs linear time, never a backtracking blow-up.
-        rf"(?:(?P<date>{_DATE}){_GAP}(?:(?P<comma>,){_GAP})?(?:(?P<delivery>선고|자){_GAP}(?:,{_GAP})?)?)?"
-        + _CASE_NUMBER
-        + _CASE_TAIL
-    )
-
-
 _NUMBER = r"[1-9][0-9]{0,3}"
+# `제1항`, and `1항` as lawyers' notes write it (`근기법 23조 1항`).
 _LOWER_LEVELS = (
-    rf"(?:{_GAP}제{_GAP}(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
-    rf"(?:{_GAP}제{_GAP}(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
-    rf"(?:{_GAP}(?P<subitem>[{''.join(SUBITEM_LETTERS)}]){_GAP}목)?)?"
+    rf"(?:{_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
+    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
+    # `가목`, and `(나)목` as older judgments write it.
+    rf"(?:{_GAP}(?P<subitem_open>\()?(?P<subitem>[{''.join(SUBITEM_LETTERS)}])(?(subitem_open)\)){_GAP}목)?)?"
 )
 # `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
-_ARTICLE = rf"제{_GAP}(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
+# `제5조4` is a typo (for 제5조의4 or 제5조 제4항): digits right after 조 that begin no 항/호 make it no
+# citation at all, never `제5조`, another article. `민법 750조` leaves out 제 (`je` says whether it was written).
+_ARTICLE = (
+    rf"(?P<je>제{_GAP})?(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
+    rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
+)
 _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
-# Drafts write the official middle dot ㆍ (U+318D) as · or ・, and drop the spaces of long names
-# (`개인정보보호법`); names are matched and looked up modulo both.
-_MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ"})
+# Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.MIDDLE_DOTS);
+# names are matched and looked up modulo both.
 
 
 def fold_name(name: str) -> str:
-    return "".join(name.split()).translate(_MIDDLE_DOTS)
+    return "".join(name.split()).translate(MIDDLE_DOTS)
 
 
 # Full-width ASCII (`제７５０조`, `２０２４．７．１１．`), as Asian input methods and PDF exports write it.
@@ -180,7 +104,7 @@ def _as_scanned(found: FoundCitation, written: str, read: str) -> FoundCitation:
 def _lenient_names(names: Iterable[str]) -> str:
     alternatives = sorted(set(names), key=len, reverse=True)
     return "(?:" + "|".join(
-        re.escape(name).replace("\\ ", _SPACE + "?").replace("ㆍ", "[ㆍ·・]") for name in alternatives
+        re.escape(name).replace("\\ ", _SPACE + "?").replace("ㆍ", "[ㆍ·・‧]") for name in alternatives
     ) + ")"
 
 
@@ -193,20 +117,37 @@ SAME_DECREE_KIND = {"같은 영": "시행령", "같은 시행령": "시행령", 
                     "같은 시행규칙": "시행규칙", "같은 규칙": "규칙"}
 _SAME_DECREE_BY_FOLD = {fold_name(spelling): spelling for spelling in SAME_DECREE_KIND}
 _QUOTE = "['\"‘’“”]"
-# `(이하 '영'이라 한다)`, `(이하 "법")`, `(이하 규칙이라고 한다)`, `(이하 '영'이라 함)`.
+_LAW_ENDING = "(?:법|법률|령|규칙|규정)"
+# `(이하 '영'이라 한다)`, `(이하 "법")`, `(이하 규칙이라고 한다)`, `(이하 '영'이라 함)`, and any quoted
+# name (`(이하 ‘특정범죄가중법’이라고 한다)`), which only a quote mark delimits.
 _DECLARATION = (
-    rf"\({_GAP}이하{_GAP}{_QUOTE}?(?P<declared>{Literals(SHORT_NAMES).to_regex()}){_QUOTE}?"
+    rf"\({_GAP}(?:이하|다음부터){_GAP}(?:{_QUOTE}?(?P<declared>{Literals(SHORT_NAMES).to_regex()}){_QUOTE}?"
+    rf"|{_QUOTE}(?P<declared_name>[^'\"‘’“”()\n]{{1,30}}){_QUOTE})"
     rf"(?:{_GAP}이?라고?{_GAP}(?:한다|함))?{_GAP}\)"
 )
 
 
+# `구 민법`, `개정전의 헌법`: a version other than the one in force (grammars.versions). 구 stands alone
+# (`구법` is a word) and is followed by one space.
+_FORMER = rf"(?P<former>구|개정{_SPACE}?전의){_SPACE}"
+# The tail every statute head shares: a version note, a short-name declaration, `-` (`민법 - 제750조`),
+# then the provision.
+_TAIL = (
+    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?{_GAP}(?:[-–—:]{_GAP})?{_PROVISION}"
+)
+
+
+_SHAPED_TAIL = re.compile(_TAIL)
+
+
 def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(
-        # 「」 marks a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
-        # The quote mark itself starts a new word, so no boundary is asked before it.
-        rf"(?:「(?P<quoted>[^」\n]{{1,80}}?(?:법|법률|령|규칙|규정))」"
-        # Every other head starts a word (one lookbehind for all: one per alternative made the scan 40 %
+        # Every head starts a word (one lookbehind for all: one per alternative made the scan 40 %
         # slower). A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
+        rf"(?:{NOT_AFTER_WORD}{_FORMER})?"
+        # 「」 or ‘’ mark a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
+        # The quote mark itself starts a new word, so no boundary is asked before it.
+        rf"(?:「(?P<quoted>[^」\n]{{1,80}}?{_LAW_ENDING})」|[‘'](?P<single_quoted>[^’'\n]{{1,80}}?{_LAW_ENDING})[’']"
         rf"|{NOT_AFTER_WORD}(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
@@ -219,8 +160,7 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # so that `사내 규칙 제3조` in a text citing none is no citation.
         rf"|(?<!관한 )(?<!대한 )(?P<short_name>영|규칙)))"
         # `근로기준법 시행령(이하 '영'이라 한다) 제30조`: the declaration sits between name and article.
-        rf"(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
-        rf"{_GAP}{_PROVISION}"
+        + _TAIL
     )
 
 
@@ -229,32 +169,74 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
 # `동법 제3항` skips the article (the resolver takes the one cited before); it needs the 항, so that
 # `동법` alone, a word for "the same method", is left alone.
 _SAME_PROVISION = re.compile(
-    rf"{NOT_AFTER_WORD}(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))"
+    rf"{NOT_AFTER_WORD}(?:(?:동령|동법|같은 법|같은 영){_SPACE})?"
+    rf"(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))(?!{_GAP}각{_GAP}[호목])"
     rf"|(?P<act_reference>같은 법|동법)(?={_GAP}제{_GAP}[1-9][0-9]?{_GAP}항)){_LOWER_LEVELS}"
 )
 
 
-# `민법 제750조, 제751조`, `… 제1항 및 제2항`: later provisions of a list belong to the act (and, when
-# they start below the article, to the article) cited first. The separator is required, so a citation
-# followed by prose (`민법 제750조 제3자`) gains nothing.
+# `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`:
+# later provisions of a list belong to the act (and, when they start below the article, to the article)
+# cited first, and so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`,
+# `제667조~제672조`). The separator is required, so a citation followed by prose (`민법 제750조 제3자`)
+# gains nothing; a comma may end a line (`민법 제476조,⏎제477조`); a later item needs its 제.
+_PART_OF_PROVISION = "(?:본문|단서|전단|후단|전문|후문|각\\s?목|각\\s?호)"
 _LIST_ITEM = re.compile(
-    rf"{_GAP}(?:,|및|과|와){_GAP}(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
+    rf"(?:{_GAP}{_PART_OF_PROVISION})?(?:{_GAP}까지)?(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
+    rf"|{_GAP}(?:,|및|과|와|ㆍ|·|또는|이나|나){_SPACE}*\n?{_SPACE}*)"
+    rf"(?P<provision>(?:{_ARTICLE.replace('(?P<je>제{_GAP})?', '(?P<je>제{_GAP})')})?{_LOWER_LEVELS})"
 )
+
+
+_SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
 
 
 def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCitation]:
     previous = first
     while (item := _LIST_ITEM.match(text, end)) and item.group("provision"):
         fields = item.groupdict()
-        del fields["provision"]
+        is_range = fields.pop("range") is not None
+        for written_only in ("provision", "je", "subitem_open"):
+            del fields[written_only]
         if fields["article"] is None:
-            fields["article"] = str(previous.article)
+            fields["article"] = _str_or_none(previous.article)
             fields["article_branch"] = _str_or_none(previous.article_branch)
             if fields["paragraph"] is None:
                 fields["paragraph"] = _str_or_none(previous.paragraph)
-        previous = build_statute(act=first.act, back_reference=first.back_reference, **fields)
-        yield FoundCitation(item.span("provision"), previous, CitationForm.LIST_CONTINUATION)
+        # After `같은 조 제2항 본문`, a later article is of the same act: `같은 법`.
+        reference = first.back_reference
+        if reference in _SAME_ARTICLE and item["article"] is not None:
+            reference = "동법" if reference.startswith("동") else "같은 법"
+        before = previous
+        previous = build_statute(act=first.act, back_reference=reference, former=first.former,
+                                 amendment=first.amendment, **fields)
+        if is_range:
+            yield FoundCitation(item.span("provision"), previous, CitationForm.RANGE,
+                                through=_between(before, previous))
+        else:
+            yield FoundCitation(item.span("provision"), previous, CitationForm.LIST_CONTINUATION)
         end = item.end()
+
+
+_MOST_BETWEEN = 300  # a longer range is a typo or a page range, not a run of provisions to check
+
+
+def _between(first: StatuteCitation, last: StatuteCitation) -> tuple[StatuteCitation, ...]:
+    """The provisions a range cites strictly between its ends, at the level where the ends differ
+    (articles, or the paragraphs or items of one article); none where a branch (`제331조의2`) or a
+    lower level makes the run uncertain."""
+    levels = ("article", "paragraph", "item")
+    for depth, level in enumerate(levels):
+        low, high = getattr(first, level), getattr(last, level)
+        if low == high:
+            continue
+        deeper = levels[depth + 1:]
+        plain = all(getattr(c, name) is None for c in (first, last) for name in (*deeper, "subitem"))
+        branches = (first.article_branch, last.article_branch, first.item_branch, last.item_branch)
+        if low is None or high is None or not plain or any(branches) or not 0 < high - low <= _MOST_BETWEEN:
+            return ()
+        return tuple(replace(first, **{level: number}) for number in range(low + 1, high))
+    return ()
 
 
 def _str_or_none(number: int | None) -> str | None:
@@ -267,20 +249,14 @@ def _pop_first(fields: dict[str, str | None], *names: str) -> str | None:
     return next((value for value in values if value is not None), None)
 
 
-def _safe_date(year: str, month: str, day: str) -> dt.date | None:
-    try:
-        return dt.date(int(year), int(month), int(day))
-    except ValueError:  # a messy date that names no day (2월 30일) is kept as "no date found"
-        return None
-
-
 class CitationFinder:
     """Compiled patterns for one lexicon; shared, immutable."""
 
     def __init__(self, parser: CitationParser) -> None:
         self.lexicon = parser.lexicon
         self.parser = parser
-        self.case_pattern = _case_pattern()
+        self.case_pattern = case_pattern()
+        self.header_patterns = header_patterns()
         written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
         self.statute_pattern = _statute_pattern(written_names)
         # Reversed, so that the first of two names that fold alike wins.
@@ -328,72 +304,29 @@ class CitationFinder:
 
     def _lenient_matches(self, text: str) -> Iterator[FoundCitation]:
         """Every match of the lenient patterns, overlapping ones and `영`/`규칙` with no 시행령/시행규칙 included."""
-        for match in self.case_pattern.finditer(text):
-            yield from self._case_list(text, match)
+        yield from find_cases(text, self.case_pattern, self.header_patterns)
         for match in self.statute_pattern.finditer(text):
             first = self._statute(match)
+            if match["je"] is None and first.citation.act is None:
+                continue  # `법 3조`, `같은 법 3조`: a back-reference needs its 제
             yield first
             yield from _list_items(text, match.end(), first.citation)
+        yield from self._shaped_statutes(text)
         for match in _SAME_PROVISION.finditer(text):
             fields = match.groupdict()
+            del fields["subitem_open"]
             reference = _pop_first(fields, "back_reference", "act_reference")
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
-
-    def _case_list(self, text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
-        first = self._case(match)
-        head = first.citation
-        items, end = [], match.end()
-        # Only a head that wrote a court or date and no disposition yet can share them with a list.
-        is_head = head.disposition is None and (head.court is not None or head.date is not None)
-        while is_head and (item := _CASE_LIST_ITEM.match(text, end)):
-            items.append(item)
-            end = item.end()
-            if item.group("disposition"):
-                break
-        if items and not items[-1].group("disposition"):  # unclosed: no serial alone counts
-            items = list(itertools.takewhile(lambda item: not item.group("later_serial"), items))
-        if not items:
-            yield first
-            return
-        last = items[-1]
-        shared = replace(head, panel=head.panel or last.group("panel"), disposition=last.group("disposition"))
-        yield FoundCitation(first.span, shared, first.form)
-        number = head.case_number
-        for item in items:
-            if item.group("later_serial"):
-                number = replace(number, serial=int(item.group("later_serial")))
-                form = CitationForm.CASE_NUMBER_SHORTHAND
-            else:
-                number = build_case_number(*item.group("case_year", "code", "serial", "seat"))
-                form = CitationForm.LIST_CONTINUATION
-            yield FoundCitation(item.span("listed"), replace(shared, case_number=number), form)
-
-    def _case(self, match: re.Match[str]) -> FoundCitation:
-        fields = match.groupdict()
-        written_court = fields["court"]
-        court = _COURT_BY_ABBREVIATION.get(written_court, written_court)
-        disposition, delivery = fields["disposition"], fields["delivery"]
-        panel = fields["panel"] or ("전원합의체" if fields["full_bench"] else None)
-        if written_court in SUPREME_SHORTHAND:
-            court = "대법원"
-            implied_disposition, implied_delivery = SUPREME_SHORTHAND[written_court]
-            disposition, delivery = disposition or implied_disposition, delivery or implied_delivery
-        date = _safe_date(fields["year"], fields["month"], fields["day"]) if fields["date"] else None
-        citation = build_case(
-            case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
-            court=court, date=date, delivery=delivery, panel=panel, disposition=disposition,
-        )
-        return FoundCitation(match.span(), citation, _case_form(match, citation))
+            yield from _list_items(text, match.end(), citation)
 
     def _statute(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()
-        written_act = _pop_first(fields, "quoted", "act")
+        written_act = _pop_first(fields, "quoted", "single_quoted", "act")
         decree_of, decree_kind = fields.pop("decree_of"), fields.pop("decree_kind")
-        short_name, declared = fields.pop("short_name"), fields.pop("declared")
+        short_name = fields.pop("short_name")
         same_decree = fields.pop("same_decree")
-        for written_only in ("provision", "declaration"):
-            del fields[written_only]
+        former = fields.pop("former") is not None
         if decree_of:  # spelled as the back-reference is (`같은법 시행령` too)
             fields["back_reference"] = f"{'동법' if decree_of == '동법' else '같은 법'} {decree_kind}"
         if same_decree:
@@ -402,10 +335,41 @@ class CitationFinder:
         act, abbreviated = None, False
         if written_act is not None:
             written_name = self.name_by_fold.get(fold_name(written_act), written_act)
-            act = self.lexicon.canonical_name(written_name) or written_act
+            act = self.lexicon.canonical_name(written_name) or written_act.translate(MIDDLE_DOTS)
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
-        citation = build_statute(act=act, **fields)
+        citation, declared = _provision(act, former, fields)
         return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared)
+
+    def _shaped_statutes(self, text: str) -> Iterator[FoundCitation]:
+        """Statutes whose act the lexicon does not know, or writes otherwise: grammars.act_names."""
+        for match in SHAPE_HEAD.finditer(text):
+            head = head_of(text, match, self._known_name)
+            tail = None if head is None else _SHAPED_TAIL.match(text, match.end())
+            if head is None or tail is None or (not head.known and tail["je"] is None and tail["note"] is None):
+                continue  # an unknown word before `3조` alone is too weak a sign (`총 3조`)
+            citation, declared = _provision(head.name, head.former, tail.groupdict())
+            form = CitationForm.VERSION if citation.former or citation.amendment else (
+                CitationForm.LOOSE_SPACING if head.known else CitationForm.UNLISTED_ACT)
+            yield FoundCitation((head.start, tail.end()), citation, form, declared)
+            yield from _list_items(text, tail.end(), citation)
+
+    def _known_name(self, written: str) -> str | None:
+        name = self.name_by_fold.get(fold_name(written))
+        return None if name is None else self.lexicon.canonical_name(name)
+
+
+def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> tuple[StatuteCitation, str | None]:
+    """The citation a statute match's tail states (grammars.versions for the note), and the short
+    name declared between the act and its article, if any."""
+    fields = dict(fields)
+    note, declared = fields.pop("note"), _pop_first(fields, "declared", "declared_name")
+    for written_only in ("provision", "declaration", "je", "subitem_open"):
+        del fields[written_only]
+    amendment = None
+    if note is not None:
+        amendment, declared_in_note = read_note(note)
+        declared = declared or declared_in_note
+    return build_statute(act=act, former=former, amendment=amendment, **fields), declared
 
 
 def _kind_needed(found: FoundCitation) -> str | None:
@@ -439,26 +403,11 @@ def _decree_kinds(found: FoundCitation) -> set[str]:
     return {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
 
 
-def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
-    court = match.group("court")
-    if citation.is_complete and citation.canonical() == match.group():
-        return CitationForm.CANONICAL
-    if court in SUPREME_SHORTHAND:
-        return CitationForm.SUPREME_COURT_ABBREVIATION
-    if court in _COURT_BY_ABBREVIATION:
-        return CitationForm.COURT_ABBREVIATION
-    if court is None or match.group("date") is None:
-        return CitationForm.BARE_CASE_NUMBER
-    if match.group("gap"):
-        return CitationForm.SPACED_CASE_NUMBER
-    if match.group("comma") or "," in match.group():
-        return CitationForm.COMMA_SEPARATED
-    return CitationForm.LOOSE_SPACING
-
-
 def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
     if match.group("declaration"):
         return CitationForm.DECLARES_SHORT_NAME
+    if citation.former or citation.amendment:
+        return CitationForm.VERSION
     if match.group("decree_of"):
         return CitationForm.DECREE_BACK_REFERENCE
     if match.group("short_name"):
@@ -467,7 +416,7 @@ def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: 
         return CitationForm.SAME_DECREE
     if citation.back_reference:
         return CitationForm.BACK_REFERENCE
-    if match.group("quoted"):
+    if match.group("quoted") or match.group("single_quoted"):
         return CitationForm.QUOTED_ACT
     if abbreviated:
         return CitationForm.ABBREVIATED_ACT

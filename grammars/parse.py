@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 
-from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
+from grammars.citation import AmendmentNote, CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import case_grammar
 from grammars.languages.dates import parse_date
@@ -72,6 +72,8 @@ def build_statute(
     item_branch: str | None = None,
     subitem: str | None = None,
     back_reference: str | None = None,
+    former: bool = False,
+    amendment: AmendmentNote | None = None,
 ) -> StatuteCitation:
     return StatuteCitation(
         act=act,
@@ -82,6 +84,8 @@ def build_statute(
         item_branch=_int_or_none(item_branch),
         subitem=subitem,
         back_reference=back_reference,
+        former=former,
+        amendment=amendment,
     )
 
 

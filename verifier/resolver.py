@@ -6,8 +6,8 @@ A `DocumentResolver` completes them:
 
 - a court abbreviation becomes the court's name;
 - a case the database knows gets its missing court, date, 선고/자, disposition and 전원합의체;
-- `같은 조`/`동조` take the act and article of the previous statute citation, `같은 항`/`동항` also
-  its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its parent 법률 when that is a
+- `같은 조`/`동조` take the act (with its version: `구`, the note) and article of the previous statute
+  citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its parent 법률 when that is a
   시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and `같은 법 시행령`/`동법
   시행규칙` the 시행령/시행규칙 of that 법률; no 법률 to name (after `민사소송규칙`) is no answer, never the
   decree itself. `이 법` is the document's own act, and `법` the parent 법률 of a document that is a
@@ -208,6 +208,9 @@ class DocumentResolver:
                 why = f"{reference}: the {kind} of {statute}, cited before"
                 return self._refer_to(citation, f"{statute} {kind}", why, changes, doubts)
             if statute != previous.act:
+                if previous.former or previous.amendment:
+                    doubts.append(f"{reference} names {statute}, whose version the text does not state: the "
+                                  f"version note cited before is {previous.act}'s")
                 if citation.article is None:  # 동법 제3항: the article before is the decree's, not the act's
                     doubts.append(f"{reference} without an article names {statute}, and the article cited "
                                   f"before belongs to {previous.act}")
@@ -215,6 +218,10 @@ class DocumentResolver:
                 why = f"{reference}: {statute}, the 법률 of {previous.act} cited before ({reference} names a 법률)"
                 return self._refer_to(citation, statute, why, changes, doubts)
         resolved = self._refer_to(citation, previous.act, f"{reference}: the act cited before", changes, doubts)
+        if previous.former or previous.amendment:  # `구 민사소송법(…) 제263조, 같은 법 제264조`: the same version
+            resolved = replace(resolved, former=previous.former, amendment=previous.amendment)
+            changes.append(Change("version", reference, previous.act_reference(),
+                                  f"{reference}: the version cited before", from_context=True))
         if citation.article is None:  # 같은 조 / 동조 / 같은 항 / 동항 (or 동법 without an article)
             resolved = replace(resolved, article=previous.article, article_branch=previous.article_branch)
             changes.append(Change("article", reference, previous.provision().split(" ")[0],

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from citegen.recite.documents import read_document
 from citegen.recite.pipeline import CitationOutcome, RecitePipeline
+from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation, format_date
 
 APPLIED = ("kept", "rewritten")
 
@@ -116,3 +117,68 @@ def _occurrence(streams: list[str] | tuple[str, ...], text: str, index: int) -> 
             index -= 1
             start = content.find(text, start + 1)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class SpanLabel:
+    """One citation of a real passage, labelled by hand: where it is written, and how it reads."""
+
+    span: tuple[int, int]
+    reading: str  # `reading()` of the citation the finder should return
+    form: str  # the labeller's name for how it is written (`amendment note`, `range`, …)
+    resolved: str | None = None  # for a back-reference, the citation the passage makes it (`민법 제578조`)
+
+    @property
+    def rewrite(self) -> str:
+        """What a rewrite of the span must write: the resolved citation, or the reading itself."""
+        return self.resolved or self.reading
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A verbatim passage of real legal text (tests/realtext/passages.jsonl, sources in SOURCES.md)."""
+
+    id: str
+    source: str
+    text: str
+    labels: tuple[SpanLabel, ...]
+
+
+def load_passages(path: Path) -> list[Passage]:
+    """Each label names its citation by the text written and which occurrence of it (`nth`), so that
+    the file is checked by eye; a label whose text does not occur raises ValueError."""
+    passages = []
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        labels = []
+        for cited in row["citations"]:
+            start = -1
+            for _ in range(cited.get("nth", 0) + 1):
+                start = row["text"].find(cited["written"], start + 1)
+                if start < 0:
+                    raise ValueError(f"expected {cited['written']!r} in passage {row['id']} (line {number}), "
+                                     f"got too few occurrences")
+            labels.append(SpanLabel((start, start + len(cited["written"])), cited["reading"], cited["form"],
+                                    cited.get("resolved")))
+        passages.append(Passage(row["id"], row["source"], row["text"], tuple(labels)))
+    return passages
+
+
+def reading(citation: ParsedCitation) -> str:
+    """A citation as one line: its canonical form where complete; otherwise the written parts, `?`
+    for the missing ones of a case and the back-reference for the act of a statute (`같은 법 제4조`)."""
+    if citation.is_complete:
+        return citation.canonical()
+    if isinstance(citation, CaseCitation):
+        parts = [citation.court or "?", format_date(citation.date) if citation.date else "?",
+                 citation.delivery or "?", str(citation.case_number), *([citation.panel] if citation.panel else []),
+                 citation.disposition or "?"]
+        return " ".join(parts)
+    assert isinstance(citation, StatuteCitation)  # the two kinds of ParsedCitation
+    head = citation.act_reference() if citation.act else (citation.back_reference or "?")
+    if citation.article is None:  # 동조, 같은 항: the lower levels alone
+        rest = citation.provision().split(" ", 1)[1:] if citation.paragraph or citation.item else []
+        return " ".join([head, *rest])
+    return f"{head} {citation.provision()}"

@@ -12,7 +12,11 @@ Decisions, one per citation found (`Action`):
 - `suggested`  a canonical form is proposed (the database's correction, a re-generated slot that
                verifies, an uncertain resolution, an unverifiable form) but the text is left as written;
 - `review`     nothing to propose: the reviewer must look.
-Only `rewritten` changes a document; an uncertain meaning is never silently changed. What a
+Only `rewritten` changes a document; an uncertain meaning is never silently changed. A rewrite
+replaces exactly the span of the citation found, with a canonical form that the finder reads back as
+one citation keeping every part the draft stated (act, 구 and version note, article, paragraph, item;
+court, date, number, disposition); a resolution or verdict that would change one of them goes to
+review with the reason. Re-generation likewise offers only a citation that keeps what was stated. What a
 resolution took from the rest of the document (the act before `같은 법 시행령`, the 법률 of the 시행령
 before `같은 법`, the 시행령 before `같은 영`, a declared `영`, the year and 사건부호 before `1827` in
 `2006허1803, 1827`) is listed in the outcome's `context`.
@@ -144,6 +148,8 @@ class RecitePipeline:
         start, end = found.span
         original = text[start:end]
         from_form = (_CONTEXT_OF_FORM[found.form],) if found.form in _CONTEXT_OF_FORM else ()
+        if found.through:  # unwritten, so never rewritten; listed for the reviewer
+            from_form += (f"the range also cites {', '.join(c.provision() for c in found.through)}",)
         base = CitationOutcome(stream, (start, end), original, None, "unresolved", "review",
                                resolution.reason or "could not be resolved", found.form.value,
                                resolution.changes, from_form + resolution.context,
@@ -160,6 +166,9 @@ class RecitePipeline:
         outcome = replace(base, canonical=proposed, verdict=check.status,
                           reason=check.detail or _VERDICT_REASONS.get(check.status, check.status))
         if check.status == "verified":
+            problem = self._replacement_problem(found.citation, proposed)
+            if problem is not None and original != proposed:
+                return replace(outcome, action="review", reason=problem)
             if resolution.uncertain:
                 return replace(outcome, action="suggested",
                                 reason=resolution.reason or "the resolution is uncertain")
@@ -188,12 +197,48 @@ class RecitePipeline:
         verdict = self._verdict_of(suggestion)
         if verdict != "verified":  # well-formed by construction, but not a citation to offer a reviewer
             return replace(outcome, reason=f"{outcome.reason}; re-generated {suggestion!r}, which is {verdict}")
+        problem = self._replacement_problem(found.citation, suggestion)
+        if problem is not None:  # `민법 제1200조 -> 민법 제750조` is another citation, not a correction
+            return replace(outcome, reason=f"{outcome.reason}; re-generated {suggestion!r}, but {problem}")
         return replace(outcome, canonical=suggestion, action="suggested",
                        reason=f"{outcome.reason}; re-generated under the citation automaton and verified, for review")
 
     def _verdict_of(self, suggestion: str) -> str:
         """What the verifier says of a re-generated citation: the automaton guarantees its form, not its truth."""
-        found = self.find(suggestion)
-        if len(found) != 1 or found[0].span != (0, len(suggestion)) or not found[0].citation.is_complete:
-            return "not a single complete citation"
-        return self.authority.verify(found[0].citation).status
+        read = self._read_back(suggestion)
+        return "not a single complete citation" if read is None else self.authority.verify(read).status
+
+    def _read_back(self, canonical: str) -> ParsedCitation | None:
+        """The one complete citation the finder reads in `canonical`, spanning all of it; None otherwise."""
+        found = self.find(canonical)
+        if len(found) != 1 or found[0].span != (0, len(canonical)) or not found[0].citation.is_complete:
+            return None
+        return found[0].citation
+
+    def _replacement_problem(self, written: ParsedCitation, replacement: str) -> str | None:
+        """Why `replacement` may not stand for the citation as written, in words; None when it may."""
+        read = self._read_back(replacement)
+        if read is None:
+            return f"{replacement!r} does not read back as one complete citation"
+        changed = stated_changes(written, read)
+        if changed:
+            return f"{replacement!r} would change what the draft states ({'; '.join(changed)})"
+        return None
+
+
+_STATED = {"case": ("case_number", "court", "date", "delivery", "disposition", "panel"),
+           "statute": ("act", "former", "amendment", "article", "article_branch", "paragraph", "item", "item_branch",
+                       "subitem")}
+
+
+def stated_changes(written: ParsedCitation, replacement: ParsedCitation) -> list[str]:
+    """The parts `written` states (those found in the draft) that `replacement` differs in, in words:
+    a replacement may fill what the draft left out, never change what it wrote."""
+    if written.kind != replacement.kind:
+        return [f"a {written.kind} citation would become a {replacement.kind} citation"]
+    changed = []
+    for name in _STATED[written.kind]:
+        stated, proposed = getattr(written, name), getattr(replacement, name)
+        if stated not in (None, False) and stated != proposed:
+            changed.append(f"{name} {stated} -> {proposed}")
+    return changed

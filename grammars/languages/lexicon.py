@@ -134,10 +134,11 @@ def _check_aliases(kind: str, aliases: Mapping[str, str], acts: Mapping[str, Art
     return dict(aliases)
 
 
-# Major acts by their official titles (law.go.kr 법령명한글), comma-separated. Court style cites the
-# Constitution as `헌법`, registered below as its 약칭.
+# Major acts by their official titles (law.go.kr 법령명한글), comma-separated, except the Constitution:
+# every court cites it as `헌법` (DESIGN's canonical form), its title 대한민국헌법 is registered below as
+# the name that maps to it.
 _ACTS = """
-대한민국헌법, 민법, 형법, 상법, 민사소송법, 형사소송법, 행정소송법, 가사소송법, 민사집행법, 행정심판법,
+헌법, 민법, 형법, 상법, 민사소송법, 형사소송법, 행정소송법, 가사소송법, 민사집행법, 행정심판법,
 행정기본법, 행정절차법, 헌법재판소법, 법원조직법, 변호사법, 공증인법, 공탁법, 비송사건절차법, 민사조정법,
 소액사건심판법, 부동산등기법, 신탁법, 이자제한법, 신원보증법, 국가배상법, 근로기준법, 최저임금법, 고용보험법,
 국민연금법, 국민건강보험법, 산업안전보건법, 산업재해보상보험법, 국세기본법, 국세징수법, 소득세법, 법인세법,
@@ -173,7 +174,7 @@ _OFFICIAL_ABBREVIATIONS = {
     "지방계약법": "지방자치단체를 당사자로 하는 계약에 관한 법률", "공정거래법": "독점규제 및 공정거래에 관한 법률",
     "성폭력처벌법": "성폭력범죄의 처벌 등에 관한 특례법", "특정범죄가중법": "특정범죄 가중처벌 등에 관한 법률",
     "정보통신망법": "정보통신망 이용촉진 및 정보보호 등에 관한 법률", "학교폭력예방법": "학교폭력예방 및 대책에 관한 법률",
-    "헌법": "대한민국헌법", "상가임대차법": "상가건물 임대차보호법", "자본시장법": "자본시장과 금융투자업에 관한 법률",
+    "대한민국헌법": "헌법", "상가임대차법": "상가건물 임대차보호법", "자본시장법": "자본시장과 금융투자업에 관한 법률",
     "채무자회생법": "채무자 회생 및 파산에 관한 법률", "토지보상법": "공익사업을 위한 토지 등의 취득 및 보상에 관한 법률",
     "국토계획법": "국토의 계획 및 이용에 관한 법률", "도시정비법": "도시 및 주거환경정비법",
     "청소년성보호법": "아동ㆍ청소년의 성보호에 관한 법률", "아동학대처벌법": "아동학대범죄의 처벌 등에 관한 특례법",

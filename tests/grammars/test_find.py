@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 import pytest
 
@@ -131,7 +132,6 @@ PROSE = [
     "같은 시행령으로 정한다.",
     "사내 규칙 제3조 및 같은 규칙 제5조",  # no rule cited before: an internal rule's
     "단기 4293년 5월 12일",  # a date alone is no citation
-    "대법원 4293. 5. 12. 선고 4292민상123 판결",  # 단기 years and pre-1962 사건부호 are outside the grammar
 ]
 
 
@@ -167,10 +167,10 @@ def test_overlaps_resolve_longest_first(text: str, written: str) -> None:
 CASE_TEXT = "2020. 1. 2. 선고 2019다1234 판결"
 # (text, lexicon, citations found leniently, found strictly): a citation begins only at a word boundary.
 WORD_BOUNDARIES = [
-    ("군형법 제100조", {"형법": ["100"]}, [], []),  # not 형법 inside 군형법
+    ("군형법 제100조", {"형법": ["100"]}, ["군형법 제100조"], []),  # not 형법 inside 군형법: an act by its shape
     ("군형법 제100조", {"형법": ["100"], "군형법": ["100"]}, ["군형법 제100조"], ["군형법 제100조"]),
-    ("구민법 제3조", None, [], []),
-    ("구 민법 제3조", None, ["민법 제3조"], ["민법 제3조"]),  # the old version of 민법, cited
+    ("구민법 제3조", None, ["구민법 제3조"], []),  # 구민법 (the code before 민법) by its shape, not 민법
+    ("구 민법 제3조", None, ["구 민법 제3조"], ["민법 제3조"]),  # the old version of 민법, cited: 구 is kept
     ("x민법 제3조, 2민법 제3조, ㅋ민법 제3조, é민법 제3조", None, [], []),
     ("(민법 제3조)\n민법 제4조·민법 제5조", None, ["민법 제3조", "민법 제4조", "민법 제5조"],
      ["민법 제3조", "민법 제4조", "민법 제5조"]),
@@ -360,3 +360,111 @@ def test_scanned_text_keeps_the_form_found_and_records_the_reading(
         text: str, written: str, form: CitationForm, scanned: CitationForm | None) -> None:
     (found,) = [f for f in find_citations(text) if text[f.span[0]:f.span[1]] == written]
     assert (found.form, found.scanned) == (form, scanned)
+
+
+# The forms of issue 12, as real judgments, 헌재 decisions, lawyers and statutes write them:
+# (text, [(span as written, its reading)]), the reading as citegen.recite.evaluate.reading() gives it.
+REAL_FORMS = [
+    ("국가보안법 제3조, 인신보호법 제15조", [("국가보안법 제3조", "국가보안법 제3조"), ("인신보호법 제15조", "인신보호법 제15조")]),
+    ("구 집합건물의 소유 및 관리에 관한 법률(2003. 7. 18. 법률 제6925호로 개정되기 전의 것) 제9조",
+     [("구 집합건물의 소유 및 관리에 관한 법률(2003. 7. 18. 법률 제6925호로 개정되기 전의 것) 제9조",
+       "구 집합건물의 소유 및 관리에 관한 법률(2003. 7. 18. 법률 제6925호로 개정되기 전의 것) 제9조")]),
+    ("행정소송법(1984. 12. 15. 법률 제3754호로 전부개정된 것) 제23조 제2항",
+     [("행정소송법(1984. 12. 15. 법률 제3754호로 전부개정된 것) 제23조 제2항",
+       "행정소송법(1984. 12. 15. 법률 제3754호로 전부개정된 것) 제23조 제2항")]),
+    ("구 소득세법(2009. 12. 31. 법률 제9897호로 개정되어 2010. 1. 1. 시행되기 전의 것, 이하 같다) 제94조",
+     [("구 소득세법(2009. 12. 31. 법률 제9897호로 개정되어 2010. 1. 1. 시행되기 전의 것, 이하 같다) 제94조",
+       "구 소득세법(2009. 12. 31. 법률 제9897호로 개정되어 2010. 1. 1. 시행되기 전의 것) 제94조")]),
+    ("개정전의 헌법 제11조", [("개정전의 헌법 제11조", "구 헌법 제11조")]),
+    ("구 민법 제3조", [("구 민법 제3조", "구 민법 제3조")]),
+    ("민법 제476조,\n제477조", [("민법 제476조", "민법 제476조"), ("제477조", "민법 제477조")]),
+    ("헌법 제12조 제1항 후문과 제3항", [("헌법 제12조 제1항", "헌법 제12조 제1항"), ("제3항", "헌법 제12조 제3항")]),
+    ("형법 제329조부터 제331조까지", [("형법 제329조", "형법 제329조"), ("제331조", "형법 제331조")]),
+    ("민법 제667조 내지 제671조", [("민법 제667조", "민법 제667조"), ("제671조", "민법 제671조")]),
+    ("민법 750조", [("민법 750조", "민법 제750조")]),
+    ("근기법 23조 1항", [("근기법 23조 1항", "근로기준법 제23조 제1항")]),
+    ("민법 제52조의 4", [("민법 제52조의 4", "민법 제52조의4")]),
+    ("민법 제 48조 3항", [("민법 제 48조 3항", "민법 제48조 제3항")]),
+    ("민법 - 제750조", [("민법 - 제750조", "민법 제750조")]),
+    ("식품위생법시행령 제9조", [("식품위생법시행령 제9조", "식품위생법 시행령 제9조")]),
+    ("근로기준법 제3조제1항제2호", [("근로기준법 제3조제1항제2호", "근로기준법 제3조 제1항 제2호")]),
+    ("특정범죄가중법 제5조4 제5항", []),  # a typo'd article is no citation, never 제5조
+    ("헌법 제37조 제2항", [("헌법 제37조 제2항", "헌법 제37조 제2항")]),
+    ("[대법원 1990. 5. 22., 선고, 90므26, 판결]", [("[대법원 1990. 5. 22., 선고, 90므26, 판결]", "대법원 1990. 5. 22. 선고 90므26 판결")]),
+    ("[전원재판부 2015헌바35, 2015. 9. 24.]",
+     [("[전원재판부 2015헌바35, 2015. 9. 24.]", "헌법재판소 2015. 9. 24. 선고 2015헌바35 전원재판부 결정")]),
+    ("서울지방법원 남부지원 1986. 2. 5. 선고 85가합1370호 판결",
+     [("서울지방법원 남부지원 1986. 2. 5. 선고 85가합1370호 판결", "서울지방법원 남부지원 1986. 2. 5. 선고 85가합1370 판결")]),
+    ("서울고등 2019나1234", [("서울고등 2019나1234", "서울고등법원 ? ? 2019나1234 ?")]),
+    ("대법원 1954. 5. 12. 선고 4287형상55 판결", [("대법원 1954. 5. 12. 선고 4287형상55 판결", "대법원 1954. 5. 12. 선고 4287형상55 판결")]),
+    ("대법원 4293. 5. 12. 선고 4292민상123 판결", [("대법원 4293. 5. 12. 선고 4292민상123 판결", "대법원 1960. 5. 12. 선고 4292민상123 판결")]),
+    ("89르114(본심),848(반심)", [("89르114", "? ? ? 89르114 ?"), ("848", "? ? ? 89르848 ?")]),
+    ("2012다86895(본소), 86901(반소)", [("2012다86895", "? ? ? 2012다86895 ?"), ("86901", "? ? ? 2012다86901 ?")]),
+    ("2019-누-2010", [("2019-누-2010", "? ? ? 2019누2010 ?")]),
+    ("98헌바88 결정문", [("98헌바88", "? ? ? 98헌바88 ?")]),
+    ("특정범죄 가중처벌 등에 관한 법률(이하 ‘특정범죄가중법’이라고 한다) 제5조의4 제5항",
+     [("특정범죄 가중처벌 등에 관한 법률(이하 ‘특정범죄가중법’이라고 한다) 제5조의4 제5항",
+       "특정범죄 가중처벌 등에 관한 법률 제5조의4 제5항")]),
+    # Words ending like a law that name none, and a generic ending alone: no act is read.
+    ("취업규칙 제3조, 행동령 제3조, 관계 법률 제3조, 소방법개정법률 제3조", []),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), REAL_FORMS, ids=[text for text, _ in REAL_FORMS])
+def test_real_writing_is_found_with_its_reading(text: str, expected: list[tuple[str, str]]) -> None:
+    from citegen.recite.evaluate import reading  # the bench's notation for a found citation
+
+    assert [(text[slice(*f.span)], reading(f.citation)) for f in find_citations(text)] == expected
+
+
+def test_a_version_note_and_its_declaration_are_kept_with_the_citation() -> None:
+    text = ('개정전의 국가보안법(1980. 12. 31. 법률 제3318호로 전문개정되고 1991. 5. 31. 법률 제4373호로 '
+            '일부개정되기 전의 것, 이하 "구법"이라 한다) 제3조, 제5조')
+    first, second = find_citations(text)
+    note = first.citation.amendment
+    assert first.citation.former and first.declares == "구법" and first.form is F.VERSION
+    assert (note.number, note.change, note.before, note.promulgated_on) == (4373, "일부개정", True, dt.date(1991, 5, 31))
+    assert [(n.number, n.change, n.before) for n in note.earlier] == [(3318, "전문개정", False)]
+    assert second.citation == replace(first.citation, article=5) and second.form is F.LIST_CONTINUATION
+
+
+def test_every_article_of_a_range_ends_with_the_range_form() -> None:
+    found = find_citations("「민사집행법」 제152조부터 제161조까지의 규정을 준용한다.")
+    assert [(f.citation.act, f.citation.article, f.form) for f in found] == [
+        ("민사집행법", 152, F.QUOTED_ACT), ("민사집행법", 161, F.RANGE)]
+    assert [c.article for c in found[1].through] == list(range(153, 161))
+    (_, paragraphs) = find_citations("법 제74조제1항부터 제3항까지의 규정에 따른")
+    assert [(c.article, c.paragraph) for c in paragraphs.through] == [(74, 2)]
+    (_, branched) = find_citations("형법 제329조부터 제331조의2까지")
+    assert branched.through == ()  # 제331조 is inside, and whatever else the run holds is not plain
+
+
+HOSTILE = {
+    "long line of one syllable": "법" * 20_000,
+    "long run of articles": "제1조 " * 4_000,
+    "long list after an act": "민법 제1조" + ", 제2조" * 3_000,
+    "long run of spaces": "민법" + " " * 20_000 + "제750조",
+    "unclosed quotes": "「" * 5_000 + "‘" * 5_000 + "(" * 5_000,
+    "구 over and over": "구 " * 8_000 + "법률 제1조",
+    "html and markdown": "<p>**민법** 제750조</p><br/>" * 1_000 + "[링크](http://x) `code` | 표 |" * 500,
+    "mixed scripts and ocr": "民法 第750條 Civil Act Art. 750 민볍 제75O조 대법윈 2O24도42O2 " * 800,
+    "many notes": "국가보안법(1980. 12. 31. 법률 제3318호로 전문개정되고 " * 2_000,
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_input_costs_time_in_proportion_to_its_length(text: str) -> None:
+    """No crash and no blow-up: four times the text costs at most about four times the CPU (a bound on
+    work per byte, read off the ratio, never off the wall clock)."""
+    import time
+
+    find_citations(text[:10])  # patterns compiled outside the measurement
+
+    def cost(sample: str) -> float:
+        started = time.process_time()
+        for _ in range(3):
+            find_citations(sample)
+        return time.process_time() - started
+
+    quarter = text[: len(text) // 4]
+    assert cost(text) <= 8 * cost(quarter) + 0.05

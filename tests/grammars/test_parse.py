@@ -104,7 +104,7 @@ def test_non_canonical_text_parses_to_none(text: str) -> None:
     ("text", "expected"),
     [
         ("주택임대차법 제3조 제1항", StatuteCitation("주택임대차보호법", 3, paragraph=1)),
-        ("헌법 제27조", StatuteCitation("대한민국헌법", 27)),
+        ("대한민국헌법 제27조", StatuteCitation("헌법", 27)),  # the canonical form is `헌법 제27조`
         ("대법원 1996. 2. 29. 선고 95다38677 판결",
          CaseCitation(CaseNumber(1995, "다", 38677), "대법원", dt.date(1996, 2, 29), "선고", "판결")),
         ("서울고등법원(춘천재판부) 2013. 1. 2. 선고 (춘천)2012노368 판결",

@@ -7,13 +7,19 @@ decision is pinned; the real grammars and verifier run in test_batch.py.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from citegen.recite.documents import read_document
-from citegen.recite.pipeline import Check, RecitePipeline, Resolution
+from citegen.commands.recite_wiring import build_pipeline
+from citegen.recite.documents import PlainTextDocument, read_document
+from citegen.recite.evaluate import load_passages
+from citegen.recite.pipeline import Check, RecitePipeline, Resolution, stated_changes
+from grammars import find_citations
 from grammars.citation import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
 from grammars.find import CitationForm, FoundCitation
 
@@ -101,7 +107,9 @@ def test_a_citation_split_by_a_tab_is_suggested_not_rewritten(tmp_path: Path, do
     path = tmp_path / "draft.docx"
     path.write_bytes(docx_bytes([[("판례(2024\t도4202)", False)]]))
 
-    def find(text: str) -> list[FoundCitation]:
+    def find(text: str) -> list[FoundCitation]:  # the draft's citation, or the canonical form read back
+        if text == CANONICAL:
+            return [FoundCitation((0, len(text)), CASE, CitationForm.CANONICAL)]
         return [FoundCitation((2, 12), CASE, CitationForm.SPACED_CASE_NUMBER)]
 
     recited = RecitePipeline(find, _Given(Resolution(CASE), Check("verified"))).recite(read_document(path))
@@ -123,3 +131,92 @@ def test_an_unresolved_back_reference_goes_to_review_with_the_resolvers_reason(t
     recited = RecitePipeline(find, _Given(resolution, Check("verified"))).recite(read_document(path))
 
     assert [(o.action, o.canonical, o.reason) for o in recited.outcomes] == [("review", None, doubt)]
+
+
+class _Suggests:
+    def __init__(self, suggestion: str) -> None:
+        self.suggestion = suggestion
+
+    def suggest(self, before: str, written: ParsedCitation, after: str) -> str | None:
+        return self.suggestion
+
+
+class _Knows:
+    """A verifier that knows the given canonical citations, and a resolver that resolves nothing more."""
+
+    def __init__(self, *known: str) -> None:
+        self.known = known
+
+    def document_resolver(self) -> _Knows:
+        return self
+
+    def resolve(self, found: FoundCitation) -> Resolution:
+        return Resolution(found.citation)
+
+    def verify(self, citation: ParsedCitation) -> Check:
+        return Check("verified" if citation.canonical() in self.known else "not_found")
+
+
+@pytest.mark.parametrize(("written", "suggestion", "offered"), [
+    ("민법 제1200조에 따라", "민법 제750조", False),  # verified but another article: no suggestion
+    ("형법 제1200조에 따라", "민법 제1200조", False),  # another act
+    ("같은 법 제5조에 따라", "민법 제5조", True),  # fills the act the draft left to context
+])
+def test_a_re_generated_suggestion_keeps_what_the_draft_stated(tmp_path: Path, written: str, suggestion: str,
+                                                                offered: bool) -> None:
+    path = tmp_path / "draft.txt"
+    path.write_text(f"판례에 의하면 {written}", encoding="utf-8")
+    pipeline = RecitePipeline(find_citations, _Knows(suggestion), _Suggests(suggestion))
+    (outcome,) = pipeline.recite(read_document(path)).outcomes
+    assert (outcome.action == "suggested" and outcome.canonical == suggestion) is offered, outcome.reason
+    assert not pipeline.recite(read_document(path)).edits
+
+
+def test_a_resolution_that_changes_a_stated_part_goes_to_review_with_the_reason(tmp_path: Path) -> None:
+    path = tmp_path / "draft.txt"
+    path.write_text("민법 제750조 제1항에 따라", encoding="utf-8")
+    changed = StatuteCitation("민법", 750, paragraph=2)  # a resolver that would move the paragraph
+    pipeline = RecitePipeline(find_citations, _Given(Resolution(changed), Check("verified")))
+    recited = pipeline.recite(read_document(path))
+    (outcome,) = recited.outcomes
+    assert outcome.action == "review" and "paragraph 1 -> 2" in outcome.reason and not recited.edits
+
+
+# Never corrupt a draft: real passages (tests/realtext) and the generated drafts of data/drafts, with
+# hostile text spliced in, through the real finder, resolver and verifier.
+_REPOSITORY = Path(__file__).resolve().parents[2]
+_DOCUMENTS = [p.text for p in load_passages(_REPOSITORY / "tests" / "realtext" / "passages.jsonl")] + [
+    "".join(read_document(path).streams) for path in sorted((_REPOSITORY / "data" / "drafts").glob("*.[tm][xd]*"))]
+_NOISE = st.text(alphabet=st.sampled_from(list("민법형제조항호의구 ,.()[]「」‘’\n0123456789대판원선고다도헌바<>*#|·ㆍ~")),
+                 max_size=40)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(document=st.integers(0, len(_DOCUMENTS) - 1), at=st.floats(0, 1), noise=_NOISE)
+def test_outside_the_replaced_spans_a_recited_draft_is_the_draft_byte_for_byte(
+        shipped_database_url: str, document: int, at: float, noise: str) -> None:
+    original = _DOCUMENTS[document]
+    cut = int(len(original) * at)
+    text = original[:cut] + noise + original[cut:]
+    draft = PlainTextDocument((text,), "utf-8", "draft")
+    pipeline = _pipeline(shipped_database_url)
+    recited = pipeline.recite(draft)
+    edits = sorted(recited.edits.get(0, []))
+    rewritten = {o.span: o for o in recited.outcomes if o.action == "rewritten"}
+    assert [(e.start, e.end) for e in edits] == sorted(rewritten)
+    found = {f.span: f.citation for f in pipeline.find(text)}  # the pipeline's finder: the database's names
+    pieces, position = [], 0
+    for edit in edits:
+        assert edit.start >= position  # no two replacements overlap
+        pieces += [text[position:edit.start], edit.replacement]
+        position = edit.end
+        (read,) = pipeline.find(edit.replacement)  # one citation, the one the report claims
+        assert read.span == (0, len(edit.replacement))
+        assert read.citation.canonical() == rewritten[(edit.start, edit.end)].canonical
+        assert stated_changes(found[(edit.start, edit.end)], read.citation) == []
+    assert draft.render(recited.edits).decode("utf-8") == "".join([*pieces, text[position:]])
+
+
+@functools.cache
+def _pipeline(url: str) -> RecitePipeline:  # one per database: building it reads the lexicon
+    return build_pipeline(url, None)

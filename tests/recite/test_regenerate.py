@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,10 @@ def test_no_prose_around_the_slot_gives_no_suggestion(regenerator: EngineRegener
     assert regenerator.suggest("  ", StatuteCitation("민법", 1), "\n") is None
 
 
-def test_a_batch_with_a_model_suggests_a_re_generated_citation_for_review(
+def test_a_batch_with_a_model_re_generates_but_offers_nothing_that_changes_what_the_draft_states(
         loaded: LoadedModel, tmp_path: Path, sample_database_url: str) -> None:
+    """The draft states court, date, number and disposition, and the database knows no such case: any
+    verified citation the model writes in its place is another decision, not a correction (issue 12)."""
     model_dir = tmp_path / "model"
     loaded.model.save_pretrained(model_dir)
     loaded.tokenizer.save_pretrained(model_dir)
@@ -108,7 +111,9 @@ def test_a_batch_with_a_model_suggests_a_re_generated_citation_for_review(
     summary = run_batch(collect_inputs([tmp_path / "in"], out), BatchOptions(out, jobs=1), factory)
 
     (record,) = [json.loads(line) for line in (out / "report.jsonl").read_text("utf-8").splitlines()]
-    assert (summary.exit_code, record["verdict"], record["action"]) == (1, "not_found", "suggested")
-    assert isinstance(parse_citation(record["canonical"]), CaseCitation)
-    assert "re-generated under the citation automaton" in record["reason"]
+    assert (summary.exit_code, record["verdict"], record["action"]) == (1, "not_found", "review")
+    assert record["canonical"] is None
+    re_generated = re.search(r"re-generated '([^']+)', but .* would change what the draft states", record["reason"])
+    assert re_generated is not None, record["reason"]
+    assert isinstance(parse_citation(re_generated.group(1)), CaseCitation)
     assert (out / "documents" / "in" / "a.txt").read_text("utf-8") == "이 점은 판례(대법원 2020. 1. 1. 선고 2019다1 판결)와 같다."

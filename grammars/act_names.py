@@ -1,0 +1,152 @@
+"""Acts the lexicon does not know, recognised by their shape, as real text cites most statutes:
+`국가보안법 제3조`, `인신보호법 제15조`, `공동주택관리령 제15조`, `식품위생법시행령 제9조`.
+
+A head is a word ending in 법, 법률, 령, 규칙 or 규정 (or 조약, 협약, 협정: treaties) right before an
+article (or a version note), and `head_of` decides where the act's name begins, since prose runs into it without a mark:
+
+- the longest run of words before it whose spelling, spaces and middle dots aside, is a name of the
+  lexicon (`특정범죄가중처벌 등에 관한 법률` is 특정범죄 가중처벌 등에 관한 법률);
+- after `구`/`개정전의`, every word back to it (`구 전자문서 및 전자거래 기본법 제3조`): 구 marks where
+  the name begins;
+- otherwise the word itself, unless it is a generic ending that names no act alone (`기본법`,
+  `법률`, `특례법`) or a common word (`방법`, `명령`, `취업규칙`): then no act is read, never a
+  truncated one.
+
+A decree glued to its act (`식품위생법시행령`) is read with the space of its official title.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from grammars.boundary import NOT_AFTER_WORD
+
+_WORD = "[0-9가-힣ㆍ·‧・]"
+# Drafts write the official middle dot ㆍ (U+318D) as ·, ・ or ‧; names are read with the official one.
+MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ", "‧": "ㆍ"})
+_SPACE = "[ \t\u00a0\u3000]"
+SHAPE_HEAD = re.compile(
+    # A name starts with a syllable, or a date such as `10ㆍ27`, and holds no other digits (`제4조·민법` is
+    # no name); two syllables ending in 법 are the lexicon's (`민법`) or words (`방법`).
+    rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*"
+    rf"(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정|조약|협약|협정)|[가-힣ㆍ·‧・]*법률))"
+    rf"(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
+    # an article (`제3조`, `3조`, `- 제3조`) or a note's parenthesis follows
+    rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조))"
+)
+# Words ending like a law that are not one, or that name no act without the words before them.
+_NOT_ACTS = frozenset("""
+법 방법 불법 위법 적법 합법 편법 입법 사법 공법 문법 수법 기법 용법 해법 비법 무법 어법 필법 상법칙 법칙 구법 신법 본법 현행법 모법 국내법 외국법
+일반법 동법 이법 전법 당해법 해당법 위법령 관계법 관계법령 법령 관련법 명령 대통령 연령 요령 훈령 발령 대령 구령 지령 사령 수령 망령 영령 정령 시행령
+동령 본령 같은령 규칙 시행규칙 취업규칙 사내규칙 내부규칙 회사규칙 같은규칙 동규칙 본규칙 세칙 규정 관련규정 위규정 같은규정 동규정 내부규정 사내규정 본규정
+해당규정 관계규정 이규정 그규정 각규정 정관규정
+""".split())  # noqa: SIM905  a word list reads best as words
+# Endings shared by many titles: they name an act only with the words before them.
+_GENERIC = frozenset(["법률", "기본법", "특례법", "특별법", "조치법", "처벌법", "시행령", "시행규칙"])
+# `…에 관한 법률 일부개정법률 제25조` cites an amending act by the name of the act it amends.
+_AMENDING = ("개정법률", "개정법", "개정령")
+# Particles and endings that end a clause of prose, never a word of a title (titles have 의, 및, 등, 에 관한).
+_PROSE_ENDINGS = ("은", "는", "을", "를", "에서", "에게", "으로", "로서", "로써", "하여", "하고", "께서", "였다", "한다")
+_FORMER_BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣]))(구|개정{_SPACE}?전의){_SPACE}$")
+_MOST_WORDS = 10  # the longest titles have about as many words before their ending
+_SPACES = frozenset(" \t\u00a0\u3000")
+_WORD_CHARS = re.compile(_WORD)
+
+
+@dataclass(frozen=True, slots=True)
+class ActHead:
+    start: int  # where the name (or `구` before it) begins
+    written: str  # the name as written, up to the end of the match
+    name: str  # the name as the lexicon knows it, or as written with its spaces normalised
+    known: bool
+    former: bool
+
+
+def _is_prose(word: str) -> bool:
+    return word.endswith(_PROSE_ENDINGS) or word in ("또는", "위", "그", "같은", "동")
+
+
+def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | None]) -> ActHead | None:
+    """The act a `SHAPE_HEAD` match names, and where its name begins; None where no act is read.
+    `known_name` maps a written name (spaces and dots aside) to the lexicon's, or None."""
+    word, decree = match["name"], match["decree"]
+    spelled = (f"{word} {decree}" if decree else _spaced_decree(word)).translate(MIDDLE_DOTS)
+    words = _words_before(text, match.start())
+    # The longest run of preceding words that, with the head, is a known name.
+    for count in range(len(words), -1, -1):
+        candidate = " ".join([*words[len(words) - count:], spelled])
+        name = known_name(candidate)
+        if name is not None:
+            start = _start_of_words(text, match.start(), count)
+            return _with_former(text, ActHead(start, text[start:match.end()], name, True, False))
+    former_at = _former_start(text, match.start(), words)
+    if former_at is not None:
+        start, count = former_at
+        name = " ".join([*words[len(words) - count:], spelled]).translate(MIDDLE_DOTS)
+        return ActHead(start, text[start:match.end()], name, False, True)
+    if word in _NOT_ACTS or word in _GENERIC or word.endswith(_AMENDING):
+        return None
+    if word.endswith("령") and len(word) < 4:  # `행동령`: a decree's title is longer (`공동주택관리령`)
+        return None
+    return _with_former(text, ActHead(match.start(), match.group(), spelled, False, False))
+
+
+def _words_before(text: str, end: int) -> list[str]:
+    """The words (of `_WORD` characters, each followed by spaces) right before `end`, at most
+    `_MOST_WORDS`, in text order: a scan back from `end`, so its cost is the words', not the text's."""
+    words: list[str] = []
+    position = end
+    while len(words) < _MOST_WORDS and position > 0 and text[position - 1] in _SPACES:
+        word_end = position - 1
+        while word_end > 0 and text[word_end - 1] in _SPACES:
+            word_end -= 1
+        word_start = word_end
+        while word_start > 0 and _WORD_CHARS.match(text[word_start - 1]):
+            word_start -= 1
+        if word_start == word_end:
+            break
+        words.append(text[word_start:word_end])
+        position = word_start
+    return words[::-1]
+
+
+def _spaced_decree(word: str) -> str:
+    """`식품위생법시행령` -> `식품위생법 시행령`: a decree's official title puts a space before 시행령."""
+    for kind in ("시행령", "시행규칙"):
+        if word.endswith(kind) and len(word) > len(kind) + 1 and word[: -len(kind)].endswith(("법", "법률")):
+            return f"{word[: -len(kind)]} {kind}"
+    return word
+
+
+def _start_of_words(text: str, end: int, count: int) -> int:
+    """Where the `count` words right before `end` begin (each followed by one space or more)."""
+    position = end
+    for _ in range(count):
+        position -= 1
+        while position > 0 and text[position - 1] in " \t\u00a0\u3000":
+            position -= 1
+        while position > 0 and re.match(_WORD, text[position - 1]):
+            position -= 1
+    return position
+
+
+def _former_start(text: str, head_start: int, words: list[str]) -> tuple[int, int] | None:
+    """After `구`/`개정전의`, the name runs back to it: (where 구 begins, how many words the name has
+    before the head); None without one, or with prose in between."""
+    for count in range(len(words) + 1):
+        start = _start_of_words(text, head_start, count)
+        former = _FORMER_BEFORE.search(text, max(0, start - 8), start)
+        if former is not None:
+            return former.start(), count
+        if count < len(words) and _is_prose(words[len(words) - 1 - count]):
+            return None
+    return None
+
+
+def _with_former(text: str, head: ActHead) -> ActHead:
+    former = _FORMER_BEFORE.search(text, max(0, head.start - 8), head.start)
+    if former is None:
+        return head
+    return ActHead(former.start(), text[former.start():head.start] + head.written, head.name, head.known, True)

@@ -1,0 +1,205 @@
+"""Finding case citations in running text, for grammars.find: the lenient case pattern (court, date,
+선고/자, number, disposition, each optional around a number), lists that share a court and date,
+and law.go.kr's bracketed headers. Each regex comment says which false positive it blocks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from grammars.boundary import NOT_AFTER_WORD
+from grammars.citation import CaseCitation
+from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
+from grammars.expr import Literals
+from grammars.found import CitationForm, FoundCitation
+from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPREME_SHORTHAND, default_codes
+from grammars.languages.drafts import LOOSE_SPACE
+from grammars.parse import build_case, build_case_number
+
+_SPACE = LOOSE_SPACE
+_GAP = _SPACE + "*"
+_COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
+# `서울고등 2019나1234`: a high court without its 법원, as short headers write it.
+_COURT_BY_ABBREVIATION |= {court.name.removesuffix("법원"): court.name for court in COURTS
+                           if court.name.endswith("고등법원")}
+# `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`, `4287. 5. 12.` (단기, the calendar of decisions before
+# 1962); only ever part of a case pattern that needs a number, so `2024년 7월` in prose is not a citation.
+_DATE = (
+    rf"(?P<year>(?:19|20)[0-9]{{2}}|42[89][0-9])(?:{_GAP}\.{_GAP}|년{_GAP})"
+    rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP})"
+    rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
+)
+_DANGI = 2333  # 단기 year - 2333 = 서기 year
+# 사건부호 of the 단기 years, before the present list (`4287형상55`, `4292민상123`).
+_OLD_CODES = ("민상", "형상", "민항", "형항", "행상", "민재항", "민공")
+
+
+_CASE_NUMBER = (
+    rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
+    # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
+    # `…4202` running on into more digits.
+    rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|42[89][0-9]|[0-9]{{2}})"
+    # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
+    # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
+    # by the particle 가 in prose.
+    rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals((*default_codes(), *_OLD_CODES)).to_regex()})(?P=gap)"
+    # `85가합1370호`: the number's own 호 belongs to it.
+    rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?:호(?![가-힣]))?"
+)
+_CASE_TAIL = (
+    rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
+    # `87가합687 제11부판결`: the deciding division, written before the disposition only.
+    rf"(?:{_GAP}(?P<disposition>(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정)?부{_GAP})?"
+    # `98헌바88 결정문` names the document: the citation stops before it.
+    rf"{Literals(DISPOSITIONS).to_regex()})(?!문))?"
+)
+# `대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결`: the later numbers of a list share the
+# court and date written before them and the disposition written after the last. A later number may
+# be its serial alone (`2006허1803, 1827 판결`: 2006허1827), taking the year and 사건부호 of the number
+# before it; only in a list closed by a disposition, so that the `2020` of `2019다1, 2020. 3. 4. …` or a
+# page number after a comma is not read as one.
+# `89르114(본심),848(반심)`, `2012다86895(본소), 86901(반소)`: numbers marked as the claim and the
+# counterclaim of one case are a list, closed or not.
+_ROLE = r"\((?:본소|반소|본심|반심)\)"
+_CASE_LIST_ITEM = re.compile(
+    rf"(?P<role_before>{_ROLE})?{_GAP},{_GAP}"
+    rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9])){_CASE_TAIL})(?P<role>{_ROLE})?"
+)
+
+
+def case_pattern() -> re.Pattern[str]:
+    written = tuple(court.name for court in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND)
+    courts = Literals(written)
+    return re.compile(
+        NOT_AFTER_WORD
+        # A court the table lacks is read by its shape: a branch of an old or renamed court
+        # (`서울지방법원 남부지원`), kept as written.
+        + rf"(?:(?P<court>{courts.to_regex()}|[가-힣]{{1,8}}(?:지방|가정)법원{_SPACE}[가-힣]{{1,4}}지원)"
+        + rf"(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
+        # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
+        # so a long run of spaces costs linear time, never a backtracking blow-up.
+        rf"(?:(?P<date>{_DATE}){_GAP}(?:(?P<comma>,){_GAP})?(?:(?P<delivery>선고|자){_GAP}(?:,{_GAP})?)?)?"
+        + _CASE_NUMBER
+        + _CASE_TAIL
+    )
+
+
+def header_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """law.go.kr's headers, whole or not at all: `[대법원 1990. 5. 22., 선고, 90므26, 판결]`,
+    `[대법원 1999. 8. 19., 선고, 99다23383, 전원합의체 판결]` and the 헌재's `[전원재판부 2015헌바35, 2015. 9. 24.]`."""
+    courts = Literals(tuple(court.name for court in COURTS)).to_regex()
+    court_header = (rf"\[(?P<court>{courts}){_GAP}{_DATE}{_GAP},{_GAP}(?P<delivery>선고|자){_GAP},{_GAP}{_CASE_NUMBER}"
+                    rf"{_GAP},{_GAP}(?:(?P<panel>{Literals(PANELS).to_regex()}){_GAP})?"
+                    rf"(?P<disposition>{Literals(DISPOSITIONS).to_regex()}){_GAP}\]")
+    bench_header = rf"\[(?P<panel>전원재판부|지정재판부){_GAP}{_CASE_NUMBER}{_GAP},{_GAP}{_DATE}{_GAP}\]"
+    return re.compile(court_header), re.compile(bench_header)
+
+
+def find_cases(text: str, pattern: re.Pattern[str],
+               headers: tuple[re.Pattern[str], re.Pattern[str]]) -> Iterator[FoundCitation]:
+    """Every match of the lenient case `pattern` (`case_pattern()`), with the later numbers of its
+    lists, and of the law.go.kr `headers` (`header_patterns()`), overlapping ones included."""
+    for match in pattern.finditer(text):
+        yield from _case_list(text, match)
+    yield from _headers(text, headers)
+
+
+def _headers(text: str, patterns: tuple[re.Pattern[str], re.Pattern[str]]) -> Iterator[FoundCitation]:
+    court_header, bench_header = patterns
+    if "[" not in text:
+        return
+    for match in court_header.finditer(text):
+        fields = match.groupdict()
+        yield FoundCitation(match.span(), build_case(
+            case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
+            court=fields["court"], date=_safe_date(fields["year"], fields["month"], fields["day"]),
+            delivery=fields["delivery"], panel=fields["panel"], disposition=fields["disposition"]),
+            CitationForm.CASE_HEADER)
+    for match in bench_header.finditer(text):
+        fields = match.groupdict()
+        yield FoundCitation(match.span(), build_case(
+            case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
+            court="헌법재판소", date=_safe_date(fields["year"], fields["month"], fields["day"]),
+            delivery="선고", panel=fields["panel"], disposition="결정"), CitationForm.CASE_HEADER)
+
+def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
+    first = _case(match)
+    head = first.citation
+    items, end = [], match.end()
+    # Only a head that wrote a court or date and no disposition yet can share them with a list.
+    is_head = head.disposition is None and (head.court is not None or head.date is not None
+                                             or text.startswith(("(본", "(반"), end))
+    while is_head and (item := _CASE_LIST_ITEM.match(text, end)):
+        items.append(item)
+        end = item.end()
+        if item.group("disposition"):
+            break
+    if items and not items[-1].group("disposition") and not items[-1].group("role"):
+        # unclosed: no serial alone counts
+        items = list(itertools.takewhile(lambda item: not item.group("later_serial"), items))
+    if not items:
+        yield first
+        return
+    last = items[-1]
+    shared = replace(head, panel=head.panel or last.group("panel"),
+                     disposition=_disposition(last.group("disposition")))
+    yield FoundCitation(first.span, shared, first.form)
+    number = head.case_number
+    for item in items:
+        if item.group("later_serial"):
+            number = replace(number, serial=int(item.group("later_serial")))
+            form = CitationForm.CASE_NUMBER_SHORTHAND
+        else:
+            number = build_case_number(*item.group("case_year", "code", "serial", "seat"))
+            form = CitationForm.LIST_CONTINUATION
+        yield FoundCitation(item.span("listed"), replace(shared, case_number=number), form)
+
+def _case(match: re.Match[str]) -> FoundCitation:
+    fields = match.groupdict()
+    written_court = fields["court"]
+    court = _COURT_BY_ABBREVIATION.get(written_court, written_court)
+    disposition, delivery = _disposition(fields["disposition"]), fields["delivery"]
+    panel = fields["panel"] or ("전원합의체" if fields["full_bench"] else None)
+    if written_court in SUPREME_SHORTHAND:
+        court = "대법원"
+        implied_disposition, implied_delivery = SUPREME_SHORTHAND[written_court]
+        disposition, delivery = disposition or implied_disposition, delivery or implied_delivery
+    date = _safe_date(fields["year"], fields["month"], fields["day"]) if fields["date"] else None
+    citation = build_case(
+        case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
+        court=court, date=date, delivery=delivery, panel=panel, disposition=disposition,
+    )
+    return FoundCitation(match.span(), citation, _case_form(match, citation))
+
+
+def _disposition(written: str | None) -> str | None:
+    """`판결` of `제11부판결`: the division before it is not part of the citation's value."""
+    return written[-2:] if written else None
+
+
+def _safe_date(year: str, month: str, day: str) -> dt.date | None:
+    year_ad = int(year) - _DANGI if year.startswith("42") else int(year)
+    try:
+        return dt.date(year_ad, int(month), int(day))
+    except ValueError:  # a messy date that names no day (2월 30일) is kept as "no date found"
+        return None
+
+
+def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
+    court = match.group("court")
+    if citation.is_complete and citation.canonical() == match.group():
+        return CitationForm.CANONICAL
+    if court in SUPREME_SHORTHAND:
+        return CitationForm.SUPREME_COURT_ABBREVIATION
+    if court in _COURT_BY_ABBREVIATION:
+        return CitationForm.COURT_ABBREVIATION
+    if court is None or match.group("date") is None:
+        return CitationForm.BARE_CASE_NUMBER
+    if match.group("gap"):
+        return CitationForm.SPACED_CASE_NUMBER
+    if match.group("comma") or "," in match.group():
+        return CitationForm.COMMA_SEPARATED
+    return CitationForm.LOOSE_SPACING

@@ -1,0 +1,76 @@
+"""The version a statute citation names, as courts write it: `구`, `개정전의` and the note in
+parentheses between the act and the article.
+
+    구 집합건물의 소유 및 관리에 관한 법률(2003. 7. 18. 법률 제6925호로 개정되기 전의 것) 제9조
+    행정소송법(1984. 12. 15. 법률 제3754호로 전부개정된 것) 제23조 제2항
+    구 ‘…에 관한 법률’(2008. 6. 13. 법률 제9112호로 개정되고, 2010. 4. 15. 법률 제10257호로 개정되기 전의 것)
+    국가보안법(1980. 12. 31. 법률 제3318호로 전문개정되고 1991. 5. 31. 법률 제4373호로 일부개정되기 전의 것,
+        이하 "구법"이라 한다)
+    …(2010. 1. 1. 법률 제9932호로 개정되어 2011. 1. 1. 시행되기 전의 것, 이하 같다)
+
+`NOTE` is the regex of a whole note (no groups: it is embedded in the finder's patterns);
+`read_note` turns the matched text into an `AmendmentNote` and the name it declares, if any. A
+parenthesis that is not a note in this shape (`(2008. 6. 13. 법률 제9112호)` after a 부칙, `(상해)`) is
+no note, so the act it follows is not directly followed by its article and no citation is read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from grammars.citation import AmendmentNote
+
+_S = r"[ \t\u00a0\u3000]?"  # at most one space where notes put one
+_DATE = r"(?:19|20)[0-9]{2}\.[ ]?[0-9]{1,2}\.[ ]?[0-9]{1,2}\."
+# What the number counts: 법률, 대통령령, 총리령, …부령, and rules such as 대법원규칙.
+_KIND = r"(?:법률|대통령령|총리령|[가-힣]{1,12}부령|[가-힣]{1,12}규칙)"
+_CHANGE = r"(?:전부개정|전문개정|전면개정|일부개정|타법개정|개정|제정|폐지)"
+_QUOTE = "['\"‘’“”]"
+_CLAUSE = (
+    rf"(?:(?P<date>{_DATE}){_S})?(?P<kind>{_KIND}){_S}제{_S}(?P<number>[1-9][0-9]{{0,5}})호로{_S}"
+    rf"(?:다시{_S})?(?P<change>{_CHANGE})"
+)
+_EARLIER = r"되고,?" + _S
+_LAST = rf"(?:되어{_S}(?P<effective>{_DATE}){_S}시행되기{_S}전의{_S}것|(?P<before>되기{_S}전의{_S}것)|된{_S}것)"
+# `, 이하 같다`, `, 이하 "구법"이라 한다`, `, 다음부터 ‘폭력행위처벌법’이라 한다`.
+_DECLARATION = (
+    rf",{_S}(?:이하|다음부터){_S}(?:같다|{_QUOTE}(?P<declared>[^'\"‘’“”()\n]{{1,30}}){_QUOTE}{_S}"
+    rf"(?:이?라고|이?라){_S}(?:한다|함))"
+)
+
+
+def _uncaptured(regex: str) -> str:
+    return re.sub(r"\(\?P<[a-z_]+>", "(?:", regex)
+
+
+NOTE = (rf"\({_S}(?:{_uncaptured(_CLAUSE)}{_EARLIER})*{_uncaptured(_CLAUSE)}{_uncaptured(_LAST)}"
+        rf"(?:{_uncaptured(_DECLARATION)})?{_S}\)")
+_CLAUSES = re.compile(rf"{_CLAUSE}(?:(?P<earlier>{_EARLIER})|{_LAST})")
+_DECLARED = re.compile(_DECLARATION)
+_DATE_NUMBERS = re.compile(r"([0-9]{4})\.[ ]?([0-9]{1,2})\.[ ]?([0-9]{1,2})\.")
+
+
+def _date(written: str | None) -> dt.date | None:
+    if written is None:
+        return None
+    year, month, day = (int(part) for part in _DATE_NUMBERS.fullmatch(written).groups())
+    try:
+        return dt.date(year, month, day)
+    except ValueError:  # a note naming no real day names no date
+        return None
+
+
+def read_note(written: str) -> tuple[AmendmentNote, str | None]:
+    """The note matched by `NOTE`, as a value, and the short name it declares (`구법`), if any."""
+    clauses = list(_CLAUSES.finditer(written))
+    notes = [
+        AmendmentNote(law_kind=clause["kind"], number=int(clause["number"]), change=clause["change"],
+                      before=clause["earlier"] is None and (clause["before"] or clause["effective"]) is not None,
+                      promulgated_on=_date(clause["date"]), effective_on=_date(clause["effective"]))
+        for clause in clauses
+    ]
+    last = notes[-1]
+    declared = _DECLARED.search(written)
+    return AmendmentNote(last.law_kind, last.number, last.change, last.before, last.promulgated_on,
+                         last.effective_on, tuple(notes[:-1])), declared["declared"] if declared else None
