@@ -141,7 +141,7 @@ def test_plain_text_keeps_its_encoding_and_line_endings(tmp_path: Path) -> None:
     assert document.render({0: [Edit(5, 8, "민사소송법")]}) == "첫 줄\r\n민사소송법 제1조\r\n".encode("cp949")
 
 
-def _zip(entries: dict[str, str]) -> bytes:
+def _zip(entries: dict[str, str] | dict[str, bytes]) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, text in entries.items():
@@ -252,18 +252,10 @@ def test_a_utf16_part_is_an_encoding_error() -> None:
         XmlTextPart.scan(_word_xml("<w:p/>").decode().encode("utf-16"), WORDPROCESSINGML)
 
 
-def _stored_zip(entries: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in entries.items():
-            archive.writestr(name, data)
-    return out.getvalue()
-
-
 def test_many_parts_each_under_the_limit_are_too_large_together(tmp_path: Path) -> None:
     entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>")}
     entries |= {f"word/header{i}.xml": b"<w:hdr>" + b" " * 1500 + b"</w:hdr>" for i in range(1, 41)}
-    path = _write(tmp_path, "headers.docx", _stored_zip(entries))
+    path = _write(tmp_path, "headers.docx", _zip(entries))
     assert path.stat().st_size < 20_000
     with pytest.raises(TooLargeError, match=r"at most 20000 bytes in all .* 41 parts \(the largest word/header"):
         read_document(path, max_bytes=20_000)
@@ -272,14 +264,14 @@ def test_many_parts_each_under_the_limit_are_too_large_together(tmp_path: Path) 
 def test_pictures_that_unpack_past_the_archive_limit_are_too_large(tmp_path: Path) -> None:
     entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>"),
                "word/media/image1.png": b"\0" * 9000}
-    path = _write(tmp_path, "picture.docx", _stored_zip(entries))
+    path = _write(tmp_path, "picture.docx", _zip(entries))
     with pytest.raises(TooLargeError, match=r"at most 8192 bytes in all .*4 × the limit"):
         read_document(path, max_bytes=2048)
 
 
 def test_a_part_that_unpacks_to_more_than_its_stated_size_is_corrupt(tmp_path: Path) -> None:
     xml = _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>" + " " * 4000)
-    data = bytearray(_stored_zip({"word/document.xml": xml}))
+    data = bytearray(_zip({"word/document.xml": xml}))
     size = len(xml).to_bytes(4, "little")
     stated = (200).to_bytes(4, "little")  # the local header and the central directory both say 200 bytes
     assert data.count(size) == 2
@@ -293,7 +285,7 @@ def test_unchanged_entries_are_copied_whole(tmp_path: Path) -> None:
     picture = bytes(range(256)) * 8000  # larger than one copy chunk
     entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민소법 제1조</w:t></w:r></w:p>"),
                "word/media/image1.png": picture}
-    document = read_document(_write(tmp_path, "a.docx", _stored_zip(entries)))
+    document = read_document(_write(tmp_path, "a.docx", _zip(entries)))
     after = _entries(document.render({0: [Edit(0, 3, "민사소송법")]}))
     assert after["word/media/image1.png"] == picture
     assert "민사소송법 제1조".encode() in after["word/document.xml"]
