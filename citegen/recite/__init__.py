@@ -18,7 +18,8 @@ from citegen.recite.pipeline import (
     Regenerator,
     Resolution,
 )
-from citegen.recite.runner import BatchOptions, BatchSummary, InputFile, collect_inputs, run_batch
+from citegen.recite.inputs import InputFile, collect_inputs
+from citegen.recite.runner import BatchOptions, BatchSummary, run_batch
 
 __all__ = [
     "NEEDS_REVIEW",

@@ -15,6 +15,7 @@ the limit, so a zip bomb in a picture costs bounded time too.
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import zipfile
@@ -123,13 +124,18 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
 
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes; a link in the last component is not followed (the caller resolved the path)."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise TooLargeError(f"expected at most {max_bytes} bytes in {path}, got {size}")
-        return path.read_bytes()
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > max_bytes:
+                raise TooLargeError(f"expected at most {max_bytes} bytes in {path}, got {size}")
+            data = stream.read(max_bytes + 1)
     except OSError as error:
         raise UnreadableError(f"expected a readable file at {path}, got {error.strerror or error}") from None
+    if len(data) > max_bytes:  # it grew since fstat
+        raise TooLargeError(f"expected at most {max_bytes} bytes in {path}, got more")
+    return data
 
 
 def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextFormat,

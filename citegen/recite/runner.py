@@ -19,8 +19,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citegen.recite.documents import DEFAULT_MAX_BYTES, SUPPORTED_SUFFIXES, read_document
-from citegen.recite.errors import DocumentError, UsageError
+from citegen.recite.documents import DEFAULT_MAX_BYTES, read_document
+from citegen.recite.errors import DocumentError
+from citegen.recite.inputs import InputFile
 from citegen.recite.pipeline import RecitePipeline
 from citegen.recite.reports import DocumentReport, outcome_record, render_diff, write_html, write_jsonl
 
@@ -38,12 +39,6 @@ class BatchOptions:
     dry_run: bool = False
     max_bytes: int = DEFAULT_MAX_BYTES
     fingerprint: str = ""  # what else changes results (database, re-generation on/off)
-
-
-@dataclass(frozen=True, slots=True)
-class InputFile:
-    path: Path
-    name: str  # relative name in reports and under DIR/documents: "drafts/a.txt"
 
 
 @dataclass(slots=True)
@@ -70,35 +65,6 @@ class _Job:
     output: Path | None  # None on a dry run
     result: Path
     max_bytes: int
-
-
-def collect_inputs(inputs: Sequence[Path], out: Path) -> list[InputFile]:
-    """Files as given, folders searched for supported drafts; the out folder kept apart from all of them."""
-    if not inputs:
-        raise UsageError("expected at least one input file or folder, got none")
-    out = out.resolve()
-    collected: list[InputFile] = []
-    taken: set[str] = set()
-    for given in inputs:
-        path = given.resolve()
-        if not path.exists():
-            raise UsageError(f"expected an existing file or folder, got {given}")
-        if out == path or path in out.parents or out in path.parents:
-            raise UsageError(f"expected --out outside the inputs (nothing in them is modified), got {out} and {given}")
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
-                           and not any(part.startswith(".") for part in p.relative_to(path).parts))
-            pairs = [(p, f"{path.name}/{p.relative_to(path).as_posix()}") for p in found]
-        else:
-            pairs = [(path, path.name)]
-        for file, name in pairs:
-            unique, n = name, 1
-            while unique in taken:  # two inputs of the same name: keep both, deterministically
-                n += 1
-                unique = f"{name}~{n}"
-            taken.add(unique)
-            collected.append(InputFile(file, unique))
-    return collected
 
 
 def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: PipelineFactory,
@@ -133,13 +99,16 @@ def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: Pipel
 def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
     digest = hashlib.sha256()
     try:
-        status = source.path.stat()
+        path = source.open_path()
+        status = path.stat()
         if status.st_size > options.max_bytes:  # too large to read: known by its size and time
             digest.update(f"{status.st_size}:{status.st_mtime_ns}".encode())
         else:
-            with source.path.open("rb") as stream:
+            with path.open("rb") as stream:
                 for chunk in iter(lambda: stream.read(1 << 20), b""):
                     digest.update(chunk)
+    except DocumentError as error:  # outside its input: never opened, known by where it leads
+        digest.update(str(error).encode())
     except OSError:
         digest.update(b"unreadable")  # the worker reports why; once readable, its key changes
     key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
@@ -212,7 +181,7 @@ def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
     output_name = None if job.output is None else f"{DOCUMENTS_DIR}/{job.source.name}"
     report = DocumentReport(job.source.name, output_name, "done")
     try:
-        document = read_document(job.source.path, job.max_bytes)
+        document = read_document(job.source.open_path(), job.max_bytes)
         recited = pipeline.recite(document)
         report.outcomes = [outcome_record(o) for o in recited.outcomes]
         report.encoding = getattr(document, "encoding", None)
