@@ -50,6 +50,8 @@ _HWPX_PARTS = (r"Contents/section\d+\.xml",)
 
 class Document(Protocol):
     streams: Sequence[str]
+    encoding: str | None  # of a plain-text draft: written back in it; None for an archive of XML
+    doubts: Sequence[str]  # what about reading it a reviewer should check (an encoding guessed)
 
     def is_editable(self, stream: int, start: int, end: int) -> bool: ...
 
@@ -63,6 +65,7 @@ class PlainTextDocument:
     streams: Sequence[str]
     encoding: str
     where: str
+    doubts: Sequence[str] = ()
 
     def is_editable(self, stream: int, start: int, end: int) -> bool:
         return True
@@ -83,6 +86,8 @@ class ZippedXmlDocument:
     data: bytes
     part_names: Sequence[str]
     parts: Sequence[XmlTextPart]
+    encoding: None = None  # each part is UTF-8 XML
+    doubts: Sequence[str] = ()
 
     @property
     def streams(self) -> Sequence[str]:
@@ -118,7 +123,8 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
         decoded = decode_text(data, str(path))
         if not decoded.text.strip():
             raise EmptyError(f"expected text in {path}, got only whitespace")
-        return PlainTextDocument([decoded.text], decoded.encoding, str(path))
+        return PlainTextDocument([decoded.text], decoded.encoding, str(path),
+                                 (decoded.doubt,) if decoded.doubt else ())
     patterns, fmt = (_WORD_PARTS, WORDPROCESSINGML) if suffix == ".docx" else (_HWPX_PARTS, HWPML)
     return _read_zipped(data, path, patterns, fmt, max_bytes)
 

@@ -184,7 +184,7 @@ def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
         document = read_document(job.source.open_path(), job.max_bytes)
         recited = pipeline.recite(document)
         report.outcomes = [outcome_record(o) for o in recited.outcomes]
-        report.encoding = getattr(document, "encoding", None)
+        report.encoding, report.doubts = document.encoding, list(document.doubts)
         if not recited.outcomes:
             report.status = "no_citations"
         report.diff_html = render_diff(document.streams, recited.outcomes)

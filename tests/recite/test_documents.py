@@ -289,3 +289,32 @@ def test_unchanged_entries_are_copied_whole(tmp_path: Path) -> None:
     after = _entries(document.render({0: [Edit(0, 3, "민사소송법")]}))
     assert after["word/media/image1.png"] == picture
     assert "민사소송법 제1조".encode() in after["word/document.xml"]
+
+
+# Syllables whose CP949 bytes are also valid UTF-8 (as Latin letters and symbols): 청, 화, 회, 환, 호, ...
+BOTH_VALID = "청화 회화 환호 천체 치킨 활황 청탁 창호 카타 키"
+READINGS = [
+    ("cp949-also-valid-utf8", BOTH_VALID.encode("cp949"), "cp949", None),
+    ("short-cp949-also-valid-utf8", "청화".encode("cp949"), "cp949", "too few letters"),
+    ("german-utf8", "Müller aus München schrieb über Größe und Straße für Gebühren".encode(), "utf-8",
+     "not Korean"),
+    ("korean-utf8", KOREAN.encode(), "utf-8", None),
+    ("ascii", b"Civil Act art. 750", "utf-8", None),
+]
+
+
+@pytest.mark.parametrize(("data", "encoding", "doubt"), [r[1:] for r in READINGS], ids=[r[0] for r in READINGS])
+def test_bytes_valid_in_both_encodings_are_read_as_the_more_korean_and_doubted_when_it_is_close(
+        data: bytes, encoding: str, doubt: str | None) -> None:
+    decoded = decode_text(data, "draft.txt")
+    assert decoded.encoding == encoding
+    assert (decoded.doubt is None) == (doubt is None), decoded.doubt
+    if decoded.doubt:
+        assert "valid in both UTF-8 and CP949" in decoded.doubt
+    assert encode_text(decoded.text, decoded.encoding, "draft.txt") == data
+
+
+def test_a_doubted_reading_is_carried_by_the_document(tmp_path: Path) -> None:
+    document = read_document(_write(tmp_path, "a.txt", "청화".encode("cp949")))
+    assert (document.streams, document.encoding) == (["청화"], "cp949")
+    assert len(document.doubts) == 1 and "CP949" in document.doubts[0]
