@@ -13,7 +13,7 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 from typing import IO
@@ -62,16 +62,17 @@ def outcome_record(outcome: CitationOutcome) -> dict:
             "context": list(outcome.context), "scanned": outcome.scanned}
 
 
-def write_jsonl(reports: Iterable[DocumentReport], out: IO[str]) -> None:
-    for report in reports:
-        if report.status != "done" or report.doubts:
-            reason = "; ".join(filter(None, [report.message, *report.doubts]))
-            out.write(json.dumps({"file": report.file, "record": "document", "span": None, "original": None,
-                                  "canonical": None, "verdict": report.status,
-                                  "action": "review" if report.needs_review else "none",
-                                  "reason": reason}, ensure_ascii=False) + "\n")
-        for outcome in report.outcomes:
-            out.write(json.dumps({"file": report.file, "record": "citation", **outcome}, ensure_ascii=False) + "\n")
+def write_jsonl(report: DocumentReport, out: IO[str]) -> None:
+    """One document's lines: a document record when it failed, had no citations or is in doubt,
+    then one per citation."""
+    if report.status != "done" or report.doubts:
+        reason = "; ".join(filter(None, [report.message, *report.doubts]))
+        out.write(json.dumps({"file": report.file, "record": "document", "span": None, "original": None,
+                              "canonical": None, "verdict": report.status,
+                              "action": "review" if report.needs_review else "none",
+                              "reason": reason}, ensure_ascii=False) + "\n")
+    for outcome in report.outcomes:
+        out.write(json.dumps({"file": report.file, "record": "citation", **outcome}, ensure_ascii=False) + "\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,24 +127,29 @@ def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Seque
 
 
 @dataclass(frozen=True, slots=True)
-class _SummaryRow:
+class SummaryRow:
+    """A document's line in the summary table, kept for every document while their diffs stream."""
+
     file: str
     status: str
     needs_review: bool
     counts: Counter[str]
 
+    @classmethod
+    def of(cls, report: DocumentReport) -> SummaryRow:
+        return cls(report.file, report.status, report.needs_review, report.counts())
 
-def write_html(reports: Callable[[], Iterable[DocumentReport]], out: IO[str], title: str) -> None:
-    """The HTML report: a summary table, then each document's diff. `reports` is called twice
-    (summary, then body), so one document is in memory at a time."""
-    rows = [_SummaryRow(r.file, r.status, r.needs_review, r.counts()) for r in reports()]
+
+def write_html(rows: Sequence[SummaryRow], documents: Iterable[DocumentReport], out: IO[str], title: str) -> None:
+    """The HTML report: the summary table of `rows`, then each document's diff, streamed from
+    `documents` (the same documents in the same order), one document in memory at a time."""
     actions: Counter[str] = Counter()
     for row in rows:
         actions.update(row.counts)
     totals = {"documents": len(rows), "citations": sum(actions.values()), "actions": actions,
               "review_documents": sum(row.needs_review for row in rows)}
     stream = _template("report.html").generate(title=title, actions=ACTIONS, rows=rows, totals=totals,
-                                               documents=reports())
+                                               documents=documents)
     out.writelines(stream)
 
 

@@ -23,7 +23,14 @@ from citegen.recite.documents import DEFAULT_MAX_BYTES, read_document
 from citegen.recite.errors import DocumentError
 from citegen.recite.inputs import InputFile
 from citegen.recite.pipeline import RecitePipeline
-from citegen.recite.reports import DocumentReport, outcome_record, render_diff, write_html, write_jsonl
+from citegen.recite.reports import (
+    DocumentReport,
+    SummaryRow,
+    outcome_record,
+    render_diff,
+    write_html,
+    write_jsonl,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -202,16 +209,19 @@ def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
 
 
 def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSummary) -> None:
+    """The summary and report.jsonl in one pass over the results on disk, report.html in a second."""
     def reports() -> Iterator[DocumentReport]:
         for key in keys:
             yield DocumentReport.from_json((work / "results" / f"{key}.json").read_text("utf-8"))
 
-    for report in reports():
-        summary.documents += 1
-        summary.statuses[report.status] += 1
-        summary.actions.update(report.counts())
-        summary.documents_needing_review += report.needs_review
+    rows = []
     with (out / "report.jsonl").open("w", encoding="utf-8") as jsonl:
-        write_jsonl(reports(), jsonl)
+        for report in reports():
+            summary.documents += 1
+            summary.statuses[report.status] += 1
+            summary.actions.update(report.counts())
+            summary.documents_needing_review += report.needs_review
+            rows.append(SummaryRow.of(report))
+            write_jsonl(report, jsonl)
     with (out / "report.html").open("w", encoding="utf-8") as page:
-        write_html(reports, page, "citegen recite")
+        write_html(rows, reports(), page, "citegen recite")
