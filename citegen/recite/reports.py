@@ -3,8 +3,10 @@ no citations or was read with a doubt) and one HTML page with a summary table an
 diff, rendered by Jinja2 templates (`templates/`) with autoescaping.
 
 Both are assembled from per-document results on disk in input order, so a resumed batch reports
-every document, and memory holds one document at a time. Rendering is linear in the size of the
-document and the number of its citations.
+every document. A result is three files (`ResultFiles`): a small JSON header (`DocumentReport`),
+the outcomes as JSON lines and the diff as an HTML fragment; the report writer streams them, so
+memory holds one line at a time, whatever the size of a document. Rendering is linear in the size
+of the document and the number of its citations.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
+from pathlib import Path
 from typing import IO
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from markupsafe import Markup
 
 from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome
 
@@ -28,24 +32,20 @@ _NEWLINE = re.compile("\n")
 
 @dataclass(slots=True)
 class DocumentReport:
-    """What one document came to; stored as JSON between the worker and the report writer."""
+    """What one document came to, without its citations: the header of its result on disk."""
 
     file: str
     output: str | None
     status: str  # "done", "no_citations" or a DocumentError kind ("corrupt", "encoding", ...)
     message: str = ""
     encoding: str | None = None
-    outcomes: list[dict] = field(default_factory=list)
-    diff_html: str = ""  # this document's part of the HTML report (`render_diff`)
     doubts: list[str] = field(default_factory=list)  # why the reading itself needs a look (an encoding guess)
+    counts: dict[str, int] = field(default_factory=dict)  # citations by action
 
     @property
     def needs_review(self) -> bool:
         return (self.status not in ("done", "no_citations") or bool(self.doubts)
-                or any(o["action"] in NEEDS_REVIEW for o in self.outcomes))
-
-    def counts(self) -> Counter[str]:
-        return Counter(o["action"] for o in self.outcomes)
+                or any(self.counts.get(action) for action in NEEDS_REVIEW))
 
     def to_json(self) -> str:
         return json.dumps({f.name: getattr(self, f.name) for f in fields(self)}, ensure_ascii=False, sort_keys=True)
@@ -55,6 +55,47 @@ class DocumentReport:
         return cls(**json.loads(text))
 
 
+@dataclass(frozen=True, slots=True)
+class ResultFiles:
+    """Where one document's result lies: `header` is written last, after `outcomes` and `diff`."""
+
+    header: Path
+
+    @property
+    def outcomes(self) -> Path:
+        return self.header.with_suffix(".outcomes.jsonl")
+
+    @property
+    def diff(self) -> Path:
+        return self.header.with_suffix(".diff.html")
+
+    def write(self, report: DocumentReport, outcomes: Sequence[CitationOutcome], streams: Sequence[str]) -> None:
+        """Leave the result of a document that was read (`outcomes` found in its `streams`)."""
+        report.counts = dict(Counter(o.action for o in outcomes))
+        with self.outcomes.open("w", encoding="utf-8") as lines:
+            for outcome in outcomes:
+                lines.write(json.dumps(outcome_record(outcome), ensure_ascii=False) + "\n")
+        with self.diff.open("w", encoding="utf-8") as page:
+            write_diff(streams, outcomes, page)
+        self.header.write_text(report.to_json(), encoding="utf-8")
+
+    def write_failure(self, report: DocumentReport) -> None:
+        self.outcomes.unlink(missing_ok=True)
+        self.diff.unlink(missing_ok=True)
+        self.header.write_text(report.to_json(), encoding="utf-8")
+
+    def read(self) -> DocumentReport:
+        return DocumentReport.from_json(self.header.read_text("utf-8"))
+
+    def outcome_lines(self) -> Iterator[str]:
+        if self.outcomes.exists():
+            with self.outcomes.open(encoding="utf-8") as lines:
+                yield from lines
+
+    def diff_html(self) -> Markup:
+        return Markup(self.diff.read_text("utf-8")) if self.diff.exists() else Markup()
+
+
 def outcome_record(outcome: CitationOutcome) -> dict:
     return {"part": outcome.stream, "span": list(outcome.span), "original": outcome.original,
             "canonical": outcome.canonical, "verdict": outcome.verdict, "action": outcome.action,
@@ -62,17 +103,18 @@ def outcome_record(outcome: CitationOutcome) -> dict:
             "context": list(outcome.context), "scanned": outcome.scanned}
 
 
-def write_jsonl(report: DocumentReport, out: IO[str]) -> None:
+def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[str]) -> None:
     """One document's lines: a document record when it failed, had no citations or is in doubt,
-    then one per citation."""
+    then one per citation, streamed from its result."""
     if report.status != "done" or report.doubts:
         reason = "; ".join(filter(None, [report.message, *report.doubts]))
         out.write(json.dumps({"file": report.file, "record": "document", "span": None, "original": None,
                               "canonical": None, "verdict": report.status,
                               "action": "review" if report.needs_review else "none",
                               "reason": reason}, ensure_ascii=False) + "\n")
-    for outcome in report.outcomes:
-        out.write(json.dumps({"file": report.file, "record": "citation", **outcome}, ensure_ascii=False) + "\n")
+    prefix = json.dumps({"file": report.file, "record": "citation"}, ensure_ascii=False)[:-1] + ", "
+    for line in result.outcome_lines():  # an object we wrote: its members follow the file's
+        out.write(prefix + line[1:])
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +132,7 @@ class _Line:
     notes: list[_Piece]  # the citations a reviewer should read about
 
 
-def render_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome]) -> str:
+def write_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome], out: IO[str]) -> None:
     """An HTML fragment: each line holding a citation that changed or needs review, before and after."""
     shown = sorted((o for o in outcomes if o.action != "kept"), key=lambda o: (o.stream, o.span))
     lines: list[_Line] = []
@@ -109,7 +151,7 @@ def render_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome]) -> 
                 here.append(shown[index])
                 index += 1
             lines.append(_line(f"{stream}:{number}" if stream else str(number), text, line_start, line_end, here))
-    return _template("diff.html").render(lines=lines)
+    out.writelines(_template("diff.html").generate(lines=lines))
 
 
 def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Sequence[CitationOutcome]) -> _Line:
@@ -133,23 +175,24 @@ class SummaryRow:
     file: str
     status: str
     needs_review: bool
-    counts: Counter[str]
+    counts: dict[str, int]
 
     @classmethod
     def of(cls, report: DocumentReport) -> SummaryRow:
-        return cls(report.file, report.status, report.needs_review, report.counts())
+        return cls(report.file, report.status, report.needs_review, report.counts)
 
 
-def write_html(rows: Sequence[SummaryRow], documents: Iterable[DocumentReport], out: IO[str], title: str) -> None:
+def write_html(rows: Sequence[SummaryRow], results: Iterable[tuple[DocumentReport, ResultFiles]], out: IO[str],
+               title: str) -> None:
     """The HTML report: the summary table of `rows`, then each document's diff, streamed from
-    `documents` (the same documents in the same order), one document in memory at a time."""
+    `results` (the same documents in the same order), one document in memory at a time."""
     actions: Counter[str] = Counter()
     for row in rows:
         actions.update(row.counts)
     totals = {"documents": len(rows), "citations": sum(actions.values()), "actions": actions,
               "review_documents": sum(row.needs_review for row in rows)}
     stream = _template("report.html").generate(title=title, actions=ACTIONS, rows=rows, totals=totals,
-                                               documents=documents)
+                                               results=results)
     out.writelines(stream)
 
 

@@ -5,7 +5,8 @@ Resumable: every finished document leaves its output and result under DIR, then 
 (options that change results); a re-run skips documents whose key is there. The manifest line is
 written last, so a document cut short by a crash is simply done again. Deterministic:
 documents are processed in sorted order and reported in that order whatever finishes first.
-Bounded memory: at most two documents per worker are in flight, and reports stream from disk.
+Bounded memory: at most two documents per worker are in flight, a result is written to disk as
+it is made, and reports stream from disk (`reports.ResultFiles`).
 """
 
 from __future__ import annotations
@@ -23,14 +24,7 @@ from citegen.recite.documents import DEFAULT_MAX_BYTES, read_document
 from citegen.recite.errors import DocumentError
 from citegen.recite.inputs import InputFile
 from citegen.recite.pipeline import RecitePipeline
-from citegen.recite.reports import (
-    DocumentReport,
-    SummaryRow,
-    outcome_record,
-    render_diff,
-    write_html,
-    write_jsonl,
-)
+from citegen.recite.reports import DocumentReport, ResultFiles, SummaryRow, write_html, write_jsonl
 
 logger = logging.getLogger(__name__)
 
@@ -70,12 +64,14 @@ class _Job:
     source: InputFile
     key: str
     output: Path | None  # None on a dry run
-    result: Path
+    result: ResultFiles
     max_bytes: int
 
 
 def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: PipelineFactory,
               on_document: Callable[[InputFile, DocumentReport], None] | None = None) -> BatchSummary:
+    """Recite every input (skipping those a previous run finished), then write both reports;
+    `on_document` hears of each document as it is done, with its report's header."""
     work = options.out / WORK_DIR
     (work / "results").mkdir(parents=True, exist_ok=True)
     manifest_path = work / "manifest.jsonl"
@@ -121,14 +117,14 @@ def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
     key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
                          .encode()).hexdigest()[:32]
     output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
-    return _Job(source, key, output, work / "results" / f"{key}.json", options.max_bytes)
+    return _Job(source, key, output, ResultFiles(work / "results" / f"{key}.json"), options.max_bytes)
 
 
 def _finished_report(job: _Job, finished: set[str], out: Path) -> DocumentReport | None:
     """The report a previous run left for this job, if it finished and its output is still there."""
-    if job.key not in finished or not job.result.exists():
+    if job.key not in finished or not job.result.header.exists():
         return None
-    report = DocumentReport.from_json(job.result.read_text("utf-8"))
+    report = job.result.read()
     return report if report.output is None or (out / report.output).exists() else None
 
 
@@ -184,44 +180,41 @@ def _recite_in_worker(job: _Job) -> str:
 
 
 def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
-    """Recite one document and leave its result, diff and output on disk; the result's JSON comes back."""
+    """Recite one document and leave its result and output on disk; the result's header comes back."""
     output_name = None if job.output is None else f"{DOCUMENTS_DIR}/{job.source.name}"
     report = DocumentReport(job.source.name, output_name, "done")
     try:
         document = read_document(job.source.open_path(), job.max_bytes)
         recited = pipeline.recite(document)
-        report.outcomes = [outcome_record(o) for o in recited.outcomes]
         report.encoding, report.doubts = document.encoding, list(document.doubts)
         if not recited.outcomes:
             report.status = "no_citations"
-        report.diff_html = render_diff(document.streams, recited.outcomes)
         if job.output is not None:
             job.output.parent.mkdir(parents=True, exist_ok=True)
             job.output.write_bytes(document.render(recited.edits))
+        job.result.write(report, recited.outcomes, document.streams)
     except DocumentError as error:
-        report.status, report.message, report.output, report.outcomes = error.kind, str(error), None, []
+        report.status, report.message, report.output = error.kind, str(error), None
+        job.result.write_failure(report)
     except Exception as error:  # the batch boundary: one document's bug must not stop thousands
         logger.exception("reciting %s failed", job.source.name)
-        report.status, report.message, report.output, report.outcomes = "failed", repr(error), None, []
-    text = report.to_json()
-    job.result.write_text(text, encoding="utf-8")
-    return text
+        report.status, report.message, report.output = "failed", repr(error), None
+        job.result.write_failure(report)
+    return report.to_json()
 
 
 def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSummary) -> None:
     """The summary and report.jsonl in one pass over the results on disk, report.html in a second."""
-    def reports() -> Iterator[DocumentReport]:
-        for key in keys:
-            yield DocumentReport.from_json((work / "results" / f"{key}.json").read_text("utf-8"))
-
+    results = [ResultFiles(work / "results" / f"{key}.json") for key in keys]
     rows = []
     with (out / "report.jsonl").open("w", encoding="utf-8") as jsonl:
-        for report in reports():
+        for result in results:
+            report = result.read()
             summary.documents += 1
             summary.statuses[report.status] += 1
-            summary.actions.update(report.counts())
+            summary.actions.update(report.counts)
             summary.documents_needing_review += report.needs_review
             rows.append(SummaryRow.of(report))
-            write_jsonl(report, jsonl)
+            write_jsonl(result, report, jsonl)
     with (out / "report.html").open("w", encoding="utf-8") as page:
-        write_html(rows, reports(), page, "citegen recite")
+        write_html(rows, ((result.read(), result) for result in results), page, "citegen recite")

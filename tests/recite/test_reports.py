@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
+from collections.abc import Sequence
+
 from citegen.recite.pipeline import CitationOutcome
-from citegen.recite.reports import render_diff
+from citegen.recite.reports import write_diff
 
 
 def _outcome(stream: int, text: str, cited: str, action: str, canonical: str | None, reason: str = "",
@@ -11,6 +14,12 @@ def _outcome(stream: int, text: str, cited: str, action: str, canonical: str | N
     start = text.index(cited)
     return CitationOutcome(stream, (start, start + len(cited)), cited, canonical, "verified", action, reason,
                            "abbreviated", context=context)
+
+
+def render_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome]) -> str:
+    out = io.StringIO()
+    write_diff(streams, outcomes, out)
+    return out.getvalue()
 
 
 def test_text_reasons_and_canonical_forms_are_escaped() -> None:
