@@ -149,7 +149,7 @@ _LATE_DOCTYPE = (b'<?xml version="1.0"?><!--' + b"x" * 5000 + b"--><!DOCTYPE w:d
                  + f'<w:document xmlns:w="{_W}"><w:body><w:p><w:r><w:t>&a;</w:t></w:r></w:p></w:body></w:document>'
                  .encode())
 _ATTRIBUTE = (f'<?xml version="1.0"?><w:document xmlns:w="{_W}"><w:body><w:p><w:r><w:rPr>'
-              '<w:rFonts w:ascii="a>b" w:hAnsi="<c>"/></w:rPr><w:t>대판 2024.7.11, 2024도4202</w:t></w:r></w:p>'
+              '<w:rFonts w:ascii="a>b" w:hAnsi="<c>"/></w:rPr><w:t>민소법 제1조</w:t></w:r></w:p>'
               "</w:body></w:document>").replace('"<c>"', '"&lt;c>"').encode()
 
 
@@ -205,12 +205,13 @@ def scale_rows(scratch: Path, url: str, sizes: list[float], docx_sizes: list[flo
         name = f"drafts-{size:g}MB.{kind}"
         data = text.encode("utf-8") if kind == "txt" else _docx(text.split("\n"))
         (folder / name).write_bytes(data)
+        megabytes = len(text.encode("utf-8")) / MB  # of text, also for a .docx
         del text
-        result = _in_child(folder, scratch / f"out-{kind}-{size:g}", url, max(64 * MB, 2 * len(data)))
-        megabytes = len(data) / MB
-        rows.append(f"| {name} ({label}) | {megabytes:,.2f} | {result['citations']:,} | {result['seconds']:.1f} "
-                    f"| {result['cpu']:.1f} | {megabytes / result['cpu']:.2f} | {result['cpu'] / megabytes:.2f} "
-                    f"| {_mib(result['peak_rss'])} | {', '.join(result['statuses'])} |")
+        result = _in_child(folder, scratch / f"out-{kind}-{size:g}", url, max(64 * MB, 8 * len(data)))
+        rates = "| — | — " if size < 0.01 else f"| {megabytes / result['cpu']:.2f} | {result['cpu'] / megabytes:.2f} "
+        rows.append(f"| {name} ({label}) | {megabytes:,.2f} | {len(data) / MB:,.2f} | {result['citations']:,} "
+                    f"| {result['seconds']:.1f} | {result['cpu']:.1f} {rates}| {_mib(result['peak_rss'])} "
+                    f"| {', '.join(result['statuses'])} |")
         print(rows[-1], flush=True)
     return rows
 
@@ -272,8 +273,9 @@ def main() -> None:
              "citation every ~77 bytes); a .docx holds the same text, one paragraph per line. Seconds are "
              "end to end: reading, finding, resolving, verifying, writing the output and both reports. "
              "Peak RSS is the whole process (Python, SQLAlchemy, the finder's automata: see the baseline).\n",
-             "| draft | MB | citations | seconds | CPU s | MB per CPU s | CPU s per MB | peak RSS MiB | status |",
-             "|---|---|---|---|---|---|---|---|---|", *scale]
+             "| draft | MB of text | MB of file | citations | seconds | CPU s | MB per CPU s | CPU s per MB "
+             "| peak RSS MiB | status |",
+             "|---|---|---|---|---|---|---|---|---|---|", *scale]
     if hostile:
         lines += ["", "## Hostile inputs\n",
                   "Each input alone in its input folder, recited with the default limit (20 MiB). Hashes cover "

@@ -37,7 +37,9 @@ def recite(
         help="Re-generate citations the database cannot resolve with the model (CITEGEN_MODEL_PATH) under the "
              "citation automaton; offered as suggestions only when they verify. Slow on CPU."
     )] = False,
-    max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest file (or unpacked part) read.")]
+    max_bytes: Annotated[int, typer.Option(
+        "--max-bytes", min=1, help="Largest file read; also the most a .docx/.hwpx's text parts may unpack to "
+                                   "together (its other entries: 4 times that).")]
     = DEFAULT_MAX_BYTES,
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="The verifier database, as for citegen-admin (default: env CITEGEN_DATABASE_URL, "
