@@ -9,7 +9,8 @@ One limit (`max_bytes`) bounds a document's memory: the file itself, and for a .
 sizes its text parts unpack to, together (checked on the archive's stated sizes, before anything
 is unpacked; zipfile holds an entry to its stated size). The other entries are never held: the
 output copies them one chunk at a time, and together they may unpack to `ARCHIVE_EXPANSION` times
-the limit, so a zip bomb in a picture costs bounded time too.
+the limit, so a zip bomb in a picture costs bounded time too. An archive may hold at most
+`MAX_ENTRIES` entries, checked on its end record before zipfile lists them.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 # the output (one chunk at a time), never read as text; their text parts together must fit the limit.
 ARCHIVE_EXPANSION = 4
 _COPY_CHUNK = 1 << 20
+# An office document holds tens of entries, a few thousand with many pictures; listing an archive
+# of hundreds of thousands of empty entries would cost hundreds of MB before any check.
+MAX_ENTRIES = 10_000
+_END_RECORD_SEARCH = 22 + 0xFFFF  # the end-of-central-directory record and its longest comment
 
 # Parts whose text is read, in reading order; the body first, so back-references in it resolve
 # against the body's own earlier citations.
@@ -146,6 +151,9 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
 
 def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextFormat,
                  max_bytes: int) -> ZippedXmlDocument:
+    entries = _stated_entry_count(data)
+    if entries is not None and entries > MAX_ENTRIES:
+        raise TooLargeError(f"expected at most {MAX_ENTRIES} entries in {path}, got {entries}")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
@@ -167,6 +175,15 @@ def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextF
     if not any(part.text.strip() for part in parts):
         raise EmptyError(f"expected text in {path}, got none in {', '.join(chosen)}")
     return ZippedXmlDocument(data, chosen, parts)
+
+
+def _stated_entry_count(data: bytes) -> int | None:
+    """How many entries the archive's end record says it holds (read before zipfile lists them all,
+    which costs some 600 bytes of memory per entry); None when there is no end record to read."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - _END_RECORD_SEARCH))
+    if end < 0 or end + 12 > len(data):
+        return None
+    return int.from_bytes(data[end + 10:end + 12], "little")  # 0xFFFF: a zip64 count, more than allowed
 
 
 def _check_expanded_sizes(path: Path, entries: Sequence[zipfile.ZipInfo], text_parts: Sequence[str],

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citegen.recite.documents import read_document
+from citegen.recite.documents import MAX_ENTRIES, read_document
 from citegen.recite.encodings import decode_text, encode_text
 from citegen.recite.errors import (
     CorruptError,
@@ -318,3 +318,11 @@ def test_a_doubted_reading_is_carried_by_the_document(tmp_path: Path) -> None:
     document = read_document(_write(tmp_path, "a.txt", "청화".encode("cp949")))
     assert (document.streams, document.encoding) == (["청화"], "cp949")
     assert len(document.doubts) == 1 and "CP949" in document.doubts[0]
+
+
+def test_an_archive_of_too_many_entries_is_refused_before_it_is_listed(tmp_path: Path) -> None:
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>")}
+    entries |= {f"word/media/{i}": b"" for i in range(MAX_ENTRIES)}
+    path = _write(tmp_path, "many.docx", _zip(entries))
+    with pytest.raises(TooLargeError, match=f"at most {MAX_ENTRIES} entries .* got {MAX_ENTRIES + 1}"):
+        read_document(path)
