@@ -10,8 +10,8 @@ that input's alone:
   and both reports), CPU seconds, MB/s of CPU and peak RSS. Time per MB and memory per MB that
   stay flat across sizes are what linear means here; the data/drafts text holds a citation every
   ~77 bytes, so the per-citation cost of the finder and resolver decides MB/s.
-- **Hostile inputs**: bombs (many big text parts, a picture that unpacks to 1 GiB, billion
-  laughs), a DOCTYPE after the first 4 KB, `>` inside attribute values, links out of the input
+- **Hostile inputs**: bombs (many big text parts, a picture that unpacks to 1 GiB, 200,000
+  entries, billion laughs), a DOCTYPE after the first 4 KB, `>` inside attribute values, links out of the input
   folder (to a file and to a folder), CP949 whose bytes are valid UTF-8, a truncated .docx; each
   with its outcome, time, peak RSS and the SHA-256 of the whole input folder (links as links)
   before and after the batch, which must be equal.
@@ -126,6 +126,14 @@ def _picture_bomb(folder: Path) -> str:
     return "a picture entry that unpacks to 1 GiB"
 
 
+def _many_entries(folder: Path) -> str:
+    with zipfile.ZipFile(folder / "many.docx", "w") as archive:
+        archive.writestr("word/document.xml", _docx_body("민법 제750조에 따른다."))
+        for index in range(200_000):
+            archive.writestr(f"word/media/{index}", b"")
+    return "200,000 empty entries (18 MB)"
+
+
 def _write(name: str, data: bytes, what: str) -> Callable[[Path], str]:
     def make(folder: Path) -> str:
         (folder / name).write_bytes(data)
@@ -163,6 +171,7 @@ def _zip_of(name: str, xml: bytes) -> bytes:
 HOSTILE: list[tuple[str, Callable[[Path], str]]] = [
     ("header-bomb.docx", _header_bomb),
     ("picture-bomb.docx", _picture_bomb),
+    ("many-entries.docx", _many_entries),
     ("billion-laughs.docx", _write("laughs.docx", _zip_of("word/document.xml", _LAUGHS), "billion laughs in document.xml")),
     ("late-doctype.docx", _write("late.docx", _zip_of("word/document.xml", _LATE_DOCTYPE), "a DOCTYPE after 5 KB of comment")),
     ("attribute-gt.docx", _write("attributes.docx", _zip_of("word/document.xml", _ATTRIBUTE), "`>` and `<` escaped as `&lt;` in attribute values")),

@@ -89,6 +89,7 @@ class ZippedXmlDocument:
     """A .docx or .hwpx draft: a zip whose text parts are edited in place, every other entry copied."""
 
     data: bytes
+    where: str
     part_names: Sequence[str]
     parts: Sequence[XmlTextPart]
     encoding: None = None  # each part is UTF-8 XML
@@ -111,8 +112,11 @@ class ZippedXmlDocument:
                 if payload is not None:
                     target.writestr(info, payload)
                     continue
-                with source.open(info) as entry, target.open(info, "w") as copy:  # streamed, not held
-                    shutil.copyfileobj(entry, copy, _COPY_CHUNK)
+                try:
+                    with source.open(info) as entry, target.open(info, "w") as copy:  # streamed, not held
+                        shutil.copyfileobj(entry, copy, _COPY_CHUNK)
+                except (zipfile.BadZipFile, OSError, EOFError) as error:
+                    raise CorruptError(f"expected a readable {info.filename} in {self.where}, got {error}") from None
         return out.getvalue()
 
 
@@ -151,9 +155,9 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
 
 def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextFormat,
                  max_bytes: int) -> ZippedXmlDocument:
-    entries = _stated_entry_count(data)
-    if entries is not None and entries > MAX_ENTRIES:
-        raise TooLargeError(f"expected at most {MAX_ENTRIES} entries in {path}, got {entries}")
+    stated = _stated_entry_count(data)
+    if stated is not None and stated > MAX_ENTRIES:
+        raise TooLargeError(f"expected at most {MAX_ENTRIES} entries in {path}, got {stated}")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
@@ -174,7 +178,7 @@ def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextF
             parts.append(XmlTextPart.scan(raw, fmt, f"{path}:{name}"))
     if not any(part.text.strip() for part in parts):
         raise EmptyError(f"expected text in {path}, got none in {', '.join(chosen)}")
-    return ZippedXmlDocument(data, chosen, parts)
+    return ZippedXmlDocument(data, str(path), chosen, parts)
 
 
 def _stated_entry_count(data: bytes) -> int | None:

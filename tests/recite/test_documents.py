@@ -141,9 +141,9 @@ def test_plain_text_keeps_its_encoding_and_line_endings(tmp_path: Path) -> None:
     assert document.render({0: [Edit(5, 8, "민사소송법")]}) == "첫 줄\r\n민사소송법 제1조\r\n".encode("cp949")
 
 
-def _zip(entries: dict[str, str] | dict[str, bytes]) -> bytes:
+def _zip(entries: dict[str, str] | dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(out, "w", compression) as archive:
         for name, text in entries.items():
             archive.writestr(name, text)
     return out.getvalue()
@@ -326,3 +326,13 @@ def test_an_archive_of_too_many_entries_is_refused_before_it_is_listed(tmp_path:
     path = _write(tmp_path, "many.docx", _zip(entries))
     with pytest.raises(TooLargeError, match=f"at most {MAX_ENTRIES} entries .* got {MAX_ENTRIES + 1}"):
         read_document(path)
+
+
+def test_a_picture_that_fails_its_checksum_makes_the_document_corrupt_when_it_is_copied(tmp_path: Path) -> None:
+    picture = b"not really a picture " * 50
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민소법 제1조</w:t></w:r></w:p>"),
+               "word/media/image1.png": picture}
+    damaged = _zip(entries, zipfile.ZIP_STORED).replace(picture, picture.replace(b"really", b"REALLY"), 1)
+    document = read_document(_write(tmp_path, "a.docx", damaged))
+    with pytest.raises(CorruptError, match="word/media/image1.png"):
+        document.render({0: [Edit(0, 3, "민사소송법")]})
