@@ -271,27 +271,28 @@ def main() -> None:
         scale = scale_rows(scratch, url, arguments.sizes, arguments.docx_sizes)
         hostile = [] if arguments.no_hostile else hostile_rows(scratch, url)
 
-    lines = ["# citegen recite at scale and under attack\n",
-             f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs visible, load average "
-             f"{os.getloadavg()[0]:.1f} at the end (the machine is shared: wall seconds vary with it, CPU "
-             f"seconds much less); one worker; `python bench/recite_scale_bench.py --sizes "
-             f"{' '.join(f'{s:g}' for s in arguments.sizes)} --docx-sizes "
-             f"{' '.join(f'{s:g}' for s in arguments.docx_sizes)}`\n",
-             "## Scale: drafts generated from data/drafts text\n",
-             "Each draft is the .txt/.md drafts of data/drafts concatenated until the size is reached (a "
-             "citation every ~77 bytes); a .docx holds the same text, one paragraph per line. Seconds are "
-             "end to end: reading, finding, resolving, verifying, writing the output and both reports. "
-             "Peak RSS is the whole process (Python, SQLAlchemy, the finder's automata: see the baseline).\n",
-             "| draft | MB of text | MB of file | citations | seconds | CPU s | MB per CPU s | CPU s per MB "
-             "| peak RSS MiB | status |",
+    sizes = " ".join(f"{s:g}" for s in arguments.sizes)
+    docx_sizes = " ".join(f"{s:g}" for s in arguments.docx_sizes)
+    machine = (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs visible, load average "
+               f"{os.getloadavg()[0]:.1f} at the end (the machine is shared: wall seconds vary with it, CPU "
+               f"seconds much less); one worker; `python bench/recite_scale_bench.py --sizes {sizes} "
+               f"--docx-sizes {docx_sizes}`\n")
+    about_scale = ("Each draft is the .txt/.md drafts of data/drafts concatenated until the size is reached (a "
+                   "citation every ~77 bytes); a .docx holds the same text, one paragraph per line. Seconds are "
+                   "end to end: reading, finding, resolving, verifying, writing the output and both reports. "
+                   "Peak RSS is the whole process (Python, SQLAlchemy, the finder's automata: see the baseline).\n")
+    scale_header = ("| draft | MB of text | MB of file | citations | seconds | CPU s | MB per CPU s | CPU s per MB "
+                    "| peak RSS MiB | status |")
+    lines = ["# citegen recite at scale and under attack\n", machine,
+             "## Scale: drafts generated from data/drafts text\n", about_scale, scale_header,
              "|---|---|---|---|---|---|---|---|---|---|", *scale]
     if hostile:
-        lines += ["", "## Hostile inputs\n",
-                  "Each input alone in its input folder, recited with the default limit (20 MiB). Hashes cover "
-                  "the whole input folder (names, bytes, link targets) before and after the batch.\n",
-                  "| input | what | outcome (document records) | citations | need review | seconds | peak RSS MiB "
-                  "| input before | input after | unchanged |",
-                  "|---|---|---|---|---|---|---|---|---|---|", *hostile]
+        about_hostile = ("Each input alone in its input folder, recited with the default limit (20 MiB). Hashes "
+                         "cover the whole input folder (names, bytes, link targets) before and after the batch.\n")
+        hostile_header = ("| input | what | outcome (document records) | citations | need review | seconds "
+                          "| peak RSS MiB | input before | input after | unchanged |")
+        lines += ["", "## Hostile inputs\n", about_hostile, hostile_header, "|---|---|---|---|---|---|---|---|---|---|",
+                  *hostile]
     text = "\n".join(lines) + "\n"
     print(text)
     arguments.results.parent.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ across documents in worker processes and writes `report.jsonl` and `report.html`
 
 from citegen.recite.documents import SUPPORTED_SUFFIXES, Document, read_document
 from citegen.recite.errors import DocumentError, ReciteError, UsageError
+from citegen.recite.inputs import InputFile, collect_inputs
 from citegen.recite.pipeline import (
     NEEDS_REVIEW,
     Authority,
@@ -18,7 +19,6 @@ from citegen.recite.pipeline import (
     Regenerator,
     Resolution,
 )
-from citegen.recite.inputs import InputFile, collect_inputs
 from citegen.recite.runner import BatchOptions, BatchSummary, run_batch
 
 __all__ = [

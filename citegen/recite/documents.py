@@ -54,9 +54,14 @@ _HWPX_PARTS = (r"Contents/section\d+\.xml",)
 
 
 class Document(Protocol):
-    streams: Sequence[str]
-    encoding: str | None  # of a plain-text draft: written back in it; None for an archive of XML
-    doubts: Sequence[str]  # what about reading it a reviewer should check (an encoding guessed)
+    @property
+    def streams(self) -> Sequence[str]: ...
+
+    @property
+    def encoding(self) -> str | None: ...  # of a plain-text draft: written back in it; None for XML parts
+
+    @property
+    def doubts(self) -> Sequence[str]: ...  # what about reading it a reviewer should check (a guessed encoding)
 
     def is_editable(self, stream: int, start: int, end: int) -> bool: ...
 

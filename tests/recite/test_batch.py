@@ -258,11 +258,11 @@ def test_같은_법_after_a_decree_is_rewritten_as_its_법률_and_the_report_say
     records = {r["original"]: r for r in _records(out)}
     act = records["같은 법 제41조"]
     assert (act["action"], act["canonical"]) == ("rewritten", "소득세법 제41조")
-    assert act["context"] == ["act: 같은 법 → 소득세법 (같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before "
-                              "(같은 법 names a 법률))"]
+    assert act["context"] == [("act: 같은 법 → 소득세법 (같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before "
+                               "(같은 법 names a 법률))")]
     decree = records["같은 영 제99조"]
-    assert (decree["action"], decree["form"]) == ("rewritten", "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 "
-                                                              "cited before")
+    assert (decree["action"], decree["form"]) == ("rewritten", ("같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 "
+                                                               "cited before"))
     assert decree["context"] == ["act: 같은 영 → 소득세법 시행령 (같은 영: 소득세법 시행령, the 시행령 cited last)"]
     page = (out / "report.html").read_text("utf-8")
     assert "<b>rewritten from context</b> <code>같은 법 제41조</code>" in page
