@@ -3,7 +3,8 @@ verify them, propose re-generated ones for review, and report what changed.
 
 Pipeline (one document): `documents.read_document` → `pipeline.RecitePipeline.recite`
 (find → resolve → verify → decide) → `Document.render`; the batch (`runner.run_batch`) runs it
-across documents in worker processes and writes `report.jsonl` and `report.html`.
+across the documents `inputs.collect_inputs` found (never outside their folders) in worker
+processes and writes `report.jsonl` and `report.html` (`reports`, Jinja2 templates in `templates/`).
 """
 
 from citegen.recite.documents import SUPPORTED_SUFFIXES, Document, read_document
