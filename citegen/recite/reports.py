@@ -133,9 +133,14 @@ class _Line:
 
 
 def write_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome], out: IO[str]) -> None:
-    """An HTML fragment: each line holding a citation that changed or needs review, before and after."""
+    """An HTML fragment: each line holding a citation that changed or needs review, before and after.
+    The lines are made as the template writes them, so one line's pieces are in memory at a time."""
     shown = sorted((o for o in outcomes if o.action != "kept"), key=lambda o: (o.stream, o.span))
-    lines: list[_Line] = []
+    out.writelines(_template("diff.html").generate(lines=_lines(streams, shown), any_lines=bool(shown)))
+
+
+def _lines(streams: Sequence[str], shown: Sequence[CitationOutcome]) -> Iterator[_Line]:
+    """The lines holding `shown` (sorted by stream and span), each with the citations on it."""
     index = 0
     while index < len(shown):
         stream = shown[index].stream
@@ -150,8 +155,7 @@ def write_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome], out:
                    and line_start <= shown[index].span[0] <= line_end):
                 here.append(shown[index])
                 index += 1
-            lines.append(_line(f"{stream}:{number}" if stream else str(number), text, line_start, line_end, here))
-    out.writelines(_template("diff.html").generate(lines=lines))
+            yield _line(f"{stream}:{number}" if stream else str(number), text, line_start, line_end, here)
 
 
 def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Sequence[CitationOutcome]) -> _Line:
