@@ -29,7 +29,6 @@ import io
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -57,11 +56,21 @@ def run_one(folder: Path, out: Path, url: str, max_bytes: int) -> dict:
     summary = run_batch(files, BatchOptions(out, jobs=1, max_bytes=max_bytes),
                         functools.partial(build_pipeline, url, None))
     return {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
-            "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+            "peak_rss": _peak_rss(),
             "statuses": dict(summary.statuses), "citations": summary.citations,
             "review": summary.documents_needing_review,
             "records": [json.loads(line) for line in (out / "report.jsonl").read_text("utf-8").splitlines()
                         if '"record": "document"' in line]}
+
+
+def _peak_rss() -> int:
+    """This process's peak resident set, in bytes: VmHWM of its own memory map. (getrusage's
+    ru_maxrss carries the parent's size across fork and exec, which would count the drafts the
+    parent generated.)"""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("expected VmHWM in /proc/self/status (Linux), got none")
 
 
 def _in_child(folder: Path, out: Path, url: str, max_bytes: int) -> dict:
