@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 PipelineFactory = Callable[[], RecitePipeline]  # called once per worker process
 WORK_DIR = ".recite"
 DOCUMENTS_DIR = "documents"
+# Part of every job's key: results an older version left in a DIR are done again, never misread.
+RESULT_FORMAT = 2  # 2: header, outcome lines and diff in three files (reports.ResultFiles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +117,7 @@ def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
     except OSError:
         digest.update(b"unreadable")  # the worker reports why; once readable, its key changes
     key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
-                         .encode()).hexdigest()[:32]
+                         f"\0{RESULT_FORMAT}".encode()).hexdigest()[:32]
     output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
     return _Job(source, key, output, ResultFiles(work / "results" / f"{key}.json"), options.max_bytes)
 
