@@ -25,7 +25,6 @@ inside a longer word is no citation: `군형법 제100조` holds no `형법` one
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -430,18 +429,17 @@ def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: 
 
 
 def _longest_first(found: Iterable[FoundCitation]) -> list[FoundCitation]:
-    """Keep the longest of overlapping matches (the earlier on a tie), in text order."""
-    kept_starts: list[int] = []
+    """Keep the longest of overlapping matches (the earlier on a tie), in text order. Linear in the
+    text: a byte per character marks where kept matches lie."""
+    candidates = sorted(found, key=lambda f: (f.span[0] - f.span[1], f.span[0]))
+    taken = bytearray(max((f.span[1] for f in candidates), default=0))
     kept: list[FoundCitation] = []
-    for candidate in sorted(found, key=lambda f: (f.span[0] - f.span[1], f.span[0])):
+    for candidate in candidates:
         start, end = candidate.span
-        at = bisect.bisect_left(kept_starts, start)
-        overlaps_next = at < len(kept) and kept[at].span[0] < end
-        overlaps_previous = at > 0 and kept[at - 1].span[1] > start
-        if not (overlaps_next or overlaps_previous):
-            kept_starts.insert(at, start)
-            kept.insert(at, candidate)
-    return kept
+        if taken.find(1, start, end) < 0:
+            taken[start:end] = b"\x01" * (end - start)
+            kept.append(candidate)
+    return sorted(kept, key=lambda f: f.span[0])
 
 
 @functools.cache

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
-from citegen.recite.documents import DEFAULT_MAX_BYTES
+from citegen.recite.documents import ARCHIVE_EXPANSION, DEFAULT_MAX_BYTES
 from citegen.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -37,7 +37,9 @@ def recite(
         help="Re-generate citations the database cannot resolve with the model (CITEGEN_MODEL_PATH) under the "
              "citation automaton; offered as suggestions only when they verify. Slow on CPU."
     )] = False,
-    max_bytes: Annotated[int, typer.Option("--max-bytes", min=1, help="Largest file (or unpacked part) read.")]
+    max_bytes: Annotated[int, typer.Option(
+        "--max-bytes", min=1, help="Largest file read; also the most a .docx/.hwpx's text parts may unpack to "
+                                   f"together (all its entries: {ARCHIVE_EXPANSION} times that).")]
     = DEFAULT_MAX_BYTES,
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="The verifier database, as for citegen-admin (default: env CITEGEN_DATABASE_URL, "

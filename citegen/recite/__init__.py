@@ -3,11 +3,13 @@ verify them, propose re-generated ones for review, and report what changed.
 
 Pipeline (one document): `documents.read_document` → `pipeline.RecitePipeline.recite`
 (find → resolve → verify → decide) → `Document.render`; the batch (`runner.run_batch`) runs it
-across documents in worker processes and writes `report.jsonl` and `report.html`.
+across the documents `inputs.collect_inputs` found (never outside their folders) in worker
+processes and writes `report.jsonl` and `report.html` (`reports`, Jinja2 templates in `templates/`).
 """
 
 from citegen.recite.documents import SUPPORTED_SUFFIXES, Document, read_document
 from citegen.recite.errors import DocumentError, ReciteError, UsageError
+from citegen.recite.inputs import InputFile, collect_inputs
 from citegen.recite.pipeline import (
     NEEDS_REVIEW,
     Authority,
@@ -18,7 +20,7 @@ from citegen.recite.pipeline import (
     Regenerator,
     Resolution,
 )
-from citegen.recite.runner import BatchOptions, BatchSummary, InputFile, collect_inputs, run_batch
+from citegen.recite.runner import BatchOptions, BatchSummary, run_batch
 
 __all__ = [
     "NEEDS_REVIEW",

@@ -4,24 +4,31 @@ A `Document` exposes its text as one or more streams in reading order (a .txt/.m
 a .docx has its body, then footnotes, endnotes, headers and footers; a .hwpx its sections) and
 renders itself, edited, in its own format and encoding. Reading checks everything a bad input
 can get wrong, so that a later failure is a bug, not the input's fault.
+
+One limit (`max_bytes`) bounds a document's memory: the file itself, and for a .docx/.hwpx the
+sizes its text parts unpack to, together (checked on the archive's stated sizes, before anything
+is unpacked; zipfile holds an entry to its stated size). The other entries are never held: the
+output copies them one chunk at a time, and together they may unpack to `ARCHIVE_EXPANSION` times
+the limit, so a zip bomb in a picture costs bounded time too. An archive may hold at most
+`MAX_ENTRIES` entries, checked on its end record before zipfile lists them.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
-from xml.parsers import expat
 
 from citegen.recite.encodings import decode_text, encode_text
 from citegen.recite.errors import (
     CorruptError,
     EmptyError,
-    EncodingError,
     TooLargeError,
     UnreadableError,
     UnsupportedError,
@@ -30,6 +37,14 @@ from citegen.recite.xmltext import HWPML, WORDPROCESSINGML, Edit, XmlTextFormat,
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".docx", ".hwpx")
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+# A .docx/.hwpx may unpack to this many times the limit in all: pictures and fonts are copied into
+# the output (one chunk at a time), never read as text; their text parts together must fit the limit.
+ARCHIVE_EXPANSION = 4
+_COPY_CHUNK = 1 << 20
+# An office document holds tens of entries, a few thousand with many pictures; listing an archive
+# of hundreds of thousands of empty entries would cost hundreds of MB before any check.
+MAX_ENTRIES = 10_000
+_END_RECORD_SEARCH = 22 + 0xFFFF  # the end-of-central-directory record and its longest comment
 
 # Parts whose text is read, in reading order; the body first, so back-references in it resolve
 # against the body's own earlier citations.
@@ -39,7 +54,14 @@ _HWPX_PARTS = (r"Contents/section\d+\.xml",)
 
 
 class Document(Protocol):
-    streams: Sequence[str]
+    @property
+    def streams(self) -> Sequence[str]: ...
+
+    @property
+    def encoding(self) -> str | None: ...  # of a plain-text draft: written back in it; None for XML parts
+
+    @property
+    def doubts(self) -> Sequence[str]: ...  # what about reading it a reviewer should check (a guessed encoding)
 
     def is_editable(self, stream: int, start: int, end: int) -> bool: ...
 
@@ -53,6 +75,7 @@ class PlainTextDocument:
     streams: Sequence[str]
     encoding: str
     where: str
+    doubts: Sequence[str] = ()
 
     def is_editable(self, stream: int, start: int, end: int) -> bool:
         return True
@@ -71,8 +94,11 @@ class ZippedXmlDocument:
     """A .docx or .hwpx draft: a zip whose text parts are edited in place, every other entry copied."""
 
     data: bytes
+    where: str
     part_names: Sequence[str]
     parts: Sequence[XmlTextPart]
+    encoding: None = None  # each part is UTF-8 XML
+    doubts: Sequence[str] = ()
 
     @property
     def streams(self) -> Sequence[str]:
@@ -82,13 +108,20 @@ class ZippedXmlDocument:
         return self.parts[stream].is_editable(start, end)
 
     def render(self, edits: Mapping[int, Sequence[Edit]]) -> bytes:
-        replaced = {self.part_names[i]: self.parts[i].apply(part_edits).encode("utf-8")
+        replaced = {self.part_names[i]: self.parts[i].apply(part_edits)
                     for i, part_edits in edits.items() if part_edits}
         out = io.BytesIO()
         with zipfile.ZipFile(io.BytesIO(self.data)) as source, zipfile.ZipFile(out, "w") as target:
             for info in source.infolist():  # same order, names, dates and compression: a stable zip
                 payload = replaced.get(info.filename)
-                target.writestr(info, payload if payload is not None else source.read(info.filename))
+                if payload is not None:
+                    target.writestr(info, payload)
+                    continue
+                try:
+                    with source.open(info) as entry, target.open(info, "w") as copy:  # streamed, not held
+                        shutil.copyfileobj(entry, copy, _COPY_CHUNK)
+                except (zipfile.BadZipFile, OSError, EOFError) as error:
+                    raise CorruptError(f"expected a readable {info.filename} in {self.where}, got {error}") from None
         return out.getvalue()
 
 
@@ -104,60 +137,76 @@ def read_document(path: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> Document:
         decoded = decode_text(data, str(path))
         if not decoded.text.strip():
             raise EmptyError(f"expected text in {path}, got only whitespace")
-        return PlainTextDocument([decoded.text], decoded.encoding, str(path))
+        return PlainTextDocument([decoded.text], decoded.encoding, str(path),
+                                 (decoded.doubt,) if decoded.doubt else ())
     patterns, fmt = (_WORD_PARTS, WORDPROCESSINGML) if suffix == ".docx" else (_HWPX_PARTS, HWPML)
     return _read_zipped(data, path, patterns, fmt, max_bytes)
 
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:
+    """The file's bytes; a link in the last component is not followed (the caller resolved the path)."""
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise TooLargeError(f"expected at most {max_bytes} bytes in {path}, got {size}")
-        return path.read_bytes()
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > max_bytes:
+                raise TooLargeError(f"expected at most {max_bytes} bytes in {path}, got {size}")
+            data = stream.read(max_bytes + 1)
     except OSError as error:
         raise UnreadableError(f"expected a readable file at {path}, got {error.strerror or error}") from None
+    if len(data) > max_bytes:  # it grew since fstat
+        raise TooLargeError(f"expected at most {max_bytes} bytes in {path}, got more")
+    return data
 
 
 def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextFormat,
                  max_bytes: int) -> ZippedXmlDocument:
+    stated = _stated_entry_count(data)
+    if stated is not None and stated > MAX_ENTRIES:
+        raise TooLargeError(f"expected at most {MAX_ENTRIES} entries in {path}, got {stated}")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
         raise CorruptError(f"expected a zip archive in {path} ({path.suffix}), got something else") from None
     with archive:
-        names = [info.filename for info in archive.infolist()]
+        entries = archive.infolist()
+        names = [info.filename for info in entries]
         chosen = [name for pattern in patterns for name in sorted(n for n in names if re.fullmatch(pattern, n))]
         if not chosen:
             raise CorruptError(f"expected a part matching {patterns[0]} in {path}, got {len(names)} other entries")
+        _check_expanded_sizes(path, entries, chosen, max_bytes)
         parts = []
         for name in chosen:
-            info = archive.getinfo(name)
-            if info.file_size > max_bytes:
-                raise TooLargeError(f"expected parts of at most {max_bytes} bytes in {path}, "
-                                    f"got {name} of {info.file_size}")
             try:
                 raw = archive.read(name)
             except (zipfile.BadZipFile, OSError, EOFError) as error:
                 raise CorruptError(f"expected a readable {name} in {path}, got {error}") from None
-            parts.append(XmlTextPart.scan(_checked_xml(raw, f"{path}:{name}"), fmt))
+            parts.append(XmlTextPart.scan(raw, fmt, f"{path}:{name}"))
     if not any(part.text.strip() for part in parts):
         raise EmptyError(f"expected text in {path}, got none in {', '.join(chosen)}")
-    return ZippedXmlDocument(data, chosen, parts)
+    return ZippedXmlDocument(data, str(path), chosen, parts)
 
 
-def _checked_xml(raw: bytes, where: str) -> str:
-    """The part as text, after checking it is well-formed XML without a DTD (no entity tricks)."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise EncodingError(f"expected UTF-8 XML in {where}, got an invalid byte at {error.start}") from None
-    if "<!DOCTYPE" in text[:4096]:
-        raise CorruptError(f"expected office XML without a DTD in {where}, got a <!DOCTYPE>")
-    parser = expat.ParserCreate()
-    try:
-        parser.Parse(raw, True)
-    except expat.ExpatError as error:
-        raise CorruptError(f"expected well-formed XML in {where}, got {expat.errors.messages[error.code]} "
-                           f"at line {error.lineno}, column {error.offset}") from None
-    return text
+def _stated_entry_count(data: bytes) -> int | None:
+    """How many entries the archive's end record says it holds (read before zipfile lists them all,
+    which costs some 600 bytes of memory per entry); None when there is no end record to read."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - _END_RECORD_SEARCH))
+    if end < 0 or end + 12 > len(data):
+        return None
+    return int.from_bytes(data[end + 10:end + 12], "little")  # 0xFFFF: a zip64 count, more than allowed
+
+
+def _check_expanded_sizes(path: Path, entries: Sequence[zipfile.ZipInfo], text_parts: Sequence[str],
+                          max_bytes: int) -> None:
+    """Refuse an archive before unpacking anything when its text parts together, or all its entries
+    together, would unpack to more than the limits. The sizes are the archive's own claims, and they
+    hold: zipfile stops reading an entry at its stated size (and fails its CRC if there is more)."""
+    chosen = set(text_parts)
+    text = sum(info.file_size for info in entries if info.filename in chosen)
+    if text > max_bytes:
+        largest = max((info for info in entries if info.filename in chosen), key=lambda info: info.file_size)
+        raise TooLargeError(f"expected text parts of at most {max_bytes} bytes in all in {path}, got {text} in "
+                            f"{len(chosen)} parts (the largest {largest.filename} of {largest.file_size})")
+    total = sum(info.file_size for info in entries)
+    if total > ARCHIVE_EXPANSION * max_bytes:
+        raise TooLargeError(f"expected entries of at most {ARCHIVE_EXPANSION * max_bytes} bytes in all in {path} "
+                            f"({ARCHIVE_EXPANSION} × the limit), got {total} in {len(entries)} entries")

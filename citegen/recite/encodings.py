@@ -1,27 +1,58 @@
 """Text encodings of Korean drafts: UTF-8 (with or without BOM) and CP949 (a superset of EUC-KR).
 
-Detection is strict decoding in that order plus a plausibility check, because CP949 decodes
-many non-Korean byte strings without an error: Latin-1 or Shift-JIS text read as CP949 comes out
-as Hanja and rare symbols, which real Korean drafts hardly contain.
+A BOM decides. Otherwise both readings are tried, because each decodes text it was not written
+in: CP949 decodes many Latin-1 and Shift-JIS byte strings (as Hanja and rare syllables), and a
+CP949 draft made only of syllables such as 청, 화, 회, 카, 타 is also valid UTF-8 (as Latin
+letters). A reading is weighed by the share of its non-ASCII letters that are Hangul where Korean
+puts Hangul (not directly before a Latin letter, as `M체ller` from UTF-8 `Müller`); symbols and
+punctuation count for neither. CP949 wins when its reading looks Korean and more Korean than the
+UTF-8 one; otherwise UTF-8 does. When the winner does not look Korean, the loser looks Korean too, or there are too few letters to
+tell, the text carries a `doubt` that sends the document to review.
 """
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from dataclasses import dataclass
 
 from citegen.recite.errors import EncodingError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
-# A CP949 reading is rejected when more than this share of its non-ASCII characters are neither
-# Hangul nor common punctuation: a mis-detected Latin-1 or Shift-JIS file reads as Hanja soup.
-_MAX_UNLIKELY_SHARE = 0.2
+_KOREAN = 0.8  # a reading looks Korean when at least this share of its non-ASCII letters are Hangul
+_NOT_KOREAN = 0.5  # and the other reading is then trusted to be wrong below this share
+_EVIDENCE = 8  # fewer non-ASCII letters than this decide nothing with confidence
+# Non-ASCII letters: word characters that are neither digits, "_", ASCII, nor the numerals drafts
+# number things with (Ⅳ, ①, ❶, ㈠, ㊀), which are not letters of either reading.
+_LETTER = re.compile(r"[^\W\d_\x00-\x7f\u2150-\u218f\u2460-\u24ff\u2776-\u2793\u3220-\u3229\u3280-\u3289]")
+# Hangul syllables and jamo, except directly before a Latin letter (Korean follows Latin letters
+# with particles, `A는`, but a syllable inside a Latin word is a misreading, `M체ller`).
+_HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e\u1100-\u11ff](?![A-Za-z])")
 
 
 @dataclass(frozen=True, slots=True)
 class DecodedText:
     text: str
     encoding: str  # "utf-8", "utf-8-sig" or "cp949"
+    doubt: str | None = None  # why the encoding is a guess a reviewer should check
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    encoding: str
+    text: str
+    letters: int  # non-ASCII letters
+    hangul: int  # of them, Hangul where Korean writes it
+
+    @classmethod
+    def of(cls, encoding: str, text: str) -> _Reading:
+        return cls(encoding, text, _count(_LETTER, text), _count(_HANGUL, text))
+
+    @property
+    def share(self) -> float:
+        return self.hangul / self.letters if self.letters else 1.0
+
+    def describe(self) -> str:
+        return f"{self.hangul} of {self.letters} non-ASCII letters Hangul as {self.encoding}"
 
 
 def decode_text(data: bytes, where: str) -> DecodedText:
@@ -30,23 +61,27 @@ def decode_text(data: bytes, where: str) -> DecodedText:
         raise EncodingError(f"expected text in UTF-8 or CP949 in {where}, got NUL bytes (a binary file or UTF-16)")
     if data.startswith(_UTF8_BOM):
         return DecodedText(_strict(data[len(_UTF8_BOM):], "utf-8", where), "utf-8-sig")
-    try:
-        return DecodedText(data.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError:
-        pass
-    try:
-        text = data.decode("cp949")
-    except UnicodeDecodeError as error:
-        raise EncodingError(
-            f"expected text in UTF-8 or CP949 in {where}, got bytes invalid in both "
-            f"(first CP949 error at byte {error.start})"
-        ) from None
-    if _unlikely_share(text) > _MAX_UNLIKELY_SHARE:
-        raise EncodingError(
-            f"expected Korean text in UTF-8 or CP949 in {where}, got bytes that decode as CP949 "
-            "only to unlikely characters (another legacy encoding?)"
-        )
-    return DecodedText(text, "cp949")
+    utf8, cp949 = _decoded(data, "utf-8"), _decoded(data, "cp949")
+    if cp949 is None:
+        if utf8 is None:
+            raise EncodingError(f"expected text in UTF-8 or CP949 in {where}, got bytes invalid in both "
+                                f"(first CP949 error at byte {_first_error(data, 'cp949')})")
+        return DecodedText(utf8, "utf-8")
+    legacy = _Reading.of("cp949", cp949)
+    if utf8 is None:
+        if legacy.share < _KOREAN:
+            raise EncodingError(f"expected Korean text in UTF-8 or CP949 in {where}, got bytes that decode as "
+                                f"CP949 only to unlikely characters ({legacy.describe()}; another legacy encoding?)")
+        return DecodedText(cp949, "cp949")
+    if utf8 == cp949:  # ASCII
+        return DecodedText(utf8, "utf-8")
+    modern = _Reading.of("utf-8", utf8)
+    cp949_wins = legacy.share > modern.share and legacy.share >= _KOREAN
+    winner, loser = (legacy, modern) if cp949_wins else (modern, legacy)
+    confident = winner.share >= _KOREAN and loser.share < _NOT_KOREAN and winner.letters >= _EVIDENCE
+    doubt = None if confident else (f"read as {winner.encoding.upper()}, but its bytes are valid in both UTF-8 "
+                                    f"and CP949 ({winner.describe()}, {loser.describe()}): check the encoding")
+    return DecodedText(winner.text, winner.encoding, doubt)
 
 
 def encode_text(text: str, encoding: str, where: str) -> bytes:
@@ -60,23 +95,28 @@ def encode_text(text: str, encoding: str, where: str) -> bytes:
     return _UTF8_BOM + encoded if encoding == "utf-8-sig" else encoded
 
 
+def _count(pattern: re.Pattern[str], text: str) -> int:
+    """How many characters `pattern` matches, counted in C (a draft can hold millions)."""
+    return len(text) - len(pattern.sub("", text))
+
+
+def _decoded(data: bytes, encoding: str) -> str | None:
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+
+
+def _first_error(data: bytes, encoding: str) -> int:
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as error:
+        return error.start
+    return len(data)
+
+
 def _strict(data: bytes, encoding: str, where: str) -> str:
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
         raise EncodingError(f"expected {encoding} in {where} (it has a BOM), got an invalid byte at {error.start}") from None
-
-
-def _unlikely_share(text: str) -> float:
-    non_ascii = [ch for ch in text if ord(ch) > 0x7F]
-    if not non_ascii:
-        return 0.0
-    unlikely = sum(1 for ch in non_ascii if not _is_likely_korean_text(ch))
-    return unlikely / len(non_ascii)
-
-
-def _is_likely_korean_text(ch: str) -> bool:
-    if "\uac00" <= ch <= "\ud7a3" or "\u3131" <= ch <= "\u318e":  # Hangul syllables and jamo
-        return True
-    # punctuation, spaces, symbols and numbers (「」, ㆍ, ①, ‘’) are common in drafts; Hanja is not
-    return unicodedata.category(ch)[0] in "PZSN"

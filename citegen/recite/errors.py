@@ -5,6 +5,7 @@
     └── DocumentError           one document the batch reports and skips; the batch goes on
         ├── UnsupportedError    a file type the batch does not read
         ├── UnreadableError     the file cannot be opened or read
+        ├── OutsideInputError   a link in an input folder that leads out of it: never read
         ├── EncodingError       text that is neither UTF-8 nor CP949/EUC-KR, or not writable back in it
         ├── CorruptError        a .docx/.hwpx that is not a well-formed zip of XML parts
         ├── TooLargeError       larger than the configured limit (file or unpacked part)
@@ -37,6 +38,10 @@ class UnsupportedError(DocumentError):
 
 class UnreadableError(DocumentError):
     kind = "unreadable"
+
+
+class OutsideInputError(DocumentError):
+    kind = "outside_input"
 
 
 class EncodingError(DocumentError):

@@ -1,42 +1,51 @@
-"""The reviewer's view of a batch: a JSONL line per citation (and per document that failed or had
-no citations) and one HTML page with a summary table and a per-document diff.
+"""The reviewer's view of a batch: a JSONL line per citation (and per document that failed, had
+no citations or was read with a doubt) and one HTML page with a summary table and a per-document
+diff, rendered by Jinja2 templates (`templates/`) with autoescaping.
 
 Both are assembled from per-document results on disk in input order, so a resumed batch reports
-every document, and memory holds one document at a time.
+every document. A result is three files (`ResultFiles`): a small JSON header (`DocumentReport`),
+the outcomes as JSON lines and the diff as an HTML fragment; the report writer streams them, so
+memory holds one line at a time, whatever the size of a document. Rendering is linear in the size
+of the document and the number of its citations.
 """
 
 from __future__ import annotations
 
-import html
 import json
+import re
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
+from functools import cache
+from pathlib import Path
 from typing import IO
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from markupsafe import Markup
 
 from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome
 
 ACTIONS = ("kept", "rewritten", "suggested", "review")
+_NEWLINE = re.compile("\n")
 
 
 @dataclass(slots=True)
 class DocumentReport:
-    """What one document came to; stored as JSON between the worker and the report writer."""
+    """What one document came to, without its citations: the header of its result on disk."""
 
     file: str
     output: str | None
     status: str  # "done", "no_citations" or a DocumentError kind ("corrupt", "encoding", ...)
     message: str = ""
     encoding: str | None = None
-    outcomes: list[dict] = field(default_factory=list)
-    diff_html: str = ""  # this document's part of the HTML report (`render_diff`)
+    doubts: list[str] = field(default_factory=list)  # why the reading itself needs a look (an encoding guess)
+    counts: dict[str, int] = field(default_factory=dict)  # citations by action
 
     @property
     def needs_review(self) -> bool:
-        return self.status not in ("done", "no_citations") or any(o["action"] in NEEDS_REVIEW for o in self.outcomes)
-
-    def counts(self) -> Counter[str]:
-        return Counter(o["action"] for o in self.outcomes)
+        return (self.status not in ("done", "no_citations") or bool(self.doubts)
+                or any(self.counts.get(action) for action in NEEDS_REVIEW))
 
     def to_json(self) -> str:
         return json.dumps({f.name: getattr(self, f.name) for f in fields(self)}, ensure_ascii=False, sort_keys=True)
@@ -46,6 +55,47 @@ class DocumentReport:
         return cls(**json.loads(text))
 
 
+@dataclass(frozen=True, slots=True)
+class ResultFiles:
+    """Where one document's result lies: `header` is written last, after `outcomes` and `diff`."""
+
+    header: Path
+
+    @property
+    def outcomes(self) -> Path:
+        return self.header.with_suffix(".outcomes.jsonl")
+
+    @property
+    def diff(self) -> Path:
+        return self.header.with_suffix(".diff.html")
+
+    def write(self, report: DocumentReport, outcomes: Sequence[CitationOutcome], streams: Sequence[str]) -> None:
+        """Leave the result of a document that was read (`outcomes` found in its `streams`)."""
+        report.counts = dict(Counter(o.action for o in outcomes))
+        with self.outcomes.open("w", encoding="utf-8") as lines:
+            for outcome in outcomes:
+                lines.write(json.dumps(outcome_record(outcome), ensure_ascii=False) + "\n")
+        with self.diff.open("w", encoding="utf-8") as page:
+            write_diff(streams, outcomes, page)
+        self.header.write_text(report.to_json(), encoding="utf-8")
+
+    def write_failure(self, report: DocumentReport) -> None:
+        self.outcomes.unlink(missing_ok=True)
+        self.diff.unlink(missing_ok=True)
+        self.header.write_text(report.to_json(), encoding="utf-8")
+
+    def read(self) -> DocumentReport:
+        return DocumentReport.from_json(self.header.read_text("utf-8"))
+
+    def outcome_lines(self) -> Iterator[str]:
+        if self.outcomes.exists():
+            with self.outcomes.open(encoding="utf-8") as lines:
+                yield from lines
+
+    def diff_html(self) -> Markup:
+        return Markup(self.diff.read_text("utf-8")) if self.diff.exists() else Markup()
+
+
 def outcome_record(outcome: CitationOutcome) -> dict:
     return {"part": outcome.stream, "span": list(outcome.span), "original": outcome.original,
             "canonical": outcome.canonical, "verdict": outcome.verdict, "action": outcome.action,
@@ -53,98 +103,106 @@ def outcome_record(outcome: CitationOutcome) -> dict:
             "context": list(outcome.context), "scanned": outcome.scanned}
 
 
-def write_jsonl(reports: Iterable[DocumentReport], out: IO[str]) -> None:
-    for report in reports:
-        if report.status != "done":
-            out.write(json.dumps({"file": report.file, "record": "document", "span": None, "original": None,
-                                  "canonical": None, "verdict": report.status,
-                                  "action": "review" if report.needs_review else "none",
-                                  "reason": report.message}, ensure_ascii=False) + "\n")
-        for outcome in report.outcomes:
-            out.write(json.dumps({"file": report.file, "record": "citation", **outcome}, ensure_ascii=False) + "\n")
+def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[str]) -> None:
+    """One document's lines: a document record when it failed, had no citations or is in doubt,
+    then one per citation, streamed from its result."""
+    if report.status != "done" or report.doubts:
+        reason = "; ".join(filter(None, [report.message, *report.doubts]))
+        out.write(json.dumps({"file": report.file, "record": "document", "span": None, "original": None,
+                              "canonical": None, "verdict": report.status,
+                              "action": "review" if report.needs_review else "none",
+                              "reason": reason}, ensure_ascii=False) + "\n")
+    prefix = json.dumps({"file": report.file, "record": "citation"}, ensure_ascii=False)[:-1] + ", "
+    for line in result.outcome_lines():  # an object we wrote: its members follow the file's
+        out.write(prefix + line[1:])
 
 
-def render_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome]) -> str:
-    """An HTML fragment: each line holding a citation that changed or needs review, before and after."""
-    rows: list[str] = []
-    for stream, text in enumerate(streams):
-        mine = [o for o in outcomes if o.stream == stream and o.action != "kept"]
-        line_start = 0
-        for number, line in enumerate(text.split("\n"), start=1):
-            line_end = line_start + len(line)
-            here = [o for o in mine if line_start <= o.span[0] < line_end + 1]
-            if here:
-                rows.append(_diff_rows(stream, number, line, line_start, here))
-            line_start = line_end + 1
-    if not rows:
-        return '<p class="quiet">No citation changed or needs review.</p>'
-    return '<table class="diff">' + "".join(rows) + "</table>"
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """A stretch of one line: plain text (`outcome` None) or the text of a citation."""
+
+    text: str
+    outcome: CitationOutcome | None = None
 
 
-def _diff_rows(stream: int, number: int, line: str, line_start: int, outcomes: Sequence[CitationOutcome]) -> str:
-    before, after, notes = [], [], []
-    position = 0
-    for outcome in sorted(outcomes, key=lambda o: o.span):
-        start, end = outcome.span[0] - line_start, min(outcome.span[1] - line_start, len(line))
-        plain = html.escape(line[position:start])
-        before.append(plain)
-        after.append(plain)
-        original = html.escape(line[start:end])
-        if outcome.action == "rewritten":
-            before.append(f"<del>{original}</del>")
-            after.append(f"<ins>{html.escape(outcome.canonical or '')}</ins>")
-            if outcome.context:  # a rewrite that rests on other text is worth a reviewer's glance
-                notes.append(f"<li><b>rewritten from context</b> <code>{original}</code> → "
-                             f"<code>{html.escape(outcome.canonical or '')}</code>: "
-                             f"{html.escape('; '.join(outcome.context))}</li>")
-        else:
-            marked = f'<mark class="{outcome.action}" title="{html.escape(outcome.reason)}">{original}</mark>'
-            before.append(marked)
-            after.append(marked)
-            proposal = f" → <code>{html.escape(outcome.canonical)}</code>" if outcome.canonical else ""
-            notes.append(f"<li><b>{outcome.action}</b> <code>{original}</code>{proposal}: "
-                         f"{html.escape(outcome.reason)} <i>({html.escape(outcome.verdict)})</i></li>")
-        position = end
-    rest = html.escape(line[position:])
-    where = f"{stream}:{number}" if stream else str(number)
-    note_row = f'<tr><td></td><td></td><td><ul>{"".join(notes)}</ul></td></tr>' if notes else ""
-    return (f'<tr class="del"><td>{where}</td><td>−</td><td>{"".join(before)}{rest}</td></tr>'
-            f'<tr class="ins"><td></td><td>+</td><td>{"".join(after)}{rest}</td></tr>{note_row}')
+@dataclass(frozen=True, slots=True)
+class _Line:
+    where: str  # "12", or "2:12" in a document's third stream
+    pieces: list[_Piece]
+    notes: list[_Piece]  # the citations a reviewer should read about
 
 
-_STYLE = """body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}th{background:#eee}
-.diff td:nth-child(3){white-space:pre-wrap}.del{background:#fff0f0}.ins{background:#f0fff0}
-del{background:#fbb}ins{background:#bfb;text-decoration:none}mark.suggested{background:#ffe08a}
-mark.review{background:#f9a}.quiet{color:#777}.bad{color:#a00}"""
+def write_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome], out: IO[str]) -> None:
+    """An HTML fragment: each line holding a citation that changed or needs review, before and after.
+    The lines are made as the template writes them, so one line's pieces are in memory at a time."""
+    shown = sorted((o for o in outcomes if o.action != "kept"), key=lambda o: (o.stream, o.span))
+    out.writelines(_template("diff.html").generate(lines=_lines(streams, shown), any_lines=bool(shown)))
 
 
-def write_html(reports: Callable[[], Iterable[DocumentReport]], out: IO[str], title: str) -> None:
-    """The HTML report: a summary table, then each document's diff. `reports` is called twice
-    (summary, then body), so one document is in memory at a time."""
-    rows, totals, documents, review_documents = [], Counter[str](), 0, 0
-    for index, report in enumerate(reports()):
-        counts = report.counts()
-        totals.update(counts)
-        documents += 1
-        review_documents += report.needs_review
-        cells = "".join(f"<td>{counts.get(action, 0)}</td>" for action in ACTIONS)
-        rows.append(f'<tr><td><a href="#doc{index}">{html.escape(report.file)}</a></td>'
-                    f'<td class="{"bad" if report.needs_review else ""}">{html.escape(report.status)}'
-                    f'{" · needs review" if report.needs_review else ""}</td>{cells}</tr>')
-    out.write(f'<!DOCTYPE html><html lang="ko"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-              f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>\n")
-    out.write(f"<p>{documents} documents, {sum(totals.values())} citations, "
-              f"{review_documents} documents need review.</p>\n")
-    header = "".join(f"<th>{action}</th>" for action in ACTIONS)
-    total_cells = "".join(f"<th>{totals.get(action, 0)}</th>" for action in ACTIONS)
-    out.write(f'<table class="summary"><tr><th>document</th><th>status</th>{header}</tr>\n'
-              + "\n".join(rows) + f"\n<tr><th>total</th><th></th>{total_cells}</tr></table>\n<h2>Documents</h2>\n")
-    for index, report in enumerate(reports()):
-        out.write(f'<section id="doc{index}"><h3>{html.escape(report.file)}</h3>\n')
-        if report.status in ("done", "no_citations"):
-            out.write(report.diff_html + "\n")
-        else:
-            out.write(f'<p class="bad">{html.escape(report.status)}: {html.escape(report.message)}</p>\n')
-        out.write("</section>\n")
-    out.write("</body></html>\n")
+def _lines(streams: Sequence[str], shown: Sequence[CitationOutcome]) -> Iterator[_Line]:
+    """The lines holding `shown` (sorted by stream and span), each with the citations on it."""
+    index = 0
+    while index < len(shown):
+        stream = shown[index].stream
+        text = streams[stream]
+        starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+        while index < len(shown) and shown[index].stream == stream:
+            number = bisect_right(starts, shown[index].span[0])  # 1-based line number
+            line_start = starts[number - 1]
+            line_end = starts[number] - 1 if number < len(starts) else len(text)
+            here = []
+            while (index < len(shown) and shown[index].stream == stream
+                   and line_start <= shown[index].span[0] <= line_end):
+                here.append(shown[index])
+                index += 1
+            yield _line(f"{stream}:{number}" if stream else str(number), text, line_start, line_end, here)
+
+
+def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Sequence[CitationOutcome]) -> _Line:
+    pieces, notes, position = [], [], line_start
+    for outcome in outcomes:
+        start, end = outcome.span[0], min(outcome.span[1], line_end)
+        pieces.append(_Piece(text[position:start]))
+        cited = _Piece(text[start:end], outcome)
+        pieces.append(cited)
+        if outcome.action != "rewritten" or outcome.context:  # a rewrite resting on other text is worth a glance
+            notes.append(cited)
+        position = max(position, end)
+    pieces.append(_Piece(text[position:line_end]))
+    return _Line(where, pieces, notes)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """A document's line in the summary table, kept for every document while their diffs stream."""
+
+    file: str
+    status: str
+    needs_review: bool
+    counts: dict[str, int]
+
+    @classmethod
+    def of(cls, report: DocumentReport) -> SummaryRow:
+        return cls(report.file, report.status, report.needs_review, report.counts)
+
+
+def write_html(rows: Sequence[SummaryRow], results: Iterable[tuple[DocumentReport, ResultFiles]], out: IO[str],
+               title: str) -> None:
+    """The HTML report: the summary table of `rows`, then each document's diff, streamed from
+    `results` (the same documents in the same order), one document in memory at a time."""
+    actions: Counter[str] = Counter()
+    for row in rows:
+        actions.update(row.counts)
+    totals = {"documents": len(rows), "citations": sum(actions.values()), "actions": actions,
+              "review_documents": sum(row.needs_review for row in rows)}
+    stream = _template("report.html").generate(title=title, actions=ACTIONS, rows=rows, totals=totals,
+                                               results=results)
+    out.writelines(stream)
+
+
+@cache
+def _template(name: str) -> Template:
+    environment = Environment(loader=PackageLoader("citegen.recite", "templates"), autoescape=True,
+                              undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                              keep_trailing_newline=True)
+    return environment.get_template(name)

@@ -5,7 +5,8 @@ Resumable: every finished document leaves its output and result under DIR, then 
 (options that change results); a re-run skips documents whose key is there. The manifest line is
 written last, so a document cut short by a crash is simply done again. Deterministic:
 documents are processed in sorted order and reported in that order whatever finishes first.
-Bounded memory: at most two documents per worker are in flight, and reports stream from disk.
+Bounded memory: at most two documents per worker are in flight, a result is written to disk as
+it is made, and reports stream from disk (`reports.ResultFiles`).
 """
 
 from __future__ import annotations
@@ -19,16 +20,19 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citegen.recite.documents import DEFAULT_MAX_BYTES, SUPPORTED_SUFFIXES, read_document
-from citegen.recite.errors import DocumentError, UsageError
+from citegen.recite.documents import DEFAULT_MAX_BYTES, read_document
+from citegen.recite.errors import DocumentError
+from citegen.recite.inputs import InputFile
 from citegen.recite.pipeline import RecitePipeline
-from citegen.recite.reports import DocumentReport, outcome_record, render_diff, write_html, write_jsonl
+from citegen.recite.reports import DocumentReport, ResultFiles, SummaryRow, write_html, write_jsonl
 
 logger = logging.getLogger(__name__)
 
 PipelineFactory = Callable[[], RecitePipeline]  # called once per worker process
 WORK_DIR = ".recite"
 DOCUMENTS_DIR = "documents"
+# Part of every job's key: results an older version left in a DIR are done again, never misread.
+RESULT_FORMAT = 2  # 2: header, outcome lines and diff in three files (reports.ResultFiles)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,12 +42,6 @@ class BatchOptions:
     dry_run: bool = False
     max_bytes: int = DEFAULT_MAX_BYTES
     fingerprint: str = ""  # what else changes results (database, re-generation on/off)
-
-
-@dataclass(frozen=True, slots=True)
-class InputFile:
-    path: Path
-    name: str  # relative name in reports and under DIR/documents: "drafts/a.txt"
 
 
 @dataclass(slots=True)
@@ -68,41 +66,14 @@ class _Job:
     source: InputFile
     key: str
     output: Path | None  # None on a dry run
-    result: Path
+    result: ResultFiles
     max_bytes: int
-
-
-def collect_inputs(inputs: Sequence[Path], out: Path) -> list[InputFile]:
-    """Files as given, folders searched for supported drafts; the out folder kept apart from all of them."""
-    if not inputs:
-        raise UsageError("expected at least one input file or folder, got none")
-    out = out.resolve()
-    collected: list[InputFile] = []
-    taken: set[str] = set()
-    for given in inputs:
-        path = given.resolve()
-        if not path.exists():
-            raise UsageError(f"expected an existing file or folder, got {given}")
-        if out == path or path in out.parents or out in path.parents:
-            raise UsageError(f"expected --out outside the inputs (nothing in them is modified), got {out} and {given}")
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
-                           and not any(part.startswith(".") for part in p.relative_to(path).parts))
-            pairs = [(p, f"{path.name}/{p.relative_to(path).as_posix()}") for p in found]
-        else:
-            pairs = [(path, path.name)]
-        for file, name in pairs:
-            unique, n = name, 1
-            while unique in taken:  # two inputs of the same name: keep both, deterministically
-                n += 1
-                unique = f"{name}~{n}"
-            taken.add(unique)
-            collected.append(InputFile(file, unique))
-    return collected
 
 
 def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: PipelineFactory,
               on_document: Callable[[InputFile, DocumentReport], None] | None = None) -> BatchSummary:
+    """Recite every input (skipping those a previous run finished), then write both reports;
+    `on_document` hears of each document as it is done, with its report's header."""
     work = options.out / WORK_DIR
     (work / "results").mkdir(parents=True, exist_ok=True)
     manifest_path = work / "manifest.jsonl"
@@ -133,26 +104,29 @@ def run_batch(inputs: Sequence[InputFile], options: BatchOptions, factory: Pipel
 def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
     digest = hashlib.sha256()
     try:
-        status = source.path.stat()
+        path = source.open_path()
+        status = path.stat()
         if status.st_size > options.max_bytes:  # too large to read: known by its size and time
             digest.update(f"{status.st_size}:{status.st_mtime_ns}".encode())
         else:
-            with source.path.open("rb") as stream:
+            with path.open("rb") as stream:
                 for chunk in iter(lambda: stream.read(1 << 20), b""):
                     digest.update(chunk)
+    except DocumentError as error:  # outside its input: never opened, known by where it leads
+        digest.update(str(error).encode())
     except OSError:
         digest.update(b"unreadable")  # the worker reports why; once readable, its key changes
     key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
-                         .encode()).hexdigest()[:32]
+                         f"\0{RESULT_FORMAT}".encode()).hexdigest()[:32]
     output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
-    return _Job(source, key, output, work / "results" / f"{key}.json", options.max_bytes)
+    return _Job(source, key, output, ResultFiles(work / "results" / f"{key}.json"), options.max_bytes)
 
 
 def _finished_report(job: _Job, finished: set[str], out: Path) -> DocumentReport | None:
     """The report a previous run left for this job, if it finished and its output is still there."""
-    if job.key not in finished or not job.result.exists():
+    if job.key not in finished or not job.result.header.exists():
         return None
-    report = DocumentReport.from_json(job.result.read_text("utf-8"))
+    report = job.result.read()
     return report if report.output is None or (out / report.output).exists() else None
 
 
@@ -208,41 +182,41 @@ def _recite_in_worker(job: _Job) -> str:
 
 
 def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
-    """Recite one document and leave its result, diff and output on disk; the result's JSON comes back."""
+    """Recite one document and leave its result and output on disk; the result's header comes back."""
     output_name = None if job.output is None else f"{DOCUMENTS_DIR}/{job.source.name}"
     report = DocumentReport(job.source.name, output_name, "done")
     try:
-        document = read_document(job.source.path, job.max_bytes)
+        document = read_document(job.source.open_path(), job.max_bytes)
         recited = pipeline.recite(document)
-        report.outcomes = [outcome_record(o) for o in recited.outcomes]
-        report.encoding = getattr(document, "encoding", None)
+        report.encoding, report.doubts = document.encoding, list(document.doubts)
         if not recited.outcomes:
             report.status = "no_citations"
-        report.diff_html = render_diff(document.streams, recited.outcomes)
         if job.output is not None:
             job.output.parent.mkdir(parents=True, exist_ok=True)
             job.output.write_bytes(document.render(recited.edits))
+        job.result.write(report, recited.outcomes, document.streams)
     except DocumentError as error:
-        report.status, report.message, report.output, report.outcomes = error.kind, str(error), None, []
+        report.status, report.message, report.output = error.kind, str(error), None
+        job.result.write_failure(report)
     except Exception as error:  # the batch boundary: one document's bug must not stop thousands
         logger.exception("reciting %s failed", job.source.name)
-        report.status, report.message, report.output, report.outcomes = "failed", repr(error), None, []
-    text = report.to_json()
-    job.result.write_text(text, encoding="utf-8")
-    return text
+        report.status, report.message, report.output = "failed", repr(error), None
+        job.result.write_failure(report)
+    return report.to_json()
 
 
 def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSummary) -> None:
-    def reports() -> Iterator[DocumentReport]:
-        for key in keys:
-            yield DocumentReport.from_json((work / "results" / f"{key}.json").read_text("utf-8"))
-
-    for report in reports():
-        summary.documents += 1
-        summary.statuses[report.status] += 1
-        summary.actions.update(report.counts())
-        summary.documents_needing_review += report.needs_review
+    """The summary and report.jsonl in one pass over the results on disk, report.html in a second."""
+    results = [ResultFiles(work / "results" / f"{key}.json") for key in keys]
+    rows = []
     with (out / "report.jsonl").open("w", encoding="utf-8") as jsonl:
-        write_jsonl(reports(), jsonl)
+        for result in results:
+            report = result.read()
+            summary.documents += 1
+            summary.statuses[report.status] += 1
+            summary.actions.update(report.counts)
+            summary.documents_needing_review += report.needs_review
+            rows.append(SummaryRow.of(report))
+            write_jsonl(result, report, jsonl)
     with (out / "report.html").open("w", encoding="utf-8") as page:
-        write_html(reports, page, "citegen recite")
+        write_html(rows, ((result.read(), result) for result in results), page, "citegen recite")

@@ -1,25 +1,36 @@
 """The running text of an office XML part (.docx `word/document.xml`, .hwpx `Contents/section0.xml`),
-and edits to it that keep every byte outside the edited text elements.
+and edits to it that keep every byte outside the edited text.
 
-The part is scanned, not parsed into a tree and re-serialised: a tree round trip renames
-namespace prefixes and drops declarations that `mc:Ignorable` still names, which Word reports
-as a damaged file. Only the character data of text elements (`w:t`, `hp:t`) inside runs is ever
-rewritten, so run properties (`w:rPr`), bookmarks and proofing marks stay where they were.
+The part is read in one pass of a real XML parser (expat through defusedxml, with DTDs, entity
+declarations and external references forbidden wherever they appear) that reports the byte
+position of every element, so an edit splices new character data into the original bytes. The
+part is never parsed into a tree and re-serialised: a tree round trip renames namespace prefixes
+and drops declarations that `mc:Ignorable` still names, which Word reports as a damaged file.
+Only the character data directly inside text elements (`w:t`, `hp:t`) of runs is ever rewritten,
+so run properties (`w:rPr`), bookmarks and proofing marks stay where they were; elements are
+matched by namespace and local name, whatever prefix the part uses.
 
 The text of a part is its paragraphs joined by "\n"; a tab or line break inside a run counts as
-one fixed character that can be read but not edited. An edit may span several runs of one
-paragraph (a citation split by formatting): its replacement goes into the run that held most of
-the citation, with that run's formatting, and the covered text of the other runs is removed.
+one fixed character that can be read but not edited, and so does character data that holds a
+comment, CDATA section or processing instruction. An edit may span several runs of one paragraph
+(a citation split by formatting): its replacement goes into the run that held most of the
+citation, with that run's formatting, and the covered text of the other runs is removed.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import NamedTuple
+from xml.etree.ElementTree import ParseError
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+
+from citegen.recite.errors import CorruptError, EncodingError
 
 
 class Edit(NamedTuple):
@@ -30,46 +41,63 @@ class Edit(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class XmlTextFormat:
-    paragraph: str
-    run: str
-    text: str
+    """Which elements are paragraphs, runs and text, as expanded names (`{namespace}local`)."""
+
+    paragraph: frozenset[str]
+    run: frozenset[str]
+    text: frozenset[str]
     fixed: Mapping[str, str]  # element inside a run -> the character it stands for
     preserve_space: bool  # whether edge spaces need xml:space="preserve" on the text element
 
+    @classmethod
+    def of(cls, namespaces: Iterable[str], paragraph: str, run: str, text: str, fixed: Mapping[str, str],
+           preserve_space: bool) -> XmlTextFormat:
+        spaces = tuple(namespaces)
 
-WORDPROCESSINGML = XmlTextFormat("w:p", "w:r", "w:t", {"w:tab": "\t", "w:br": "\n", "w:cr": "\n"}, True)
-HWPML = XmlTextFormat("hp:p", "hp:run", "hp:t", {"hp:tab": "\t", "hp:lineBreak": "\n"}, False)
+        def names(local: str) -> frozenset[str]:
+            return frozenset(f"{{{namespace}}}{local}" for namespace in spaces)
 
-# Comments, processing instructions and CDATA first, so a `<` inside them is not read as a tag.
-_TOKEN = re.compile(r"<!--.*?-->|<!\[CDATA\[(?P<cdata>.*?)\]\]>|<\?.*?\?>|<(?P<close>/?)(?P<name>[^\s/>!?]+)[^>]*?(?P<empty>/?)>",
-                    re.DOTALL)
-_ENTITY = re.compile(r"&(?:#(\d+)|#x([0-9a-fA-F]+)|(lt|gt|amp|quot|apos));")
-_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+        return cls(names(paragraph), names(run), names(text),
+                   {name: char for local, char in fixed.items() for name in names(local)}, preserve_space)
+
+
+WORDPROCESSINGML = XmlTextFormat.of(
+    ("http://schemas.openxmlformats.org/wordprocessingml/2006/main",  # transitional (what Word writes)
+     "http://purl.oclc.org/ooxml/wordprocessingml/main"),  # strict
+    "p", "r", "t", {"tab": "\t", "br": "\n", "cr": "\n"}, preserve_space=True)
+HWPML = XmlTextFormat.of(("http://www.hancom.co.kr/hwpml/2011/paragraph",), "p", "run", "t",
+                         {"tab": "\t", "lineBreak": "\n"}, preserve_space=False)
+
+_XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+# A start tag of well-formed XML, quoted attribute values included (a `>` inside one does not end it).
+_START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?>""")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 @dataclass(slots=True)
 class _Piece:
-    start: int  # offsets in the XML of the raw character data (or of the fixed element)
+    start: int  # byte offsets in the part of the raw character data (or of the fixed element)
     end: int
     text: str
     editable: bool
     paragraph: int
-    open_tag: tuple[int, int] | None = None  # the enclosing text element's start tag
+    open_tag: tuple[int, int] | None = None  # the enclosing text element's start tag, where it may get xml:space
     offset: int = 0  # where the piece starts in the part's text
 
 
 @dataclass(slots=True)
 class XmlTextPart:
-    xml: str
+    xml: bytes
     fmt: XmlTextFormat
     text: str = ""
     _pieces: list[_Piece] = field(default_factory=list)  # in text order
     _starts: list[int] = field(default_factory=list)
 
     @classmethod
-    def scan(cls, xml: str, fmt: XmlTextFormat) -> XmlTextPart:
+    def scan(cls, xml: bytes, fmt: XmlTextFormat, where: str = "the part") -> XmlTextPart:
+        """Read the part's text; a part that is not well-formed UTF-8 XML without a DTD is refused."""
         part = cls(xml, fmt)
-        pieces = _scan(xml, fmt)
+        pieces = _Scanner(xml, fmt, where).pieces()
         part.text = _assign_offsets(pieces)
         part._pieces = sorted(pieces, key=lambda p: p.offset)
         part._starts = [p.offset for p in part._pieces]
@@ -85,7 +113,7 @@ class XmlTextPart:
             and sum(min(end, p.offset + len(p.text)) - max(start, p.offset) for p in covered) == end - start
         )
 
-    def apply(self, edits: Sequence[Edit]) -> str:
+    def apply(self, edits: Sequence[Edit]) -> bytes:
         """The XML with `edits` made; each must satisfy `is_editable`, and they must not overlap."""
         ordered = sorted(edits, reverse=True)
         for right, left in pairwise(ordered):
@@ -120,62 +148,117 @@ class XmlTextPart:
                 indexes.append(i)
         return indexes
 
-    def _render(self, texts: dict[int, str]) -> str:
-        replacements: dict[tuple[int, int], str] = {}
+    def _render(self, texts: dict[int, str]) -> bytes:
+        replacements: dict[tuple[int, int], bytes] = {}
         for i, text in texts.items():
             piece = self._pieces[i]
             replacements[(piece.start, piece.end)] = _escape(text)
-            if self.fmt.preserve_space and piece.open_tag and text != text.strip():
+            if piece.open_tag and text != text.strip():
                 tag_start, tag_end = piece.open_tag
-                tag = self.xml[tag_start:tag_end]
-                if "xml:space" not in tag:
-                    replacements[piece.open_tag] = tag[:-1] + ' xml:space="preserve">'
+                replacements[piece.open_tag] = self.xml[tag_start:tag_end - 1] + b' xml:space="preserve">'
         out, position = [], 0
         for (start, end), new in sorted(replacements.items()):
             out.append(self.xml[position:start])
             out.append(new)
             position = end
         out.append(self.xml[position:])
-        return "".join(out)
+        return b"".join(out)
 
 
-def _scan(xml: str, fmt: XmlTextFormat) -> list[_Piece]:
-    pieces: list[_Piece] = []
-    open_paragraphs: list[int] = []
-    paragraph_count = 0
-    run_depth = 0
-    text_tag: tuple[int, int] | None = None
-    position = 0
-    for token in _TOKEN.finditer(xml):
-        in_text = text_tag is not None and run_depth > 0 and bool(open_paragraphs)
-        if in_text and token.start() > position:
-            raw = xml[position:token.start()]
-            pieces.append(_Piece(position, token.start(), _unescape(raw), True, open_paragraphs[-1], text_tag))
-        position = token.end()
-        name = token["name"]
-        if token["cdata"] is not None:
-            if in_text and token["cdata"]:
-                pieces.append(_Piece(token.start(), token.end(), token["cdata"], False, open_paragraphs[-1]))
-        elif name is None:
-            continue
-        elif token["close"]:
-            if name == fmt.paragraph and open_paragraphs:
-                open_paragraphs.pop()
-            elif name == fmt.run:
-                run_depth = max(0, run_depth - 1)
-            elif name == fmt.text:
-                text_tag = None
-        elif token["empty"]:
-            if name in fmt.fixed and run_depth > 0 and open_paragraphs:
-                pieces.append(_Piece(token.start(), token.end(), fmt.fixed[name], False, open_paragraphs[-1]))
-        elif name == fmt.paragraph:
-            open_paragraphs.append(paragraph_count)
-            paragraph_count += 1
-        elif name == fmt.run:
-            run_depth += 1
-        elif name == fmt.text:
-            text_tag = (token.start(), token.end())
-    return pieces
+@dataclass(slots=True)
+class _Open:
+    """An element the scanner is inside of."""
+
+    name: str
+    tag_end: int  # byte offset just after its start tag
+    empty: bool  # written as `<x/>`: expat reports its end just after that tag
+
+
+class _Scanner:
+    """The parser's target: collects text pieces with their byte positions as elements open and close."""
+
+    def __init__(self, xml: bytes, fmt: XmlTextFormat, where: str) -> None:
+        self._xml, self._fmt, self._where = xml, fmt, where
+        self._pieces: list[_Piece] = []
+        self._open: list[_Open] = []
+        self._paragraphs: list[int] = []  # open paragraphs, innermost last
+        self._paragraph_count = 0
+        self._runs = 0
+        self._text: _Open | None = None  # the text element whose own character data is being read
+        self._text_tag: tuple[int, int] | None = None  # its start tag, when it may get xml:space
+        self._segment_start = 0  # where the character data now being read began
+        self._chunks: list[str] = []
+        self._parser = DefusedXMLParser(target=self, encoding="utf-8", forbid_dtd=True, forbid_entities=True,
+                                        forbid_external=True)
+
+    def pieces(self) -> list[_Piece]:
+        if self._xml.startswith(_UTF16_BOMS):
+            raise EncodingError(f"expected UTF-8 XML in {self._where}, got UTF-16")
+        try:
+            self._parser.feed(self._xml)
+            self._parser.close()
+        except DefusedXmlException as error:
+            raise CorruptError(f"expected office XML without a DTD or entity declarations in {self._where}, "
+                               f"got {error} at byte {self._position()}") from None
+        except ParseError as error:
+            raise CorruptError(f"expected well-formed XML in {self._where}, got {error}") from None
+        return self._pieces
+
+    def _position(self) -> int:
+        return self._parser.parser.CurrentByteIndex
+
+    # The target interface of xml.etree's XMLParser.
+    def start(self, name: str, attributes: Mapping[str, str]) -> None:
+        position = self._position()
+        tag = _START_TAG.match(self._xml, position)
+        if tag is None:  # expat has accepted this start tag, so the pattern must match it
+            raise ValueError(f"expected a start tag at byte {position} of {self._where}")
+        element = _Open(name, tag.end(), tag.group().endswith(b"/>"))
+        if self._open and self._open[-1] is self._text:
+            self._end_segment(position)
+        self._open.append(element)
+        fmt, in_run = self._fmt, self._runs > 0 and bool(self._paragraphs)
+        if name in fmt.paragraph:
+            self._paragraphs.append(self._paragraph_count)
+            self._paragraph_count += 1
+        elif name in fmt.run:
+            self._runs += 1
+        elif name in fmt.text and in_run and self._text is None:
+            self._text, self._segment_start, self._chunks = element, element.tag_end, []
+            preserve = fmt.preserve_space and _XML_SPACE not in attributes
+            self._text_tag = (position, element.tag_end) if preserve else None
+        elif name in fmt.fixed and in_run:
+            self._pieces.append(_Piece(position, element.tag_end, fmt.fixed[name], False, self._paragraphs[-1]))
+
+    def end(self, name: str) -> None:
+        position = self._position()
+        element = self._open.pop()
+        if element is self._text:
+            if not element.empty:
+                self._end_segment(position)
+            self._text = None
+        elif self._open and self._open[-1] is self._text:  # a child of the text element closed
+            self._segment_start = position if element.empty else self._xml.index(b">", position) + 1
+            self._chunks = []
+        if name in self._fmt.paragraph:
+            self._paragraphs.pop()
+        elif name in self._fmt.run:
+            self._runs -= 1
+
+    def data(self, text: str) -> None:
+        if self._open and self._open[-1] is self._text:
+            self._chunks.append(text)
+
+    def close(self) -> None:
+        return None
+
+    def _end_segment(self, end: int) -> None:
+        text = "".join(self._chunks)
+        if text:
+            editable = b"<" not in self._xml[self._segment_start:end]  # no comment, CDATA or instruction inside
+            self._pieces.append(_Piece(self._segment_start, end, text, editable, self._paragraphs[-1],
+                                       self._text_tag))
+        self._chunks = []
 
 
 def _assign_offsets(pieces: list[_Piece]) -> str:
@@ -196,18 +279,5 @@ def _assign_offsets(pieces: list[_Piece]) -> str:
     return "".join(chunks)
 
 
-def _unescape(raw: str) -> str:
-    if "&" not in raw:
-        return raw
-
-    def replace(match: re.Match[str]) -> str:
-        decimal, hexadecimal, named = match.groups()
-        if named:
-            return _NAMED[named]
-        return chr(int(decimal) if decimal else int(hexadecimal, 16))
-
-    return _ENTITY.sub(replace, raw)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _escape(text: str) -> bytes:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode("utf-8")

@@ -258,11 +258,11 @@ def test_같은_법_after_a_decree_is_rewritten_as_its_법률_and_the_report_say
     records = {r["original"]: r for r in _records(out)}
     act = records["같은 법 제41조"]
     assert (act["action"], act["canonical"]) == ("rewritten", "소득세법 제41조")
-    assert act["context"] == ["act: 같은 법 → 소득세법 (같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before "
-                              "(같은 법 names a 법률))"]
+    assert act["context"] == [("act: 같은 법 → 소득세법 (같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before "
+                               "(같은 법 names a 법률))")]
     decree = records["같은 영 제99조"]
-    assert (decree["action"], decree["form"]) == ("rewritten", "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 "
-                                                              "cited before")
+    assert (decree["action"], decree["form"]) == ("rewritten", ("같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 "
+                                                               "cited before"))
     assert decree["context"] == ["act: 같은 영 → 소득세법 시행령 (같은 영: 소득세법 시행령, the 시행령 cited last)"]
     page = (out / "report.html").read_text("utf-8")
     assert "<b>rewritten from context</b> <code>같은 법 제41조</code>" in page
@@ -282,3 +282,17 @@ def test_같은_법_after_a_rule_that_is_no_법률_goes_to_review_with_the_reaso
     assert "같은 법 names a 법률, and 민사소송규칙" in act["reason"]
     assert (decree["action"], decree["canonical"]) == ("review", None)
     assert "같은 영 refers to a 시행령 cited before it, and there is none" in decree["reason"]
+
+
+def test_a_draft_whose_encoding_is_a_guess_goes_to_review_even_without_citations(tmp_path: Path, factory) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "guess.txt").write_bytes("청화 카타".encode("cp949"))  # valid UTF-8 too: Latin letters
+    out = tmp_path / "out"
+    summary = run_batch(collect_inputs([folder], out), BatchOptions(out), factory)
+    assert (dict(summary.statuses), summary.documents_needing_review, summary.exit_code) == ({"no_citations": 1}, 1, 1)
+    (record,) = _records(out)
+    assert (record["record"], record["verdict"], record["action"]) == ("document", "no_citations", "review")
+    assert "read as CP949" in record["reason"]
+    assert (out / "documents" / "in" / "guess.txt").read_bytes() == "청화 카타".encode("cp949")
+    assert "review: read as CP949" in (out / "report.html").read_text("utf-8")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citegen.recite.documents import read_document
+from citegen.recite.documents import MAX_ENTRIES, read_document
 from citegen.recite.encodings import decode_text, encode_text
 from citegen.recite.errors import (
     CorruptError,
@@ -18,8 +18,9 @@ from citegen.recite.errors import (
     UnreadableError,
     UnsupportedError,
 )
-from citegen.recite.xmltext import WORDPROCESSINGML, Edit, XmlTextPart
+from citegen.recite.xmltext import HWPML, WORDPROCESSINGML, Edit, XmlTextPart
 
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 KOREAN = "대판 2024.7.11, 2024도4202 참조; 같은 법 제3조「민법」 ①항 ㆍ"
 
 ENCODINGS = [
@@ -119,9 +120,10 @@ def test_tabs_and_paragraph_ends_are_read_but_never_edited(tmp_path: Path, docx_
 
 
 def test_an_edge_space_gets_xml_space_preserve(tmp_path: Path) -> None:
-    xml = '<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>민법제750조</w:t></w:r></w:p></w:body></w:document>'
+    xml = (f'<w:document xmlns:w="{W}"><w:body><w:p><w:r><w:t>민법제750조</w:t></w:r></w:p></w:body>'
+           "</w:document>").encode()
     part = XmlTextPart.scan(xml, WORDPROCESSINGML)
-    assert '<w:t xml:space="preserve">민법 </w:t>' in part.apply([Edit(2, 7, " ")])
+    assert '<w:t xml:space="preserve">민법 </w:t>'.encode() in part.apply([Edit(2, 7, " ")])
 
 
 def test_hwpx_sections_are_read_and_written(tmp_path: Path, hwpx_bytes) -> None:
@@ -139,9 +141,9 @@ def test_plain_text_keeps_its_encoding_and_line_endings(tmp_path: Path) -> None:
     assert document.render({0: [Edit(5, 8, "민사소송법")]}) == "첫 줄\r\n민사소송법 제1조\r\n".encode("cp949")
 
 
-def _zip(entries: dict[str, str]) -> bytes:
+def _zip(entries: dict[str, str] | dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(out, "w", compression) as archive:
         for name, text in entries.items():
             archive.writestr(name, text)
     return out.getvalue()
@@ -181,3 +183,156 @@ def test_a_folder_named_like_a_draft_is_unreadable(tmp_path: Path) -> None:
     (tmp_path / "x.txt").mkdir()
     with pytest.raises(UnreadableError, match="x.txt"):
         read_document(tmp_path / "x.txt")
+
+
+def _word_xml(body: str, prefix: str = "w") -> bytes:
+    return (f'<?xml version="1.0" encoding="UTF-8"?><{prefix}:document xmlns:{prefix}="{W}"><{prefix}:body>'
+            f"{body}</{prefix}:body></{prefix}:document>").encode()
+
+
+def test_a_greater_than_sign_in_an_attribute_value_is_part_of_the_tag_not_text() -> None:
+    xml = _word_xml('<w:p><w:r><w:rPr><w:rFonts w:ascii="a>b" w:hAnsi=\'c>d\'/></w:rPr>'
+                    '<w:t xml:space="preserve">민소법 제1조</w:t></w:r></w:p>')
+    part = XmlTextPart.scan(xml, WORDPROCESSINGML)
+    assert part.text == "민소법 제1조"
+    edited = part.apply([Edit(0, 3, "민사소송법")])
+    assert edited == xml.replace("민소법".encode(), "민사소송법".encode())
+
+
+def test_elements_are_matched_by_namespace_not_by_prefix() -> None:
+    ours = _word_xml("<x:p><x:r><x:t>민법 제750조</x:t></x:r></x:p>", prefix="x")
+    other = ('<w:document xmlns:w="urn:not-word"><w:body><w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>'
+             "</w:body></w:document>").encode()
+    assert XmlTextPart.scan(ours, WORDPROCESSINGML).text == "민법 제750조"
+    assert XmlTextPart.scan(other, WORDPROCESSINGML).text == ""
+
+
+def test_character_data_holding_a_comment_or_cdata_is_read_but_not_edited() -> None:
+    xml = _word_xml("<w:p><w:r><w:t>민법<!-- note --> 제750조</w:t></w:r>"
+                    "<w:r><w:t><![CDATA[ & 형법]]> 제250조</w:t></w:r><w:r><w:t>끝 &amp; 처음</w:t></w:r></w:p>")
+    part = XmlTextPart.scan(xml, WORDPROCESSINGML)
+    assert part.text == "민법 제750조 & 형법 제250조끝 & 처음"
+    assert not part.is_editable(0, 8) and not part.is_editable(11, 13)
+    end = part.text.index("끝")
+    assert part.apply([Edit(end, end + 1, "<끝>")]).endswith("<w:t>&lt;끝&gt; &amp; 처음</w:t></w:r></w:p></w:body></w:document>"
+                                                             .encode())
+
+
+def test_hwpx_tabs_inside_a_text_element_split_it_into_editable_stretches() -> None:
+    xml = ('<hs:sec xmlns:hs="http://www.hancom.co.kr/hwpml/2011/section" '
+           'xmlns:hp="http://www.hancom.co.kr/hwpml/2011/paragraph"><hp:p><hp:run>'
+           "<hp:t>근기법 제23조<hp:tab/>동법 제24조</hp:t></hp:run></hp:p></hs:sec>").encode()
+    part = XmlTextPart.scan(xml, HWPML)
+    assert part.text == "근기법 제23조\t동법 제24조"
+    assert part.is_editable(0, 8) and part.is_editable(9, 16) and not part.is_editable(7, 10)
+    assert "<hp:t>근기법 제23조<hp:tab/>같은 법 제24조</hp:t>".encode() in part.apply([Edit(9, 11, "같은 법")])
+
+
+HOSTILE_XML = [
+    ("doctype-after-4-kb", b'<?xml version="1.0"?><!--' + b"x" * 5000 + b'--><!DOCTYPE w:document [<!ENTITY a "aaaa">]>'
+     + _word_xml("<w:p><w:r><w:t>&a;</w:t></w:r></w:p>").split(b"?>", 1)[1], "DTD"),
+    ("billion-laughs", b'<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><lolz>&lol2;</lolz>',
+     "DTD"),
+    ("external-entity", b'<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><x>&xxe;</x>', "DTD"),
+    ("undefined-entity", _word_xml("<w:p><w:r><w:t>&xxe;</w:t></w:r></w:p>"), "undefined entity"),
+    ("unbound-prefix", b"<w:document><w:p>", "unbound prefix"),
+    ("truncated", _word_xml("<w:p><w:r><w:t>민법</w:t></w:r></w:p>")[:-20], "well-formed"),
+]
+
+
+@pytest.mark.parametrize(("xml", "said"), [(x, s) for _, x, s in HOSTILE_XML], ids=[i for i, *_ in HOSTILE_XML])
+def test_hostile_xml_is_refused_wherever_the_trouble_is(xml: bytes, said: str) -> None:
+    with pytest.raises(CorruptError, match=said) as raised:
+        XmlTextPart.scan(xml, WORDPROCESSINGML, "a.docx:word/document.xml")
+    assert "a.docx:word/document.xml" in str(raised.value)
+
+
+def test_a_utf16_part_is_an_encoding_error() -> None:
+    with pytest.raises(EncodingError, match="UTF-16"):
+        XmlTextPart.scan(_word_xml("<w:p/>").decode().encode("utf-16"), WORDPROCESSINGML)
+
+
+def test_many_parts_each_under_the_limit_are_too_large_together(tmp_path: Path) -> None:
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>")}
+    entries |= {f"word/header{i}.xml": b"<w:hdr>" + b" " * 1500 + b"</w:hdr>" for i in range(1, 41)}
+    path = _write(tmp_path, "headers.docx", _zip(entries))
+    assert path.stat().st_size < 20_000
+    with pytest.raises(TooLargeError, match=r"at most 20000 bytes in all .* 41 parts \(the largest word/header"):
+        read_document(path, max_bytes=20_000)
+
+
+def test_pictures_that_unpack_past_the_archive_limit_are_too_large(tmp_path: Path) -> None:
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>"),
+               "word/media/image1.png": b"\0" * 9000}
+    path = _write(tmp_path, "picture.docx", _zip(entries))
+    with pytest.raises(TooLargeError, match=r"at most 8192 bytes in all .*4 × the limit"):
+        read_document(path, max_bytes=2048)
+
+
+def test_a_part_that_unpacks_to_more_than_its_stated_size_is_corrupt(tmp_path: Path) -> None:
+    xml = _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>" + " " * 4000)
+    data = bytearray(_zip({"word/document.xml": xml}))
+    size = len(xml).to_bytes(4, "little")
+    stated = (200).to_bytes(4, "little")  # the local header and the central directory both say 200 bytes
+    assert data.count(size) == 2
+    data = bytearray(bytes(data).replace(size, stated))
+    path = _write(tmp_path, "lying.docx", bytes(data))
+    with pytest.raises(CorruptError, match="word/document.xml"):
+        read_document(path, max_bytes=2048)
+
+
+def test_unchanged_entries_are_copied_whole(tmp_path: Path) -> None:
+    picture = bytes(range(256)) * 8000  # larger than one copy chunk
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민소법 제1조</w:t></w:r></w:p>"),
+               "word/media/image1.png": picture}
+    document = read_document(_write(tmp_path, "a.docx", _zip(entries)))
+    after = _entries(document.render({0: [Edit(0, 3, "민사소송법")]}))
+    assert after["word/media/image1.png"] == picture
+    assert "민사소송법 제1조".encode() in after["word/document.xml"]
+
+
+# Syllables whose CP949 bytes are also valid UTF-8 (as Latin letters and symbols): 청, 화, 회, 환, 호, ...
+BOTH_VALID = "청화 회화 환호 천체 치킨 활황 청탁 창호 카타 키"
+READINGS = [
+    ("cp949-also-valid-utf8", BOTH_VALID.encode("cp949"), "cp949", None),
+    ("short-cp949-also-valid-utf8", "청화".encode("cp949"), "cp949", "too few letters"),
+    ("german-utf8", "Müller aus München schrieb über Größe und Straße für Gebühren".encode(), "utf-8",
+     "not Korean"),
+    ("korean-utf8", KOREAN.encode(), "utf-8", None),
+    ("ascii", b"Civil Act art. 750", "utf-8", None),
+]
+
+
+@pytest.mark.parametrize(("data", "encoding", "doubt"), [r[1:] for r in READINGS], ids=[r[0] for r in READINGS])
+def test_bytes_valid_in_both_encodings_are_read_as_the_more_korean_and_doubted_when_it_is_close(
+        data: bytes, encoding: str, doubt: str | None) -> None:
+    decoded = decode_text(data, "draft.txt")
+    assert decoded.encoding == encoding
+    assert (decoded.doubt is None) == (doubt is None), decoded.doubt
+    if decoded.doubt:
+        assert "valid in both UTF-8 and CP949" in decoded.doubt
+    assert encode_text(decoded.text, decoded.encoding, "draft.txt") == data
+
+
+def test_a_doubted_reading_is_carried_by_the_document(tmp_path: Path) -> None:
+    document = read_document(_write(tmp_path, "a.txt", "청화".encode("cp949")))
+    assert (document.streams, document.encoding) == (["청화"], "cp949")
+    assert len(document.doubts) == 1 and "CP949" in document.doubts[0]
+
+
+def test_an_archive_of_too_many_entries_is_refused_before_it_is_listed(tmp_path: Path) -> None:
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민법 제750조</w:t></w:r></w:p>")}
+    entries |= {f"word/media/{i}": b"" for i in range(MAX_ENTRIES)}
+    path = _write(tmp_path, "many.docx", _zip(entries))
+    with pytest.raises(TooLargeError, match=f"at most {MAX_ENTRIES} entries .* got {MAX_ENTRIES + 1}"):
+        read_document(path)
+
+
+def test_a_picture_that_fails_its_checksum_makes_the_document_corrupt_when_it_is_copied(tmp_path: Path) -> None:
+    picture = b"not really a picture " * 50
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>민소법 제1조</w:t></w:r></w:p>"),
+               "word/media/image1.png": picture}
+    damaged = _zip(entries, zipfile.ZIP_STORED).replace(picture, picture.replace(b"really", b"REALLY"), 1)
+    document = read_document(_write(tmp_path, "a.docx", damaged))
+    with pytest.raises(CorruptError, match="word/media/image1.png"):
+        document.render({0: [Edit(0, 3, "민사소송법")]})

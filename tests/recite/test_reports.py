@@ -1,0 +1,52 @@
+"""The reviewer's HTML: every piece of a draft's text is escaped, and each changed line is shown once."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from citegen.recite.pipeline import CitationOutcome
+from citegen.recite.reports import write_diff
+
+
+def _outcome(stream: int, text: str, cited: str, action: str, canonical: str | None, reason: str = "",
+             context: tuple[str, ...] = ()) -> CitationOutcome:
+    start = text.index(cited)
+    return CitationOutcome(stream, (start, start + len(cited)), cited, canonical, "verified", action, reason,
+                           "abbreviated", context=context)
+
+
+def render_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome]) -> str:
+    out = io.StringIO()
+    write_diff(streams, outcomes, out)
+    return out.getvalue()
+
+
+def test_text_reasons_and_canonical_forms_are_escaped() -> None:
+    text = '<script>alert(1)</script> 민소법 제1조 "인용"'
+    outcomes = [_outcome(0, text, "민소법 제1조", "suggested", "<b>민사소송법 제1조</b>", reason='a "quoted" <reason>')]
+    page = render_diff([text], outcomes)
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<b>민사소송법" not in page and "&lt;b&gt;민사소송법 제1조&lt;/b&gt;" in page
+    assert 'title="a &#34;quoted&#34; &lt;reason&gt;"' in page
+
+
+def test_each_changed_line_is_one_row_numbered_in_its_stream_and_kept_citations_are_not_shown() -> None:
+    body = "첫 줄 민법 제750조\n둘째 줄\n민소법 제1조와 민소법 제2조"
+    notes = "주석의 민소법 제3조"
+    outcomes = [_outcome(0, body, "민법 제750조", "kept", "민법 제750조"),
+                _outcome(0, body, "민소법 제1조", "rewritten", "민사소송법 제1조"),
+                _outcome(0, body, "민소법 제2조", "rewritten", "민사소송법 제2조", context=("act: from before",)),
+                _outcome(1, notes, "민소법 제3조", "review", None, reason="not in the database")]
+    page = render_diff([body, notes], outcomes)
+    assert page.count('<tr class="del">') == 2
+    assert '<td>3</td><td>−</td><td><del>민소법 제1조</del>와 <del>민소법 제2조</del></td>' in page
+    assert '<td>+</td><td><ins>민사소송법 제1조</ins>와 <ins>민사소송법 제2조</ins></td>' in page
+    assert "<b>rewritten from context</b> <code>민소법 제2조</code> → <code>민사소송법 제2조</code>: act: from before" in page
+    assert "<code>민소법 제1조</code> →" not in page  # a rewrite that rests on nothing else gets no note
+    assert '<td>1:1</td>' in page and "not in the database <i>(verified)</i>" in page
+    assert "민법 제750조" not in page
+
+
+def test_a_document_without_changes_says_so() -> None:
+    assert render_diff(["민법 제750조"], []) == '<p class="quiet">No citation changed or needs review.</p>'
