@@ -38,6 +38,7 @@ from citegen.commands.serve_wiring import build_engine  # noqa: E402
 from citegen.constraint import CompiledConstraint, ConstraintCursor, compile_language  # noqa: E402
 from citegen.engine import Engine, Request  # noqa: E402
 from citegen.events import Finished  # noqa: E402
+from citegen.kernels import apply_token_bitmask_inplace  # noqa: E402
 from citegen.models import load_model  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
 from grammars import Vocabulary, answer_grammar, find_citations  # noqa: E402
@@ -240,14 +241,12 @@ def bench_step(batch: int = 32) -> list[str]:
             rows = []
             for row, cursor in enumerate(cursors):
                 cursor.advance(plans[row][row + step])
-                if cursor.needs_mask:
-                    compiled.index.fill_bitmask(cursor.state, bitmask[row])
+                if cursor.fill_bitmask(bitmask[row]):
                     rows.append(row)
             work.append(time.perf_counter() - started)
             masked.append(len(rows))
             started = time.perf_counter()
-            for row in rows:
-                compiled.mask_row_cpu_inplace(logits[row], cursors[row].state)
+            apply_token_bitmask_inplace(logits, torch.from_numpy(bitmask), rows, vocabulary.size)
             apply.append(time.perf_counter() - started)
         results[label] = (work, apply, masked)
     lines = [

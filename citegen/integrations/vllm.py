@@ -11,9 +11,10 @@ each step the cursor catches up on the ids appended since; rows whose state need
 text) cost a dictionary lookup. The masked rows' bitmasks go through the engine's kernel
 (`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, torch on CPU).
 
-A citation in progress always closes within the request's `max_tokens`: near the end, the row
-is forced along the shortest completion, and tokens that would open a citation too long for
-the tokens left are masked (the same rules as citegen's engine, from the same cursor).
+A citation in progress always closes within the request's `max_tokens`: each row is filled by the
+cursor's `fill_bitmask` with the tokens left, the one operation citegen's engine and its
+transformers processor use too (near the end the row is forced along the shortest completion, and
+tokens that would open or continue a citation too long for the tokens left are masked).
 """
 
 from __future__ import annotations
@@ -23,15 +24,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
 import torch
 from grammars import GrammarError, compile_index
 from grammars.compile import vocabulary_of
 from transformers import AutoTokenizer
 from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
 
-from citegen.constraint import MAX_CITATION_TOKENS, CompiledConstraint, ConstraintCursor
-from citegen.errors import CitegenError
+from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
+from citegen.errors import CitegenError, EmptyMaskError
 from citegen.integrations.options import CitationOptions
 from citegen.kernels import apply_token_bitmask_inplace
 
@@ -110,8 +110,6 @@ class CitationLogitsProcessor(LogitsProcessor):
             device=device,
         )
         self._constraints: dict[CitationOptions, CompiledConstraint] = {}
-        # per compiled constraint and free state: the tokens that open a citation, with its shortest close
-        self._openers: dict[int, dict[int, list[tuple[int, int]]]] = {}
         self._rows: dict[int, _Row] = {}
         self._pin = is_pin_memory
         self._bitmask = torch.empty((0, (self.vocab_size + 31) // 32), dtype=torch.int32)
@@ -191,35 +189,18 @@ class CitationLogitsProcessor(LogitsProcessor):
         return logits
 
     def _fill_row(self, index: int, row: _Row) -> bool:
-        """Write the row's bitmask if it needs one; False for a row in free text (nothing to do)."""
-        cursor, tokens_left = row.cursor, row.tokens_left
+        """Write the row's bitmask; False for a row in free text with nothing banned (nothing to do)."""
+        bitmask = self._bitmask[index].numpy()
         if row.broken:
-            _allow_only(self._bitmask[index], row.eos_ids)
+            allow_only(bitmask, row.eos_ids)
             return True
-        forced = cursor.forced_token(tokens_left)
-        if forced is not None:  # the open citation needs every token left to close
-            _allow_only(self._bitmask[index], (forced,))
+        try:
+            return row.cursor.fill_bitmask(bitmask, row.tokens_left)
+        except EmptyMaskError as error:
+            logger.error("ending a request whose citation automaton allows no token: %s", error)
+            row.cursor = None
+            allow_only(bitmask, row.eos_ids)
             return True
-        banned = (
-            self._budget_bans(row) if tokens_left <= MAX_CITATION_TOKENS and not cursor.in_citation else ()
-        )
-        if not cursor.needs_mask and not banned:
-            return False
-        bitmask = self._bitmask[index]
-        cursor.compiled.index.fill_bitmask(cursor.state, bitmask.numpy())
-        words = bitmask.numpy().view(np.uint32)
-        for token in banned:
-            words[token >> 5] &= ~np.uint32(1 << (token & 31))
-        return True
-
-    def _budget_bans(self, row: _Row) -> list[int]:
-        """Tokens that would open a citation which cannot close in the tokens left after them."""
-        cursor = row.cursor
-        by_state = self._openers.setdefault(id(cursor.compiled), {})
-        openers = by_state.get(cursor.state)
-        if openers is None:
-            openers = by_state[cursor.state] = _citation_openers(cursor)
-        return [token for token, needed in openers if needed > row.tokens_left - 1]
 
     def _reserve_bitmask(self, batch_size: int) -> None:
         """Grow the reused bitmask buffer (pinned where vLLM pins) before any row is written."""
@@ -228,25 +209,6 @@ class CitationLogitsProcessor(LogitsProcessor):
             self._bitmask = torch.empty(
                 (rows, self._bitmask.shape[1]), dtype=torch.int32, pin_memory=self._pin
             )
-
-
-def _allow_only(bitmask_row: torch.Tensor, tokens: Sequence[int]) -> None:
-    """Allow exactly `tokens` (int32 words seen as uint32, so bit 31 is a plain bit)."""
-    words = bitmask_row.numpy().view(np.uint32)
-    words.fill(0)
-    for token in tokens:
-        words[token >> 5] |= np.uint32(1 << (token & 31))
-
-
-def _citation_openers(cursor: ConstraintCursor) -> list[tuple[int, int]]:
-    """(token, tokens needed afterwards to close) for each allowed token that opens a citation here."""
-    compiled, index = cursor.compiled, cursor.compiled.index
-    openers = []
-    for token in compiled.allowed_ids(cursor.state).tolist():
-        following = index.advance(cursor.state, token)
-        if index.in_citation(following) and not index.is_accepting(following):
-            openers.append((token, compiled.shortest_completion(following)[0]))
-    return openers
 
 
 def processor_path() -> str:
