@@ -9,6 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from test_events import held_heads
 from tiny_lm import citation_language, malformed_anchors
 
 from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
@@ -58,6 +59,7 @@ def check_events(events: list) -> str:
             assert event.citation is not None and event.citation.canonical() == event.text
             open_start = None
     assert open_start is None
+    held_heads(events)
     return text
 
 
