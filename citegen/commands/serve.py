@@ -69,7 +69,7 @@ def serve(
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(
-        config, source, verifier, admin=admin, probes=[admin], anchors=wiring.anchors_for(lexicon),
+        config, source, verifier, admin=admin, probes=[admin],  # both sources mark tentative prose
         citable=wiring.citable_names(build_lexicon(database)),
     )
     try:
