@@ -224,7 +224,7 @@ def main() -> None:
         )
         if arguments.source == "engine":
             from citegen.models import load_model
-            from citegen.settings import Settings
+            from citegen.commands.settings import Settings
 
             model = arguments.model or Settings().model_path
             source = EngineSource(build_engine(load_model(model, "cpu"), lexicon, arguments.streams))

@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
 from citegen.recite.documents import DEFAULT_MAX_BYTES
-from citegen.settings import Settings
+from citegen.commands.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,10 @@
     vllm serve MODEL --logits-processors citegen.integrations.vllm:CitationLogitsProcessor
 
 Each request opts in with `citegen_*` keys in `SamplingParams.extra_args` (`vllm_xargs` over
-REST; see `citegen.integrations.options`). One processor lives in each vLLM worker and holds,
+REST; see `citegen.integrations.options`). Engine-wide settings come in vLLM's `additional_config`
+under `"citegen"` (`engine_config`): with `index_cache_dir`, each worker loads the compiled index
+of a request's language from that directory, or builds it whole and stores it there, as citegen's
+own engine does with the same setting. One processor lives in each vLLM worker and holds,
 per batch row, a `ConstraintCursor` (citegen's own, over the token index of the request's grammar)
 and the live list of the row's output ids that vLLM hands over when the request joins. Before
 each step the cursor catches up on the ids appended since; rows whose state needs no mask (free
@@ -20,9 +23,10 @@ tokens that would open or continue a citation too long for the tokens left are m
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 from grammars import GrammarError, compile_index
@@ -40,6 +44,26 @@ if TYPE_CHECKING:
     from vllm.config import VllmConfig
 
 logger = logging.getLogger(__name__)
+
+CONFIG_KEY = "citegen"  # citegen's entry of vLLM's additional_config
+
+
+def engine_config(index_cache_dir: Path | None) -> dict[str, Any]:
+    """citegen's entry of vLLM's `additional_config`, read by the processor in every worker."""
+    return {CONFIG_KEY: {"index_cache_dir": None if index_cache_dir is None else str(index_cache_dir)}}
+
+
+def _index_cache_dir(additional_config: object) -> Path | None:
+    ours = additional_config.get(CONFIG_KEY) if isinstance(additional_config, Mapping) else None
+    if ours is None:
+        return None
+    if not isinstance(ours, Mapping) or set(ours) - {"index_cache_dir"}:
+        raise CitegenError(
+            f"expected additional_config[{CONFIG_KEY!r}] to be {{'index_cache_dir': path or None}}, "
+            f"got {ours!r}"
+        )
+    found = ours.get("index_cache_dir")
+    return None if found is None else Path(found)
 
 
 @dataclass(slots=True)
@@ -110,6 +134,7 @@ class CitationLogitsProcessor(LogitsProcessor):
             device=device,
         )
         self._constraints: dict[CitationOptions, CompiledConstraint] = {}
+        self._index_cache_dir = _index_cache_dir(vllm_config.additional_config)
         self._rows: dict[int, _Row] = {}
         self._pin = is_pin_memory
         self._bitmask = torch.empty((0, (self.vocab_size + 31) // 32), dtype=torch.int32)
@@ -163,7 +188,12 @@ class CitationLogitsProcessor(LogitsProcessor):
     def _compiled(self, options: CitationOptions) -> CompiledConstraint:
         compiled = self._constraints.get(options)
         if compiled is None:
-            index = compile_index(options.grammar_object(), self.tokenizer, vocab_size=self.vocab_size)
+            index = compile_index(
+                options.grammar_object(),
+                self.tokenizer,
+                vocab_size=self.vocab_size,
+                cache_dir=self._index_cache_dir,
+            )
             compiled = self._constraints[options] = CompiledConstraint(index, self.vocab_size)
             logger.info("compiled the citation index for %s", options)
         return compiled
@@ -216,4 +246,4 @@ def processor_path() -> str:
     return f"{__name__}:{CitationLogitsProcessor.__name__}"
 
 
-__all__ = ["CitationLogitsProcessor", "processor_path"]
+__all__ = ["CitationLogitsProcessor", "engine_config", "processor_path"]
