@@ -3,7 +3,10 @@
 torch's `masked_fill_` over a 129k-wide bool row costs ~100 µs on these machines; numpy's
 `unpackbits` + `copyto(where=)` does the same row in ~50 µs, so float32 rows (the CPU model
 dtype) go through numpy views of the same memory. Other dtypes (bf16 has no numpy type) take
-the torch path.
+the torch path. A float32 row that allows tokens in few of its words (inside a citation: a digit,
+a few act names) is masked by filling it with -inf and writing its allowed logits back instead of
+a pass over every bit: at 129,280 ids about 50 µs a row against 110-140 µs (best of 30 runs, one
+torch thread, on a shared 2-core VM).
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ import torch
 
 # unpackbits(bitorder="little") on the bytes of little-endian int32 words yields token order.
 _LITTLE_ENDIAN = sys.byteorder == "little"
+# A row whose allowed tokens lie in at most 1/_SPARSE of its words is filled, then written back.
+_SPARSE = 8
+_BIT_OFFSETS = np.arange(32, dtype=np.int64)
 
 
 def apply_token_bitmask_cpu_inplace(
@@ -26,7 +32,18 @@ def apply_token_bitmask_cpu_inplace(
     if logits.dtype == torch.float32 and _LITTLE_ENDIAN:
         logits_np = logits.detach().numpy()
         bytes_np = bitmask.numpy().view(np.uint8)
+        words_np = bitmask.numpy()
+        word_count = (covered + 31) // 32
         for row in row_ids:
+            nonzero = np.flatnonzero(words_np[row, :word_count])
+            if nonzero.size * _SPARSE <= word_count:
+                bits = np.unpackbits(words_np[row, nonzero].view(np.uint8), bitorder="little").view(np.bool_)
+                ids = (nonzero[:, None] * 32 + _BIT_OFFSETS).reshape(-1)[bits]
+                ids = ids[ids < covered]
+                kept = logits_np[row, ids]
+                logits_np[row, :covered] = -np.inf
+                logits_np[row, ids] = kept
+                continue
             allowed = np.unpackbits(bytes_np[row], bitorder="little", count=covered).view(np.bool_)
             np.copyto(logits_np[row, :covered], -np.inf, where=~allowed)
     else:
