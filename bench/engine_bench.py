@@ -10,9 +10,10 @@ quality  the shipped model answers a fixed question set (questions × seeds, the
          share of citations written in canonical form, share verifying against the sample database
          (data/ imported into a temporary SQLite file), completion tokens per second.
 step     the constraint's work per decode step at the DeepSeek V4 vocabulary (129,280 ids) for a
-         batch of 32 sequences walking answers with citations: advance each cursor and write the
-         rows that need a mask into one preallocated int32 bitmask (what the GPU kernel then reads);
-         and, separately, applying those rows to CPU float32 logits.
+         batch of 32 sequences walking answers with citations: advance each cursor and fill its row
+         of one preallocated int32 bitmask with `ConstraintCursor.fill_bitmask` (what the GPU kernel
+         then reads); and, separately, applying the rows that constrain to CPU float32 logits
+         through `apply_token_bitmask_inplace`, as the engine does.
 """
 
 from __future__ import annotations
