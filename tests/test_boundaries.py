@@ -36,8 +36,8 @@ def test_only_citegens_entry_points_import_verifier_and_streaming() -> None:
         "import sys, pkgutil, importlib, importlib.util, citegen\n"
         "for m in pkgutil.walk_packages(citegen.__path__, 'citegen.'):\n"
         "    if m.name.startswith(('citegen.commands', 'citegen.cli')): continue\n"
-        "    if m.name.startswith('citegen.integrations.vllm') and importlib.util.find_spec('vllm') is None:\n"
-        "        continue\n"
+        "    vllm_missing = importlib.util.find_spec('vllm') is None\n"
+        "    if m.name.startswith('citegen.integrations.vllm') and vllm_missing: continue\n"
         "    importlib.import_module(m.name)\n"
         "print('\\n'.join(sorted({n.split('.')[0] for n in sys.modules})))"
     )

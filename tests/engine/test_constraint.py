@@ -28,7 +28,8 @@ def states_along(tiny, compiled, text: str) -> list[int]:
 
 
 def allowed_by(row: np.ndarray, vocab_size: int) -> set[int]:
-    return set(np.flatnonzero(np.unpackbits(row.view(np.uint8), bitorder="little", count=vocab_size)).tolist())
+    bits = np.unpackbits(row.view(np.uint8), bitorder="little", count=vocab_size)
+    return set(np.flatnonzero(bits).tolist())
 
 
 def cursor_at(compiled: CompiledConstraint, state: int) -> ConstraintCursor:

@@ -11,7 +11,12 @@ import pytest
 import citegen.errors
 from citegen.errors import CitegenError
 
-MODULES = ["citegen.errors", "citegen.recite.errors", "citegen.training.errors", "citegen.integrations.options"]
+MODULES = [
+    "citegen.errors",
+    "citegen.recite.errors",
+    "citegen.training.errors",
+    "citegen.integrations.options",
+]
 
 
 def error_classes(module_name: str) -> list[type]:

@@ -93,10 +93,16 @@ def test_the_head_of_every_citation_goes_out_as_tentative_prose(tiny, constraint
 
 @pytest.mark.parametrize(
     ("text", "confirmed"),
-    [("대법원은 여러 번", "대법원은 여러 번"), ("민법과 형법의 관계", "민법과 형법의 관계"), ("판례는 대법", "판례는 ")],
+    [
+        ("대법원은 여러 번", "대법원은 여러 번"),
+        ("민법과 형법의 관계", "민법과 형법의 관계"),
+        ("판례는 대법", "판례는 "),
+    ],
     ids=["court-name-as-a-word", "act-names-as-words", "a-partial-anchor-at-the-end"],
 )
-def test_prose_is_tentative_only_while_it_may_still_begin_a_citation(tiny, constraint, text, confirmed) -> None:
+def test_prose_is_tentative_only_while_it_may_still_begin_a_citation(
+    tiny, constraint, text, confirmed
+) -> None:
     cursor, events = constraint.cursor(), []
     machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse)
     for token in byte_tokens(tiny, text):

@@ -54,7 +54,8 @@ def parts(tmp_path_factory: pytest.TempPathFactory):
 
 def test_concurrent_answers_finish_with_only_verified_citations_visible(serve, parts) -> None:
     source, verifier, lexicon = parts
-    base = serve(create_app(StreamingSettings(max_active=4), source, verifier))  # the engine marks tentative prose
+    # no anchors: the engine marks tentative prose
+    base = serve(create_app(StreamingSettings(max_active=4), source, verifier))
     prompts = [CORPUS[0][:12], CORPUS[1][:10], CORPUS[2][:8], "판례는 "]  # greedy: the second cites a case
     bodies = [{"question": prompt, "max_tokens": 48, "seed": i} for i, prompt in enumerate(prompts)]
     answers = answer_concurrently(base, bodies, timeout_s=120)

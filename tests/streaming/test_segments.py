@@ -406,7 +406,9 @@ def engine_constraint():
 
 
 @pytest.mark.parametrize("text", list(ENGINE_TEXTS.values()), ids=list(ENGINE_TEXTS))
-def test_the_engines_tentative_marks_hold_every_citation_head_without_anchors(engine_constraint, text) -> None:
+def test_the_engines_tentative_marks_hold_every_citation_head_without_anchors(
+    engine_constraint, text
+) -> None:
     """The engine's events, fed a byte per token (every anchor straddles tokens) and converted as
     `citegen serve` converts them, through a machine with no anchor detector: no protocol error, the
     reader sees the text in order, and the heads sent as prose were held (prefix non-empty)."""

@@ -155,6 +155,7 @@ def test_the_vllm_backend_stores_indexes_in_the_settings_cache_dir(server: tuple
     additional_config, its workers) as it reaches citegen's own engine: after an answer, the answer
     language's index is stored there, to be loaded from there on the next start."""
     base, cache = server
-    reply = httpx.post(f"{base}/v1/answers", json={"question": "해고의 요건은?", "max_tokens": 8}, timeout=120)
+    body = {"question": "해고의 요건은?", "max_tokens": 8}
+    reply = httpx.post(f"{base}/v1/answers", json=body, timeout=120)
     assert reply.status_code == 200
     assert sorted(path.suffix for path in cache.rglob("*") if path.is_file())
