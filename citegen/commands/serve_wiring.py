@@ -151,16 +151,16 @@ class EngineSource:
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
-        submitted = engine_request(request)
-        constraints = self.engine.constraints
-        # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop;
-        # the constraint goes to submit, so an eviction in between cannot make it compile here
-        constraint = (
-            await constraints.get_async(submitted.narrowing)
-            if submitted.constrain and constraints is not None
-            else None
-        )
         try:
+            submitted = engine_request(request)  # SamplingParamsError: parameters that cannot be sampled
+            constraints = self.engine.constraints
+            # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop;
+            # the constraint goes to submit, so an eviction in between cannot make it compile here
+            constraint = (
+                await constraints.get_async(submitted.narrowing)
+                if submitted.constrain and constraints is not None
+                else None
+            )
             handle = self.engine.submit(submitted, _thread_safe_sink(loop, inbox.put_nowait), constraint)
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error

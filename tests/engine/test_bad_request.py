@@ -112,3 +112,34 @@ def test_sampling_keeps_the_best_token_at_the_smallest_top_p() -> None:
     row = torch.tensor([0.5, 3.0, -1.0, 2.9])
     params = SamplingParams(temperature=1.0, top_p=1e-6)
     assert {sample_row(row, params, torch.Generator().manual_seed(seed)) for seed in range(20)} == {1}
+
+
+@pytest.mark.parametrize(
+    "fields", [{"temperature": 1e-300}, {"top_p": 1e-300}], ids=["temperature-1e-300", "top_p-1e-300"]
+)
+def test_the_service_source_refuses_them_before_the_stream_starts(tiny, library, fields) -> None:
+    """`citegen serve`'s source turns the refusal into streaming's RequestRejectedError (an HTTP 4xx)
+    before any event, and serves the next request."""
+    import asyncio
+
+    import streaming
+    from citegen.commands.serve_wiring import EngineSource
+
+    source = EngineSource(Engine(tiny, library))
+
+    async def first_event(**sampling):
+        request = streaming.GenerationRequest(
+            "r", (streaming.Message("user", "판례?"),), max_tokens=8, **sampling
+        )
+        stream = source.generate(request)
+        try:
+            return await anext(stream)
+        finally:
+            await stream.aclose()
+
+    try:
+        with pytest.raises(streaming.RequestRejectedError, match=f"expected {next(iter(fields))} "):
+            asyncio.run(first_event(**fields))
+        assert asyncio.run(first_event(temperature=1.0, seed=1)) is not None
+    finally:
+        source.close()
