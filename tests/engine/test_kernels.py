@@ -49,14 +49,14 @@ def random_case(batch, width, vocab_size, seed=0, sparse=False):
     words = ((vocab_size or width) + 31) // 32
     logits = torch.randn(batch, width, generator=generator)
     bitmask = torch.randint(-(2**31), 2**31 - 1, (batch, words), dtype=torch.int32, generator=generator)
-    if sparse:  # allowed tokens in a few words only, as inside a citation (the last word included)
-        keep = torch.rand(batch, words, generator=generator) < 0.05
-        keep[:, -1] = True
-        bitmask = bitmask * keep
+    if sparse:  # a few words decide, as inside a citation (allowing) or in free text (rejecting)
+        few = torch.rand(batch, words, generator=generator) < 0.05
+        few[:, -1] = True
+        bitmask = bitmask * few if sparse == "allowing" else torch.where(few, bitmask, -1)
     return logits, bitmask
 
 
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("sparse", [False, "allowing", "rejecting"], ids=["dense", "few-allow", "few-reject"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
 @pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
 def test_cpu_path_equals_the_naive_loop(case, dtype, sparse) -> None:
