@@ -10,9 +10,10 @@ quality  the shipped model answers a fixed question set (questions × seeds, the
          share of citations written in canonical form, share verifying against the sample database
          (data/ imported into a temporary SQLite file), completion tokens per second.
 step     the constraint's work per decode step at the DeepSeek V4 vocabulary (129,280 ids) for a
-         batch of 32 sequences walking answers with citations: advance each cursor and write the
-         rows that need a mask into one preallocated int32 bitmask (what the GPU kernel then reads);
-         and, separately, applying those rows to CPU float32 logits.
+         batch of 32 sequences walking answers with citations: advance each cursor and fill its row
+         of one preallocated int32 bitmask with `ConstraintCursor.fill_bitmask` (what the GPU kernel
+         then reads); and, separately, applying the rows that constrain to CPU float32 logits
+         through `apply_token_bitmask_inplace`, as the engine does.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from citegen.commands.serve_wiring import build_engine  # noqa: E402
 from citegen.constraint import CompiledConstraint, ConstraintCursor, compile_language  # noqa: E402
 from citegen.engine import Engine, Request  # noqa: E402
 from citegen.events import Finished  # noqa: E402
+from citegen.kernels import apply_token_bitmask_inplace  # noqa: E402
 from citegen.models import load_model  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
 from grammars import Vocabulary, answer_grammar, find_citations  # noqa: E402
@@ -240,14 +242,12 @@ def bench_step(batch: int = 32) -> list[str]:
             rows = []
             for row, cursor in enumerate(cursors):
                 cursor.advance(plans[row][row + step])
-                if cursor.needs_mask:
-                    compiled.index.fill_bitmask(cursor.state, bitmask[row])
+                if cursor.fill_bitmask(bitmask[row]):
                     rows.append(row)
             work.append(time.perf_counter() - started)
             masked.append(len(rows))
             started = time.perf_counter()
-            for row in rows:
-                compiled.mask_row_cpu_inplace(logits[row], cursors[row].state)
+            apply_token_bitmask_inplace(logits, torch.from_numpy(bitmask), rows, vocabulary.size)
             apply.append(time.perf_counter() - started)
         results[label] = (work, apply, masked)
     lines = [

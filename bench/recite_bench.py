@@ -24,7 +24,7 @@ from pathlib import Path
 from citegen.commands.recite_wiring import build_pipeline
 from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.evaluate import evaluate, load_labels
-from citegen.settings import Settings
+from citegen.commands.settings import Settings
 from verifier.database import Database
 from verifier.importers import import_paths
 

@@ -224,7 +224,7 @@ def main() -> None:
         )
         if arguments.source == "engine":
             from citegen.models import load_model
-            from citegen.settings import Settings
+            from citegen.commands.settings import Settings
 
             model = arguments.model or Settings().model_path
             source = EngineSource(build_engine(load_model(model, "cpu"), lexicon, arguments.streams))
@@ -232,7 +232,9 @@ def main() -> None:
             source = ScriptedAnswers(
                 known_citations(lexicon, 4), arguments.prose_tokens, arguments.token_rate
             )
-        app = create_app(config, source, verifier, anchors=anchors_for(lexicon))
+        # as `citegen serve`: the engine marks tentative prose; the scripted source cannot
+        anchors = None if arguments.source == "engine" else anchors_for(lexicon)
+        app = create_app(config, source, verifier, anchors=anchors)
         base, server, thread = start_server(app)
         bodies = [
             {"question": QUESTION, "max_tokens": arguments.max_tokens, "seed": i, "temperature": 0.7}

@@ -2,11 +2,13 @@
 per-state caches every request reuses) and a per-request `ConstraintCursor`.
 
 The token index (`grammars.compile_index` over the whole-output language) decides which
-tokens are allowed; this module only caches what the decode loop needs fast:
-- per state, the mask in the cheapest form for CPU logits (the allowed ids when few are
-  allowed, else the disallowed ids), so one row costs a gather/scatter, not a 129k-bit unpack;
-- per state inside a citation, the shortest token path that closes the citation, so a citation
-  in progress always keeps the budget to finish (../shared/DESIGN.md invariants).
+tokens are allowed. `ConstraintCursor.fill_bitmask` is the one place where that becomes a row of
+the packed bitmask for the next token, budget included: every decoder (citegen's engine on CPU and
+GPU, the transformers `LogitsProcessor`, the vLLM logits processor) fills its rows with it and
+applies them with `citegen.kernels.apply_token_bitmask_inplace`. This module caches what that
+needs fast, per state inside or at the edge of a citation: the shortest token path that closes
+the citation, and the tokens that would enter a citation with the tokens each then needs to close
+it, so a citation in progress always keeps the budget to finish (../shared/DESIGN.md invariants).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
-import torch
 
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
 from grammars import DEAD, Lexicon, ParsedCitation, Vocabulary, answer_grammar, compile_index, parse_citation
@@ -36,6 +37,14 @@ logger = logging.getLogger(__name__)
 
 # A citation longer than this many tokens is never planned for: past it the reserve is not kept.
 MAX_CITATION_TOKENS = 96
+_NO_TOKENS = np.zeros(0, dtype=np.int64)
+
+
+class Anchored(Protocol):
+    """What the engine reads of the index's automaton: the bytes on which an anchor may complete."""
+
+    @property
+    def anchor_final_bytes(self) -> frozenset[int]: ...
 
 
 class TokenIndex(Protocol):
@@ -45,6 +54,12 @@ class TokenIndex(Protocol):
     vocab_size: int
 
     def advance(self, state: int, token_id: int) -> int: ...
+
+    @property
+    def vocabulary(self) -> Vocabulary: ...
+
+    @property
+    def automaton(self) -> Anchored: ...
 
     def bitmask(self, state: int) -> np.ndarray: ...
 
@@ -62,15 +77,6 @@ class TokenIndex(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class RowMask:
-    """One state's mask for CPU rows: keep only `ids`, or drop only `ids`."""
-
-    keep: bool
-    ids: torch.Tensor
-    allowed: int
-
-
-@dataclass(frozen=True, slots=True)
 class Transition:
     """What the index says of the state one token led to: `in_citation` the text must go on as a
     citation (an anchor was completed); `may_close` a citation matched completely here (it may still
@@ -81,6 +87,14 @@ class Transition:
     in_citation: bool
     may_close: bool
     pending: bool
+
+
+def allow_only(out: np.ndarray, tokens: Iterable[int]) -> None:
+    """Write a bitmask row (int32 words) that allows exactly `tokens`; bit 31 is a plain bit."""
+    words = out.view(np.uint32)
+    words.fill(0)
+    for token in tokens:
+        words[token >> 5] |= np.uint32(1 << (token & 31))
 
 
 class CompiledConstraint:
@@ -94,8 +108,9 @@ class CompiledConstraint:
             )
         self.index = index
         self.vocab_size = index.vocab_size
-        self._row_masks: dict[int, RowMask] = {}
         self._completions: dict[int, tuple[int, int]] = {}
+        self._entries: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._anchor_tokens: np.ndarray | None = None
         self._transitions: dict[tuple[int, int], Transition] = {}
         self._needs_mask: dict[int, bool] = {}
 
@@ -125,30 +140,6 @@ class CompiledConstraint:
             self.index.bitmask(state).view(np.uint8), bitorder="little", count=self.vocab_size
         )
         return np.flatnonzero(bits)
-
-    def row_mask(self, state: int) -> RowMask:
-        cached = self._row_masks.get(state)
-        if cached is None:
-            allowed = self.allowed_ids(state)
-            if allowed.size == 0:
-                raise EmptyMaskError(f"expected at least one allowed token in state {state}, got none")
-            if allowed.size <= self.vocab_size // 2:
-                cached = RowMask(True, torch.from_numpy(allowed.astype(np.int64)), int(allowed.size))
-            else:
-                disallowed = np.setdiff1d(np.arange(self.vocab_size), allowed, assume_unique=True)
-                cached = RowMask(False, torch.from_numpy(disallowed.astype(np.int64)), int(allowed.size))
-            self._row_masks[state] = cached
-        return cached
-
-    def mask_row_cpu_inplace(self, row: torch.Tensor, state: int) -> None:
-        """Mask one CPU logits row (columns past the vocabulary are the engine's business)."""
-        mask = self.row_mask(state)
-        if mask.keep:
-            kept = row.index_select(0, mask.ids)
-            row.fill_(float("-inf"))
-            row.index_copy_(0, mask.ids, kept)
-        elif mask.ids.numel():
-            row.index_fill_(0, mask.ids, float("-inf"))
 
     def shortest_completion(self, state: int) -> tuple[int, int]:
         """(tokens needed to reach a state where the output may end, first token of that path);
@@ -191,17 +182,50 @@ class CompiledConstraint:
         return self._completions[state]
 
 
+    def citation_entries(self, state: int) -> tuple[np.ndarray, np.ndarray]:
+        """(tokens allowed here that lead into a citation not yet complete, the tokens each then
+        needs to close it), cached per state. From free text only a token holding a byte on which
+        an anchor completes can enter a citation, so only those are walked there."""
+        cached = self._entries.get(state)
+        if cached is not None:
+            return cached
+        index = self.index
+        candidates = self.allowed_ids(state)
+        if not index.in_citation(state):
+            candidates = np.intersect1d(candidates, self.anchor_tokens(), assume_unique=True)
+        tokens, needed = [], []
+        for token in candidates.tolist():
+            following = index.advance(state, token)
+            if following != DEAD and index.in_citation(following) and not index.is_accepting(following):
+                tokens.append(token)
+                needed.append(self.shortest_completion(following)[0])
+        cached = (np.asarray(tokens, dtype=np.int64), np.asarray(needed, dtype=np.int64))
+        self._entries[state] = cached
+        return cached
+
+    def anchor_tokens(self) -> np.ndarray:
+        """The token ids whose bytes hold one on which an anchor may complete (sorted)."""
+        if self._anchor_tokens is None:
+            finals = self.index.automaton.anchor_final_bytes
+            others = bytes(byte for byte in range(256) if byte not in finals)
+            self._anchor_tokens = np.asarray(
+                [
+                    token
+                    for token, piece in enumerate(self.index.vocabulary.tokens)
+                    if piece and piece.translate(None, others)
+                ],
+                dtype=np.int64,
+            )
+        return self._anchor_tokens
+
 class ConstraintCursor:
     """One request's position in the whole-output language."""
 
     def __init__(self, compiled: CompiledConstraint) -> None:
         self.compiled = compiled
         self.state = compiled.index.initial_state
-        self._in_citation = False  # the initial state is free text
-
-    @property
-    def needs_mask(self) -> bool:
-        return self.compiled.needs_mask(self.state)
+        # free text, unless the whole output is one citation
+        self._in_citation = compiled.index.in_citation(self.state)
 
     @property
     def in_citation(self) -> bool:
@@ -211,22 +235,39 @@ class ConstraintCursor:
     def accepting(self) -> bool:
         return self.compiled.index.is_accepting(self.state)
 
-    def forced_token(self, tokens_left: int) -> int | None:
-        """The token that must come next so the open citation still closes within `tokens_left`."""
-        if not self._in_citation or tokens_left > MAX_CITATION_TOKENS or self.accepting:
-            return None
-        needed, token = self.compiled.shortest_completion(self.state)
-        return token if tokens_left <= needed else None
+    def fill_bitmask(self, out: np.ndarray, tokens_left: int | None = None) -> bool:
+        """Write the tokens allowed next into `out` (one int32 bitmask row of the index's words) and
+        say whether the row constrains anything: False means it is the free-text row (every text
+        token and EOS), which a decoder that bans control tokens itself may leave unapplied.
 
-    def fits(self, token: int, tokens_left: int) -> bool:
-        """Whether taking `token` leaves a citation it opens closable in the tokens left after it."""
-        if tokens_left > MAX_CITATION_TOKENS:
-            return True
-        following = self.compiled.index.advance(self.state, token)
-        index = self.compiled.index
-        if following == DEAD or not index.in_citation(following) or index.is_accepting(following):
-            return True
-        return self.compiled.shortest_completion(following)[0] <= tokens_left - 1
+        `tokens_left` counts the tokens that may still be generated, this one included (None: no
+        budget is known). Within `MAX_CITATION_TOKENS` of the end a citation in progress must still
+        close: when it needs every token left, only the next token of its shortest close is allowed;
+        otherwise a token is removed if the citation it enters or continues could not close in the
+        tokens left after it. Raises EmptyMaskError when nothing is allowed (a grammar bug)."""
+        compiled, state = self.compiled, self.state
+        banned = _NO_TOKENS
+        if tokens_left is not None and tokens_left <= MAX_CITATION_TOKENS:
+            if self._in_citation and not self.accepting:
+                needed, token = compiled.shortest_completion(state)
+                if tokens_left <= needed:
+                    allow_only(out, (token,))
+                    return True
+            tokens, needed_after = compiled.citation_entries(state)
+            banned = tokens[needed_after > tokens_left - 1]
+        compiled.index.fill_bitmask(state, out)
+        if banned.size:
+            words = out.view(np.uint32)
+            bits = np.left_shift(np.uint32(1), (banned & 31).astype(np.uint32))
+            np.bitwise_and.at(words, banned >> 5, ~bits)
+        elif not compiled.needs_mask(state):
+            return False
+        if not out.any():
+            raise EmptyMaskError(
+                f"expected at least one allowed token in state {state} with {tokens_left} tokens left, "
+                "got none"
+            )
+        return True
 
     def advance(self, token: int) -> Transition:
         compiled = self.compiled

@@ -25,7 +25,14 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
 from citegen.constraint import Constraint, ConstraintCursor, ConstraintLibrary, Narrowing
-from citegen.errors import CitegenError, EmptyMaskError, ModelLoadError, PromptTooLongError, RequestError
+from citegen.errors import (
+    CitegenError,
+    EmptyMaskError,
+    ModelLoadError,
+    PromptTooLongError,
+    RequestError,
+    SamplingError,
+)
 from citegen.events import Event, Failed, Finished, FinishReason, TextEventMachine
 from citegen.kernels import apply_token_bitmask_inplace
 from citegen.models import LoadedModel
@@ -124,8 +131,8 @@ class Engine:
         self._active: list[_Sequence] = []
         self._cache: DynamicCache | None = None  # layers of (batch, heads, time, head_dim)
         self._attention: torch.Tensor | None = None  # (batch, time), 0 = left padding
-        self._bitmask_host: torch.Tensor | None = None  # CUDA only: pinned rows the kernel reads
-        self._bitmask_device: torch.Tensor | None = None
+        self._bitmask_host: torch.Tensor | None = None  # rows the cursors fill (pinned for CUDA)
+        self._bitmask_device: torch.Tensor | None = None  # CUDA only: the rows the kernel reads
         # control tokens (BOS, pad, chat markers) never belong in an answer; EOS ends it
         control = [
             i for i, piece in enumerate(loaded.vocabulary.tokens) if piece is None and i not in loaded.eos_ids
@@ -339,12 +346,14 @@ class Engine:
     # ---- masking and sampling -------------------------------------------------------------
 
     def _sample_and_advance(self, logits: torch.Tensor) -> None:
+        """Mask and sample every row. A row whose constraint allows nothing or whose scores cannot
+        be sampled fails its own request; the others go on."""
         vocab = self.loaded.vocab_size
         if logits.shape[1] > vocab:
             logits[:, vocab:] = float("-inf")  # padded embedding rows are never tokens
         if self._control_ids.numel():
             logits.index_fill_(1, self._control_ids, float("-inf"))
-        forced: dict[int, int] = {}
+        bitmask = self._bitmask_rows(logits)
         masked_rows = []
         for row, sequence in enumerate(self._active):
             params = sequence.request.sampling
@@ -355,65 +364,43 @@ class Engine:
             if cursor is None:
                 continue
             try:
-                token = cursor.forced_token(sequence.tokens_left)
-                if token is not None:
-                    forced[row] = token
-                elif cursor.needs_mask:
-                    cursor.compiled.row_mask(cursor.state)  # raises on an empty mask, before any sampling
+                if cursor.fill_bitmask(bitmask[row].numpy(), sequence.tokens_left):
                     masked_rows.append(row)
             except EmptyMaskError as error:
-                logger.error("request %s: %s", sequence.handle.request_id, error)
-                sequence.fail(error)
-        self._mask_rows(logits, masked_rows)
+                self._fail_one(sequence, error)
+        if masked_rows:
+            self._apply_bitmask(logits, bitmask, masked_rows)
         for row, sequence in enumerate(self._active):
             if sequence.finished:
                 continue
             try:
-                token = forced.get(row)
-                if token is None:
-                    token = self._sample_fitting(logits[row], sequence)
+                token = sample_row(logits[row], sequence.request.sampling, sequence.generator)
                 self._advance(sequence, token)
-            except EmptyMaskError as error:
-                logger.error("request %s: %s", sequence.handle.request_id, error)
-                sequence.fail(error)
+            except (EmptyMaskError, SamplingError) as error:
+                self._fail_one(sequence, error)
 
-    def _mask_rows(self, logits: torch.Tensor, rows: list[int]) -> None:
-        if not rows:
-            return
+    def _fail_one(self, sequence: _Sequence, error: CitegenError) -> None:
+        logger.error("request %s: %s", sequence.handle.request_id, error)
+        sequence.fail(error)
+
+    def _bitmask_rows(self, logits: torch.Tensor) -> torch.Tensor:
+        """The host rows the cursors fill, allocated once (pinned when the logits are on CUDA)."""
+        if self._bitmask_host is None:
+            words = (self.loaded.vocab_size + 31) // 32
+            self._bitmask_host = torch.zeros(
+                (self.max_batch, words), dtype=torch.int32, pin_memory=logits.is_cuda
+            )
+        return self._bitmask_host
+
+    def _apply_bitmask(self, logits: torch.Tensor, bitmask: torch.Tensor, rows: list[int]) -> None:
+        """The filled rows through the kernel dispatcher: Triton on CUDA logits, numpy on CPU."""
+        batch = logits.shape[0]
         if logits.is_cuda:
-            if self._bitmask_host is None:  # allocated once: no per-step pinned allocations
-                words = (self.loaded.vocab_size + 31) // 32
-                self._bitmask_host = torch.zeros((self.max_batch, words), dtype=torch.int32, pin_memory=True)
-                self._bitmask_device = torch.zeros(
-                    (self.max_batch, words), dtype=torch.int32, device=logits.device
-                )
-            host, device = self._bitmask_host, self._bitmask_device
-            for row in rows:
-                cursor = self._active[row].cursor
-                cursor.compiled.index.fill_bitmask(cursor.state, host[row].numpy())
-            batch = logits.shape[0]
-            device[:batch].copy_(host[:batch], non_blocking=True)
-            apply_token_bitmask_inplace(logits, device[:batch], rows, self.loaded.vocab_size)
-        else:
-            for row in rows:
-                cursor = self._active[row].cursor
-                cursor.compiled.mask_row_cpu_inplace(logits[row, : self.loaded.vocab_size], cursor.state)
-
-    def _sample_fitting(self, row: torch.Tensor, sequence: _Sequence) -> int:
-        """Sample, refusing (and masking) a token that would open a citation too long for the
-        tokens left; a bounded number of redraws, then the best token that fits."""
-        params, cursor = sequence.request.sampling, sequence.cursor
-        for _ in range(8):
-            token = sample_row(row, params, sequence.generator)
-            if cursor is None or token in self.loaded.eos_ids or cursor.fits(token, sequence.tokens_left):
-                return token
-            row[token] = float("-inf")
-        for token in torch.argsort(row, descending=True).tolist():
-            if row[token] == float("-inf"):
-                break
-            if token in self.loaded.eos_ids or cursor.fits(token, sequence.tokens_left):
-                return token
-        raise EmptyMaskError(f"expected a token that fits in {sequence.tokens_left} tokens left, got none")
+            if self._bitmask_device is None:
+                self._bitmask_device = torch.empty_like(bitmask, device=logits.device)
+            self._bitmask_device[:batch].copy_(bitmask[:batch], non_blocking=True)
+            bitmask = self._bitmask_device
+        apply_token_bitmask_inplace(logits, bitmask[:batch], rows, self.loaded.vocab_size)
 
     def _advance(self, sequence: _Sequence, token: int) -> None:
         if token in self.loaded.eos_ids:

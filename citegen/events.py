@@ -10,6 +10,13 @@ automaton enter the citation, so it ends inside the entering token) and ends at 
 prefix that parses as a citation, once the index says the text can no longer extend it (neither
 inside a citation nor pending). Once a citation could have ended, only text up to the last such
 point is sent, so a delta never carries text that later turns out to be prose.
+
+Prose that may still become a citation goes out marked `tentative`: from the start of the token
+after which the index first said *pending* (a partial anchor is alive), for as long as it keeps
+saying so. Such prose either ends up as a `CitationStart`'s `prefix` or is confirmed by the next
+prose delta that is not tentative (or by the end of the answer), so a consumer that holds tentative
+prose never shows text that turns out to be the head of a citation. This is the one place that
+decides it: the automaton that constrains the citation is the one that marks it.
 """
 
 from __future__ import annotations
@@ -28,7 +35,10 @@ FinishReason = Literal["stop", "length", "cancelled"]
 
 @dataclass(frozen=True, slots=True)
 class ProseDelta:
+    """Free text. `tentative`: it may still become the head of a citation (see the module doc)."""
+
     text: str
+    tentative: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +102,7 @@ class TextEventMachine:
         self._citation_start: int | None = None
         self._certain_end: int | None = None  # in a citation: where it may already have ended
         self._prose_from = 0  # anchors are searched only after the last citation
+        self._tentative_from: int | None = None  # where prose that may become a citation begins
         self.stopped = False
 
     def feed(self, piece: bytes, transition: Transition | None) -> list[Event]:
@@ -117,6 +128,10 @@ class TextEventMachine:
                 CitationDelta, len(self.text) if must_go_on else (self._certain_end or self._sent), events
             )
         else:
+            if transition is None or not transition.pending:
+                self._tentative_from = None
+            elif self._tentative_from is None:  # the partial anchor begins in this token's text
+                self._tentative_from = max(before, self._sent)
             self._send_prose(events)
         return events
 
@@ -138,24 +153,30 @@ class TextEventMachine:
             self._send(ProseDelta, len(self.text), events)
         return events
 
-    def _send(self, kind: type[ProseDelta] | type[CitationDelta], end: int, events: list[Event]) -> None:
+    def _send(self, kind: type[ProseDelta | CitationDelta], end: int, events: list[Event]) -> None:
         if end > self._sent:
             events.append(kind(self.text[self._sent : end]))
             self._sent = end
 
     def _send_prose(self, events: list[Event]) -> None:
-        if not self._stop:
-            self._send(ProseDelta, len(self.text), events)
+        if self._stop:
+            window_start = max(self._prose_from, self._sent - max(map(len, self._stop)))
+            for stop in self._stop:
+                found = self.text.find(stop, window_start)
+                if found >= 0:
+                    self.text = self.text[:found]
+                    self._send(ProseDelta, found, events)
+                    self.stopped = True
+                    return
+        end = len(self.text) - self._stop_prefix_length()
+        tentative_from = self._tentative_from
+        if tentative_from is None:
+            self._send(ProseDelta, end, events)
             return
-        window_start = max(self._prose_from, self._sent - max(map(len, self._stop)))
-        for stop in self._stop:
-            found = self.text.find(stop, window_start)
-            if found >= 0:
-                self.text = self.text[:found]
-                self._send(ProseDelta, found, events)
-                self.stopped = True
-                return
-        self._send(ProseDelta, len(self.text) - self._stop_prefix_length(), events)
+        self._send(ProseDelta, min(end, tentative_from), events)
+        if end > self._sent:
+            events.append(ProseDelta(self.text[self._sent : end], tentative=True))
+            self._sent = end
 
     def _stop_prefix_length(self) -> int:
         """Length of the longest end of the text that may still grow into a stop string."""
@@ -181,6 +202,7 @@ class TextEventMachine:
 
     def _open(self, start: int, events: list[Event]) -> None:
         self._send(ProseDelta, start, events)
+        self._tentative_from = None
         events.append(CitationStart(start, self.text[start : self._sent] if start < self._sent else ""))
         self._citation_start = start
         self._certain_end = None

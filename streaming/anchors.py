@@ -1,10 +1,14 @@
-"""Which end of the prose might still become a citation.
+"""Which end of the prose might still become a citation, for sources that cannot say so.
 
-The engine says `CitationStart` only once an anchor is complete (`대법원 2`, `민법 제7`), so the
-text of the anchor has already gone out as prose by then. The segment machine therefore holds the
-longest suffix of the prose that could still grow into an anchor, and releases it as soon as the
-next text rules that out. The anchors are the grammar's own (`CitationGrammar.anchor`), walked
-as a byte automaton: no second definition of what begins a citation.
+A source says `CitationStart` only once an anchor is complete (`대법원 2`, `민법 제7`), so the text
+of the anchor has already gone out as prose by then. citegen's engine (and its vLLM front end)
+marks that prose `tentative` from the automaton that constrains the citation, and the segment
+machine holds it: such sources need nothing from this module. A source that does not mark it
+(another generator behind the `GenerationSource` protocol) can hand the segment machine these
+prefixes instead: it then holds the longest suffix of the prose that could still grow into an
+anchor, and releases it as soon as the next text rules that out. The anchors are the grammar's own
+(`CitationGrammar.anchor`), walked as a byte automaton: no second definition of what begins a
+citation.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ Pure and synchronous (no clock, no I/O): the driver in `streaming.answers` feeds
 events and the verifier's verdicts in whatever order they arrive, sends `VerificationNeeded`
 to the verifier and everything else to the client. The machine guarantees:
 
-- prose goes out as soon as nothing before it is held, except a suffix that may still become a
-  citation's anchor (`AnchorPrefixes`) or that the source marked tentative;
+- prose goes out as soon as nothing before it is held, except a suffix that the source marked
+  tentative (it may still become a citation's head), or, for a source that cannot mark it, one
+  that may still become an anchor (`anchors`: `AnchorPrefixes`);
 - reasoning spans (`<think>` … `</think>`, the grammar's bypass pairs) never go out: the
   automaton does not constrain them, so nothing in them was checked;
 - a citation is held from its first character until its verdict, and everything after it waits

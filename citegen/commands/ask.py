@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from citegen.settings import Settings
+from citegen.commands.settings import Settings
 
 logger = logging.getLogger(__name__)
 

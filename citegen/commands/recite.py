@@ -18,9 +18,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from citegen.commands.settings import Settings
 from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
 from citegen.recite.documents import ARCHIVE_EXPANSION, DEFAULT_MAX_BYTES
-from citegen.settings import Settings
 
 logger = logging.getLogger(__name__)
 

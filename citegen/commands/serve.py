@@ -3,7 +3,7 @@
 Loads the model, opens the verifier's database, compiles the answer language from the database's
 acts (and, as requests ask for them, the languages narrowed to some courts or acts, cached), and
 serves `streaming.create_app` over the engine (continuous batching on its own thread) and the
-verifier. Settings come from `citegen.settings.Settings` (`CITEGEN_STREAMING__…`).
+verifier. Settings come from `citegen.commands.settings.Settings` (`CITEGEN_STREAMING__…`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from citegen.settings import Settings
+from citegen.commands.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +56,10 @@ def serve(
     if backend == "vllm":
         from citegen.commands.serve_vllm import vllm_source  # noqa: PLC0415  needs the citegen[vllm] extra
 
-        source = vllm_source(str(settings.model_path), lexicon, vllm_lexicon, vllm_args, config.max_active)
+        source = vllm_source(
+            str(settings.model_path), lexicon, vllm_lexicon, vllm_args, config.max_active,
+            forbid_shorthand=settings.forbid_shorthand, index_cache_dir=settings.index_cache_dir,
+        )
     elif backend == "builtin":
         source = wiring.EngineSource(
             wiring.build_engine(
@@ -69,7 +72,7 @@ def serve(
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(
-        config, source, verifier, admin=admin, probes=[admin], anchors=wiring.anchors_for(lexicon),
+        config, source, verifier, admin=admin, probes=[admin],  # both sources mark tentative prose
         citable=wiring.citable_names(build_lexicon(database)),
     )
     try:

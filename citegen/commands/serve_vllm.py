@@ -53,9 +53,17 @@ def write_lexicon(lexicon: ArticleLexicon, path: Path) -> str:
 
 
 def vllm_source(
-    model: str, lexicon: ArticleLexicon, lexicon_file: Path, engine_args: str, max_active: int
+    model: str,
+    lexicon: ArticleLexicon,
+    lexicon_file: Path,
+    engine_args: str,
+    max_active: int,
+    *,
+    forbid_shorthand: bool,
+    index_cache_dir: Path | None,
 ) -> VllmSource:
-    """Start vLLM over `model` (engine_args: JSON of AsyncEngineArgs fields) with the processor."""
+    """Start vLLM over `model` (engine_args: JSON of AsyncEngineArgs fields) with the processor;
+    `forbid_shorthand` and `index_cache_dir` as the built-in engine reads them from Settings."""
     try:
         arguments = json.loads(engine_args)
     except ValueError as error:
@@ -65,6 +73,10 @@ def vllm_source(
     if not isinstance(arguments, dict):
         raise typer.BadParameter(f"expected --vllm-args as a JSON object, got {engine_args!r}")
     written = write_lexicon(lexicon, lexicon_file)
-    engine = start_engine(model, **{"max_num_seqs": max_active, **arguments})
+    engine = start_engine(model, index_cache_dir=index_cache_dir, **{"max_num_seqs": max_active, **arguments})
     logger.info("vLLM engine started over %s with %s", model, arguments)
-    return VllmSource(VllmGenerator(engine, lexicon, written))
+    return VllmSource(
+        VllmGenerator(
+            engine, lexicon, written, forbid_shorthand=forbid_shorthand, index_cache_dir=index_cache_dir
+        )
+    )

@@ -88,8 +88,8 @@ def build_engine(
 
 def stream_event(event: engine_events.Event) -> streaming.SourceEvent:
     match event:
-        case engine_events.ProseDelta(text=prose):
-            return streaming.ProseDelta(prose)
+        case engine_events.ProseDelta(text=prose, tentative=tentative):
+            return streaming.ProseDelta(prose, tentative)
         case engine_events.CitationStart(prefix=prefix):
             return streaming.CitationStart(prefix)
         case engine_events.CitationDelta(text=delta):
@@ -151,16 +151,16 @@ class EngineSource:
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
-        submitted = engine_request(request)
-        constraints = self.engine.constraints
-        # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop;
-        # the constraint goes to submit, so an eviction in between cannot make it compile here
-        constraint = (
-            await constraints.get_async(submitted.narrowing)
-            if submitted.constrain and constraints is not None
-            else None
-        )
         try:
+            submitted = engine_request(request)  # SamplingParamsError: parameters that cannot be sampled
+            constraints = self.engine.constraints
+            # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop;
+            # the constraint goes to submit, so an eviction in between cannot make it compile here
+            constraint = (
+                await constraints.get_async(submitted.narrowing)
+                if submitted.constrain and constraints is not None
+                else None
+            )
             handle = self.engine.submit(submitted, _thread_safe_sink(loop, inbox.put_nowait), constraint)
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error
@@ -270,7 +270,9 @@ class DatabaseAdmin:
 
 
 def anchors_for(lexicon: ArticleLexicon) -> AnchorPrefixes:
-    """What the segment machine holds back: prefixes of the same anchors the engine opens citations on."""
+    """For a generation source that does not mark tentative prose (citegen's engine and its vLLM
+    front end do: `citegen.events`): prefixes of the anchors the engine opens citations on, for the
+    segment machine to hold back."""
     # Heads that only forbid (forbid_shorthand) never complete, so holding their prefixes back
     # (`「…`, a year) would only delay prose: the citations' own anchors are the same either way.
     return AnchorPrefixes.of(answer_grammar_for(lexicon, forbid_shorthand=False))

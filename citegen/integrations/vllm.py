@@ -4,34 +4,38 @@
     vllm serve MODEL --logits-processors citegen.integrations.vllm:CitationLogitsProcessor
 
 Each request opts in with `citegen_*` keys in `SamplingParams.extra_args` (`vllm_xargs` over
-REST; see `citegen.integrations.options`). One processor lives in each vLLM worker and holds,
+REST; see `citegen.integrations.options`). Engine-wide settings come in vLLM's `additional_config`
+under `"citegen"` (`engine_config`): with `index_cache_dir`, each worker loads the compiled index
+of a request's language from that directory, or builds it whole and stores it there, as citegen's
+own engine does with the same setting. One processor lives in each vLLM worker and holds,
 per batch row, a `ConstraintCursor` (citegen's own, over the token index of the request's grammar)
 and the live list of the row's output ids that vLLM hands over when the request joins. Before
 each step the cursor catches up on the ids appended since; rows whose state needs no mask (free
 text) cost a dictionary lookup. The masked rows' bitmasks go through the engine's kernel
 (`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, torch on CPU).
 
-A citation in progress always closes within the request's `max_tokens`: near the end, the row
-is forced along the shortest completion, and tokens that would open a citation too long for
-the tokens left are masked (the same rules as citegen's engine, from the same cursor).
+A citation in progress always closes within the request's `max_tokens`: each row is filled by the
+cursor's `fill_bitmask` with the tokens left, the one operation citegen's engine and its
+transformers processor use too (near the end the row is forced along the shortest completion, and
+tokens that would open or continue a citation too long for the tokens left are masked).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import torch
 from grammars import GrammarError, compile_index
 from grammars.compile import vocabulary_of
 from transformers import AutoTokenizer
 from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
 
-from citegen.constraint import MAX_CITATION_TOKENS, CompiledConstraint, ConstraintCursor
-from citegen.errors import CitegenError
+from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
+from citegen.errors import CitegenError, EmptyMaskError
 from citegen.integrations.options import CitationOptions
 from citegen.kernels import apply_token_bitmask_inplace
 
@@ -40,6 +44,26 @@ if TYPE_CHECKING:
     from vllm.config import VllmConfig
 
 logger = logging.getLogger(__name__)
+
+CONFIG_KEY = "citegen"  # citegen's entry of vLLM's additional_config
+
+
+def engine_config(index_cache_dir: Path | None) -> dict[str, Any]:
+    """citegen's entry of vLLM's `additional_config`, read by the processor in every worker."""
+    return {CONFIG_KEY: {"index_cache_dir": None if index_cache_dir is None else str(index_cache_dir)}}
+
+
+def _index_cache_dir(additional_config: object) -> Path | None:
+    ours = additional_config.get(CONFIG_KEY) if isinstance(additional_config, Mapping) else None
+    if ours is None:
+        return None
+    if not isinstance(ours, Mapping) or set(ours) - {"index_cache_dir"}:
+        raise CitegenError(
+            f"expected additional_config[{CONFIG_KEY!r}] to be {{'index_cache_dir': path or None}}, "
+            f"got {ours!r}"
+        )
+    found = ours.get("index_cache_dir")
+    return None if found is None else Path(found)
 
 
 @dataclass(slots=True)
@@ -110,8 +134,7 @@ class CitationLogitsProcessor(LogitsProcessor):
             device=device,
         )
         self._constraints: dict[CitationOptions, CompiledConstraint] = {}
-        # per compiled constraint and free state: the tokens that open a citation, with its shortest close
-        self._openers: dict[int, dict[int, list[tuple[int, int]]]] = {}
+        self._index_cache_dir = _index_cache_dir(vllm_config.additional_config)
         self._rows: dict[int, _Row] = {}
         self._pin = is_pin_memory
         self._bitmask = torch.empty((0, (self.vocab_size + 31) // 32), dtype=torch.int32)
@@ -165,7 +188,12 @@ class CitationLogitsProcessor(LogitsProcessor):
     def _compiled(self, options: CitationOptions) -> CompiledConstraint:
         compiled = self._constraints.get(options)
         if compiled is None:
-            index = compile_index(options.grammar_object(), self.tokenizer, vocab_size=self.vocab_size)
+            index = compile_index(
+                options.grammar_object(),
+                self.tokenizer,
+                vocab_size=self.vocab_size,
+                cache_dir=self._index_cache_dir,
+            )
             compiled = self._constraints[options] = CompiledConstraint(index, self.vocab_size)
             logger.info("compiled the citation index for %s", options)
         return compiled
@@ -191,35 +219,18 @@ class CitationLogitsProcessor(LogitsProcessor):
         return logits
 
     def _fill_row(self, index: int, row: _Row) -> bool:
-        """Write the row's bitmask if it needs one; False for a row in free text (nothing to do)."""
-        cursor, tokens_left = row.cursor, row.tokens_left
+        """Write the row's bitmask; False for a row in free text with nothing banned (nothing to do)."""
+        bitmask = self._bitmask[index].numpy()
         if row.broken:
-            _allow_only(self._bitmask[index], row.eos_ids)
+            allow_only(bitmask, row.eos_ids)
             return True
-        forced = cursor.forced_token(tokens_left)
-        if forced is not None:  # the open citation needs every token left to close
-            _allow_only(self._bitmask[index], (forced,))
+        try:
+            return row.cursor.fill_bitmask(bitmask, row.tokens_left)
+        except EmptyMaskError as error:
+            logger.error("ending a request whose citation automaton allows no token: %s", error)
+            row.cursor = None
+            allow_only(bitmask, row.eos_ids)
             return True
-        banned = (
-            self._budget_bans(row) if tokens_left <= MAX_CITATION_TOKENS and not cursor.in_citation else ()
-        )
-        if not cursor.needs_mask and not banned:
-            return False
-        bitmask = self._bitmask[index]
-        cursor.compiled.index.fill_bitmask(cursor.state, bitmask.numpy())
-        words = bitmask.numpy().view(np.uint32)
-        for token in banned:
-            words[token >> 5] &= ~np.uint32(1 << (token & 31))
-        return True
-
-    def _budget_bans(self, row: _Row) -> list[int]:
-        """Tokens that would open a citation which cannot close in the tokens left after them."""
-        cursor = row.cursor
-        by_state = self._openers.setdefault(id(cursor.compiled), {})
-        openers = by_state.get(cursor.state)
-        if openers is None:
-            openers = by_state[cursor.state] = _citation_openers(cursor)
-        return [token for token, needed in openers if needed > row.tokens_left - 1]
 
     def _reserve_bitmask(self, batch_size: int) -> None:
         """Grow the reused bitmask buffer (pinned where vLLM pins) before any row is written."""
@@ -230,28 +241,9 @@ class CitationLogitsProcessor(LogitsProcessor):
             )
 
 
-def _allow_only(bitmask_row: torch.Tensor, tokens: Sequence[int]) -> None:
-    """Allow exactly `tokens` (int32 words seen as uint32, so bit 31 is a plain bit)."""
-    words = bitmask_row.numpy().view(np.uint32)
-    words.fill(0)
-    for token in tokens:
-        words[token >> 5] |= np.uint32(1 << (token & 31))
-
-
-def _citation_openers(cursor: ConstraintCursor) -> list[tuple[int, int]]:
-    """(token, tokens needed afterwards to close) for each allowed token that opens a citation here."""
-    compiled, index = cursor.compiled, cursor.compiled.index
-    openers = []
-    for token in compiled.allowed_ids(cursor.state).tolist():
-        following = index.advance(cursor.state, token)
-        if index.in_citation(following) and not index.is_accepting(following):
-            openers.append((token, compiled.shortest_completion(following)[0]))
-    return openers
-
-
 def processor_path() -> str:
     """The `module:Class` string for `--logits-processors` and `LLM(logits_processors=[...])`."""
     return f"{__name__}:{CitationLogitsProcessor.__name__}"
 
 
-__all__ = ["CitationLogitsProcessor", "processor_path"]
+__all__ = ["CitationLogitsProcessor", "engine_config", "processor_path"]

@@ -13,6 +13,7 @@ import itertools
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from grammars import CitationParser
@@ -28,29 +29,41 @@ from citegen.engine import Request
 from citegen.errors import RequestError
 from citegen.events import Event, Finished, TextEventMachine
 from citegen.integrations.options import ArticleLexicon, CitationOptions
-from citegen.integrations.vllm import CitationLogitsProcessor
+from citegen.integrations.vllm import CitationLogitsProcessor, engine_config
 
 logger = logging.getLogger(__name__)
 
 _request_ids = itertools.count(1)
 
 
-def start_engine(model: str, **engine_args: Any) -> AsyncLLM:
+def start_engine(model: str, *, index_cache_dir: Path | None = None, **engine_args: Any) -> AsyncLLM:
     """vLLM's async engine over `model` with the citation processor (engine_args: AsyncEngineArgs
-    fields such as tensor_parallel_size, pipeline_parallel_size, distributed_executor_backend)."""
+    fields such as tensor_parallel_size, pipeline_parallel_size, distributed_executor_backend);
+    its workers store and load compiled indexes in `index_cache_dir` (Settings.index_cache_dir)."""
     processors = [CitationLogitsProcessor, *engine_args.pop("logits_processors", ())]
-    return AsyncLLM.from_engine_args(
-        AsyncEngineArgs(model=model, logits_processors=processors, **engine_args)
+    additional = {**engine_args.pop("additional_config", {}), **engine_config(index_cache_dir)}
+    arguments = AsyncEngineArgs(
+        model=model, logits_processors=processors, additional_config=additional, **engine_args
     )
+    return AsyncLLM.from_engine_args(arguments)
 
 
 class VllmGenerator:
     """citegen `Request`s in, `citegen.events` out, decoded by vLLM.
 
     `lexicon_file` is the verifier's lexicon export (`citegen-admin export -o FILE`); the workers read
-    the same file, so the answer language names the database's acts on both sides."""
+    the same file, so the answer language names the database's acts on both sides. `forbid_shorthand`
+    and `index_cache_dir` are the settings citegen's own engine reads (Settings)."""
 
-    def __init__(self, engine: AsyncLLM, lexicon: ArticleLexicon | None, lexicon_file: str | None) -> None:
+    def __init__(
+        self,
+        engine: AsyncLLM,
+        lexicon: ArticleLexicon | None,
+        lexicon_file: str | None,
+        *,
+        forbid_shorthand: bool = True,
+        index_cache_dir: Path | None = None,
+    ) -> None:
         self.engine = engine
         model_config = engine.model_config
         self.tokenizer = AutoTokenizer.from_pretrained(
@@ -61,11 +74,14 @@ class VllmGenerator:
         self.token_bytes = tuple(piece or b"" for piece in vocabulary.tokens)  # control tokens add no text
         self.eos_ids = vocabulary.eos_ids
         self.context_length = model_config.max_model_len
-        self.options = CitationOptions(lexicon=lexicon_file)
+        self.options = CitationOptions(lexicon=lexicon_file, shorthand=not forbid_shorthand)
         parser = CitationParser.for_lexicon(dict(lexicon) if lexicon is not None else None)
         self.constraints = ConstraintLibrary(
             lambda narrowing: compile_language(
-                replace(self.options, narrowing=narrowing).grammar_object(), vocabulary, parser.parse
+                replace(self.options, narrowing=narrowing).grammar_object(),
+                vocabulary,
+                parser.parse,
+                cache_dir=index_cache_dir,
             ),
             self.vocab_size,
         )

@@ -1,4 +1,4 @@
-"""Errors of the re-citation batch (`citegen.recite`).
+"""Errors of the re-citation batch (`citegen.recite`), under citegen's root `CitegenError`.
 
     ReciteError                 root: a batch that cannot run, or a document that cannot be processed
     ├── UsageError              bad command-line use: no inputs, a missing path, --out inside an input
@@ -17,8 +17,10 @@ in the report (`CitationOutcome.action`), not exceptions.
 
 from __future__ import annotations
 
+from citegen.errors import CitegenError
 
-class ReciteError(Exception):
+
+class ReciteError(CitegenError):
     """Root of citegen.recite's errors; the message says what was expected and what came."""
 
 

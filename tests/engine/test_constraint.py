@@ -1,13 +1,13 @@
-"""The per-state caches of `CompiledConstraint` against the index they are derived from."""
+"""`ConstraintCursor.fill_bitmask` and the per-state caches of `CompiledConstraint` against the
+index they are derived from and a brute-force search over the tiny vocabulary."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-import torch
 from tiny_lm import citation_language
 
-from citegen.constraint import CompiledConstraint
-from citegen.kernels import apply_token_bitmask_inplace
+from citegen.constraint import MAX_CITATION_TOKENS, CompiledConstraint, ConstraintCursor
 
 WALKS = {
     "case": "판례는 대법원 2024. 7. 1. 선고 2024도4202 판결",
@@ -27,19 +27,71 @@ def states_along(tiny, compiled, text: str) -> list[int]:
     return states
 
 
+def allowed_by(row: np.ndarray, vocab_size: int) -> set[int]:
+    bits = np.unpackbits(row.view(np.uint8), bitorder="little", count=vocab_size)
+    return set(np.flatnonzero(bits).tolist())
+
+
+def cursor_at(compiled: CompiledConstraint, state: int) -> ConstraintCursor:
+    cursor = ConstraintCursor(compiled)
+    cursor.state = state
+    cursor._in_citation = compiled.index.in_citation(state)
+    return cursor
+
+
 @pytest.mark.parametrize("text", list(WALKS.values()), ids=list(WALKS))
-def test_the_cpu_row_mask_equals_the_bitmask_kernel(tiny, compiled, text) -> None:
-    generator = torch.Generator().manual_seed(0)
+def test_without_a_budget_the_row_is_the_index_mask(tiny, compiled, text) -> None:
+    row = compiled.index.allocate_bitmask()[0]
     for state in states_along(tiny, compiled, text):
-        logits = torch.randn(1, compiled.vocab_size, generator=generator)
-        expected = logits.clone()
-        apply_token_bitmask_inplace(
-            expected,
-            torch.from_numpy(compiled.index.bitmask(state)).unsqueeze(0),
-            vocab_size=compiled.vocab_size,
+        for tokens_left in (None, MAX_CITATION_TOKENS + 1):
+            constrains = cursor_at(compiled, state).fill_bitmask(row, tokens_left)
+            assert np.array_equal(row, compiled.index.bitmask(state)), state
+            assert constrains == (not compiled.index.is_unconstrained(state)), state
+
+
+def closes_within(index, state: int, tokens: int, memo: dict) -> bool:
+    """Brute force: from `state` the text can leave every citation it is in within `tokens` tokens."""
+    if index.is_accepting(state) or not index.in_citation(state):
+        return True
+    if tokens == 0:
+        return False
+    key = (state, tokens)
+    if key not in memo:
+        memo[key] = any(
+            closes_within(index, index.advance(state, token), tokens - 1, memo)
+            for token in index.allowed_tokens(state).tolist()
         )
-        compiled.mask_row_cpu_inplace(logits[0], state)
-        assert torch.equal(logits, expected), state
+    return memo[key]
+
+
+@pytest.mark.parametrize("text", list(WALKS.values()), ids=list(WALKS))
+def test_with_a_budget_the_row_allows_exactly_the_tokens_after_which_a_citation_still_closes(
+    tiny, compiled, text
+) -> None:
+    """Every state of a walk, every budget from 1: the row allows a token exactly when, after it,
+    the text can leave its citation in the tokens then left; when the open citation needs all of
+    them, only the next token of its shortest close."""
+    index, memo = compiled.index, {}
+    row = index.allocate_bitmask()[0]
+    banned_somewhere = forced_somewhere = False
+    for state in states_along(tiny, compiled, text):
+        allowed = index.allowed_tokens(state).tolist()
+        for tokens_left in range(1, 24):
+            cursor_at(compiled, state).fill_bitmask(row, tokens_left)
+            got = allowed_by(row, compiled.vocab_size)
+            fitting = {
+                token
+                for token in allowed
+                if closes_within(index, index.advance(state, token), tokens_left - 1, memo)
+            }
+            needed, forced = compiled.shortest_completion(state) if index.in_citation(state) else (0, -1)
+            if index.in_citation(state) and not index.is_accepting(state) and tokens_left <= needed:
+                assert got == {forced} and (tokens_left < needed or forced in fitting), (state, tokens_left)
+                forced_somewhere = True
+            else:
+                assert got == fitting, (state, tokens_left)
+                banned_somewhere |= len(fitting) < len(allowed)
+    assert banned_somewhere and forced_somewhere  # the walk reaches both rules
 
 
 @pytest.mark.parametrize("text", list(WALKS.values()), ids=list(WALKS))

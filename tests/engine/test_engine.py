@@ -9,6 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from test_events import held_heads
 from tiny_lm import citation_language, malformed_anchors
 
 from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
@@ -58,6 +59,7 @@ def check_events(events: list) -> str:
             assert event.citation is not None and event.citation.canonical() == event.text
             open_start = None
     assert open_start is None
+    held_heads(events)
     return text
 
 
@@ -109,12 +111,23 @@ def test_a_sequence_decodes_the_same_alone_and_joining_a_running_batch(tiny, lib
     assert together == alone
 
 
-@pytest.mark.parametrize("budget", [6, 9, 12, 15, 18], ids=lambda b: f"max{b}")
-def test_a_citation_in_progress_always_closes_within_the_budget(engine, budget) -> None:
-    results = run_all(engine, [sampled(seed, max_new_tokens=budget) for seed in range(6)])
-    for events in results:
+BUDGETS = range(1, 41)  # from 1 to past the longest citation the tiny model writes
+
+
+def test_a_citation_in_progress_always_closes_within_the_budget(engine) -> None:
+    """Every budget from 1 up, six sampled answers each: every citation begun is finished and
+    parses, and some end exactly on the last token (the budget rule had work to do)."""
+    budgets = [budget for budget in BUDGETS for _ in range(6)]
+    results = run_all(engine, [sampled(seed, max_new_tokens=budget) for seed, budget in enumerate(budgets)])
+    closing_on_the_last_token = 0
+    for budget, events in zip(budgets, results, strict=True):
         check_events(events)  # every CitationStart has a parsed CitationEnd
         assert events[-1].completion_tokens <= budget
+        ends = [e for e in events if isinstance(e, CitationEnd)]
+        closing_on_the_last_token += bool(
+            ends and ends[-1].end == len(events[-1].text) and events[-1].reason == "length"
+        )
+    assert closing_on_the_last_token >= 3
 
 
 def test_a_stop_string_ends_the_answer_before_it(engine) -> None:
@@ -148,6 +161,9 @@ class _AllowingNothing:
 
     def __getattr__(self, name):
         return getattr(self._index, name)
+
+    def fill_bitmask(self, state, out_row) -> None:
+        out_row.fill(0)
 
     def bitmask(self, state):
         return self._index.bitmask(state) * 0

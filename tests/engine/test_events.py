@@ -11,6 +11,21 @@ from citegen.constraint import Constraint
 from citegen.events import CitationDelta, CitationEnd, CitationStart, ProseDelta, TextEventMachine
 
 
+def held_heads(events: list) -> int:
+    """The tentative contract: a consumer that holds tentative prose until a prose delta that is not
+    tentative (or a citation's start) holds every citation's head, so none is shown as prose.
+    Returns how many citations had a head sent as prose (the contract had work to do)."""
+    held, heads = "", 0
+    for event in events:
+        if isinstance(event, ProseDelta):
+            held = held + event.text if event.tentative else ""
+        elif isinstance(event, CitationStart):
+            assert held.endswith(event.prefix), (held, event.prefix)
+            heads += bool(event.prefix)
+            held = ""
+    return heads
+
+
 def byte_tokens(tiny, text: str) -> list[int]:
     ids = {piece: token for token, piece in enumerate(tiny.token_bytes) if len(piece) == 1}
     return [ids[bytes([byte])] for byte in text.encode()]
@@ -67,15 +82,46 @@ def test_citations_come_out_with_exact_spans(tiny, constraint, split, text, cita
     assert all("\ufffd" not in getattr(e, "text", "") for e in events)
 
 
+@pytest.mark.parametrize("split", [bpe_tokens, byte_tokens], ids=["bpe", "bytes"])
+@pytest.mark.parametrize("text", [text for text, _ in TEXTS.values()], ids=list(TEXTS))
+def test_the_head_of_every_citation_goes_out_as_tentative_prose(tiny, constraint, split, text) -> None:
+    events, _ = feed(tiny, constraint, split(tiny, text))
+    heads = held_heads(events)
+    if split is byte_tokens:
+        assert heads == sum(isinstance(e, CitationStart) for e in events)
+
+
+@pytest.mark.parametrize(
+    ("text", "confirmed"),
+    [
+        ("대법원은 여러 번", "대법원은 여러 번"),
+        ("민법과 형법의 관계", "민법과 형법의 관계"),
+        ("판례는 대법", "판례는 "),
+    ],
+    ids=["court-name-as-a-word", "act-names-as-words", "a-partial-anchor-at-the-end"],
+)
+def test_prose_is_tentative_only_while_it_may_still_begin_a_citation(
+    tiny, constraint, text, confirmed
+) -> None:
+    cursor, events = constraint.cursor(), []
+    machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse)
+    for token in byte_tokens(tiny, text):
+        events += machine.feed(tiny.token_bytes[token], cursor.advance(token))
+    last_confirmed = max((i for i, e in enumerate(events) if not e.tentative), default=-1)
+    assert "".join(e.text for e in events[: last_confirmed + 1]) == confirmed
+    assert all(e.tentative for e in events[last_confirmed + 1 :])
+
+
 def test_a_split_character_is_sent_whole_once_complete(tiny, constraint) -> None:
     events, _ = feed(tiny, constraint, byte_tokens(tiny, "법"))
-    assert events == [ProseDelta("법")]
+    assert [e.text for e in events] == ["법"]
 
 
 def test_an_anchor_sent_as_prose_is_named_as_the_citation_prefix(tiny, constraint) -> None:
     events, _ = feed(tiny, constraint, byte_tokens(tiny, "형법 제1조"))
     start = next(e for e in events if isinstance(e, CitationStart))
     assert start.start == 0 and "형법 제".startswith(start.prefix) and start.prefix
+    assert all(e.tentative for e in events[: events.index(start)])
 
 
 def test_a_stop_string_split_across_tokens_is_never_sent(tiny, constraint) -> None:

@@ -37,6 +37,29 @@ def test_generate_with_the_processor_writes_only_canonical_citations(tiny, seed)
     assert any(find_citations(text, lenient=False) for text in texts)
 
 
+def test_a_citation_in_progress_always_closes_within_the_budget(tiny) -> None:
+    """Every budget from 1 up, eight sampled rows each: no text ends inside a citation."""
+    constraint = Constraint.of(citation_language(tiny), tiny.vocab_size)
+    cited = 0
+    for budget in range(1, 41):
+        texts = generate(tiny, CitationLogitsProcessor(constraint, max_new_tokens=budget), budget, budget)
+        assert not [m for text in texts for m in malformed_anchors(text)], budget
+        cited += sum(bool(find_citations(text, lenient=False)) for text in texts)
+    assert cited >= 8
+
+
+def test_without_the_budget_small_budgets_end_inside_citations(tiny) -> None:
+    """The check above can fail: the same generations, the processor told no budget."""
+    constraint = Constraint.of(citation_language(tiny), tiny.vocab_size)
+    cut = [
+        text
+        for budget in range(1, 41)
+        for text in generate(tiny, CitationLogitsProcessor(constraint, max_new_tokens=None), budget, budget)
+        if malformed_anchors(text)
+    ]
+    assert cut
+
+
 def test_without_the_processor_the_same_sampling_writes_malformed_citations(tiny) -> None:
     texts = [text for seed in range(2) for text in generate(tiny, None, seed, 40)]
     assert any(malformed_anchors(text) for text in texts)

@@ -44,21 +44,26 @@ def naive_reference(logits, bitmask, indices, vocab_size):
     return out
 
 
-def random_case(batch, width, vocab_size, seed=0):
+def random_case(batch, width, vocab_size, seed=0, sparse=False):
     generator = torch.Generator().manual_seed(seed)
     words = ((vocab_size or width) + 31) // 32
     logits = torch.randn(batch, width, generator=generator)
     bitmask = torch.randint(-(2**31), 2**31 - 1, (batch, words), dtype=torch.int32, generator=generator)
+    if sparse:  # a few words decide, as inside a citation (allowing) or in free text (rejecting)
+        few = torch.rand(batch, words, generator=generator) < 0.05
+        few[:, -1] = True
+        bitmask = bitmask * few if sparse == "allowing" else torch.where(few, bitmask, -1)
     return logits, bitmask
 
 
+@pytest.mark.parametrize("sparse", [False, "allowing", "rejecting"], ids=["dense", "few-allow", "few-reject"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
 @pytest.mark.parametrize("case", list(CASES.values()), ids=list(CASES))
-def test_cpu_path_equals_the_naive_loop(case, dtype) -> None:
+def test_cpu_path_equals_the_naive_loop(case, dtype, sparse) -> None:
     batch, width, vocab_size, indices = case
     if width > 1000 and dtype == torch.bfloat16:
         width = 1000  # the naive loop is slow; the float32 run covers several blocks
-    logits, bitmask = random_case(batch, width, vocab_size)
+    logits, bitmask = random_case(batch, width, vocab_size, sparse=sparse)
     logits = logits.to(dtype)
     expected = naive_reference(logits, bitmask, indices, vocab_size)
     apply_token_bitmask_inplace(logits, bitmask, indices, vocab_size)

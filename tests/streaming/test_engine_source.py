@@ -19,7 +19,6 @@ from streaming_kit import (
     wait_for_metric,
 )
 
-from citegen.commands.serve_wiring import anchors_for
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
@@ -55,7 +54,8 @@ def parts(tmp_path_factory: pytest.TempPathFactory):
 
 def test_concurrent_answers_finish_with_only_verified_citations_visible(serve, parts) -> None:
     source, verifier, lexicon = parts
-    base = serve(create_app(StreamingSettings(max_active=4), source, verifier, anchors=anchors_for(lexicon)))
+    # no anchors: the engine marks tentative prose
+    base = serve(create_app(StreamingSettings(max_active=4), source, verifier))
     prompts = [CORPUS[0][:12], CORPUS[1][:10], CORPUS[2][:8], "판례는 "]  # greedy: the second cites a case
     bodies = [{"question": prompt, "max_tokens": 48, "seed": i} for i, prompt in enumerate(prompts)]
     answers = answer_concurrently(base, bodies, timeout_s=120)
@@ -65,8 +65,8 @@ def test_concurrent_answers_finish_with_only_verified_citations_visible(serve, p
 
 
 def test_a_client_that_leaves_cancels_its_sequence_in_the_engine(serve, parts) -> None:
-    source, verifier, lexicon = parts
-    base = serve(create_app(StreamingSettings(), source, verifier, anchors=anchors_for(lexicon)))
+    source, verifier, _ = parts
+    base = serve(create_app(StreamingSettings(), source, verifier))  # the engine marks tentative prose
     body = {"question": CORPUS[4][:10], "max_tokens": 2000, "temperature": 1.0, "seed": 1}
     with httpx.stream("POST", f"{base}/v1/answers", json=body, timeout=60) as response:
         next(sse_events(response))  # the answer has started; leave

@@ -378,3 +378,65 @@ def test_a_held_angle_bracket_before_a_citation_is_plain_text() -> None:
     machine = SegmentMachine("annotate", bypass=(("<think>", "</think>"),))
     assert machine.feed(ProseDelta("a <")) == [ProseReleased("a ")]
     assert machine.feed(CitationStart()) == [ProseReleased("<")]
+
+
+# ---- a source that marks tentative prose needs no anchor detector -----------------------------
+
+ENGINE_TEXTS = {
+    "case": "판례는 대법원 2024. 7. 1. 선고 2024도4202 판결에서 밝혔다.",
+    "statutes": "근거는 민법 제750조 및 형법 제250조 제1항이다.",
+    "court-name-as-prose": "대법원은 여러 번 판단하였다. 민법 제3조",
+}
+
+
+@pytest.fixture(scope="module")
+def engine_constraint():
+    """citegen's real answer constraint over a small byte-level tokenizer (no model)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+    from tiny_lm import build_tokenizer
+
+    from citegen.constraint import Constraint, compile_language
+    from grammars.compile import vocabulary_of
+
+    vocabulary = vocabulary_of(build_tokenizer(), None)
+    return Constraint.of(compile_language(answer_grammar(), vocabulary), vocabulary.size), vocabulary
+
+
+@pytest.mark.parametrize("text", list(ENGINE_TEXTS.values()), ids=list(ENGINE_TEXTS))
+def test_the_engines_tentative_marks_hold_every_citation_head_without_anchors(
+    engine_constraint, text
+) -> None:
+    """The engine's events, fed a byte per token (every anchor straddles tokens) and converted as
+    `citegen serve` converts them, through a machine with no anchor detector: no protocol error, the
+    reader sees the text in order, and the heads sent as prose were held (prefix non-empty)."""
+    from citegen.commands.serve_wiring import stream_event
+    from citegen.events import CitationStart as EngineCitationStart
+    from citegen.events import Finished as EngineFinished
+    from citegen.events import TextEventMachine
+
+    constraint, vocabulary = engine_constraint
+    single = {piece: token for token, piece in enumerate(vocabulary.tokens) if piece and len(piece) == 1}
+    cursor = constraint.cursor()
+    source = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse)
+    events = []
+    for byte in text.encode():
+        token = single[bytes([byte])]
+        events += source.feed(vocabulary.tokens[token], cursor.advance(token))
+    events += source.finish("stop", complete=cursor.accepting)
+    events.append(EngineFinished("stop", 0, len(text.encode()), source.text))
+    assert any(isinstance(e, EngineCitationStart) and e.prefix for e in events)
+    machine = SegmentMachine("annotate", anchors=None, marker=MARKER)
+    shown = []
+    for event in events:
+        outputs = machine.feed(stream_event(event))
+        while outputs:
+            output = outputs.pop(0)
+            if isinstance(output, VerificationNeeded):
+                canonical = output.citation.canonical()
+                outputs += machine.resolve(output.citation_id, Verdict("verified", canonical, "src"))
+            elif isinstance(output, ProseReleased | CitationReleased):
+                shown.append(output.text)
+    assert machine.finished and "".join(shown) == text

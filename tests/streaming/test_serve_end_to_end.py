@@ -19,7 +19,7 @@ from streaming_kit import (
     engine_service_parts,
 )
 
-from citegen.commands.serve_wiring import anchors_for, citable_names
+from citegen.commands.serve_wiring import citable_names
 from grammars import CaseCitation, find_citations
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -61,10 +61,10 @@ def parts(database: Database):
 @pytest.fixture
 def base(serve, database: Database, parts) -> str:
     """The service as `citegen serve` builds it, narrowable to the database's names."""
-    source, verifier, lexicon = parts
+    source, verifier, _ = parts
     config = StreamingSettings(max_active=len(QUESTIONS))
     citable = citable_names(build_lexicon(database))
-    return serve(create_app(config, source, verifier, anchors=anchors_for(lexicon), citable=citable))
+    return serve(create_app(config, source, verifier, citable=citable))  # the engine marks tentative prose
 
 
 def test_concurrent_answers_show_only_verified_citations(base: str, parts) -> None:

@@ -14,6 +14,7 @@ from grammars.compile import vocabulary_of
 
 from citegen.constraint import ConstraintLibrary, compile_language
 from citegen.engine import Engine, Request
+from citegen.integrations.options import CitationOptions
 from citegen.events import Finished
 from citegen.models import LoadedModel, load_model
 from citegen.sampling import SamplingParams
@@ -21,6 +22,7 @@ from citegen.sampling import SamplingParams
 pytestmark = pytest.mark.vllm
 
 SEEDS = range(1, 5)
+BUDGETS = range(1, 41)  # from 1 to past the longest citation the model writes
 ANSWER = {"citegen_grammar": "answer"}
 # Requests of one mixed batch: options, n, max_tokens. Twelve rows through an engine of eight seats,
 # leaving at different lengths, so rows join, leave and are moved while others decode.
@@ -80,6 +82,14 @@ def results(
             for i, (args, _) in enumerate(REFUSED)
         ),
         {"name": "after-refusals", "requests": [_request(first, ANSWER, temperature=1.0, seed=3)]},
+        {
+            "name": "budgets",
+            "requests": [
+                _request(p, ANSWER, temperature=1.0, seed=budget, max_tokens=budget)
+                for budget in BUDGETS
+                for p in prompts[:4]
+            ],
+        },
     ]
     return vllm(model_dir, batches, tmp_path_factory.mktemp("vllm-processor"))
 
@@ -138,6 +148,31 @@ def test_per_request_options_reach_their_rows_as_the_batch_changes(results: dict
 def test_malformed_options_are_refused_with_a_message(results: dict[str, Any], position: int) -> None:
     error = results[f"refused-{position}"]["error"]
     assert error is not None and REFUSED[position][1] in error and "expected" in error
+
+
+def test_a_citation_in_progress_always_closes_within_the_budget(
+    results: dict[str, Any], loaded: LoadedModel
+) -> None:
+    """Every max_tokens from 1 up, four sampled answers each: replayed through the answer language's
+    automaton, no completion ends inside a citation, and some end with a citation closed on the
+    last token (the budget rule had work to do)."""
+    batch = results["budgets"]
+    assert batch["error"] is None, batch["error"]
+    index = compile_language(CitationOptions().grammar_object(), loaded.vocabulary).index
+    inside, closed_on_the_last_token = [], 0
+    for request in batch["outputs"]:
+        for completion in request:
+            state, was_in_citation = index.initial_state, False
+            for token in completion["token_ids"]:
+                was_in_citation = index.in_citation(state)
+                state = index.advance(state, token)
+            if index.in_citation(state) and not index.is_accepting(state):
+                inside.append(completion["text"])
+            closed_on_the_last_token += completion["finish_reason"] == "length" and (
+                was_in_citation and not index.in_citation(state)
+            )
+    assert inside == []
+    assert closed_on_the_last_token >= 1
 
 
 def test_the_engine_serves_on_after_refusals(results: dict[str, Any]) -> None:

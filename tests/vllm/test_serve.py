@@ -39,6 +39,7 @@ def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         "TRANSFORMERS_OFFLINE": "1",
         "VLLM_CPU_KVCACHE_SPACE": "1",
         "CITEGEN_MODEL_PATH": str(model_dir),
+        "CITEGEN_INDEX_CACHE_DIR": str(workdir / "index-cache"),
     }
     subprocess.run(
         [
@@ -86,7 +87,7 @@ def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
                     f"expected the vLLM service to start, got:\n{(workdir / 'serve.log').read_text()[-4000:]}"
                 )
             time.sleep(1)  # start-up only: vLLM's engine takes tens of seconds to come up
-        yield base
+        yield base, workdir / "index-cache"
     finally:
         process.terminate()
         process.wait(timeout=60)
@@ -104,7 +105,8 @@ def _ready(base: str) -> bool:
         return False
 
 
-def test_chat_answers_carry_checked_citations(server: str) -> None:
+def test_chat_answers_carry_checked_citations(server: tuple[str, Path]) -> None:
+    server, _ = server
     body = {
         "model": "ko-legal-tiny",
         "max_tokens": 96,
@@ -122,7 +124,8 @@ def test_chat_answers_carry_checked_citations(server: str) -> None:
             assert citation["withheld"] and citation["text"] != citation.get("original")
 
 
-def test_the_answer_stream_ends_with_done_and_bad_requests_fail_alone(server: str) -> None:
+def test_the_answer_stream_ends_with_done_and_bad_requests_fail_alone(server: tuple[str, Path]) -> None:
+    server, _ = server
     events = []
     with httpx.stream(
         "POST",
@@ -145,3 +148,14 @@ def test_the_answer_stream_ends_with_done_and_bad_requests_fail_alone(server: st
         },
     )
     assert again.status_code == 200
+
+
+def test_the_vllm_backend_stores_indexes_in_the_settings_cache_dir(server: tuple[str, Path]) -> None:
+    """Settings.index_cache_dir reaches the vLLM backend (its front end and, through vLLM's
+    additional_config, its workers) as it reaches citegen's own engine: after an answer, the answer
+    language's index is stored there, to be loaded from there on the next start."""
+    base, cache = server
+    body = {"question": "해고의 요건은?", "max_tokens": 8}
+    reply = httpx.post(f"{base}/v1/answers", json=body, timeout=120)
+    assert reply.status_code == 200
+    assert sorted(path.suffix for path in cache.rglob("*") if path.is_file())

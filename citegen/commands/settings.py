@@ -1,5 +1,8 @@
 """The one settings object. Read from the environment (`CITEGEN_` prefix) only at the edges:
-the console entry points and `create_app()`; library code receives the values as arguments."""
+the console entry points and `create_app()`; library code receives the values as arguments.
+It holds the streaming service's and the verifier's sections, so it lives with the entry points
+(the composition root), the only part of citegen that imports those packages. Every generation
+backend reads the same fields: `model_path`, `device`, `forbid_shorthand`, `index_cache_dir`."""
 
 from __future__ import annotations
 
