@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from grammars import find_citations
 from grammars.languages.answer import DEFAULT_BYPASS
 from streaming import metrics as metrics_format
 from streaming.admission import Admission
@@ -24,7 +25,7 @@ from streaming.anchors import AnchorPrefixes
 from streaming.answers import AnswerRun
 from streaming.config import StreamingSettings
 from streaming.errors import BadEncodingError, BodyTooLargeError, StreamingError, UnauthorizedError
-from streaming.metrics import Metrics
+from streaming.metrics import Gauges, Metrics
 from streaming.openai_compat import add_chat_route
 from streaming.problems import problem_details
 from streaming.protocols import (
@@ -37,6 +38,7 @@ from streaming.protocols import (
 )
 from streaming.protocols import Message as ChatTurn
 from streaming.schemas import request_models
+from streaming.screen import Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
 from streaming.service import Service, citation_fields, problem_response, usage_fields
 from streaming.sse import CLIENT_CLOSED_REQUEST, EventStreamResponse, sse_event, unless_client_leaves
@@ -143,7 +145,7 @@ class _ResponseCounter:
         async def counting_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 route = scope.get("route")
-                self.metrics.responses[(getattr(route, "path", "unmatched"), message["status"])] += 1
+                self.metrics.responses.labels(getattr(route, "path", "unmatched"), message["status"]).inc()
             await send(message)
 
         await self.app(scope, receive, counting_send)
@@ -159,20 +161,26 @@ def create_app(
     anchors: AnchorPrefixes | None = None,
     bypass: Sequence[tuple[str, str]] = DEFAULT_BYPASS,
     citable: CitableNames = CitableNames(),
+    screen: Finder = find_citations,
+    gauges: Gauges | None = None,
 ) -> FastAPI:
     """The service over `source` and `verifier`. `anchors` lets the segment machine hold prose that
     may begin a citation (needed when the source sends anchors as prose before `CitationStart`);
     text between a `bypass` pair (the grammar's, `<think>` … `</think>`) is kept from readers;
     `citable` names the courts and acts a request may narrow its citations to (the source honours
-    `GenerationRequest.courts` and `.acts`)."""
+    `GenerationRequest.courts` and `.acts`); `screen` finds what a reader would take for a citation
+    in prose about to be released under `strict` or `drop` (grammars' lenient finder; the serving
+    command passes one that knows the database's act names); `gauges` adds numbers read at each
+    scrape of `/metrics` (the verifier's audit rows pending and lost)."""
     admission = Admission(config.max_active, config.max_queued, config.retry_after_s)
     metrics = Metrics(
         {
             "citegen_answers_active": ("Answers being generated.", lambda: admission.active),
             "citegen_answers_waiting": ("Answers waiting for a slot.", lambda: admission.waiting),
+            **(gauges or {}),
         }
     )
-    service = Service(config, source, verifier, anchors, tuple(bypass), admission, metrics)
+    service = Service(config, source, verifier, anchors, tuple(bypass), admission, metrics, screen)
     AnswerRequest, ChatCompletionRequest = request_models(config, citable)
     app = FastAPI(
         title="citegen",
@@ -232,8 +240,8 @@ def create_app(
         return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
 
     @app.get("/metrics", response_class=PlainTextResponse)
-    async def prometheus() -> PlainTextResponse:
-        return PlainTextResponse(metrics.render(), media_type=metrics_format.CONTENT_TYPE)
+    async def prometheus() -> Response:
+        return Response(metrics.render(), media_type=metrics_format.CONTENT_TYPE)
 
     def require_admin(
         authorization: Annotated[str | None, Header()] = None,

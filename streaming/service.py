@@ -17,8 +17,9 @@ from streaming.answers import AnswerRun, ClientEvent, RunOptions
 from streaming.config import StreamingSettings
 from streaming.errors import OverloadedError
 from streaming.metrics import Metrics
-from streaming.problems import PROBLEM_MEDIA_TYPE, problem_details
+from streaming.problems import PROBLEM_MEDIA_TYPE, problem_details, problem_type_of
 from streaming.protocols import GenerationRequest, GenerationSource, Message, Policy, Verifier
+from streaming.screen import UNANCHORED, UNANCHORED_DETAIL, Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class Service:
     bypass: tuple[tuple[str, str], ...]
     admission: Admission
     metrics: Metrics
+    screen: Finder | None
 
     def generation_request(
         self,
@@ -68,27 +70,49 @@ class Service:
             self.config.strict_marker,
             self.anchors,
             self.bypass,
+            self.screen if policy in ("strict", "drop") else None,
         )
         logger.info("[%s] answer admitted (%s, %d active)", request.request_id, policy, self.admission.active)
         return AnswerRun(request, self.source, self.verifier, options), leave
 
     async def observed(self, run: AnswerRun) -> AsyncIterator[ClientEvent]:
-        """The run's events, counted into the metrics as they pass."""
+        """The run's events, counted into the metrics as they pass; a failure is counted by the
+        problem type its client sees, and raised on."""
         holds_seen = 0
-        async for event in run.events():
-            if isinstance(event, CitationReleased | CitationWithheld):
-                self.metrics.citations[event.status] += 1
-                for hold in run.timings.holds_s[holds_seen:]:  # unparsed citations add none
-                    self.metrics.hold_s.observe(hold)
-                holds_seen = len(run.timings.holds_s)
-            elif isinstance(event, AnswerFinished):
-                self.metrics.completion_tokens += event.usage.completion_tokens
-                self.metrics.answer_s.observe(run.timings.total_s or 0.0)
-            yield event
+        metrics = self.metrics
+        try:
+            async for event in run.events():
+                if isinstance(event, CitationReleased | CitationWithheld):
+                    metrics.citations.labels(event.status).inc()
+                    if isinstance(event, CitationWithheld):
+                        metrics.withheld.labels(event.status).inc()
+                    for hold in run.timings.holds_s[holds_seen:]:  # unparsed citations add none
+                        metrics.hold_s.observe(hold)
+                    holds_seen = len(run.timings.holds_s)
+                elif isinstance(event, AnswerFinished):
+                    metrics.completion_tokens.inc(event.usage.completion_tokens)
+                    metrics.answer_s.observe(run.timings.total_s or 0.0)
+                yield event
+        except Exception as error:
+            metrics.failed.labels(problem_type_of(error).slug).inc()
+            raise
+
+
+# Why a citation was withheld, in words that do not restate it: the verifier's own detail names the
+# act, article or case number (`… holds no 2024고단316252`) and stays in the audit log.
+WITHHELD_DETAILS: dict[str, str] = {
+    "mismatch": "the database holds a record by that number whose other details differ",
+    "not_found": "the database holds no such provision or decision",
+    "ambiguous": "it could name more than one record in the database",
+    "not_covered": "the database does not cover it, so it could not be checked",
+    "unavailable": "the verifier could not answer in time",
+    "unparsed": "it is not a complete citation",
+    UNANCHORED: UNANCHORED_DETAIL,
+}
 
 
 def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any]:
-    """A citation as clients see it; a withheld one carries its marker, never its text."""
+    """A citation as clients see it; a withheld one carries its marker and why, never its text."""
     if isinstance(event, CitationWithheld):
         return {
             "id": event.citation_id,
@@ -96,7 +120,7 @@ def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any
             "canonical": None,
             "status": event.status,
             "source": None,
-            "detail": event.detail,
+            "detail": WITHHELD_DETAILS.get(event.status, "it could not be verified"),
             "withheld": True,
         }
     return {

@@ -47,7 +47,7 @@ def test_answer_streams_prose_and_verified_citations_in_order(serve) -> None:
         "canonical": None,
         "status": "not_found",
         "source": None,
-        "detail": "no such article",
+        "detail": "the database holds no such provision or decision",
         "withheld": True,
     }
     done = events[-1][1]
