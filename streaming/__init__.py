@@ -10,7 +10,8 @@
 - Errors (errors.py) map to RFC 9457 problem details in one table (problems.py).
 """
 
-from streaming.app import create_app
+from typing import TYPE_CHECKING, Any
+
 from streaming.config import StreamingSettings
 from streaming.errors import (
     BadEncodingError,
@@ -23,6 +24,7 @@ from streaming.errors import (
     StreamingError,
     UnauthorizedError,
 )
+from streaming.metrics import Gauges
 from streaming.protocols import (
     AdminSource,
     CitableNames,
@@ -42,6 +44,19 @@ from streaming.protocols import (
 )
 from streaming.segments import SegmentMachine
 
+if TYPE_CHECKING:
+    from streaming.app import create_app
+
+
+def __getattr__(name: str) -> Any:
+    # The web stack (FastAPI) loads on first use of `create_app`, so what only needs the values and
+    # protocols here (`citegen ask`, the engine's adapters) starts without it.
+    if name == "create_app":
+        from streaming.app import create_app  # noqa: PLC0415
+
+        return create_app
+    raise AttributeError(f"module 'streaming' has no attribute {name!r}")
+
 __all__ = [
     "AdminSource",
     "BadEncodingError",
@@ -52,6 +67,7 @@ __all__ = [
     "CitationStart",
     "ConfigurationError",
     "Finished",
+    "Gauges",
     "GenerationError",
     "GenerationRequest",
     "GenerationSource",

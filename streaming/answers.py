@@ -36,7 +36,6 @@ from streaming.segments import (
     AnswerFinished,
     CitationReleased,
     CitationWithheld,
-    ProseReleased,
     SegmentMachine,
     SegmentOutput,
     VerificationNeeded,

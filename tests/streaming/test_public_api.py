@@ -6,7 +6,7 @@ import streaming
 
 EXPECTED = {
     "AdminSource", "BadEncodingError", "BodyTooLargeError", "CitableNames", "CitationDelta", "CitationEnd",
-    "CitationStart", "ConfigurationError", "Finished", "GenerationError", "GenerationRequest", "GenerationSource",
+    "CitationStart", "ConfigurationError", "Finished", "Gauges", "GenerationError", "GenerationRequest", "GenerationSource",
     "Message", "OverloadedError", "ProseDelta", "ReadinessProbe", "RequestRejectedError", "SegmentMachine",
     "SegmentProtocolError", "SourceEvent", "StreamingError", "StreamingSettings", "UnauthorizedError",
     "Usage", "Verdict", "Verifier", "create_app",
