@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from streaming.config import StreamingSettings
 from streaming.errors import (
     BadEncodingError,
+    BodyTimeoutError,
     BodyTooLargeError,
     ConfigurationError,
     GenerationError,
@@ -35,6 +36,7 @@ from streaming.protocols import (
     GenerationRequest,
     GenerationSource,
     Message,
+    PreparingSource,
     ProseDelta,
     ReadinessProbe,
     SourceEvent,
@@ -60,6 +62,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AdminSource",
     "BadEncodingError",
+    "BodyTimeoutError",
     "BodyTooLargeError",
     "CitableNames",
     "CitationDelta",
@@ -73,6 +76,7 @@ __all__ = [
     "GenerationSource",
     "Message",
     "OverloadedError",
+    "PreparingSource",
     "ProseDelta",
     "ReadinessProbe",
     "RequestRejectedError",

@@ -20,7 +20,7 @@ from streaming.answers import AnswerRun
 from streaming.problems import problem_details
 from streaming.protocols import Message
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
-from streaming.service import Service, citation_fields, problem_response, usage_fields
+from streaming.service import Service, citation_fields, client_of, problem_response, usage_fields
 from streaming.sse import CLIENT_CLOSED_REQUEST, EventStreamResponse, sse_event, unless_client_leaves
 
 logger = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
             courts=body.citegen_courts,
             acts=body.citegen_acts,
         )
-        started = await unless_client_leaves(service.start(request, body.citation_policy), http)
+        started = await unless_client_leaves(service.start(request, body.citation_policy, client_of(http)), http)
         if started is None:
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         run, leave = started

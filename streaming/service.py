@@ -9,25 +9,30 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from streaming.admission import Admission
+from streaming.admission import Admission, NarrowingLimit
 from streaming.anchors import AnchorPrefixes
 from streaming.answers import AnswerRun, ClientEvent, RunOptions
 from streaming.config import StreamingSettings
 from streaming.errors import OverloadedError
 from streaming.metrics import Metrics
 from streaming.problems import PROBLEM_MEDIA_TYPE, problem_details, problem_type_of
-from streaming.protocols import GenerationRequest, GenerationSource, Message, Policy, Verifier
+from streaming.protocols import GenerationRequest, GenerationSource, Message, Policy, PreparingSource, Verifier
 from streaming.screen import UNANCHORED, UNANCHORED_DETAIL, Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld
 
 logger = logging.getLogger(__name__)
 
 
-def problem_response(error: BaseException, instance: str | None = None) -> JSONResponse:
+def problem_response(
+    error: BaseException, instance: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body = problem_details(error, instance)
-    headers = {"retry-after": str(error.retry_after_s)} if isinstance(error, OverloadedError) else None
+    headers = dict(headers or {})
+    if isinstance(error, OverloadedError):
+        headers["retry-after"] = str(error.retry_after_s)
     return JSONResponse(body, status_code=body["status"], headers=headers, media_type=PROBLEM_MEDIA_TYPE)
 
 
@@ -43,6 +48,7 @@ class Service:
     admission: Admission
     metrics: Metrics
     screen: Finder | None
+    narrowings: NarrowingLimit
 
     def generation_request(
         self,
@@ -60,8 +66,17 @@ class Service:
             uuid.uuid4().hex, tuple(messages), max_tokens, temperature, top_p, seed, tuple(stop), courts, acts
         )
 
-    async def start(self, request: GenerationRequest, policy: Policy) -> tuple[AnswerRun, Callable[[], None]]:
-        """Wait for a slot (or raise OverloadedError) and prepare the run; the caller frees the slot."""
+    async def start(
+        self, request: GenerationRequest, policy: Policy, client: str
+    ) -> tuple[AnswerRun, Callable[[], None]]:
+        """Let the source prepare the request (holding no slot; a refusal raises before any
+        stream), wait for a slot (or raise OverloadedError) and set up the run; the caller frees
+        the slot."""
+        self.admission.refuse_if_full()
+        if isinstance(self.source, PreparingSource):
+            narrowing = None if request.courts is None and request.acts is None else (request.courts, request.acts)
+            with self.narrowings.held(client, narrowing):
+                await self.source.prepare(request)
         leave = await self.admission.enter()
         options = RunOptions(
             policy,
@@ -133,6 +148,11 @@ def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any
         "detail": event.detail,
         "withheld": False,
     }
+
+
+def client_of(http: Request) -> str:
+    """Who asked, for per-client limits: the peer's address."""
+    return http.client.host if http.client is not None else "unknown"
 
 
 def usage_fields(event: AnswerFinished) -> dict[str, int]:

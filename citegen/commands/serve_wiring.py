@@ -91,13 +91,25 @@ class EngineSource:
         self.engine.wake()
         self._thread.join(timeout=10)
 
+    async def prepare(self, request: streaming.GenerationRequest) -> None:
+        """Before the request takes a slot: refuse a prompt the model's context cannot hold, and
+        compile a new narrowing's language (seconds over a large vocabulary, on the library's
+        thread), so that no slot waits on a compile."""
+        submitted = engine_request(request)
+        try:
+            await asyncio.to_thread(self.engine.check, submitted)
+        except RequestError as error:
+            raise streaming.RequestRejectedError(str(error)) from error
+        if submitted.constrain and self.engine.constraints is not None:
+            await self.engine.constraints.get_async(submitted.narrowing)
+
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
         submitted = engine_request(request)
         constraints = self.engine.constraints
-        # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop;
-        # the constraint goes to submit, so an eviction in between cannot make it compile here
+        # prepared already (a cache hit), unless evicted since: then it compiles off the loop here;
+        # the constraint goes to submit, so an eviction in between cannot make it compile there
         constraint = (
             await constraints.get_async(submitted.narrowing)
             if submitted.constrain and constraints is not None
