@@ -74,3 +74,14 @@ def test_a_client_that_leaves_cancels_its_sequence_in_the_engine(serve, parts) -
     deadline = time.monotonic() + 10
     while source.engine.has_work():  # the engine drops the sequence before its next step
         assert time.monotonic() < deadline, "expected the engine to drop the cancelled sequence"
+
+
+def test_a_question_longer_than_the_context_is_refused_before_any_stream(serve, parts) -> None:
+    source, verifier, lexicon = parts
+    base = serve(create_app(StreamingSettings(), source, verifier, anchors=anchors_for(lexicon)))
+    context = source.engine.loaded.context_length
+    response = httpx.post(f"{base}/v1/answers", json={"question": "민법 " * context}, timeout=60)
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert f"at most {context - 1} tokens" in response.json()["detail"]
+    assert httpx.get(f"{base}/metrics").text.count('citegen_failed_answers_total{') == 0
