@@ -48,7 +48,6 @@ def serve(
     from verifier.lexicon import build_lexicon, lexicon_data  # noqa: PLC0415
     from verifier.verify import Verifier  # noqa: PLC0415
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if backend not in ("builtin", "vllm"):
         raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")
     with starting("serve"):
@@ -71,6 +70,7 @@ def serve(
                     forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
                 )
             )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     checker = Verifier(database)
     admin = wiring.DatabaseAdmin(database, checker)
     verifier = wiring.database_verifier(checker)
