@@ -3,8 +3,9 @@
 The answer is the same as `/v1/answers` gives: citations already verified (or replaced, or
 annotated, by `citation_policy`), narrowed by the extension fields `citegen_courts` and
 `citegen_acts` as `/v1/answers` is by `courts` and `acts`. Citation metadata rides in extension
-fields that OpenAI clients keep (`model_extra`): `citations` on a completion, `citation` on a stream
-chunk, each with the character span `start`/`end` of the citation in the message content.
+fields that OpenAI clients keep (`model_extra`): `citations`, on a completion and on the stream chunk
+that carries a citation alike, each with the character span `start`/`end` of the citation in the
+message content.
 """
 
 import logging
@@ -151,7 +152,7 @@ async def _chunks(
                 yield sse_event(None, "[DONE]")
                 return
             text, citation = transcript.piece(event)
-            yield chunk({"content": text}, **({"citation": citation} if citation else {}))
+            yield chunk({"content": text}, **({"citations": [citation]} if citation else {}))
     except Exception as error:  # the stream boundary: OpenAI clients raise on an `error` chunk
         logger.warning("[%s] completion stream failed: %r", run.request.request_id, error)
         yield sse_event(None, problem_details(error, run.request.request_id))

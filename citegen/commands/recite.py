@@ -20,7 +20,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
 from citegen.recite.documents import DEFAULT_MAX_BYTES
-from citegen.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +48,7 @@ def recite(
 ) -> None:
     """Rewrite the citations of drafts in canonical, checked form and report what changed."""
     from citegen.commands.startup import starting  # noqa: PLC0415
+    from citegen.settings import Settings  # noqa: PLC0415  the database stack: not for --help
 
     with starting("recite"):
         settings = Settings()
