@@ -9,14 +9,11 @@ what was shown), no audit row was lost, and the service kept answering `/healthz
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import shutil
 import socket
 import sys
 import threading
-import uuid
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -32,7 +29,9 @@ from streaming_kit import (
     answer_concurrently,
     citation,
     engine_service_parts,
+    filled_sqlite,
     metric,
+    postgres_database_with,
     sse_events,
     wait_for_metric,
 )
@@ -43,7 +42,6 @@ from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, ProseDelta, Usage
 from verifier.database import Database
-from verifier.importers import import_paths
 from verifier.verify import Verifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
@@ -83,10 +81,7 @@ def script_citing(numbers: list[int], gate: Gate | None = None) -> list:
 
 @pytest.fixture
 def sqlite_database(tmp_path: Path):
-    records = tmp_path / "records.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
-    database = Database.open(f"sqlite:///{tmp_path / 'citegen.sqlite3'}")
-    import_paths(database, [records])
+    database = filled_sqlite(tmp_path, RECORDS)
     yield database
     database.close()
 
@@ -179,23 +174,8 @@ def test_slow_bodies_time_out_and_never_stop_the_service(serve) -> None:
 
 @pytest.fixture
 def postgres_database(tmp_path: Path):
-    name = f"citegen_adv_{uuid.uuid4().hex[:12]}"
-    try:
-        admin = psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3",
-                                autocommit=True)  # fmt: skip
-    except psycopg.OperationalError as error:
-        if os.environ.get("CITEGEN_REQUIRE_POSTGRES"):
-            pytest.fail(f"CITEGEN_REQUIRE_POSTGRES is set but PostgreSQL is unreachable: {error}")
-        pytest.skip(f"PostgreSQL unreachable: {error}")
-    admin.execute(f"CREATE DATABASE {name}")
-    records = tmp_path / "records.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
-    database = Database.open(f"postgresql://postgres@127.0.0.1:5432/{name}")
-    import_paths(database, [records])
-    yield name, database
-    database.engine.dispose()
-    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    admin.close()
+    for _, name, database in postgres_database_with(tmp_path, RECORDS, "citegen_adv"):
+        yield name, database
 
 
 @pytest.mark.postgres
@@ -250,11 +230,7 @@ def test_a_database_file_moved_away_and_back_is_served_again(serve, sqlite_datab
 
 @pytest.fixture(scope="module")
 def engine_parts(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("adversarial-engine")
-    records = folder / "records.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
-    database = Database.open(f"sqlite:///{folder / 'citegen.sqlite3'}")
-    import_paths(database, [records])
+    database = filled_sqlite(tmp_path_factory.mktemp("adversarial-engine"), RECORDS)
     yield from engine_service_parts(database, build_tiny(), max_batch=13)
     database.close()
 
@@ -262,7 +238,7 @@ def engine_parts(tmp_path_factory: pytest.TempPathFactory):
 def test_a_poisoned_request_among_twelve_fails_alone(serve, engine_parts) -> None:
     source, verifier, lexicon = engine_parts
     base = serve(create_app(StreamingSettings(max_active=13), source, verifier, anchors=anchors_for(lexicon)))
-    bodies = [{"question": CORPUS[i % len(CORPUS)][:10], "max_tokens": 24, "temperature": 0.8, "seed": i}
+    bodies = [{"question": CORPUS[i % len(CORPUS)][:10], "max_tokens": 16, "temperature": 0.8, "seed": i}
               for i in range(12)]  # fmt: skip
     alone = [answer(base, body, 120) for body in bodies]
     poisoned: dict[str, httpx.Response] = {}

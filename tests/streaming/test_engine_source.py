@@ -4,7 +4,6 @@ finish with only verified citations visible, and a client that leaves cancels it
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -13,8 +12,9 @@ import httpx
 import pytest
 from streaming_kit import (
     answer_concurrently,
-    engine_service_parts,
     assert_only_verified_citations_visible,
+    engine_service_parts,
+    filled_sqlite,
     sse_events,
     wait_for_metric,
 )
@@ -22,8 +22,6 @@ from streaming_kit import (
 from citegen.commands.serve_wiring import anchors_for
 from streaming import create_app
 from streaming.config import StreamingSettings
-from verifier.database import Database
-from verifier.importers import import_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
 from tiny_lm import CORPUS, build_tiny  # noqa: E402
@@ -44,11 +42,7 @@ RECORDS = [
 
 @pytest.fixture(scope="module")
 def parts(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("engine-source")
-    records = folder / "records.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
-    database = Database.open(f"sqlite:///{folder / 'citegen.sqlite3'}")
-    import_paths(database, [records])
+    database = filled_sqlite(tmp_path_factory.mktemp("engine-source"), RECORDS)
     yield from engine_service_parts(database, build_tiny(), max_batch=4)
     database.close()
 
