@@ -98,9 +98,10 @@ class Tally:
         self.requests = 0
         self.ended: Counter[str] = Counter()
         self.leaks = 0
+        self.citations: Counter[str] = Counter()
 
     def ask(self, base: str) -> None:
-        shown, ending = [], "no response"
+        shown, statuses, ending = [], [], "no response"
         try:
             with httpx.stream("POST", f"{base}/v1/answers", json=BODY, timeout=60) as response:
                 if response.status_code != 200:
@@ -114,6 +115,8 @@ class Tally:
                             data = json.loads(line[6:])
                             verified = name == "citation" and not data["withheld"]
                             shown.append("\0" if verified else data["text"])
+                            if name == "citation":
+                                statuses.append(data["status"])
                         elif line.startswith("data: ") and name in ("done", "error"):
                             data = json.loads(line[6:])
                             ending = "done" if name == "done" else "error " + data["type"].rsplit("/", 1)[-1]
@@ -123,6 +126,7 @@ class Tally:
             self.requests += 1
             self.ended[ending] += 1
             self.leaks += len(CITATION_SHAPED.findall("".join(shown)))
+            self.citations.update(statuses)
 
 
 def run_clients(
@@ -260,6 +264,7 @@ def measure(name: str, database: Database, context: dict, clients: int, seconds:
             client.join()
     checker.flush_audit()
     row = {"fault": name, "requests": tally.requests, "ended": dict(tally.ended), "leaks": tally.leaks,
+           "citations": dict(tally.citations),
            "lost": checker.audit_rows_lost, "pending": checker.audit_rows_pending,
            "healthz_ms": longest[0] * 1000}  # fmt: skip
     server.should_exit = True
@@ -326,15 +331,17 @@ def render(rows: list[dict], arguments: argparse.Namespace) -> str:
         "(scripted source, real verifier); each answer cites 3 real articles, 1 missing one and writes "
         "`민법 제9999조` in prose.",
         "",
-        "| fault | requests | how they ended | leaks | audit rows lost | pending at end | longest /healthz |",
-        "|---|---:|---|---:|---:|---:|---:|",
+        "| fault | requests | how they ended | citations by outcome | leaks | audit rows lost "
+        "| pending at end | longest /healthz |",
+        "|---|---:|---|---|---:|---:|---:|---:|",
     ]
     for row in rows:
         ended = ", ".join(
             f"{count} {how}" for how, count in sorted(row["ended"].items(), key=lambda kv: -kv[1])
         )
-        lines.append(f"| {row['fault']} | {row['requests']} | {ended} | {row['leaks']} | {row['lost']} | "
-                     f"{row['pending']} | {row['healthz_ms']:.0f} ms |")  # fmt: skip
+        cited = ", ".join(f"{count} {status}" for status, count in sorted(row["citations"].items()))
+        lines.append(f"| {row['fault']} | {row['requests']} | {ended} | {cited} | {row['leaks']} "
+                     f"| {row['lost']} | {row['pending']} | {row['healthz_ms']:.0f} ms |")  # fmt: skip
     lines += [
         "",
         "Leaks are counted by a pattern independent of grammars (`제N조`, `2024도4202` shapes) over the text "

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import socket
+import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -254,3 +255,18 @@ def test_a_poisoned_request_among_twelve_fails_alone(serve, engine_parts) -> Non
 def _text(events: list[tuple[str, dict]]) -> str:
     assert events[-1][0] == "done", events[-1]
     return "".join(data["text"] for name, data in events if name in ("prose", "citation"))
+
+
+def test_audit_rows_the_database_refuses_are_kept_and_written_later(sqlite_database) -> None:
+    path = sqlite_database.engine.url.database
+    verifier = Verifier(sqlite_database, audit_batch=1000)
+    with sqlite3.connect(path) as other:
+        other.execute("ALTER TABLE audit_log RENAME TO audit_log_away")  # the table is gone for now
+    for number in ARTICLES:
+        verifier.verify(StatuteCitation("민법", number))
+    assert verifier.flush_audit() is False and verifier.audit_rows_pending == len(ARTICLES)
+    with sqlite3.connect(path) as other:
+        other.execute("ALTER TABLE audit_log_away RENAME TO audit_log")
+    verifier.verify(StatuteCitation("민법", 9999))
+    verifier.close()  # the final flush writes the kept rows, in order, then the new one
+    assert verifier.audit_rows_lost == 0 and audit_rows(sqlite_database) == len(ARTICLES) + 1
