@@ -2,6 +2,8 @@
 
 - `SegmentMachine` (segments.py): source events and verdicts in, what a reader may see out; holds
   each citation from its first character until its verdict, and everything after it behind it.
+- `ProseScreen` (screen.py): the last check under `strict` and `drop`, withholding citation-shaped
+  prose the automaton never saw (grammars' lenient finder), counted as `unanchored`.
 - `GenerationSource` and `Verifier` (protocols.py): what the service needs from an engine and a
   verifier; `citegen serve` adapts the real ones (citegen/commands/serve_wiring.py). `CitableNames`:
   the courts and acts a request may narrow its citations to.

@@ -19,7 +19,14 @@ from streaming.config import StreamingSettings
 from streaming.errors import OverloadedError
 from streaming.metrics import Metrics
 from streaming.problems import PROBLEM_MEDIA_TYPE, problem_details, problem_type_of
-from streaming.protocols import GenerationRequest, GenerationSource, Message, Policy, PreparingSource, Verifier
+from streaming.protocols import (
+    GenerationRequest,
+    GenerationSource,
+    Message,
+    Policy,
+    PreparingSource,
+    Verifier,
+)
 from streaming.screen import UNANCHORED, UNANCHORED_DETAIL, Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld
 
@@ -74,7 +81,9 @@ class Service:
         the slot."""
         self.admission.refuse_if_full()
         if isinstance(self.source, PreparingSource):
-            narrowing = None if request.courts is None and request.acts is None else (request.courts, request.acts)
+            narrowing = (request.courts, request.acts)
+            if narrowing == (None, None):  # the whole language: compiled at start-up, never counted
+                narrowing = None
             with self.narrowings.held(client, narrowing):
                 await self.source.prepare(request)
         leave = await self.admission.enter()

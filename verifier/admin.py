@@ -48,8 +48,8 @@ def audit_entries(database: Database, limit: int, status: str | None = None) -> 
 def coverage(database: Database) -> list[tuple[str, str, dt.date | None, dt.date | None]]:
     """(kind, court, from, to) of what the database claims to hold."""
     with database.engine.connect() as connection:
-        rows = connection.execute(select(COVERAGE.c.kind, COVERAGE.c.court, COVERAGE.c.starts_on, COVERAGE.c.ends_on)
-                                  .order_by(COVERAGE.c.kind, COVERAGE.c.court)).all()
+        columns = (COVERAGE.c.kind, COVERAGE.c.court, COVERAGE.c.starts_on, COVERAGE.c.ends_on)
+        rows = connection.execute(select(*columns).order_by(COVERAGE.c.kind, COVERAGE.c.court)).all()
     return [tuple(row) for row in rows]  # type: ignore[misc]
 
 
