@@ -107,6 +107,9 @@ class ProseScreen:
         cut = len(pending) if final else _held_from(pending)
         if cut == 0:
             return []
+        if not _DIGIT.search(pending, 0, cut):  # no number, no citation to withhold: nothing to find
+            self._pending = pending[cut:]
+            return self._emit(pending[:cut], ())
         before = "".join(piece.text for piece in self._shown)
         start = len(before)  # where the pending prose begins in the window
         window = before + pending + (following.text if following else "")
