@@ -25,7 +25,7 @@ from grammars import CitationFinder, CitationParser
 from verifier.admin import audit_entries, coverage, row_counts
 from verifier.config import default_database_url
 from verifier.database import Database
-from verifier.errors import ImportFileError, VerifierError
+from verifier.errors import DatabaseError, ImportFileError, VerifierError
 from verifier.importers import discover, import_file
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
 from verifier.lexicon import build_lexicon, lexicon_data
@@ -61,6 +61,9 @@ def _database(url: str | None, *, upgrade: bool = False) -> Iterator[Database]:
         yield database
     except VerifierError as error:
         err.print(f"[red]error:[/red] {error}", markup=True)
+        if isinstance(error, DatabaseError):
+            err.print("  hint: pass --database-url or set CITEGEN_DATABASE_URL (sqlite:///path or "
+                      "postgresql://user@host/db); `citegen-admin init` creates or upgrades the schema")
         raise typer.Exit(EXIT_BAD_INPUT) from error
     except SQLAlchemyError as error:
         first_line = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
