@@ -152,12 +152,7 @@ class Engine:
         request uses `constraint` when given (its narrowing's, fetched beforehand off the caller's
         event loop), else the library's for its narrowing, compiled here on a miss."""
         prompt_ids = self._encode(request)
-        room = self.loaded.context_length - len(prompt_ids)
-        if room < 1:
-            raise PromptTooLongError(
-                f"expected a prompt of at most {self.loaded.context_length - 1} tokens "
-                f"(the model's context less one), got {len(prompt_ids)}"
-            )
+        room = self._room(prompt_ids)
         cursor, machine = (
             None,
             TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop),
@@ -184,6 +179,20 @@ class Engine:
         self._pending.put(sequence)
         self._wakeup.set()
         return handle
+
+    def check(self, request: Request) -> None:
+        """Raise the `RequestError` that `submit` would for the request's prompt, queueing nothing
+        (what a server checks before it answers 200)."""
+        self._room(self._encode(request))
+
+    def _room(self, prompt_ids: list[int]) -> int:
+        room = self.loaded.context_length - len(prompt_ids)
+        if room < 1:
+            raise PromptTooLongError(
+                f"expected a prompt of at most {self.loaded.context_length - 1} tokens "
+                f"(the model's context less one), got {len(prompt_ids)}"
+            )
+        return room
 
     def _encode(self, request: Request) -> list[int]:
         tokenizer = self.loaded.tokenizer

@@ -2,6 +2,8 @@
 
 - `SegmentMachine` (segments.py): source events and verdicts in, what a reader may see out; holds
   each citation from its first character until its verdict, and everything after it behind it.
+- `ProseScreen` (screen.py): the last check under `strict` and `drop`, withholding citation-shaped
+  prose the automaton never saw (grammars' lenient finder), counted as `unanchored`.
 - `GenerationSource` and `Verifier` (protocols.py): what the service needs from an engine and a
   verifier; `citegen serve` adapts the real ones (citegen/commands/serve_wiring.py). `CitableNames`:
   the courts and acts a request may narrow its citations to.
@@ -10,10 +12,12 @@
 - Errors (errors.py) map to RFC 9457 problem details in one table (problems.py).
 """
 
-from streaming.app import create_app
+from typing import TYPE_CHECKING, Any
+
 from streaming.config import StreamingSettings
 from streaming.errors import (
     BadEncodingError,
+    BodyTimeoutError,
     BodyTooLargeError,
     ConfigurationError,
     GenerationError,
@@ -23,6 +27,7 @@ from streaming.errors import (
     StreamingError,
     UnauthorizedError,
 )
+from streaming.metrics import Gauges
 from streaming.protocols import (
     AdminSource,
     CitableNames,
@@ -33,6 +38,7 @@ from streaming.protocols import (
     GenerationRequest,
     GenerationSource,
     Message,
+    PreparingSource,
     ProseDelta,
     ReadinessProbe,
     SourceEvent,
@@ -42,9 +48,23 @@ from streaming.protocols import (
 )
 from streaming.segments import SegmentMachine
 
+if TYPE_CHECKING:
+    from streaming.app import create_app
+
+
+def __getattr__(name: str) -> Any:
+    # The web stack (FastAPI) loads on first use of `create_app`, so what only needs the values and
+    # protocols here (`citegen ask`, the engine's adapters) starts without it.
+    if name == "create_app":
+        from streaming.app import create_app  # noqa: PLC0415
+
+        return create_app
+    raise AttributeError(f"module 'streaming' has no attribute {name!r}")
+
 __all__ = [
     "AdminSource",
     "BadEncodingError",
+    "BodyTimeoutError",
     "BodyTooLargeError",
     "CitableNames",
     "CitationDelta",
@@ -52,11 +72,13 @@ __all__ = [
     "CitationStart",
     "ConfigurationError",
     "Finished",
+    "Gauges",
     "GenerationError",
     "GenerationRequest",
     "GenerationSource",
     "Message",
     "OverloadedError",
+    "PreparingSource",
     "ProseDelta",
     "ReadinessProbe",
     "RequestRejectedError",

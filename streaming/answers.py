@@ -31,19 +31,17 @@ from streaming.protocols import (
     Verdict,
     Verifier,
 )
+from streaming.screen import ClientEvent, Finder, ProseScreen
 from streaming.segments import (
     AnswerFinished,
     CitationReleased,
     CitationWithheld,
-    ProseReleased,
     SegmentMachine,
     SegmentOutput,
     VerificationNeeded,
 )
 
 logger = logging.getLogger(__name__)
-
-ClientEvent = ProseReleased | CitationReleased | CitationWithheld | AnswerFinished
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +52,7 @@ class RunOptions:
     marker: str
     anchors: AnchorPrefixes | None = None
     bypass: tuple[tuple[str, str], ...] = ()
+    screen: Finder | None = None  # the last check over released prose (strict and drop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +90,8 @@ class AnswerRun:
             options.policy, anchors=options.anchors, bypass=options.bypass, marker=options.marker
         )
         self._closed_at: dict[int, float] = {}
+        marker = options.marker if options.policy == "strict" else ""
+        self.screen = ProseScreen(options.screen, marker) if options.screen is not None else None
 
     async def events(self) -> AsyncIterator[ClientEvent]:
         inbox: asyncio.Queue[SourceEvent | _SourceFailed] = asyncio.Queue(maxsize=self._options.inbox_size)
@@ -113,7 +114,8 @@ class AnswerRun:
                         outputs.extend(await self._verify(output))
                         continue
                     self._note_release(output)
-                    yield output
+                    for shown in self.screen.feed(output) if self.screen is not None else (output,):
+                        yield shown
         finally:
             pump.cancel()
             await asyncio.gather(pump, return_exceptions=True)

@@ -5,6 +5,7 @@ Routes: `POST /v1/answers` (SSE: prose, citation, done, error), `POST /v1/chat/c
 `/admin/audit` and `/admin/stats` (API key), and `/` (the answer page).
 """
 
+import asyncio
 import hmac
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -17,14 +18,21 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from grammars import find_citations
 from grammars.languages.answer import DEFAULT_BYPASS
 from streaming import metrics as metrics_format
-from streaming.admission import Admission
+from streaming.admission import Admission, NarrowingLimit
 from streaming.anchors import AnchorPrefixes
 from streaming.answers import AnswerRun
 from streaming.config import StreamingSettings
-from streaming.errors import BadEncodingError, BodyTooLargeError, StreamingError, UnauthorizedError
-from streaming.metrics import Metrics
+from streaming.errors import (
+    BadEncodingError,
+    BodyTimeoutError,
+    BodyTooLargeError,
+    StreamingError,
+    UnauthorizedError,
+)
+from streaming.metrics import Gauges, Metrics
 from streaming.openai_compat import add_chat_route
 from streaming.problems import problem_details
 from streaming.protocols import (
@@ -37,8 +45,9 @@ from streaming.protocols import (
 )
 from streaming.protocols import Message as ChatTurn
 from streaming.schemas import request_models
+from streaming.screen import Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
-from streaming.service import Service, citation_fields, problem_response, usage_fields
+from streaming.service import Service, citation_fields, client_of, problem_response, usage_fields
 from streaming.sse import CLIENT_CLOSED_REQUEST, EventStreamResponse, sse_event, unless_client_leaves
 
 logger = logging.getLogger(__name__)
@@ -73,11 +82,12 @@ async def _answer_events(service: Service, run: AnswerRun) -> AsyncIterator[byte
 
 
 class _BodyGuard:
-    """Reads a request body up to the limit before the app sees it: 413 past the limit,
-    400 for a JSON body that is not UTF-8; then replays it."""
+    """Reads a request body up to the limit before the app sees it: 413 past the limit, 408 when it
+    does not arrive within `timeout_s` (a slow client holds no connection for long), 400 for a
+    JSON body that is not UTF-8; then replays it."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app, self.max_bytes = app, max_bytes
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout_s: float) -> None:
+        self.app, self.max_bytes, self.timeout_s = app, max_bytes, timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("POST", "PUT", "PATCH"):
@@ -86,9 +96,14 @@ class _BodyGuard:
         headers = dict(scope["headers"])
         declared = headers.get(b"content-length", b"0")
         try:
-            body = await self._read(receive, int(declared) if declared.isdigit() else 0)
+            async with asyncio.timeout(self.timeout_s):
+                body = await self._read(receive, int(declared) if declared.isdigit() else 0)
             if b"json" in headers.get(b"content-type", b""):
                 body.decode("utf-8")
+        except TimeoutError:
+            rejected = BodyTimeoutError(f"expected the whole request body within {self.timeout_s:g} s, got part")
+            await problem_response(rejected, headers={"connection": "close"})(scope, receive, send)
+            return
         except BodyTooLargeError as error:
             await problem_response(error)(scope, receive, send)
             return
@@ -143,7 +158,7 @@ class _ResponseCounter:
         async def counting_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 route = scope.get("route")
-                self.metrics.responses[(getattr(route, "path", "unmatched"), message["status"])] += 1
+                self.metrics.responses.labels(getattr(route, "path", "unmatched"), message["status"]).inc()
             await send(message)
 
         await self.app(scope, receive, counting_send)
@@ -159,20 +174,27 @@ def create_app(
     anchors: AnchorPrefixes | None = None,
     bypass: Sequence[tuple[str, str]] = DEFAULT_BYPASS,
     citable: CitableNames = CitableNames(),
+    screen: Finder = find_citations,
+    gauges: Gauges | None = None,
 ) -> FastAPI:
     """The service over `source` and `verifier`. `anchors` lets the segment machine hold prose that
     may begin a citation (needed when the source sends anchors as prose before `CitationStart`);
     text between a `bypass` pair (the grammar's, `<think>` … `</think>`) is kept from readers;
     `citable` names the courts and acts a request may narrow its citations to (the source honours
-    `GenerationRequest.courts` and `.acts`)."""
+    `GenerationRequest.courts` and `.acts`); `screen` finds what a reader would take for a citation
+    in prose about to be released under `strict` or `drop` (grammars' lenient finder; the serving
+    command passes one that knows the database's act names); `gauges` adds numbers read at each
+    scrape of `/metrics` (the verifier's audit rows pending and lost)."""
     admission = Admission(config.max_active, config.max_queued, config.retry_after_s)
     metrics = Metrics(
         {
             "citegen_answers_active": ("Answers being generated.", lambda: admission.active),
             "citegen_answers_waiting": ("Answers waiting for a slot.", lambda: admission.waiting),
+            **(gauges or {}),
         }
     )
-    service = Service(config, source, verifier, anchors, tuple(bypass), admission, metrics)
+    narrowings = NarrowingLimit(config.max_narrowings_per_client, config.retry_after_s)
+    service = Service(config, source, verifier, anchors, tuple(bypass), admission, metrics, screen, narrowings)
     AnswerRequest, ChatCompletionRequest = request_models(config, citable)
     app = FastAPI(
         title="citegen",
@@ -212,7 +234,7 @@ def create_app(
             courts=body.courts,
             acts=body.acts,
         )
-        started = await unless_client_leaves(service.start(request, body.policy), http)
+        started = await unless_client_leaves(service.start(request, body.policy, client_of(http)), http)
         if started is None:  # left while waiting for a slot: its place in the queue is free again
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         run, leave = started
@@ -232,8 +254,8 @@ def create_app(
         return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
 
     @app.get("/metrics", response_class=PlainTextResponse)
-    async def prometheus() -> PlainTextResponse:
-        return PlainTextResponse(metrics.render(), media_type=metrics_format.CONTENT_TYPE)
+    async def prometheus() -> Response:
+        return Response(metrics.render(), media_type=metrics_format.CONTENT_TYPE)
 
     def require_admin(
         authorization: Annotated[str | None, Header()] = None,
@@ -266,7 +288,7 @@ def create_app(
     async def index() -> HTMLResponse:
         return HTMLResponse(page)
 
-    app.add_middleware(_BodyGuard, max_bytes=config.max_body_bytes)
+    app.add_middleware(_BodyGuard, max_bytes=config.max_body_bytes, timeout_s=config.body_timeout_s)
     app.add_middleware(_ResponseCounter, metrics=metrics)
     return app
 

@@ -3,7 +3,7 @@ object (`CITEGEN_STREAMING__MAX_ACTIVE=…`); `create_app()` receives it and rea
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from streaming.protocols import Policy
 
@@ -26,4 +26,16 @@ class StreamingSettings(BaseModel):
     verify_timeout_s: float = Field(default=2.0, gt=0)
     inbox_size: int = Field(default=64, ge=1)  # source events buffered per answer (backpressure)
     strict_marker: str = "[확인되지 않은 인용 생략]"
-    admin_api_key: SecretStr | None = None  # None: the admin endpoints answer 404
+    max_narrowings_per_client: int = Field(default=2, ge=1)  # new narrowings compiling per client
+    body_timeout_s: float = Field(default=10.0, gt=0)  # the whole request body, from its first byte
+    admin_api_key: SecretStr | None = None  # None: the admin endpoints answer 404; never empty
+
+    @field_validator("admin_api_key")
+    @classmethod
+    def _not_empty(cls, key: SecretStr | None) -> SecretStr | None:
+        if key is not None and not key.get_secret_value().strip():
+            raise ValueError(
+                "expected an admin API key of at least one non-blank character, got an empty one "
+                "(unset CITEGEN_STREAMING__ADMIN_API_KEY to turn the admin endpoints off)"
+            )
+        return key

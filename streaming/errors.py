@@ -7,6 +7,7 @@
     ├── RequestRejectedError     a request refused before its stream starts
     │   ├── BodyTooLargeError    the request body exceeds the configured limit
     │   ├── BadEncodingError     the request body is not UTF-8
+    │   ├── BodyTimeoutError     the request body did not arrive within the configured time
     │   ├── OverloadedError      the queue is full (429 with Retry-After)
     │   └── UnauthorizedError    an admin endpoint without the right API key
     └── (verdicts that are not `verified` are values, not errors: see `streaming.protocols.Verdict`)
@@ -42,6 +43,10 @@ class BodyTooLargeError(RequestRejectedError):
 
 
 class BadEncodingError(RequestRejectedError):
+    pass
+
+
+class BodyTimeoutError(RequestRejectedError):
     pass
 
 

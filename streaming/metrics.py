@@ -1,79 +1,51 @@
-"""Counters and histograms in the Prometheus text exposition format (version 0.0.4)."""
+"""The service's numbers, in `prometheus_client`'s registry (one per app, never the global one).
+
+Besides responses, citations and timings: answers that failed after their stream started, by the
+cause a client saw (the problem type), since their response status was already 200; withheld
+citations by reason (`unanchored` must stay 0 where generation is constrained); and whatever the
+composition root adds as `gauges` (the verifier's audit rows lost, which must stay 0).
+"""
 
 from __future__ import annotations
 
-import bisect
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
 HOLD_BUCKETS_S = (0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 DURATION_BUCKETS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
-
-class Histogram:
-    def __init__(self, buckets: tuple[float, ...]) -> None:
-        self.buckets = buckets
-        self.counts = [0] * (len(buckets) + 1)
-        self.total = 0.0
-
-    def observe(self, value: float) -> None:
-        self.counts[bisect.bisect_left(self.buckets, value)] += 1
-        self.total += value
-
-    def lines(self, name: str) -> list[str]:
-        out, cumulative = [], 0
-        for bound, count in zip((*self.buckets, float("inf")), self.counts, strict=True):
-            cumulative += count
-            label = "+Inf" if bound == float("inf") else repr(bound)
-            out.append(f'{name}_bucket{{le="{label}"}} {cumulative}')
-        out += [f"{name}_sum {self.total}", f"{name}_count {cumulative}"]
-        return out
+Gauges = Mapping[str, tuple[str, Callable[[], float]]]  # name: (help, read at scrape time)
 
 
 class Metrics:
-    """The service's numbers; gauges are read from callables at scrape time."""
+    def __init__(self, gauges: Gauges) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        registry = self.registry
+        self.responses = Counter(
+            "citegen_responses", "Responses by route and status.", ("route", "status"), registry=registry
+        )
+        self.citations = Counter("citegen_citations", "Citations by outcome.", ("outcome",), registry=registry)
+        self.withheld = Counter(
+            "citegen_withheld_citations", "Citations kept from the reader, by reason.", ("reason",),
+            registry=registry,
+        )
+        self.failed = Counter(
+            "citegen_failed_answers", "Answers that ended in an error event, by problem type.", ("cause",),
+            registry=registry,
+        )
+        self.completion_tokens = Counter("citegen_completion_tokens", "Tokens generated.", registry=registry)
+        self.hold_s = Histogram(
+            "citegen_citation_hold_seconds", "Citation closed until released.", buckets=HOLD_BUCKETS_S,
+            registry=registry,
+        )
+        self.answer_s = Histogram(
+            "citegen_answer_seconds", "Whole answer duration.", buckets=DURATION_BUCKETS_S, registry=registry
+        )
+        for name, (help_text, read) in sorted(gauges.items()):
+            Gauge(name, help_text, registry=registry).set_function(read)
 
-    def __init__(self, gauges: dict[str, tuple[str, Callable[[], float]]]) -> None:
-        self.responses: Counter[tuple[str, int]] = Counter()  # (route, status)
-        self.citations: Counter[str] = Counter()  # outcome status
-        self.completion_tokens = 0
-        self.hold_s = Histogram(HOLD_BUCKETS_S)
-        self.answer_s = Histogram(DURATION_BUCKETS_S)
-        self._gauges = gauges
-
-    def render(self) -> str:
-        lines = [
-            "# HELP citegen_responses_total Responses by route and status.",
-            "# TYPE citegen_responses_total counter",
-        ]
-        lines += [
-            f'citegen_responses_total{{route="{route}",status="{status}"}} {count}'
-            for (route, status), count in sorted(self.responses.items())
-        ]
-        lines += [
-            "# HELP citegen_citations_total Citations by outcome.",
-            "# TYPE citegen_citations_total counter",
-        ]
-        lines += [
-            f'citegen_citations_total{{outcome="{outcome}"}} {count}'
-            for outcome, count in sorted(self.citations.items())
-        ]
-        lines += [
-            "# HELP citegen_completion_tokens_total Tokens generated.",
-            "# TYPE citegen_completion_tokens_total counter",
-            f"citegen_completion_tokens_total {self.completion_tokens}",
-        ]
-        lines += [
-            "# HELP citegen_citation_hold_seconds Citation closed until released.",
-            "# TYPE citegen_citation_hold_seconds histogram",
-            *self.hold_s.lines("citegen_citation_hold_seconds"),
-        ]
-        lines += [
-            "# HELP citegen_answer_seconds Whole answer duration.",
-            "# TYPE citegen_answer_seconds histogram",
-            *self.answer_s.lines("citegen_answer_seconds"),
-        ]
-        for name, (help_text, read) in sorted(self._gauges.items()):
-            lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", f"{name} {read()}"]
-        return "\n".join(lines) + "\n"
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -3,8 +3,9 @@
 The answer is the same as `/v1/answers` gives: citations already verified (or replaced, or
 annotated, by `citation_policy`), narrowed by the extension fields `citegen_courts` and
 `citegen_acts` as `/v1/answers` is by `courts` and `acts`. Citation metadata rides in extension
-fields that OpenAI clients keep (`model_extra`): `citations` on a completion, `citation` on a stream
-chunk, each with the character span `start`/`end` of the citation in the message content.
+fields that OpenAI clients keep (`model_extra`): `citations`, on a completion and on the stream chunk
+that carries a citation alike, each with the character span `start`/`end` of the citation in the
+message content.
 """
 
 import logging
@@ -20,7 +21,7 @@ from streaming.answers import AnswerRun
 from streaming.problems import problem_details
 from streaming.protocols import Message
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
-from streaming.service import Service, citation_fields, problem_response, usage_fields
+from streaming.service import Service, citation_fields, client_of, problem_response, usage_fields
 from streaming.sse import CLIENT_CLOSED_REQUEST, EventStreamResponse, sse_event, unless_client_leaves
 
 logger = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
             courts=body.citegen_courts,
             acts=body.citegen_acts,
         )
-        started = await unless_client_leaves(service.start(request, body.citation_policy), http)
+        started = await unless_client_leaves(service.start(request, body.citation_policy, client_of(http)), http)
         if started is None:
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         run, leave = started
@@ -151,7 +152,7 @@ async def _chunks(
                 yield sse_event(None, "[DONE]")
                 return
             text, citation = transcript.piece(event)
-            yield chunk({"content": text}, **({"citation": citation} if citation else {}))
+            yield chunk({"content": text}, **({"citations": [citation]} if citation else {}))
     except Exception as error:  # the stream boundary: OpenAI clients raise on an `error` chunk
         logger.warning("[%s] completion stream failed: %r", run.request.request_id, error)
         yield sse_event(None, problem_details(error, run.request.request_id))

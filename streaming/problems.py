@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException
 
 from streaming.errors import (
     BadEncodingError,
+    BodyTimeoutError,
     BodyTooLargeError,
     GenerationError,
     OverloadedError,
@@ -44,6 +45,7 @@ PROBLEM_TYPES: tuple[tuple[type[BaseException], ProblemType], ...] = (
     (RequestValidationError, ProblemType(422, "invalid-request", "The request does not match the schema")),
     (BodyTooLargeError, ProblemType(413, "body-too-large", "The request body is too large")),
     (BadEncodingError, ProblemType(400, "bad-encoding", "The request body is not valid UTF-8")),
+    (BodyTimeoutError, ProblemType(408, "body-timeout", "The request body arrived too slowly")),
     (OverloadedError, ProblemType(429, "overloaded", "Too many answers in progress")),
     (UnauthorizedError, ProblemType(401, "unauthorized", "A valid admin API key is required")),
     (RequestRejectedError, ProblemType(422, "request-rejected", "The request was refused")),
@@ -72,8 +74,7 @@ def problem_details(error: BaseException, instance: str | None = None) -> dict[s
     if isinstance(error, RequestValidationError):
         body["detail"] = "; ".join(_describe(e) for e in error.errors())
         body["errors"] = [
-            {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
-            for e in error.errors()
+            {"loc": _location(e), "msg": e.get("msg", ""), "type": e.get("type", "")} for e in error.errors()
         ]
     elif isinstance(error, HTTPException):
         body["detail"] = str(error.detail)
@@ -91,6 +92,19 @@ def problem_details(error: BaseException, instance: str | None = None) -> dict[s
     return body
 
 
+# pydantic names a union's members in an error's location (`str`, `list[…]`,
+# `function-after[functools.partial(<function max_length_validator at 0x…>…)]`): not a place in the
+# body, and an internal's repr besides.
+_TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "tuple", "dict", "none"})
+
+
+def _location(error: Any) -> list[str | int]:
+    return [
+        part
+        for part in error.get("loc", ())
+        if isinstance(part, int) or (part.isidentifier() and part not in _TYPE_TAGS)
+    ]
+
+
 def _describe(error: Any) -> str:
-    where = ".".join(str(part) for part in error.get("loc", ()))
-    return f"{where}: {error.get('msg', '')}"
+    return f"{'.'.join(str(part) for part in _location(error))}: {error.get('msg', '')}"

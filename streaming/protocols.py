@@ -116,6 +116,15 @@ class GenerationSource(Protocol):
     def generate(self, request: GenerationRequest) -> AsyncIterator[SourceEvent]: ...
 
 
+@runtime_checkable
+class PreparingSource(Protocol):
+    """A source that can check a request and make ready what it needs (a narrowing's compiled
+    language) before the request takes a generation slot; the service calls `prepare` first,
+    and a `RequestRejectedError` it raises is the response (422), before any stream starts."""
+
+    async def prepare(self, request: GenerationRequest) -> None: ...
+
+
 # ---- verification -------------------------------------------------------------------------
 
 

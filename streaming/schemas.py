@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, model_validator
 
 from streaming.config import StreamingSettings
 from streaming.protocols import CitableNames, Policy
@@ -32,6 +32,30 @@ def _no_lone_surrogates(text: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_no_lone_surrogates)]
+# Strict: `true` or `"10"` is not a number of tokens; a whole float is not an integer either.
+Integer = Annotated[int, Strict()]
+Flag = Annotated[bool, Strict()]
+Seed = Annotated[Integer, Field(ge=0, le=MAX_SEED)]
+
+# What can be sampled, refused at the edge (as vLLM's SamplingParams does) rather than failing a
+# whole batch inside the engine: below MIN_TEMPERATURE the logits overflow to non-finite values
+# (`1e-300`), so a temperature is 0 (greedy) or at least that; a top_p below MIN_TOP_P keeps less
+# than a token's probability mass in float32.
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 2.0
+MIN_TOP_P = 1e-3
+
+
+def _samplable_temperature(value: float) -> float:
+    if value != 0.0 and not MIN_TEMPERATURE <= value <= MAX_TEMPERATURE:
+        raise ValueError(f"expected 0 (greedy) or {MIN_TEMPERATURE} to {MAX_TEMPERATURE}, got {value!r}")
+    return value
+
+
+Temperature = Annotated[
+    float, Strict(), Field(ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False), AfterValidator(_samplable_temperature)
+]
+TopP = Annotated[float, Strict(), Field(ge=MIN_TOP_P, le=1.0, allow_inf_nan=False)]
+Penalty = Annotated[float, Strict(), Field(ge=-2.0, le=2.0, allow_inf_nan=False)]
 Name = Annotated[Text, Field(min_length=1, max_length=MAX_NAME_CHARS)]
 
 
@@ -57,7 +81,7 @@ def request_models(
     config: StreamingSettings, citable: CitableNames
 ) -> tuple[type[BaseModel], type[BaseModel]]:
     """(AnswerRequest, ChatCompletionRequest) bounded by `config`, narrowable to `citable`."""
-    TokenCount = Annotated[int, Field(ge=1, le=config.max_tokens_limit)]
+    TokenCount = Annotated[Integer, Field(ge=1, le=config.max_tokens_limit)]
     PromptText = Annotated[Text, Field(max_length=config.max_prompt_chars)]
     Courts, Acts = _citable("court", citable.courts), _citable("act", citable.acts)
 
@@ -67,9 +91,9 @@ def request_models(
         question: Annotated[Text, Field(min_length=1, max_length=config.max_prompt_chars)]
         policy: Policy = config.default_policy
         max_tokens: TokenCount = config.default_max_tokens
-        temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-        top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-        seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+        temperature: Temperature = 0.0
+        top_p: TopP = 1.0
+        seed: Seed | None = None
         courts: Courts | None = Field(default=None, description=COURTS_DESCRIPTION)
         acts: Acts | None = Field(default=None, description=ACTS_DESCRIPTION)
 
@@ -88,7 +112,7 @@ def request_models(
     class StreamOptions(BaseModel):
         model_config = ConfigDict(extra="forbid")
 
-        include_usage: bool = False
+        include_usage: Flag = False
 
     class ChatCompletionRequest(BaseModel):
         """OpenAI's chat completion request, the fields this service honours or safely ignores,
@@ -99,13 +123,13 @@ def request_models(
 
         model: Annotated[str, Field(min_length=1, max_length=200)]
         messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=config.max_messages)]
-        stream: bool = False
+        stream: Flag = False
         stream_options: StreamOptions | None = None
         max_tokens: TokenCount | None = None
         max_completion_tokens: TokenCount | None = None
-        temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-        top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-        seed: int | None = Field(default=None, ge=0, le=MAX_SEED)
+        temperature: Temperature = 0.0
+        top_p: TopP = 1.0
+        seed: Seed | None = None
         stop: (
             Annotated[Text, Field(min_length=1, max_length=64)]
             | Annotated[list[Annotated[Text, Field(min_length=1, max_length=64)]], Field(max_length=4)]
@@ -113,8 +137,8 @@ def request_models(
         ) = None
         n: Literal[1] = 1
         user: Annotated[str, Field(max_length=256)] | None = None
-        frequency_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
-        presence_penalty: float = Field(default=0.0, ge=-2.0, le=2.0)
+        frequency_penalty: Penalty = 0.0
+        presence_penalty: Penalty = 0.0
         citation_policy: Policy = config.default_policy
         citegen_courts: Courts | None = Field(default=None, description=COURTS_DESCRIPTION)
         citegen_acts: Acts | None = Field(default=None, description=ACTS_DESCRIPTION)

@@ -43,8 +43,9 @@ from streaming.protocols import (
 
 logger = logging.getLogger(__name__)
 
-# Beyond the verifier's statuses: a citation that did not parse, one the verifier could not check.
-OutcomeStatus = VerdictStatus | Literal["unparsed", "unavailable"]
+# Beyond the verifier's statuses: a citation that did not parse, one the verifier could not check,
+# citation-shaped prose the automaton never saw (found by `streaming.screen`).
+OutcomeStatus = VerdictStatus | Literal["unparsed", "unavailable", "unanchored"]
 
 
 # ---- outputs --------------------------------------------------------------------------------

@@ -9,24 +9,37 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from streaming.admission import Admission
+from streaming.admission import Admission, NarrowingLimit
 from streaming.anchors import AnchorPrefixes
 from streaming.answers import AnswerRun, ClientEvent, RunOptions
 from streaming.config import StreamingSettings
 from streaming.errors import OverloadedError
 from streaming.metrics import Metrics
-from streaming.problems import PROBLEM_MEDIA_TYPE, problem_details
-from streaming.protocols import GenerationRequest, GenerationSource, Message, Policy, Verifier
+from streaming.problems import PROBLEM_MEDIA_TYPE, problem_details, problem_type_of
+from streaming.protocols import (
+    GenerationRequest,
+    GenerationSource,
+    Message,
+    Policy,
+    PreparingSource,
+    Verifier,
+)
+from streaming.screen import UNANCHORED, UNANCHORED_DETAIL, Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld
 
 logger = logging.getLogger(__name__)
 
 
-def problem_response(error: BaseException, instance: str | None = None) -> JSONResponse:
+def problem_response(
+    error: BaseException, instance: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body = problem_details(error, instance)
-    headers = {"retry-after": str(error.retry_after_s)} if isinstance(error, OverloadedError) else None
+    headers = dict(headers or {})
+    if isinstance(error, OverloadedError):
+        headers["retry-after"] = str(error.retry_after_s)
     return JSONResponse(body, status_code=body["status"], headers=headers, media_type=PROBLEM_MEDIA_TYPE)
 
 
@@ -41,6 +54,8 @@ class Service:
     bypass: tuple[tuple[str, str], ...]
     admission: Admission
     metrics: Metrics
+    screen: Finder | None
+    narrowings: NarrowingLimit
 
     def generation_request(
         self,
@@ -58,8 +73,19 @@ class Service:
             uuid.uuid4().hex, tuple(messages), max_tokens, temperature, top_p, seed, tuple(stop), courts, acts
         )
 
-    async def start(self, request: GenerationRequest, policy: Policy) -> tuple[AnswerRun, Callable[[], None]]:
-        """Wait for a slot (or raise OverloadedError) and prepare the run; the caller frees the slot."""
+    async def start(
+        self, request: GenerationRequest, policy: Policy, client: str
+    ) -> tuple[AnswerRun, Callable[[], None]]:
+        """Let the source prepare the request (holding no slot; a refusal raises before any
+        stream), wait for a slot (or raise OverloadedError) and set up the run; the caller frees
+        the slot."""
+        self.admission.refuse_if_full()
+        if isinstance(self.source, PreparingSource):
+            narrowing = (request.courts, request.acts)
+            if narrowing == (None, None):  # the whole language: compiled at start-up, never counted
+                narrowing = None
+            with self.narrowings.held(client, narrowing):
+                await self.source.prepare(request)
         leave = await self.admission.enter()
         options = RunOptions(
             policy,
@@ -68,27 +94,49 @@ class Service:
             self.config.strict_marker,
             self.anchors,
             self.bypass,
+            self.screen if policy in ("strict", "drop") else None,
         )
         logger.info("[%s] answer admitted (%s, %d active)", request.request_id, policy, self.admission.active)
         return AnswerRun(request, self.source, self.verifier, options), leave
 
     async def observed(self, run: AnswerRun) -> AsyncIterator[ClientEvent]:
-        """The run's events, counted into the metrics as they pass."""
+        """The run's events, counted into the metrics as they pass; a failure is counted by the
+        problem type its client sees, and raised on."""
         holds_seen = 0
-        async for event in run.events():
-            if isinstance(event, CitationReleased | CitationWithheld):
-                self.metrics.citations[event.status] += 1
-                for hold in run.timings.holds_s[holds_seen:]:  # unparsed citations add none
-                    self.metrics.hold_s.observe(hold)
-                holds_seen = len(run.timings.holds_s)
-            elif isinstance(event, AnswerFinished):
-                self.metrics.completion_tokens += event.usage.completion_tokens
-                self.metrics.answer_s.observe(run.timings.total_s or 0.0)
-            yield event
+        metrics = self.metrics
+        try:
+            async for event in run.events():
+                if isinstance(event, CitationReleased | CitationWithheld):
+                    metrics.citations.labels(event.status).inc()
+                    if isinstance(event, CitationWithheld):
+                        metrics.withheld.labels(event.status).inc()
+                    for hold in run.timings.holds_s[holds_seen:]:  # unparsed citations add none
+                        metrics.hold_s.observe(hold)
+                    holds_seen = len(run.timings.holds_s)
+                elif isinstance(event, AnswerFinished):
+                    metrics.completion_tokens.inc(event.usage.completion_tokens)
+                    metrics.answer_s.observe(run.timings.total_s or 0.0)
+                yield event
+        except Exception as error:
+            metrics.failed.labels(problem_type_of(error).slug).inc()
+            raise
+
+
+# Why a citation was withheld, in words that do not restate it: the verifier's own detail names the
+# act, article or case number (`… holds no 2024고단316252`) and stays in the audit log.
+WITHHELD_DETAILS: dict[str, str] = {
+    "mismatch": "the database holds a record by that number whose other details differ",
+    "not_found": "the database holds no such provision or decision",
+    "ambiguous": "it could name more than one record in the database",
+    "not_covered": "the database does not cover it, so it could not be checked",
+    "unavailable": "the verifier could not answer in time",
+    "unparsed": "it is not a complete citation",
+    UNANCHORED: UNANCHORED_DETAIL,
+}
 
 
 def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any]:
-    """A citation as clients see it; a withheld one carries its marker, never its text."""
+    """A citation as clients see it; a withheld one carries its marker and why, never its text."""
     if isinstance(event, CitationWithheld):
         return {
             "id": event.citation_id,
@@ -96,7 +144,7 @@ def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any
             "canonical": None,
             "status": event.status,
             "source": None,
-            "detail": event.detail,
+            "detail": WITHHELD_DETAILS.get(event.status, "it could not be verified"),
             "withheld": True,
         }
     return {
@@ -109,6 +157,11 @@ def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any
         "detail": event.detail,
         "withheld": False,
     }
+
+
+def client_of(http: Request) -> str:
+    """Who asked, for per-client limits: the peer's address."""
+    return http.client.host if http.client is not None else "unknown"
 
 
 def usage_fields(event: AnswerFinished) -> dict[str, int]:

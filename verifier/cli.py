@@ -18,20 +18,21 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy import desc, func, or_, select
+from sqlalchemy import desc, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CitationFinder, CitationParser
+from verifier.admin import audit_entries, coverage, row_counts
 from verifier.config import default_database_url
 from verifier.database import Database
-from verifier.errors import ImportFileError, VerifierError
+from verifier.errors import DatabaseError, ImportFileError, VerifierError
 from verifier.importers import discover, import_file
-from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
 from verifier.lexicon import build_lexicon, lexicon_data
 from verifier.names import parse_case_number
 from verifier.resolver import DocumentResolver, Resolution
 from verifier.verdict import STATUSES, Verdict
-from verifier.verify import AUDIT, Verifier
+from verifier.verify import Verifier
 
 app = typer.Typer(
     name="citegen-admin", no_args_is_help=True, add_completion=False,
@@ -48,8 +49,6 @@ DatabaseUrl = Annotated[str | None, typer.Option(
 EXIT_NOT_VERIFIED = 1
 EXIT_BAD_INPUT = 2
 SKIPPED_SHOWN = 10  # skipped rows listed per file; the rest are counted
-_TABLES = {"acts": ACTS, "aliases": ALIASES, "articles": ARTICLES, "provisions": PROVISIONS, "cases": CASES,
-           "audit log": AUDIT}  # what `stats` counts
 _IMPORTED = ("acts", "articles", "provisions", "cases", "aliases")  # the tables an import writes
 
 
@@ -62,6 +61,9 @@ def _database(url: str | None, *, upgrade: bool = False) -> Iterator[Database]:
         yield database
     except VerifierError as error:
         err.print(f"[red]error:[/red] {error}", markup=True)
+        if isinstance(error, DatabaseError):
+            err.print("  hint: pass --database-url or set CITEGEN_DATABASE_URL (sqlite:///path or "
+                      "postgresql://user@host/db); `citegen-admin init` creates or upgrades the schema")
         raise typer.Exit(EXIT_BAD_INPUT) from error
     except SQLAlchemyError as error:
         first_line = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
@@ -92,7 +94,7 @@ def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (
         if not files:
             err.print("error: expected .xml, .json or .jsonl files under the given paths, got none")
             raise typer.Exit(EXIT_BAD_INPUT)
-        before = _row_counts(database)
+        before = row_counts(database)
         skipped = 0
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=True) as progress:
@@ -112,17 +114,11 @@ def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (
                 if len(report.skipped) > SKIPPED_SHOWN:
                     err.print(f"skipped {len(report.skipped) - SKIPPED_SHOWN} more rows of {path}")
                 progress.advance(task)
-        after = _row_counts(database)
+        after = row_counts(database)
         held = ", ".join(f"{after[name]} {name}" + (f" ({after[name] - before[name]:+d})" if after[name] != before[name]
                                                      else "") for name in _IMPORTED)
         out.print(f"imported {len(files)} files; the database now holds {held}"
                   + (f"; {skipped} rows skipped" if skipped else ""))
-
-
-def _row_counts(database: Database) -> dict[str, int]:
-    with database.engine.connect() as connection:
-        return {name: connection.execute(select(func.count()).select_from(table)).scalar_one()
-                for name, table in _TABLES.items()}
 
 
 @app.command()
@@ -130,7 +126,8 @@ def search(query: Annotated[str, typer.Argument(help="An act name, `민법 750`,
            kind: Annotated[Literal["all", "acts", "articles", "cases"], typer.Option(help="What to search.")] = "all",
            limit: Annotated[int, typer.Option(min=1, max=1000, help="Most rows shown of each kind.")] = 20,
            database_url: DatabaseUrl = None) -> None:
-    """Search acts, articles and cases."""
+    """Search acts (by name or 약칭), articles (`민법 750`, or words of their titles) and cases
+    (사건번호 or words of the 사건명)."""
     text = query.strip()
     if not text:
         err.print("error: expected something to search for, got an empty query")
@@ -147,13 +144,15 @@ def search(query: Annotated[str, typer.Argument(help="An act name, `민법 750`,
         if kind in ("all", "articles"):
             act_part, _, label = text.rpartition(" ")
             number, _, branch = label.removeprefix("제").removesuffix("조").partition("의")
+            columns = (ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.title, ARTICLES.c.status)
             if act_part and number.isdigit() and (not branch or branch.isdigit()):
-                rows = connection.execute(
-                    select(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.title, ARTICLES.c.status)
-                    .join(ACTS, ACTS.c.id == ARTICLES.c.act_id)
-                    .where(ACTS.c.name.like(_like(act_part), escape="\\"), ARTICLES.c.number == int(number),
-                           ARTICLES.c.branch == int(branch or 0)).limit(limit)).all()
-                found += _table("articles", ("act", "조", "가지", "title", "status"), rows)
+                where = (ACTS.c.name.like(_like(act_part), escape="\\") & (ARTICLES.c.number == int(number))
+                         & (ARTICLES.c.branch == int(branch or 0)))
+            else:  # words of an article's title (조문제목), `해고` finds 제23조(해고 등의 제한)
+                where = ARTICLES.c.title.like(pattern, escape="\\")
+            rows = connection.execute(select(*columns).join(ACTS, ACTS.c.id == ARTICLES.c.act_id).where(where)
+                                      .order_by(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch).limit(limit)).all()
+            found += _table("articles", ("act", "조", "가지", "title", "status"), rows)
         if kind in ("all", "cases"):
             number = parse_case_number(text)
             condition = (CASES.c.title.like(pattern, escape="\\") if number is None else
@@ -235,14 +234,12 @@ def _report(written: str, resolution: Resolution, verdict: Verdict) -> Verdict:
 @app.command()
 def stats(database_url: DatabaseUrl = None) -> None:
     """Counts of what the database holds, and what it covers."""
-    with _database(database_url) as database, database.engine.connect() as connection:
+    with _database(database_url) as database:
         table = Table("table", "rows", title=f"{database.url} (revision {database.revision()})")
-        for name, rows in _row_counts(database).items():
+        for name, rows in row_counts(database).items():
             table.add_row(name, str(rows))
         out.print(table)
-        coverage = connection.execute(select(COVERAGE.c.kind, COVERAGE.c.court, COVERAGE.c.starts_on,
-                                             COVERAGE.c.ends_on).order_by(COVERAGE.c.kind, COVERAGE.c.court)).all()
-        _table("coverage", ("kind", "court", "from", "to"), coverage)
+        _table("coverage", ("kind", "court", "from", "to"), coverage(database))
 
 
 @app.command()
@@ -272,11 +269,9 @@ def audit(status: Annotated[str | None, typer.Option(help=f"Only this verdict: {
     if status is not None and status not in STATUSES:
         err.print(f"error: expected --status to be one of {', '.join(STATUSES)}, got {status!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
-    with _database(database_url) as database, database.engine.connect() as connection:
-        query = select(AUDIT.c.at, AUDIT.c.status, AUDIT.c.citation, AUDIT.c.reason).order_by(desc(AUDIT.c.id))
-        if status is not None:
-            query = query.where(AUDIT.c.status == status)
-        rows = [(at.strftime("%Y-%m-%d %H:%M:%S"), *rest) for at, *rest in connection.execute(query.limit(limit))]
+    with _database(database_url) as database:
+        rows = [(entry["at"].strftime("%Y-%m-%d %H:%M:%S"), entry["status"], entry["citation"], entry["reason"])
+                for entry in audit_entries(database, limit, status)]
         if not _table("audit log", ("at (UTC)", "status", "citation", "why"), rows):
             out.print("no verifications recorded" + (f" with status {status}" if status else ""))
 

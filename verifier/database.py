@@ -1,5 +1,8 @@
 """Opening the database: URL handling, SQLite pragmas, schema checks and Alembic migrations.
 
+Every call has a timeout (`CALL_TIMEOUT_S`), and an SQLite connection that fails is retired with
+the whole pool, so a file moved away and back is served again without a restart.
+
 Migrations ship inside the package (verifier/migrations), so an installed package can migrate
 without an alembic.ini. A database with none of our tables is created on first use; a database
 at another revision is refused with a message that says to run `citegen-admin init`.
@@ -7,8 +10,11 @@ at another revision is refused with a message that says to run `citegen-admin in
 
 from __future__ import annotations
 
+import functools
 import logging
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
@@ -16,7 +22,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, inspect
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
@@ -25,6 +31,9 @@ from verifier.models import Base
 logger = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+# The longest one statement may run or wait for a lock (SQLite's busy timeout, PostgreSQL's
+# statement and lock timeouts): past it the call fails instead of freezing whoever waits on it.
+CALL_TIMEOUT_S = 10.0
 
 
 def _normalise_url(url: str) -> str:
@@ -41,6 +50,19 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 (DB-API 
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _open_existing_sqlite(path: Path) -> sqlite3.Connection:
+    # mode=rw: a file moved away is an error until it is back, not a new empty database that a
+    # pooled connection would then keep reading (`no such table`) after the file returns.
+    return sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=CALL_TIMEOUT_S, check_same_thread=False)
+
+
+def _recycle_sqlite_on_error(context: ExceptionContext) -> None:
+    # Any operational error (file gone, replaced, locked past the timeout) retires every pooled
+    # connection, so the next call opens the file as it is now: the service recovers by itself.
+    if isinstance(context.original_exception, sqlite3.OperationalError):
+        context.is_disconnect = True
 
 
 def _alembic_config(connection: Connection) -> Config:
@@ -104,18 +126,27 @@ class Database:
             raise DatabaseUnreachableError(f"expected a database URL such as sqlite:///path, got {url!r}") from error
         try:
             if parsed.get_backend_name() == "sqlite":
+                arguments: dict[str, Any] = {"connect_args": {"timeout": CALL_TIMEOUT_S}}
                 if parsed.database and parsed.database != ":memory:":
-                    folder = Path(parsed.database).expanduser().parent
+                    path = Path(parsed.database).expanduser()
                     try:
-                        folder.mkdir(parents=True, exist_ok=True)
-                    except OSError as error:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        sqlite3.connect(path).close()  # created here on first use, never by the pool
+                    except (OSError, sqlite3.Error) as error:
                         raise DatabaseUnreachableError(
-                            f"expected a reachable database folder {folder}, got: {error.strerror}") from error
-                engine = create_engine(parsed)
+                            f"expected a reachable database file {path}, got: {error}") from error
+                    arguments["creator"] = functools.partial(_open_existing_sqlite, path)
+                engine = create_engine(parsed, pool_pre_ping=True, **arguments)
                 event.listen(engine, "connect", _sqlite_pragmas)
+                event.listen(engine, "handle_error", _recycle_sqlite_on_error)
                 return engine
             if parsed.get_backend_name() == "postgresql":
-                return create_engine(parsed, connect_args={"connect_timeout": 5}, pool_pre_ping=True)
+                milliseconds = f"{CALL_TIMEOUT_S * 1000:.0f}"
+                timeouts = f"-c statement_timeout={milliseconds} -c lock_timeout={milliseconds}"
+                given = parsed.query.get("options")  # the URL's own (a search_path, …) come first
+                options = " ".join([*([given] if isinstance(given, str) else given or ()), timeouts])
+                return create_engine(parsed.difference_update_query(["options"]),
+                                     connect_args={"connect_timeout": 5, "options": options}, pool_pre_ping=True)
         except NoSuchModuleError as error:
             raise DatabaseUnreachableError(f"expected a database driver for {parsed.drivername}, got none") from error
         raise DatabaseUnreachableError(

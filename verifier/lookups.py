@@ -80,6 +80,10 @@ class BoundedCache(Generic[Key, Value]):
             self._entries[key] = value
         return value
 
+    def peek(self, key: Key) -> Value | None:
+        """The answer if known, without computing it."""
+        return self._entries.get(key)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

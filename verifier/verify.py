@@ -5,10 +5,14 @@ names, decisions by number (`lookups`, which the resolvers built beside the veri
 coverage rows, until the next `clear_cache()`; call it after importing into a database a
 long-lived verifier reads. Lookups run on one autocommit connection. Every verification is
 appended to the audit log, written in batches of `audit_batch` rows (and on `flush_audit()` /
-`close()`), never one commit per call.
+`close()`), never one commit per call. A batch that cannot be written (database locked or gone)
+stays buffered and is tried again with the next flush, up to `audit_buffer` rows; only past that
+are rows lost, and counted (`audit_rows_lost`, which must stay 0). `start_audit_writer()` moves
+the writing to a thread of its own, so a caller on an event loop never waits on it.
 
-Thread-safe: one lock guards the reader connection (every cache miss) and the audit buffer, the
-caches lock their own entries, so an async caller may run `verify` in worker threads.
+Thread-safe: one lock guards the reader connection (every cache miss), another the audit buffer
+(recording a verdict never waits on a lookup), the caches lock their own entries, so an async
+caller may run `verify` in worker threads, and `verify_cached` on its loop.
 """
 
 from __future__ import annotations
@@ -72,13 +76,20 @@ class Verifier:
     """Verifies citations against one database; shared by a process (cache, audit buffer, reader)."""
 
     def __init__(self, database: Database, *, cache_size: int = 200_000, audit: bool = True,
-                 audit_batch: int = 1000) -> None:
+                 audit_batch: int = 1000, audit_buffer: int = 1_000_000) -> None:
         self.database = database
         self._verdicts: BoundedCache[ParsedCitation, Verdict] = BoundedCache(cache_size)
         self.lookups = LookupCache(cache_size)
         self._audit_enabled = audit
         self._audit_batch = audit_batch
+        self._audit_buffer = audit_buffer
         self._audit_rows: list[dict[str, Any]] = []
+        self._audit_lock = threading.Lock()  # the buffer
+        self._flush_lock = threading.Lock()  # one flush at a time, so rows keep their order
+        self._audit_wanted = threading.Event()
+        self._audit_writer: threading.Thread | None = None
+        self._audit_stop = threading.Event()
+        self.audit_rows_lost = 0
         self._lock = threading.Lock()
         self._reader: Connection | None = None
         # A few rows per court beside the verdict cache.
@@ -89,6 +100,13 @@ class Verifier:
     def verify(self, citation: ParsedCitation) -> Verdict:
         verdict = self._verdicts.get(citation, lambda: self._look_up_on_reader(citation))
         if self._audit_enabled:
+            self._record(verdict)
+        return verdict
+
+    def verify_cached(self, citation: ParsedCitation) -> Verdict | None:
+        """`verify` when the verdict is cached (recorded as usual); None, without a query, when not."""
+        verdict = self._verdicts.peek(citation)
+        if verdict is not None and self._audit_enabled:
             self._record(verdict)
         return verdict
 
@@ -114,15 +132,59 @@ class Verifier:
         with self._lock:
             self._coverage.clear()
 
-    def flush_audit(self) -> None:
-        with self._lock:
-            rows, self._audit_rows = self._audit_rows, []
-        if rows:
-            with self.database.engine.begin() as connection:
-                connection.execute(insert(AUDIT), rows)
+    def flush_audit(self) -> bool:
+        """Write the buffered audit rows; False when the database refused them (they stay buffered
+        for the next flush, the reason logged)."""
+        with self._flush_lock:
+            with self._audit_lock:
+                rows, self._audit_rows = self._audit_rows, []
+            if not rows:
+                return True
+            try:
+                with self.database.engine.begin() as connection:
+                    connection.execute(insert(AUDIT), rows)
+            except SQLAlchemyError as error:
+                with self._audit_lock:
+                    self._audit_rows[:0] = rows  # before anything recorded meanwhile
+                    overflow = len(self._audit_rows) - self._audit_buffer
+                    if overflow > 0:
+                        del self._audit_rows[:overflow]
+                        self.audit_rows_lost += overflow
+                        logger.error("audit buffer full: %d oldest rows lost", overflow)
+                logger.warning("audit flush of %d rows failed, kept for the next one: %s", len(rows),
+                               str(getattr(error, "orig", None) or error).strip().splitlines()[0])
+                return False
+            return True
+
+    @property
+    def audit_rows_pending(self) -> int:
+        return len(self._audit_rows)
+
+    def start_audit_writer(self, interval_s: float = 1.0) -> None:
+        """Write the audit log from a thread of this verifier's own, every `interval_s` and when a
+        batch fills, instead of on the thread that recorded the verdict."""
+        if self._audit_writer is None:
+            self._audit_writer = threading.Thread(target=self._write_audit, args=(interval_s,),
+                                                  name="audit-writer", daemon=True)
+            self._audit_writer.start()
+
+    def _write_audit(self, interval_s: float) -> None:
+        while not self._audit_stop.is_set():
+            self._audit_wanted.wait(interval_s)
+            self._audit_wanted.clear()
+            self.flush_audit()
 
     def close(self) -> None:
-        self.flush_audit()
+        if self._audit_writer is not None:
+            self._audit_stop.set()
+            self._audit_wanted.set()
+            self._audit_writer.join()
+            self._audit_writer = None
+        if not self.flush_audit():
+            with self._audit_lock:
+                lost, self._audit_rows = len(self._audit_rows), []
+            self.audit_rows_lost += lost
+            logger.error("closing with %d audit rows the database would not take: lost", lost)
         with self._lock:
             if self._reader is not None:
                 self._reader.close()
@@ -139,10 +201,12 @@ class Verifier:
     def _record(self, verdict: Verdict) -> None:
         row = {"at": dt.datetime.now(dt.UTC), "citation": describe(verdict.citation)[:1000], "status": verdict.status,
                "canonical": verdict.canonical, "source_ref": verdict.source, "reason": verdict.detail[:1000]}
-        with self._lock:
+        with self._audit_lock:
             self._audit_rows.append(row)
             full = len(self._audit_rows) >= self._audit_batch
-        if full:
+        if full and self._audit_writer is not None:
+            self._audit_wanted.set()
+        elif full:
             self.flush_audit()
 
     # --- lookups ----------------------------------------------------------------------------

@@ -14,8 +14,6 @@ from typing import Annotated
 
 import typer
 
-from citegen.commands.settings import Settings
-
 logger = logging.getLogger(__name__)
 
 _STYLES = {"verified": "bold green", "mismatch": "bold yellow"}
@@ -34,43 +32,51 @@ def ask(
     ] = None,
     database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
 ) -> None:
-    """Answer QUESTION on the terminal, citations checked and highlighted."""
+    """Answer QUESTION on the terminal, citations checked and highlighted, with why one did not verify."""
+    from citegen.commands.startup import EXIT_BAD_SETUP, require_acts, starting  # noqa: PLC0415
+
+    if not question.strip():  # refused before anything loads
+        typer.echo("citegen ask: expected a question, got an empty one", err=True)
+        raise typer.Exit(EXIT_BAD_SETUP)
     from rich.console import Console  # noqa: PLC0415  the imports below load torch: keep --help fast
 
-    from citegen.commands.serve_wiring import build_engine  # noqa: PLC0415
+    from citegen.commands.languages import build_engine  # noqa: PLC0415
+    from citegen.commands.settings import Settings  # noqa: PLC0415
     from citegen.engine import Request  # noqa: PLC0415
-    from citegen.errors import CitegenError, RequestError  # noqa: PLC0415
+    from citegen.errors import CitegenError  # noqa: PLC0415
     from citegen.events import CitationDelta, CitationEnd, Failed, Finished, ProseDelta  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
     from citegen.sampling import SamplingParams  # noqa: PLC0415
     from grammars import find_citations  # noqa: PLC0415
     from verifier import Database, Verifier, VerifierError, lexicon_data  # noqa: PLC0415
 
-    settings = Settings()
     console = Console(highlight=False, soft_wrap=True, markup=False)  # model text is never markup
     errors = Console(stderr=True, highlight=False, markup=False)
-    try:
+
+    def verdict(status: str, detail: str) -> None:
+        shown = f" [{status}]" if status == "verified" else f" [{status}: {detail}]"
+        console.print(shown, end="", style=_STYLES.get(status, "bold red"))
+
+    with starting("ask"):
+        settings = Settings()
         database = Database.open(database_url or settings.database_url)
         lexicon = lexicon_data(database)
-        if not lexicon:
-            raise RequestError(
-                f"expected a database holding acts at {database.url}, got none: "
-                "run `citegen-admin import data/law data/cases` first"
-            )
+        require_acts(lexicon, database.url)
         loaded = load_model(model or settings.model_path, settings.device)
         engine = build_engine(
             loaded, lexicon, max_batch=1,
             forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
         )
-        request = Request(
-            messages=(("user", question),),
-            sampling=SamplingParams(
-                max_new_tokens=max_new_tokens,
-                temperature=temperature,
-                seed=settings.seed if seed is None else seed,
-            ),
-            constrain=not no_constrain,
-        )
+    request = Request(
+        messages=(("user", question),),
+        sampling=SamplingParams(
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            seed=settings.seed if seed is None else seed,
+        ),
+        constrain=not no_constrain,
+    )
+    try:
         with Verifier(database) as verifier:
             for event in engine.stream(request):
                 match event:
@@ -79,18 +85,17 @@ def ask(
                     case CitationDelta(text=text):
                         console.print(text, end="", style="bold cyan")
                     case CitationEnd(citation=citation) if citation is not None:
-                        status = verifier.verify(citation).status
-                        console.print(f" [{status}]", end="", style=_STYLES.get(status, "bold red"))
+                        found = verifier.verify(citation)
+                        verdict(found.status, found.detail)
                     case Finished(text=text, completion_tokens=tokens, reason=reason):
                         console.print()
                         if no_constrain:  # what a free answer cited, canonical or not
-                            for found in find_citations(text):
-                                status = verifier.verify(found.citation).status
-                                written = text[found.span[0] : found.span[1]]
-                                console.print(
-                                    f"  {written} ({found.form.value}) [{status}]",
-                                    style=_STYLES.get(status, "bold red"),
-                                )
+                            for found_citation in find_citations(text):
+                                written = text[found_citation.span[0] : found_citation.span[1]]
+                                console.print(f"  {written} ({found_citation.form.value})", end="")
+                                found = verifier.verify(found_citation.citation)
+                                verdict(found.status, found.detail)
+                                console.print()
                         errors.print(f"({tokens} tokens, {reason})", style="dim")
                     case Failed(error=error):
                         raise error

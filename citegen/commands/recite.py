@@ -18,7 +18,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from citegen.commands.settings import Settings
 from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
 from citegen.recite.documents import ARCHIVE_EXPANSION, DEFAULT_MAX_BYTES
 
@@ -50,7 +49,11 @@ def recite(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Rewrite the citations of drafts in canonical, checked form and report what changed."""
-    settings = Settings()
+    from citegen.commands.settings import Settings  # noqa: PLC0415  the database stack: not for --help
+    from citegen.commands.startup import starting  # noqa: PLC0415
+
+    with starting("recite"):
+        settings = Settings()
     url = database_url or settings.database_url
     model_path = settings.model_path if regenerate else None
     if backend == "vllm" and regenerate:
@@ -64,7 +67,7 @@ def recite(
         files = collect_inputs(inputs, out)
         check_sources(url, model_path)
     except UsageError as error:
-        console.print(f"[red]citegen recite:[/red] {escape(str(error))}")
+        console.print(f"[red]citegen recite:[/red] {escape(str(error))}", soft_wrap=True)  # one line
         raise typer.Exit(code=2) from None
     factory = functools.partial(build_pipeline, url, model_path, backend)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())

@@ -15,8 +15,6 @@ from typing import Annotated
 
 import typer
 
-from citegen.commands.settings import Settings
-
 logger = logging.getLogger(__name__)
 
 
@@ -40,40 +38,51 @@ def serve(
     import uvicorn  # noqa: PLC0415  the imports below load torch; keep `citegen --help` fast
 
     from citegen.commands import serve_wiring as wiring  # noqa: PLC0415
+    from citegen.commands.recite_wiring import finding_lexicon  # noqa: PLC0415
+    from citegen.commands.settings import Settings  # noqa: PLC0415
+    from citegen.commands.startup import require_acts, require_vllm, starting  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
+    from grammars import CitationFinder, CitationParser  # noqa: PLC0415
     from streaming import create_app  # noqa: PLC0415
     from verifier.database import Database  # noqa: PLC0415
     from verifier.lexicon import build_lexicon, lexicon_data  # noqa: PLC0415
     from verifier.verify import Verifier  # noqa: PLC0415
 
+    if backend not in ("builtin", "vllm"):
+        raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")
+    with starting("serve"):
+        settings = Settings()
+        config = settings.streaming
+        if backend == "vllm":
+            require_vllm()
+        database = Database.open(database_url or settings.database_url)
+        lexicon = lexicon_data(database)
+        require_acts(lexicon, database.url)
+        known = build_lexicon(database)
+        if backend == "vllm":
+            from citegen.commands.serve_vllm import vllm_source  # noqa: PLC0415  the citegen[vllm] extra
+
+            source = vllm_source(
+                str(settings.model_path), lexicon, vllm_lexicon, vllm_args, config.max_active,
+                forbid_shorthand=settings.forbid_shorthand, index_cache_dir=settings.index_cache_dir,
+            )
+        else:
+            source = wiring.EngineSource(
+                wiring.build_engine(
+                    load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active,
+                    forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
+                )
+            )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = Settings()
-    config = settings.streaming
-    database = Database.open(database_url or settings.database_url)
-    lexicon = lexicon_data(database)
     checker = Verifier(database)
     admin = wiring.DatabaseAdmin(database, checker)
-    if backend == "vllm":
-        from citegen.commands.serve_vllm import vllm_source  # noqa: PLC0415  needs the citegen[vllm] extra
-
-        source = vllm_source(
-            str(settings.model_path), lexicon, vllm_lexicon, vllm_args, config.max_active,
-            forbid_shorthand=settings.forbid_shorthand, index_cache_dir=settings.index_cache_dir,
-        )
-    elif backend == "builtin":
-        source = wiring.EngineSource(
-            wiring.build_engine(
-                load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active,
-                forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
-            )
-        )
-    else:
-        raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(
         config, source, verifier, admin=admin, probes=[admin],  # both sources mark tentative prose
-        citable=wiring.citable_names(build_lexicon(database)),
+        citable=wiring.citable_names(known),
+        screen=CitationFinder(CitationParser.for_lexicon(finding_lexicon(known))).find,
+        gauges=admin.audit_gauges(),
     )
     try:
         uvicorn.run(app, host=host or config.host, port=port if port is not None else config.port)

@@ -1,90 +1,33 @@
 """The answer service's parts: the engine and the verifier adapted to streaming's two protocols,
-the database's readiness and admin data. Part of the composition root: the one place where the
+the database's readiness and admin data (the engine itself: `citegen.commands.languages`, which
+this module re-exports for its callers). Part of the composition root: the one place where the
 engine, the verifier and streaming meet."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import sys
 import threading
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
-
-from sqlalchemy import desc, func, select
 
 import streaming
 from citegen import events as engine_events
-from citegen.constraint import (
-    CitationLanguage,
-    ConstraintLibrary,
-    Narrowing,
-    compile_language,
-    narrowed_answer_grammar,
-)
+from citegen.commands.languages import ArticleLexicon, answer_grammar_for, build_engine  # noqa: F401  re-exported
+from citegen.constraint import Narrowing
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
-from citegen.models import LoadedModel
 from citegen.sampling import SamplingParams
-from grammars import COURTS_BY_NAME, CitationParser, Lexicon, ParsedCitation
-from grammars.grammar import AnswerGrammar
+from grammars import COURTS_BY_NAME, Lexicon, ParsedCitation
 from streaming.anchors import AnchorPrefixes
+from streaming.metrics import Gauges
+from verifier import admin as admin_queries
 from verifier.database import Database, head_revision
-from verifier.importers.store import ACTS, ARTICLES, CASES
-from verifier.verify import AUDIT, Verifier
+from verifier.verify import Verifier
 
 logger = logging.getLogger(__name__)
-
-ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
-
-
-ALL = Narrowing()  # the whole answer language: every court, every act of the lexicon
-
-
-def answer_grammar_for(
-    lexicon: ArticleLexicon, narrowing: Narrowing = ALL, *, forbid_shorthand: bool = True
-) -> AnswerGrammar:
-    """The answer language the service constrains with; `forbid_shorthand` (Settings.forbid_shorthand)
-    makes every head written otherwise than canonically unwritable (`형법제355조`, `대판 2…`, a bare
-    `2024도4202`), not only free text."""
-    return narrowed_answer_grammar(lexicon, narrowing, forbid_shorthand=forbid_shorthand)
-
-
-def answer_language(
-    loaded: LoadedModel,
-    lexicon: ArticleLexicon,
-    parser: CitationParser,
-    narrowing: Narrowing,
-    *,
-    forbid_shorthand: bool = True,
-    cache_dir: Path | None = None,
-) -> CitationLanguage:
-    """The whole-answer language over the model's vocabulary: free text, citations of the
-    database's acts (and of every court), parsed with the database's names. With `cache_dir` the
-    index is built whole once and loaded from disk afterwards, so serving never pays for a state
-    computed on first visit."""
-    grammar = answer_grammar_for(lexicon, narrowing, forbid_shorthand=forbid_shorthand)
-    return compile_language(grammar, loaded.vocabulary, parser.parse, cache_dir=cache_dir)
-
-
-def build_engine(
-    loaded: LoadedModel,
-    lexicon: ArticleLexicon,
-    max_batch: int,
-    *,
-    forbid_shorthand: bool = True,
-    cache_dir: Path | None = None,
-) -> Engine:
-    parser = CitationParser.for_lexicon(dict(lexicon))
-    language = functools.partial(
-        answer_language, loaded, lexicon, parser, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
-    )
-    return Engine(loaded, ConstraintLibrary(language, loaded.vocab_size), max_batch=max_batch)
-
 
 def stream_event(event: engine_events.Event) -> streaming.SourceEvent:
     match event:
@@ -148,6 +91,18 @@ class EngineSource:
         self.engine.wake()
         self._thread.join(timeout=10)
 
+    async def prepare(self, request: streaming.GenerationRequest) -> None:
+        """Before the request takes a slot: refuse a prompt the model's context cannot hold, and
+        compile a new narrowing's language (seconds over a large vocabulary, on the library's
+        thread), so that no slot waits on a compile."""
+        submitted = engine_request(request)
+        try:
+            await asyncio.to_thread(self.engine.check, submitted)
+        except RequestError as error:
+            raise streaming.RequestRejectedError(str(error)) from error
+        if submitted.constrain and self.engine.constraints is not None:
+            await self.engine.constraints.get_async(submitted.narrowing)
+
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
@@ -187,30 +142,20 @@ def _thread_safe_sink(loop: asyncio.AbstractEventLoop, put: Callable[[Any], None
 class DatabaseVerifier:
     """`streaming.Verifier` over the verifier's verify(); the verdict crosses field by field.
 
-    A held citation waits for its lookup, and on a busy machine a hop to a thread and back costs
-    milliseconds (the engine's decode thread holds the GIL most of the time). So a citation seen
-    before (in the verifier's cache) is answered on the event loop, and so is every citation when
-    `inline` (an SQLite file: a lookup is a fraction of a millisecond); otherwise a new citation is
-    looked up on a small thread pool, as a database across the network needs."""
+    No database call runs on the event loop: a citation seen before (in the verifier's cache) is
+    answered there, a new one is looked up on a small thread pool, and the audit log is written
+    by the verifier's own writer thread, so a locked or lost database delays only the citations
+    that wait on it (until their verify timeout), never `/healthz` or another answer."""
 
-    def __init__(
-        self, verifier: Verifier, *, inline: bool, threads: int = 4, remembered: int = 100_000
-    ) -> None:
+    def __init__(self, verifier: Verifier, *, threads: int = 4) -> None:
         self.verifier = verifier
-        self._inline = inline
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="verify")
-        self._seen: OrderedDict[ParsedCitation, None] = OrderedDict()
-        self._remembered = remembered
+        verifier.start_audit_writer()
 
     async def verify(self, citation: ParsedCitation) -> streaming.Verdict:
-        if self._inline or citation in self._seen:
-            found = self.verifier.verify(citation)
-        else:
-            loop = asyncio.get_running_loop()
-            found = await loop.run_in_executor(self._pool, self.verifier.verify, citation)
-            self._seen[citation] = None
-            if len(self._seen) > self._remembered:
-                self._seen.popitem(last=False)
+        found = self.verifier.verify_cached(citation)
+        if found is None:
+            found = await asyncio.get_running_loop().run_in_executor(self._pool, self.verifier.verify, citation)
         return streaming.Verdict(found.status, found.canonical, found.source, found.detail)
 
     def close(self) -> None:
@@ -219,7 +164,8 @@ class DatabaseVerifier:
 
 
 class DatabaseAdmin:
-    """Audit log and counts for the admin endpoints, and the database's readiness probe."""
+    """Audit log and counts for the admin endpoints (verifier.admin's queries, on worker threads),
+    and the database's readiness probe."""
 
     name = "database"
 
@@ -227,46 +173,29 @@ class DatabaseAdmin:
         self.database = database
         self.verifier = verifier
 
-    def _read(self, query: Callable[[Any], Any]) -> Any:
-        with self.database.engine.connect() as connection:
-            return query(connection)
-
     async def audit(self, limit: int, status: str | None) -> Sequence[Mapping[str, Any]]:
-        self.verifier.flush_audit()  # the log is batched: show what this process verified too
-        query = (
-            select(
-                AUDIT.c.at,
-                AUDIT.c.status,
-                AUDIT.c.citation,
-                AUDIT.c.canonical,
-                AUDIT.c.source_ref,
-                AUDIT.c.reason,
-            )
-            .order_by(desc(AUDIT.c.id))
-            .limit(limit)
-        )
-        if status is not None:
-            query = query.where(AUDIT.c.status == status)
-        rows = await asyncio.to_thread(self._read, lambda connection: connection.execute(query).all())
-        return [{**row._asdict(), "at": row.at.isoformat()} for row in rows]
+        def read() -> list[dict[str, Any]]:
+            self.verifier.flush_audit()  # the log is batched: show what this process verified too
+            return admin_queries.audit_entries(self.database, limit, status)
+
+        return [{**entry, "at": entry["at"].isoformat()} for entry in await asyncio.to_thread(read)]
 
     async def stats(self) -> Mapping[str, Any]:
-        def count(connection: Any) -> dict[str, int]:
-            return {
-                name: connection.execute(select(func.count()).select_from(table)).scalar_one()
-                for name, table in (
-                    ("acts", ACTS),
-                    ("articles", ARTICLES),
-                    ("cases", CASES),
-                    ("audit", AUDIT),
-                )
-            }
-
-        return {"database": self.database.url, **await asyncio.to_thread(self._read, count)}
+        counts = await asyncio.to_thread(admin_queries.row_counts, self.database)
+        return {"database": self.database.url, **counts}
 
     async def ready(self) -> bool:
         """The database answers and holds the current schema (a lost SQLite file would be empty)."""
         return await asyncio.to_thread(self.database.revision) == head_revision()
+
+    def audit_gauges(self) -> Gauges:
+        """The audit log's health for /metrics: rows waiting to be written, rows lost (must stay 0)."""
+        return {
+            "citegen_audit_rows_pending": ("Audit rows buffered, not yet written.",
+                                           lambda: self.verifier.audit_rows_pending),
+            "citegen_audit_rows_lost": ("Audit rows dropped since start (must stay 0).",
+                                        lambda: self.verifier.audit_rows_lost),
+        }
 
 
 def anchors_for(lexicon: ArticleLexicon) -> AnchorPrefixes:
@@ -286,4 +215,4 @@ def favour_latency() -> None:
 
 
 def database_verifier(verifier: Verifier) -> DatabaseVerifier:
-    return DatabaseVerifier(verifier, inline=verifier.database.dialect == "sqlite")
+    return DatabaseVerifier(verifier)

@@ -58,12 +58,12 @@ def test_ask_names_a_missing_model_directory(database, tmp_path) -> None:
     result = CliRunner().invoke(
         app, ["ask", "판례?", "--model", str(tmp_path / "nowhere"), "--database-url", database]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a start-up error: one line, a hint, exit 2 (issue 13)
     assert "expected a model directory" in result.output
 
 
 def test_ask_refuses_an_empty_database(tiny_dir, tmp_path) -> None:
     empty = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
     result = CliRunner().invoke(app, ["ask", "판례?", "--model", str(tiny_dir), "--database-url", empty])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "citegen-admin import" in result.output

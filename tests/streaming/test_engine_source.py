@@ -4,7 +4,6 @@ finish with only verified citations visible, and a client that leaves cancels it
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -13,16 +12,15 @@ import httpx
 import pytest
 from streaming_kit import (
     answer_concurrently,
-    engine_service_parts,
     assert_only_verified_citations_visible,
+    engine_service_parts,
+    filled_sqlite,
     sse_events,
     wait_for_metric,
 )
 
 from streaming import create_app
 from streaming.config import StreamingSettings
-from verifier.database import Database
-from verifier.importers import import_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
 from tiny_lm import CORPUS, build_tiny  # noqa: E402
@@ -43,11 +41,7 @@ RECORDS = [
 
 @pytest.fixture(scope="module")
 def parts(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("engine-source")
-    records = folder / "records.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
-    database = Database.open(f"sqlite:///{folder / 'citegen.sqlite3'}")
-    import_paths(database, [records])
+    database = filled_sqlite(tmp_path_factory.mktemp("engine-source"), RECORDS)
     yield from engine_service_parts(database, build_tiny(), max_batch=4)
     database.close()
 
@@ -74,3 +68,14 @@ def test_a_client_that_leaves_cancels_its_sequence_in_the_engine(serve, parts) -
     deadline = time.monotonic() + 10
     while source.engine.has_work():  # the engine drops the sequence before its next step
         assert time.monotonic() < deadline, "expected the engine to drop the cancelled sequence"
+
+
+def test_a_question_longer_than_the_context_is_refused_before_any_stream(serve, parts) -> None:
+    source, verifier, lexicon = parts
+    base = serve(create_app(StreamingSettings(), source, verifier, anchors=anchors_for(lexicon)))
+    context = source.engine.loaded.context_length
+    response = httpx.post(f"{base}/v1/answers", json={"question": "민법 " * context}, timeout=60)
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert f"at most {context - 1} tokens" in response.json()["detail"]
+    assert httpx.get(f"{base}/metrics").text.count('citegen_failed_answers_total{') == 0

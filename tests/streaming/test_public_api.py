@@ -5,9 +5,9 @@ from __future__ import annotations
 import streaming
 
 EXPECTED = {
-    "AdminSource", "BadEncodingError", "BodyTooLargeError", "CitableNames", "CitationDelta", "CitationEnd",
-    "CitationStart", "ConfigurationError", "Finished", "GenerationError", "GenerationRequest", "GenerationSource",
-    "Message", "OverloadedError", "ProseDelta", "ReadinessProbe", "RequestRejectedError", "SegmentMachine",
+    "AdminSource", "BadEncodingError", "BodyTimeoutError", "BodyTooLargeError", "CitableNames", "CitationDelta", "CitationEnd",
+    "CitationStart", "ConfigurationError", "Finished", "Gauges", "GenerationError", "GenerationRequest", "GenerationSource",
+    "Message", "OverloadedError", "PreparingSource", "ProseDelta", "ReadinessProbe", "RequestRejectedError", "SegmentMachine",
     "SegmentProtocolError", "SourceEvent", "StreamingError", "StreamingSettings", "UnauthorizedError",
     "Usage", "Verdict", "Verifier", "create_app",
 }  # fmt: skip

@@ -4,15 +4,21 @@ still to be verified."""
 
 from __future__ import annotations
 
-import json
-import os
-import uuid
 from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
-from streaming_kit import MINBEOP_750, MINBEOP_9999, Gate, ScriptedSource, answer, citation, sse_events
+from streaming_kit import (
+    MINBEOP_750,
+    MINBEOP_9999,
+    Gate,
+    ScriptedSource,
+    answer,
+    citation,
+    filled_sqlite,
+    postgres_database_with,
+    sse_events,
+)
 
 from citegen.commands.serve_wiring import DatabaseAdmin, anchors_for, database_verifier
 from grammars import StatuteCitation
@@ -20,7 +26,6 @@ from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, ProseDelta, Usage
 from verifier.database import Database
-from verifier.importers import import_paths
 from verifier.lexicon import lexicon_data
 from verifier.verify import Verifier
 
@@ -39,10 +44,7 @@ MINBEOP_751 = StatuteCitation("민법", 751)
 
 @pytest.fixture
 def database(tmp_path: Path):
-    records = tmp_path / "records.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
-    database = Database.open(f"sqlite:///{tmp_path / 'citegen.sqlite3'}")
-    import_paths(database, [records])
+    database = filled_sqlite(tmp_path, RECORDS)
     yield database
     database.close()
 
@@ -73,26 +75,7 @@ def test_verdicts_of_the_real_verifier_reach_the_client(serve, database: Databas
 
 @pytest.fixture
 def postgres_database(tmp_path: Path):
-    """A database of its own on the PostgreSQL server, dropped afterwards; skipped only when the
-    server is unreachable and CITEGEN_REQUIRE_POSTGRES is unset."""
-    name = f"citegen_stream_{uuid.uuid4().hex[:12]}"
-    try:
-        admin = psycopg.connect(
-            "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3", autocommit=True
-        )
-    except psycopg.OperationalError as error:
-        if os.environ.get("CITEGEN_REQUIRE_POSTGRES"):
-            pytest.fail(f"CITEGEN_REQUIRE_POSTGRES is set but PostgreSQL is unreachable: {error}")
-        pytest.skip(f"PostgreSQL unreachable: {error}")
-    admin.execute(f"CREATE DATABASE {name}")
-    records = tmp_path / "records.jsonl"
-    records.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in RECORDS), encoding="utf-8")
-    database = Database.open(f"postgresql://postgres@127.0.0.1:5432/{name}")
-    import_paths(database, [records])
-    yield admin, name, database
-    database.engine.dispose()
-    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    admin.close()
+    yield from postgres_database_with(tmp_path, RECORDS, "citegen_stream")
 
 
 @pytest.mark.postgres

@@ -47,7 +47,7 @@ def test_answer_streams_prose_and_verified_citations_in_order(serve) -> None:
         "canonical": None,
         "status": "not_found",
         "source": None,
-        "detail": "no such article",
+        "detail": "the database holds no such provision or decision",
         "withheld": True,
     }
     done = events[-1][1]
@@ -133,6 +133,8 @@ def test_a_failing_source_ends_the_stream_with_a_problem_event(serve) -> None:
     problem = events[-1][1]
     assert (problem["status"], problem["detail"]) == (502, "expected a model, got none")
     assert problem["type"].endswith("/generation-failed")
+    # the response was a 200 by the time it failed: /metrics counts the failure by its cause
+    assert metric(base, 'citegen_failed_answers_total{cause="generation-failed"}') == 1
 
 
 def test_a_source_that_stops_without_finishing_is_a_protocol_error(serve) -> None:

@@ -1,0 +1,181 @@
+"""The last check before prose reaches a reader in `strict` and `drop` mode.
+
+The segment machine holds and verifies what the citation automaton produced. Text the automaton
+never saw (an act the lexicon lacks, a name glued to the word before it, `의3` written after a
+closed `민법 제81조`) would go out as prose, and a reader would take it for a citation. The screen
+runs the lenient citation finder (grammars' one definition of a citation, as `find`) over the
+prose about to be released, in the context of what was released just before it and of the
+citation about to follow, and withholds the prose part of every citation-shaped span that is not
+exactly a verified citation. A withheld span goes out as a `CitationWithheld` with status
+`unanchored` (counted in `/metrics`; a well-constrained generation never produces one).
+
+Holding: a citation is a citation by its number (`제766조`, `2024고단316252`, a date), so the last
+word of the prose (text after the last whitespace) is held while it holds a digit, until the next
+whitespace, citation or the end of the answer; a span the finder sees reaching into the held word
+holds back from its start. Released prose is never taken back: a name released before its number
+arrived (`…형법` then `제257조`) stays, and the number, still pending, is what is withheld.
+
+Citation ids are renumbered in the order the reader sees them, since withheld spans join them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
+
+from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
+
+logger = logging.getLogger(__name__)
+
+ClientEvent = ProseReleased | CitationReleased | CitationWithheld | AnswerFinished
+UNANCHORED: Literal["unanchored"] = "unanchored"
+UNANCHORED_DETAIL = "citation-shaped text written outside the citation automaton, so never checked"
+CONTEXT_CHARS = 160  # released text the finder sees before the prose it screens
+MAX_HELD_CHARS = 256  # a word longer than any citation goes out (still screened)
+_WHITESPACE = re.compile(r"\s")
+_DIGIT = re.compile(r"\d")
+
+
+class Found(Protocol):
+    """What the finder reports for each citation: its character span in the text searched."""
+
+    @property
+    def span(self) -> tuple[int, int]: ...
+
+
+Finder = Callable[[str], Sequence[Found]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """Text in the finder's window: prose (screenable) or a citation as shown (kept as it is)."""
+
+    text: str
+    protected: bool
+
+
+class ProseScreen:
+    """One answer's screen: `feed` the segment machine's client events in order, get what may be
+    shown. `marker` stands in for a withheld span (`""` under `drop`)."""
+
+    def __init__(self, find: Finder, marker: str) -> None:
+        self._find = find
+        self._marker = marker
+        self._shown: list[_Piece] = []  # the end of what went out, at most CONTEXT_CHARS long
+        self._pending = ""  # prose not yet released
+        self._next_id = 0
+        self.withheld = 0
+
+    def feed(self, event: ClientEvent) -> list[ClientEvent]:
+        match event:
+            case ProseReleased(text=text):
+                self._pending += text
+                return self._release(final=False)
+            case CitationReleased() | CitationWithheld():
+                shown = event.text if isinstance(event, CitationReleased) else event.marker
+                verified = isinstance(event, CitationReleased) and event.status == "verified"
+                citation = _Piece(shown, protected=verified)
+                outputs = self._release(final=True, following=citation)
+                outputs.append(replace(event, citation_id=self._take_id()))
+                self._remember(citation)
+                return outputs
+            case AnswerFinished():
+                outputs = self._release(final=True)
+                outcomes = Counter(event.outcomes)
+                if self.withheld:
+                    outcomes[UNANCHORED] += self.withheld
+                outputs.append(replace(event, outcomes=dict(outcomes)))
+                return outputs
+        raise TypeError(f"expected a client event, got {event!r}")
+
+    def _take_id(self) -> int:
+        self._next_id += 1
+        return self._next_id - 1
+
+    def _remember(self, piece: _Piece) -> None:
+        if piece.text:
+            self._shown.append(piece)
+        while sum(len(p.text) for p in self._shown[1:]) >= CONTEXT_CHARS:
+            self._shown.pop(0)
+
+    def _release(self, *, final: bool, following: _Piece | None = None) -> list[ClientEvent]:
+        pending = self._pending
+        cut = len(pending) if final else _held_from(pending)
+        if cut == 0:
+            return []
+        if not _DIGIT.search(pending, 0, cut):  # no number, no citation to withhold: nothing to find
+            self._pending = pending[cut:]
+            return self._emit(pending[:cut], ())
+        before = "".join(piece.text for piece in self._shown)
+        start = len(before)  # where the pending prose begins in the window
+        window = before + pending + (following.text if following else "")
+        protected = list(_protected_spans(self._shown, following, start + len(pending)))
+        withheld: list[tuple[int, int]] = []
+        for found in self._find(window):
+            low, high = found.span
+            if high <= start or low >= start + len(pending) or any(a <= low and high <= b for a, b in protected):
+                continue  # outside the pending prose, or a verified citation as released
+            if not final and high > start + cut:  # reaches into the held word: hold it whole
+                cut = min(cut, max(0, low - start))
+                continue
+            withheld.append((max(low, start) - start, min(high, start + len(pending)) - start))
+        withheld = [(low, min(high, cut)) for low, high in _merged(withheld) if low < cut]
+        self._pending = pending[cut:]
+        return self._emit(pending[:cut], withheld)
+
+    def _emit(self, prose: str, withheld: Sequence[tuple[int, int]]) -> list[ClientEvent]:
+        outputs: list[ClientEvent] = []
+        at = 0
+        for low, high in withheld:
+            if prose[at:low]:
+                outputs.append(ProseReleased(prose[at:low]))
+                self._remember(_Piece(prose[at:low], protected=False))
+            logger.info("withheld %d characters of citation-shaped prose outside the automaton", high - low)
+            logger.debug("withheld unanchored text %r", prose[low:high])
+            self.withheld += 1
+            outputs.append(
+                CitationWithheld(self._take_id(), UNANCHORED, self._marker, UNANCHORED_DETAIL)
+            )
+            self._remember(_Piece(self._marker, protected=False))
+            at = high
+        if prose[at:]:
+            outputs.append(ProseReleased(prose[at:]))
+            self._remember(_Piece(prose[at:], protected=False))
+        return outputs
+
+
+def _held_from(text: str) -> int:
+    """Where the held end of `text` begins: its last word when that holds a digit (its length
+    otherwise, or past MAX_HELD_CHARS of it)."""
+    at = len(text)
+    while at > 0 and not _WHITESPACE.match(text[at - 1]):
+        at -= 1
+    if not _DIGIT.search(text, at) or len(text) - at > MAX_HELD_CHARS:
+        return len(text)
+    return at
+
+
+def _protected_spans(
+    shown: Sequence[_Piece], following: _Piece | None, following_at: int
+) -> Iterable[tuple[int, int]]:
+    at = 0
+    for piece in shown:
+        if piece.protected:
+            yield at, at + len(piece.text)
+        at += len(piece.text)
+    if following is not None and following.protected:
+        yield following_at, following_at + len(following.text)
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(spans):
+        if merged and low <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
