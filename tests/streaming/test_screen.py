@@ -46,11 +46,14 @@ LEAKS = [
     ("근거는 2024고단316252 사건이다.", "근거는 ", " 사건이다."),
     ("불법행위는 민법 제750조에 따른다.", "불법행위는 ", "에 따른다."),
     ("같은 법 제3조도 같다.", "", "도 같다."),
-]
-NOT_SEEN_YET = [  # the issue's spans that grammars' lenient finder does not see yet (branch finder)
-    ("손해배상청구권의 소멸시효에 관한 법률 제766조가 있다.", "손해배상청구권의 ", "가 있다."),
-    ("피고인은형법제257조를 위반하였다.", "피고인은", "를 위반하였다."),
+    # glued to the word before: the finder reads `피고인은형법` as the act's name, so the withheld span
+    # may take the word with it (safe: more is withheld, nothing leaks)
+    ("피고인은형법제257조를 위반하였다.", "", "를 위반하였다."),
     ("근로기준법소득세법 제12조에 의한다.", "", "에 의한다."),
+]
+NOT_SEEN_YET = [  # the issue's spans that grammars' lenient finder does not see yet
+    # an invented act whose name holds spaces and is in no lexicon
+    ("손해배상청구권의 소멸시효에 관한 법률 제766조가 있다.", "손해배상청구권의 ", "가 있다."),
 ]
 CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명이 12 kg을 옮겼다. ", "제목 없이 쓴 글"]
 
