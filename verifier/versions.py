@@ -21,6 +21,8 @@ from sqlalchemy import Connection, Row, bindparam, select
 
 from grammars import AmendmentNote, StatuteCitation, format_date
 from verifier.importers.history import SPANS, VERSIONS
+from verifier.importers.history import provision_code as history_code
+from verifier.importers.records import ProvisionKey
 from verifier.verdict import Mismatch, ProvisionSource, Verdict
 
 ADDRESS = "https://www.law.go.kr/LSW/lsInfoP.do?lsiSeq={mst}"
@@ -52,12 +54,8 @@ def provision_code(citation: StatuteCitation) -> str | None:
     """The structure code of the 항/호/목 a citation names (see history.provision_code), or None."""
     if citation.paragraph is None and citation.item is None and citation.subitem is None:
         return None
-    code = str(citation.paragraph or 0)
-    if citation.item is not None:
-        code += f".{citation.item}" + (f"의{citation.item_branch}" if citation.item_branch else "")
-    if citation.subitem is not None:
-        code += f"-{citation.subitem}"
-    return code
+    return history_code(ProvisionKey(citation.paragraph or 0, citation.item or 0, citation.item_branch or 0,
+                                     citation.subitem or ""))
 
 
 def _has(span: Row[Any], code: str | None) -> bool:

@@ -187,7 +187,7 @@ def _parsed(origin: str, text: str | None, change: str | None, report: BookRepor
         return None
 
 
-def _histories(path: Path, known: set[str], report: BookReport) -> Iterator[tuple[ActHistory, int, int | None]]:
+def read_histories(path: Path, known: set[str], report: BookReport) -> Iterator[tuple[ActHistory, int, int | None]]:
     """(act history, units done, units in all) from any source."""
     if path.is_file() and BUNDLE_SUFFIX in path.name.lower():
         for done, history in enumerate(_read_bundle(path), start=1):
@@ -225,7 +225,7 @@ def import_book(database: Database, path: Path, on_progress: Progress | None = N
     with database.engine.connect() as connection:
         known = set(connection.execute(select(VERSIONS.c.origin)).scalars())
     try:
-        for history, done, total in _histories(path, known, report):
+        for history, done, total in read_histories(path, known, report):
             with database.engine.begin() as connection:
                 outcome = write_act(connection, history)
             if outcome.skipped:
