@@ -67,7 +67,7 @@ def build(repo: Path, out: Path, today: dt.date) -> None:
     started = time.monotonic()
     for history, done, total in read_histories(repo, set(), report):
         acts[history.law_id].add(history.versions, today)
-        if done % 200 == 0:
+        if done % 100 == 0:
             print(f"\r{done}/{total} files, {len(acts)} acts, {time.monotonic() - started:.0f} s", end="",
                   file=sys.stderr, flush=True)
     print(file=sys.stderr)

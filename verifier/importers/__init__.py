@@ -39,13 +39,14 @@ class FileReport:
 
 
 def discover(paths: Iterable[Path | str]) -> list[Path]:
-    """The importable files under `paths` (folders searched recursively, in name order)."""
+    """The importable files under `paths` (folders searched recursively, in name order, statute
+    books first: an alias file or a list beside one names acts the book brings)."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir() and not is_book_source(path):
-            found += sorted(p for p in path.rglob("*") if p.is_file() and (
-                p.suffix.lower() in READERS or is_book_source(p)))
+            found += sorted((p for p in path.rglob("*") if p.is_file() and (
+                p.suffix.lower() in READERS or is_book_source(p))), key=lambda p: (not is_book_source(p), p))
         elif path.is_dir():
             found.append(path)
         elif path.is_file():

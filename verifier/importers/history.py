@@ -44,8 +44,10 @@ def structure_of(provisions: Iterable[ProvisionKey]) -> str:
     return " ".join(provision_code(key) for key in provisions)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Span:
+    """Mutable while an act is folded (`last` grows as versions keep the article unchanged)."""
+
     number: int
     branch: int
     first: int
@@ -55,9 +57,6 @@ class Span:
     structure: str
     text: str | None
 
-    def same_article(self, other: Span) -> bool:
-        return (self.title, self.deleted, self.structure, self.text) == (
-            other.title, other.deleted, other.structure, other.text)
 
 
 @dataclass
@@ -88,18 +87,22 @@ def fold(versions: Sequence[ActVersion], start: int, open_spans: dict[tuple[int,
     """Spans for `versions` (sorted), numbered from sequence `start`, continuing `open_spans`
     (spans that reach sequence start - 1); returns every span touched, old ones extended."""
     touched: dict[tuple[int, int, int], Span] = {}
-    current = dict(open_spans)
+    current = {key: Span(**_fields(span)) for key, span in open_spans.items()}  # the caller's stay as they were
     for offset, version in enumerate(versions):
         sequence = start + offset
         for article in version.articles:
             key = (article.number, article.branch)
+            previous = current.get(key)
+            # the structure is read from the text, so equal text (and title, deletion) is an equal article
+            if (previous is not None and previous.last == sequence - 1 and previous.text == article.text
+                    and previous.title == article.title and previous.deleted == article.deleted):
+                previous.last = sequence
+                touched[key + (previous.first,)] = previous
+                continue
             span = Span(article.number, article.branch, sequence, sequence, article.title, article.deleted,
                         structure_of(article.provisions), article.text)
-            previous = current.get(key)
-            if previous is not None and previous.last == sequence - 1 and previous.same_article(span):
-                span = Span(**{**_fields(previous), "last": sequence})
             current[key] = span
-            touched[key + (span.first,)] = span
+            touched[key + (sequence,)] = span
     return list(touched.values())
 
 

@@ -22,6 +22,7 @@ holds only `제0조` and the repeal) are kept out: the act has no citable articl
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -119,6 +120,7 @@ def _date(fields: dict[str, str | list[str]], key: str, origin: str) -> dt.date 
     return None if value == _NO_DATE else value
 
 
+@functools.lru_cache(maxsize=1 << 16)  # an article unchanged over versions is read once
 def _provisions(body: str) -> tuple[ProvisionKey, ...]:
     keys: list[ProvisionKey] = []
     paragraph = item = item_branch = 0
