@@ -126,10 +126,14 @@ class StatuteHistory:
         current = in_force(self.versions, self.on)
         if self.citation.former:
             return self._former(current)
-        if current is None:
-            first = self.versions[0]
+        first = self.versions[0]
+        if current is None and first.change == "제정":
             return self._verdict("not_found", f"{self.act.row.name} was not yet in force on {format_date(self.on)} "
                                               f"(in force from {_date(first.effective_on)})", None)
+        if current is None:  # the book starts after the version in force (a tree without history)
+            self.note += (f"; checked against the earliest version held ({version_label(first)}, in force from "
+                          f"{_date(first.effective_on)}), as the database holds none in force on {format_date(self.on)}")
+            current = first
         if repealed(current):
             return self._gone(current, f"{self.act.row.name} was repealed by {version_label(current)}")
         span = self._span_at(current.sequence)

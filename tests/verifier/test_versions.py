@@ -99,3 +99,22 @@ def test_future_version_not_in_force(verifier: Verifier) -> None:
     # 민사소송법's newest version (법률 제21455호) takes effect on 2028-03-01: not the one checked today
     verdict = verifier.verify(S("민사소송법", 1), TODAY)
     assert verdict.provision is not None and verdict.provision.promulgation_number == 7427
+
+
+def test_book_without_history_checks_the_earliest_version_held(database: Database, tmp_path) -> None:  # noqa: ANN001
+    # a tree holds one version per act; 민사소송법's takes effect on 2028-03-01 and no earlier one is held
+    import tarfile
+
+    from conftest import REAL_HISTORY
+
+    from verifier.importers.book import import_book
+
+    with tarfile.open(REAL_HISTORY) as tar:
+        newest = [name for name in tar.getnames() if name.endswith("kr/민사소송법/법률.md")][-1]
+        text = tar.extractfile(newest).read()  # type: ignore[union-attr]
+    (tmp_path / "kr").mkdir()
+    (tmp_path / "kr" / "법률.md").write_bytes(text)
+    import_book(database, tmp_path)
+    with Verifier(database, audit=False) as verifier:
+        verdict = verifier.verify(S("민사소송법", 1), TODAY)
+    assert verdict.status == "verified" and "earliest version held" in verdict.detail
