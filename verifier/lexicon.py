@@ -11,6 +11,7 @@ keeping 약칭 and informal abbreviations apart so parsing maps them back to the
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from sqlalchemy import select
@@ -21,6 +22,9 @@ from grammars import Lexicon
 from verifier.database import Database
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES
+
+
+_UNCITABLE = re.compile(r"[「」\n\r\t]")
 
 
 def _label(number: int, branch: int) -> str:
@@ -44,6 +48,8 @@ def _history_labels(connection: Connection, current: set[str]) -> dict[str, list
             latest[act_id].append(_label(number, branch))
     labels: dict[str, list[str]] = {}
     for act_id, name in connection.execute(select(VERSIONS.c.act_id, VERSIONS.c.name).distinct()):
+        if _UNCITABLE.search(name) or name != name.strip() or "  " in name:
+            continue  # 「대한민국 법원의 날」제정에 관한 규칙: a name the statute grammar cannot spell
         found = latest[act_id] if name in current else list(ever[act_id])
         if found:
             labels[name] = sorted(set(labels.get(name, [])) | set(found), key=_sort_key)
