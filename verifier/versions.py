@@ -124,16 +124,16 @@ class StatuteHistory:
         if self.citation.amendment is not None:
             return self._with_note(self.citation.amendment)
         current = in_force(self.versions, self.on)
-        if self.citation.former:
-            return self._former(current)
         first = self.versions[0]
-        if current is None and first.change == "제정":
-            return self._verdict("not_found", f"{self.act.row.name} was not yet in force on {format_date(self.on)} "
-                                              f"(in force from {_date(first.effective_on)})", None)
-        if current is None:  # the book starts after the version in force (a tree without history)
+        if current is None and not self._whole_history():  # the book starts after the version in force
             self.note += (f"; checked against the earliest version held ({version_label(first)}, in force from "
                           f"{_date(first.effective_on)}), as the database holds none in force on {format_date(self.on)}")
             current = first
+        if self.citation.former:
+            return self._former(current)
+        if current is None:
+            return self._verdict("not_found", f"{self.act.row.name} was not yet in force on {format_date(self.on)} "
+                                              f"(in force from {_date(first.effective_on)})", None)
         if repealed(current):
             return self._gone(current, f"{self.act.row.name} was repealed by {version_label(current)}")
         span = self._span_at(current.sequence)
@@ -167,6 +167,10 @@ class StatuteHistory:
     def _former(self, current: Row[Any] | None) -> Verdict:
         before = current.sequence if current is not None else len(self.versions) + 1
         earlier = [span for span in self.spans if span.first < before and _has(span, self.code)]
+        if not earlier and not self._whole_history():
+            return self._verdict("not_covered", f"the database holds {self.act.row.name}'s versions from "
+                                                f"{version_label(self.versions[0])} only, so it cannot say what "
+                                                f"earlier ones held", None)
         if not earlier:
             return self._verdict("not_found", f"no version of {self.act.row.name} before the one in force on "
                                               f"{format_date(self.on)} has {self._provision()}", None)
@@ -177,6 +181,10 @@ class StatuteHistory:
 
     def _with_note(self, note: AmendmentNote) -> Verdict:
         matches = [v for v in self.versions if v.promulgation_number == note.number and v.kind == note.law_kind]
+        if not matches and not self._whole_history():
+            return self._verdict("not_covered", f"the database holds {self.act.row.name}'s versions from "
+                                                f"{version_label(self.versions[0])} only, so it cannot check "
+                                                f"{note.law_kind} 제{note.number}호", None)
         if not matches:
             near = sorted((v for v in self.versions if v.promulgation_number), key=lambda v: abs(
                 (v.promulgated_on - note.promulgated_on).days) if note.promulgated_on and v.promulgated_on else 0)
@@ -211,6 +219,10 @@ class StatuteHistory:
                                          f"{self.note}", version, span)
 
     # --- helpers ------------------------------------------------------------------------------
+
+    def _whole_history(self) -> bool:
+        """Whether the database holds the act from its 제정 (a tree import holds one version only)."""
+        return self.versions[0].change == "제정"
 
     def _span_at(self, sequence: int) -> Row[Any] | None:
         return next((span for span in self.spans if span.first <= sequence <= span.last), None)

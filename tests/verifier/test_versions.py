@@ -117,4 +117,8 @@ def test_book_without_history_checks_the_earliest_version_held(database: Databas
     import_book(database, tmp_path)
     with Verifier(database, audit=False) as verifier:
         verdict = verifier.verify(S("민사소송법", 1), TODAY)
+        noted = verifier.verify(S("민사소송법", 263, former=True, amendment=NOTE_6626), TODAY)
+        former = verifier.verify(S("민사소송법", 263, former=True), TODAY)
     assert verdict.status == "verified" and "earliest version held" in verdict.detail
+    # without the history, a true note is neither confirmed nor called wrong
+    assert noted.status == former.status == "not_covered" and "only" in noted.detail
