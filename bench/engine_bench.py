@@ -86,7 +86,7 @@ def machine() -> str:
 
 def sample_database(directory: Path) -> Database:
     database = Database.open(f"sqlite:///{directory / 'sample.sqlite3'}")
-    import_paths(database, [REPO / "data" / "law", REPO / "data" / "cases"])
+    import_paths(database, [REPO / "data" / "synthetic_law", REPO / "data" / "cases"])
     return database
 
 

@@ -5,7 +5,7 @@
   and with it (the shipped model, when it is in the checkout and --no-regeneration is not given);
 - precision and recall of extraction + resolution on `data/drafts/labels.jsonl`.
 
-The verifier database is built from `data/law` and `data/cases` into a temporary SQLite file
+The verifier database is built from `data/synthetic_law` (synthetic sample acts) and `data/cases` into a temporary SQLite file
 unless --database-url names one. Prints markdown tables and writes them to
 bench/results/recite_bench.md.
 """
@@ -35,7 +35,7 @@ DRAFTS = ROOT / "data" / "drafts"
 def _sample_database(path: Path) -> str:
     url = f"sqlite:///{path}"
     database = Database.open(url)
-    import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
+    import_paths(database, [ROOT / "data" / "synthetic_law", ROOT / "data" / "cases"])
     database.close()
     return url
 

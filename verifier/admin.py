@@ -13,13 +13,14 @@ from typing import Any
 from sqlalchemy import desc, func, select
 
 from verifier.database import Database
+from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
 from verifier.verdict import STATUSES
 from verifier.verify import AUDIT
 
 # Table name as reported: what `row_counts` counts, in this order.
-COUNTED = {"acts": ACTS, "aliases": ALIASES, "articles": ARTICLES, "provisions": PROVISIONS, "cases": CASES,
-           "audit_log": AUDIT}
+COUNTED = {"acts": ACTS, "act versions": VERSIONS, "article spans": SPANS, "aliases": ALIASES,
+           "articles": ARTICLES, "provisions": PROVISIONS, "cases": CASES, "audit_log": AUDIT}
 
 
 def row_counts(database: Database) -> dict[str, int]:

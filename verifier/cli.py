@@ -7,6 +7,7 @@ input (unreadable file, unreachable database, old schema, text without a citatio
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from sqlalchemy import desc, or_, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -49,7 +50,8 @@ DatabaseUrl = Annotated[str | None, typer.Option(
 EXIT_NOT_VERIFIED = 1
 EXIT_BAD_INPUT = 2
 SKIPPED_SHOWN = 10  # skipped rows listed per file; the rest are counted
-_IMPORTED = ("acts", "articles", "provisions", "cases", "aliases")  # the tables an import writes
+# the tables an import writes (named as verifier.admin.row_counts names them)
+_IMPORTED = ("acts", "act versions", "article spans", "articles", "provisions", "cases", "aliases")
 
 
 @contextmanager
@@ -82,9 +84,13 @@ def init(database_url: DatabaseUrl = None) -> None:
 
 
 @app.command("import")
-def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (.xml, .json, .jsonl).")],
+def import_(paths: Annotated[list[Path], typer.Argument(
+        help="Files or folders: law.go.kr .xml/.json, .jsonl, a legalize-kr repository, tree, tarball or .md "
+             "file, or a *.book.jsonl.xz statute book.")],
             database_url: DatabaseUrl = None) -> None:
-    """Import law.go.kr responses (XML/JSON) and JSONL files; one transaction per file.
+    """Import law.go.kr responses (XML/JSON) and JSONL files (one transaction per file), and the
+    statute book from legalize-kr or its bundle (one transaction per act; versions already held
+    are not read again, files that cannot be read are skipped and listed).
 
     Records already in the database (the same act, article or decision in an XML and a JSON
     response, or a file imported again) are updated in place, so the summary says what the
@@ -101,13 +107,20 @@ def import_(paths: Annotated[list[Path], typer.Argument(help="Files or folders (
             task = progress.add_task("importing", total=len(files))
             for done, path in enumerate(files):
                 progress.update(task, description=f"importing {path.name}")
+                acts = progress.add_task(f"  acts of {path.name}", total=None, visible=False)
+
+                def on_act(count: int, total: int | None, name: str, acts: TaskID = acts) -> None:
+                    progress.update(acts, completed=count, total=total, visible=True,
+                                    description=f"  {name[:40]}")
+
                 try:
-                    report = import_file(database, path)
+                    report = import_file(database, path, on_act)
                 except ImportFileError as error:
                     err.print(f"error: {error}")
                     err.print(f"{done} of {len(files)} files were imported before it, none after; the failed file "
                               "changed nothing. Fix or remove it and run the import again (re-importing is safe).")
                     raise typer.Exit(EXIT_BAD_INPUT) from error
+                progress.remove_task(acts)
                 skipped += len(report.skipped)
                 for row in report.skipped[:SKIPPED_SHOWN]:
                     err.print(f"skipped {path} {row.position}: {row.reason}")
@@ -198,15 +211,20 @@ def _citations_in(text: str, resolver: DocumentResolver) -> list[tuple[str, Reso
 
 @app.command()
 def verify(text: Annotated[str, typer.Argument(help="Text holding one or more citations.")],
+           on: Annotated[dt.datetime | None, typer.Option(
+               "--on", formats=["%Y-%m-%d"], help="Check statutes as in force on this date (the document's "
+                                                  "date, e.g. a judgment's 선고일); default today.")] = None,
            database_url: DatabaseUrl = None) -> None:
-    """Verify the citations in TEXT: prints each verdict and why; exit 1 if any does not verify."""
+    """Verify the citations in TEXT: prints each verdict, why, and the provision's text in the
+    version checked; exit 1 if any does not verify."""
     with _database(database_url) as database, Verifier(database) as verifier:
         found = _citations_in(text, _document_resolver(database, verifier))
         if not found:
             err.print(f"error: expected a citation such as '민법 제750조' or "
                       f"'대법원 2024. 7. 11. 선고 2024도4202 판결', got none in {text[:200]!r}")
             raise typer.Exit(EXIT_BAD_INPUT)
-        verdicts = [_report(written, resolution, verifier.verify(resolution.resolved))
+        day = on.date() if on else None
+        verdicts = [_report(written, resolution, verifier.verify(resolution.resolved, day))
                     for written, resolution in found]
     if not all(verdict.verified for verdict in verdicts):
         raise typer.Exit(EXIT_NOT_VERIFIED)
@@ -224,11 +242,26 @@ def _report(written: str, resolution: Resolution, verdict: Verdict) -> Verdict:
         out.print(f"  mismatch:  {mismatch.field}: cited {mismatch.cited}, database {mismatch.database}")
     for candidate in verdict.candidates:
         out.print(f"  candidate: {candidate}")
+    if verdict.suggestion:
+        out.print(f"  cite as:   {verdict.suggestion}")
+    if verdict.provision is not None:
+        source = verdict.provision
+        number = f" {source.kind} 제{source.promulgation_number}호" if source.promulgation_number else ""
+        out.print(f"  version:   {source.act} ({_day(source.promulgated_on)}{number}, in force from "
+                  f"{_day(source.effective_on)}) {source.address}")
+        out.print(f"  {source.article}" + (f" ({source.title})" if source.title else "") + ":")
+        for line in (source.text or "(the database keeps this version's structure only)").splitlines():
+            if line.strip():
+                out.print(f"    {line.strip()}", markup=False)
     for change in resolution.changes:
         out.print(f"  resolved:  {change.field} {change.before or '(none)'} -> {change.after} ({change.why})")
     for doubt in resolution.doubts:
         out.print(f"  doubt:     {doubt}")
     return verdict
+
+
+def _day(value: dt.date | None) -> str:
+    return value.isoformat() if value else "no date fixed"
 
 
 @app.command()

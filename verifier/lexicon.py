@@ -2,20 +2,63 @@
 
 `lexicon_data(db)` is `{act name or 약칭: [article labels]}` ("750", "3의2"), the plain form
 `grammars.statute_grammar(lexicon=...)` accepts; deleted and moved articles are left out, since a
-citation to them does not verify. An act imported from a list only (no body, so no articles
+citation to them does not verify. Acts imported with their history (the statute book) give
+their current name the articles of their newest version, and every former name (a repealed
+act's, or a renamed act's old one) the articles of any version, which a `구` citation may name. An act imported from a list only (no body, so no articles
 known) maps to None: any article number. `build_lexicon(db)` is the richer `grammars.Lexicon`,
 keeping 약칭 and informal abbreviations apart so parsing maps them back to the full name.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from sqlalchemy import select
 
+from sqlalchemy import Connection, func
+
 from grammars import Lexicon
 from verifier.database import Database
+from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES
+
+
+_UNCITABLE = re.compile(r"[「」\n\r\t]")
+
+
+def _label(number: int, branch: int) -> str:
+    return f"{number}의{branch}" if branch else str(number)
+
+
+def _history_labels(connection: Connection, current: set[str]) -> dict[str, list[str]]:
+    """{name: labels} from the history tables: current names their newest version's articles,
+    former names those of any version."""
+    newest = dict(connection.execute(select(VERSIONS.c.act_id, func.max(VERSIONS.c.sequence))
+                                     .group_by(VERSIONS.c.act_id)).all())
+    latest: dict[int, list[str]] = defaultdict(list)
+    ever: dict[int, dict[str, None]] = defaultdict(dict)
+    for act_id, number, branch, last, deleted in connection.execute(
+            select(SPANS.c.act_id, SPANS.c.number, SPANS.c.branch, SPANS.c.last, SPANS.c.deleted)
+            .order_by(SPANS.c.act_id, SPANS.c.number, SPANS.c.branch, SPANS.c.first)):
+        if deleted:
+            continue
+        ever[act_id][_label(number, branch)] = None
+        if last == newest[act_id]:
+            latest[act_id].append(_label(number, branch))
+    labels: dict[str, list[str]] = {}
+    for act_id, name in connection.execute(select(VERSIONS.c.act_id, VERSIONS.c.name).distinct()):
+        if _UNCITABLE.search(name) or name != name.strip() or "  " in name:
+            continue  # 「대한민국 법원의 날」제정에 관한 규칙: a name the statute grammar cannot spell
+        found = latest[act_id] if name in current else list(ever[act_id])
+        if found:
+            labels[name] = sorted(set(labels.get(name, [])) | set(found), key=_sort_key)
+    return labels
+
+
+def _sort_key(label: str) -> tuple[int, int]:
+    number, _, branch = label.partition("의")
+    return int(number), int(branch or 0)
 
 
 def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], dict[str, tuple[str, bool]]]:
@@ -26,18 +69,23 @@ def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], di
             select(ARTICLES.c.act_id, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.status)
             .order_by(ARTICLES.c.act_id, ARTICLES.c.number, ARTICLES.c.branch)).all()
         alias_rows = connection.execute(select(ALIASES.c.alias, ALIASES.c.act_id, ALIASES.c.official)).all()
+        with_history = set(connection.execute(select(VERSIONS.c.act_id).distinct()).scalars())
+        history = _history_labels(connection, {names[act_id] for act_id in with_history})
     labels: dict[int, list[str]] = defaultdict(list)
     with_articles: set[int] = set()
     for act_id, number, branch, status in articles:
         with_articles.add(act_id)
         if status == "현행":
-            labels[act_id].append(f"{number}의{branch}" if branch else str(number))
+            labels[act_id].append(_label(number, branch))
     acts: dict[str, list[str] | None] = {}
     for act_id, name in names.items():
+        if act_id in with_history:
+            continue
         if act_id not in with_articles:
             acts[name] = None
         elif labels[act_id]:  # an act whose every article is deleted cannot be cited
             acts[name] = labels[act_id]
+    acts.update(history)
     targets: dict[str, set[int]] = defaultdict(set)
     official: dict[str, bool] = {}
     for alias, act_id, is_official in alias_rows:

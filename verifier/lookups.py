@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from sqlalchemy import Connection, Row, bindparam, select
 
 from grammars import CaseNumber, Lexicon, default_lexicon
+from verifier.importers.history import VERSIONS
 from verifier.importers.store import ACTS, ALIASES, CASES
 from verifier.names import normalise_act_name
 
@@ -20,6 +21,8 @@ _ACT_COLUMNS = (ACTS.c.id, ACTS.c.law_id, ACTS.c.mst, ACTS.c.name)
 _ACT_BY_NAME = select(*_ACT_COLUMNS).where(ACTS.c.name == bindparam("name"))
 _ACT_BY_ALIAS = (select(*_ACT_COLUMNS).join(ALIASES, ALIASES.c.act_id == ACTS.c.id)
                  .where(ALIASES.c.alias == bindparam("name")).order_by(ACTS.c.name))
+_ACT_BY_FORMER_NAME = (select(*_ACT_COLUMNS).where(ACTS.c.id.in_(
+    select(VERSIONS.c.act_id).where(VERSIONS.c.name == bindparam("name")))).order_by(ACTS.c.law_id))
 _CASES = select(CASES).where(
     CASES.c.case_year == bindparam("year"), CASES.c.case_code == bindparam("code"),
     CASES.c.case_serial == bindparam("serial"), CASES.c.case_seat == bindparam("seat"))
@@ -32,12 +35,16 @@ def _builtin_lexicon() -> Lexicon:
 
 def acts_named(connection: Connection, written: str) -> tuple[Sequence[Row[Any]], str | None]:
     """Acts a written name denotes, and how it was matched when not by its own name: the alias
-    kind (`약칭` from the database, or `abbreviation` from grammars' built-in list of 약칭 and
-    practitioners' abbreviations, used only when the full name is in the database)."""
+    kind (`former name`: the name of one of its versions, `약칭` from the database, or
+    `abbreviation` from grammars' built-in list of 약칭 and practitioners' abbreviations, used only
+    when the full name is in the database)."""
     name = normalise_act_name(written)
     acts = connection.execute(_ACT_BY_NAME, {"name": name}).all()
     if acts:
         return acts, None
+    acts = connection.execute(_ACT_BY_FORMER_NAME, {"name": name}).all()
+    if acts:
+        return acts, "former name"
     acts = connection.execute(_ACT_BY_ALIAS, {"name": name}).all()
     if acts:
         return acts, "약칭"

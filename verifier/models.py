@@ -22,6 +22,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -149,3 +150,57 @@ class AuditEntry(Base):
     canonical: Mapped[str | None] = mapped_column(String(1000))
     source_ref: Mapped[str | None] = mapped_column(String(200))
     reason: Mapped[str] = mapped_column(String(1000))
+
+
+class ActVersion(Base):
+    """One version of an act (legalize-kr: one commit): in force from `effective_on` (None: no
+    date fixed) until the next version's. `sequence` orders an act's versions (promulgation date,
+    then MST); `name` is the act's name in that version, since acts get renamed."""
+
+    __tablename__ = "act_versions"
+    __table_args__ = (UniqueConstraint("act_id", "sequence"), UniqueConstraint("act_id", "mst"),
+                      Index("ix_act_versions_number", "promulgation_number"))
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    act_id: Mapped[int] = mapped_column(ForeignKey("acts.id", ondelete="CASCADE"))
+    sequence: Mapped[int] = mapped_column(Integer)
+    mst: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    kind: Mapped[str] = mapped_column(String(40))  # 법률, 대통령령, …부령
+    promulgated_on: Mapped[dt.date | None] = mapped_column(Date)
+    promulgation_number: Mapped[int | None] = mapped_column(Integer)  # 공포번호: 법률 제N호
+    effective_on: Mapped[dt.date | None] = mapped_column(Date)
+    status: Mapped[str] = mapped_column(String(20))  # 시행 / 폐지 / …
+    change: Mapped[str | None] = mapped_column(String(20))  # 일부개정, 전부개정, 타법개정, 제정, 폐지 …
+    origin: Mapped[str] = mapped_column(String(400))  # commit:path or file the version came from
+
+
+class ArticleSpan(Base):
+    """An article over the run of an act's versions in which it did not change (text, title,
+    deletion or 항/호/목 structure): versions `first`..`last` by sequence. `structure` lists its
+    provision keys, space-separated: `1 1.2 1.2의3 1.2의3-가` (항, 호, 호의가지, 목)."""
+
+    __tablename__ = "article_spans"
+    __table_args__ = (Index("ix_article_spans_article", "act_id", "number", "branch", "first"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    act_id: Mapped[int] = mapped_column(ForeignKey("acts.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    branch: Mapped[int] = mapped_column(Integer)
+    first: Mapped[int] = mapped_column(Integer)
+    last: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str | None] = mapped_column(String(300))
+    deleted: Mapped[bool] = mapped_column(Boolean)
+    structure: Mapped[str] = mapped_column(Text)
+    text: Mapped[str | None] = mapped_column(Text)  # None where the source kept the structure only
+
+
+class Supplement(Base):
+    """One 부칙 block of a version (`부칙 <제5305호,1997.3.13>` and its text)."""
+
+    __tablename__ = "supplements"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("act_versions.id", ondelete="CASCADE"), index=True)
+    heading: Mapped[str] = mapped_column(String(200))
+    text: Mapped[str | None] = mapped_column(Text)

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
 from grammars import ParsedCitation
 
-VerdictStatus = Literal["verified", "mismatch", "not_found", "ambiguous", "not_covered"]
-STATUSES: tuple[VerdictStatus, ...] = ("verified", "mismatch", "not_found", "ambiguous", "not_covered")
+VerdictStatus = Literal["verified", "mismatch", "not_found", "ambiguous", "not_covered", "outdated"]
+STATUSES: tuple[VerdictStatus, ...] = ("verified", "mismatch", "not_found", "ambiguous", "not_covered", "outdated")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,14 +23,34 @@ class Mismatch:
 
 
 @dataclass(frozen=True, slots=True)
+class ProvisionSource:
+    """The cited article as the version checked has it: its title and text (None where the
+    database keeps that version's structure only), the version's law.go.kr address and dates."""
+
+    act: str
+    article: str  # 제750조, 제23조의2
+    title: str | None
+    text: str | None
+    address: str  # https://www.law.go.kr/LSW/lsInfoP.do?lsiSeq=<MST>
+    mst: int
+    kind: str  # 법률, 대통령령, …
+    promulgated_on: dt.date | None
+    promulgation_number: int | None
+    effective_on: dt.date | None
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """`verified`: it exists as cited. `mismatch`: it exists, but `mismatches` differ.
     `not_found`: the database covers it and it is not there (or it cannot exist: `detail` says why).
     `ambiguous`: several records fit (`candidates`). `not_covered`: the database does not cover that
-    court, period or statute, so absence says nothing.
+    court, period or statute, so absence says nothing. `outdated`: the provision existed in an
+    earlier version of the act but not in the version in force (deleted, changed or repealed):
+    `detail` says when, `suggestion` gives the `구` citation that would verify.
 
     `canonical` is the canonical form of the record found (else of the citation, when complete);
-    `source` names the record: 법령ID/MST and 조문, or 판례일련번호.
+    `source` names the record: 법령ID/MST and 조문, or 판례일련번호. `provision` is the cited
+    article's title and text in the version checked, with its address and dates.
     """
 
     status: VerdictStatus
@@ -39,6 +60,8 @@ class Verdict:
     source: str | None = None
     mismatches: tuple[Mismatch, ...] = ()
     candidates: tuple[str, ...] = ()
+    provision: ProvisionSource | None = None
+    suggestion: str | None = None
 
     @property
     def verified(self) -> bool:

@@ -35,6 +35,7 @@ from verifier.models import AuditEntry
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
 from verifier.verdict import Mismatch, Verdict
+from verifier.versions import ActUnderTest, StatuteHistory, choose_act, versions_of
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +79,8 @@ class Verifier:
     def __init__(self, database: Database, *, cache_size: int = 200_000, audit: bool = True,
                  audit_batch: int = 1000, audit_buffer: int = 1_000_000) -> None:
         self.database = database
-        self._verdicts: BoundedCache[ParsedCitation, Verdict] = BoundedCache(cache_size)
+        self._verdicts: BoundedCache[tuple[ParsedCitation, dt.date], Verdict] = BoundedCache(cache_size)
+        self._versions: BoundedCache[int, tuple[Row[Any], ...]] = BoundedCache(cache_size)
         self.lookups = LookupCache(cache_size)
         self._audit_enabled = audit
         self._audit_batch = audit_batch
@@ -97,26 +99,30 @@ class Verifier:
 
     # --- public -----------------------------------------------------------------------------
 
-    def verify(self, citation: ParsedCitation) -> Verdict:
-        verdict = self._verdicts.get(citation, lambda: self._look_up_on_reader(citation))
+    def verify(self, citation: ParsedCitation, on: dt.date | None = None) -> Verdict:
+        """The verdict on `citation` as of `on` (default today): a statute citation is checked against
+        the version in force that day (a judgment's 선고일, a brief's date), a 구법 citation against
+        the version it names."""
+        day = on or dt.date.today()
+        verdict = self._verdicts.get((citation, day), lambda: self._look_up_on_reader(citation, day))
         if self._audit_enabled:
             self._record(verdict)
         return verdict
 
-    def verify_cached(self, citation: ParsedCitation) -> Verdict | None:
+    def verify_cached(self, citation: ParsedCitation, on: dt.date | None = None) -> Verdict | None:
         """`verify` when the verdict is cached (recorded as usual); None, without a query, when not."""
-        verdict = self._verdicts.peek(citation)
+        verdict = self._verdicts.peek((citation, on or dt.date.today()))
         if verdict is not None and self._audit_enabled:
             self._record(verdict)
         return verdict
 
-    def _look_up_on_reader(self, citation: ParsedCitation) -> Verdict:
+    def _look_up_on_reader(self, citation: ParsedCitation, on: dt.date) -> Verdict:
         # One autocommit connection for all lookups: no pool checkout per call, no open transaction.
         with self._lock:
             if self._reader is None:
                 self._reader = self.database.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
             try:
-                return self._look_up(self._reader, citation)
+                return self._look_up(self._reader, citation, on)
             except SQLAlchemyError as error:
                 logger.warning("lookup of %s failed, reconnecting on the next call: %s", type(citation).__name__,
                                error)
@@ -128,6 +134,7 @@ class Verifier:
     def clear_cache(self) -> None:
         """Forget verdicts, act names, decisions and coverage: call after importing into the database."""
         self._verdicts.clear()
+        self._versions.clear()
         self.lookups.clear()
         with self._lock:
             self._coverage.clear()
@@ -211,16 +218,16 @@ class Verifier:
 
     # --- lookups ----------------------------------------------------------------------------
 
-    def _look_up(self, connection: Connection, citation: ParsedCitation) -> Verdict:
+    def _look_up(self, connection: Connection, citation: ParsedCitation, on: dt.date) -> Verdict:
         if isinstance(citation, CaseCitation):
             return self._verify_case(connection, citation)
         if isinstance(citation, StatuteCitation):
-            return self._verify_statute(connection, citation)
+            return self._verify_statute(connection, citation, on)
         raise TypeError(f"expected a CaseCitation or StatuteCitation, got {type(citation).__name__}")
 
     # --- statutes ---------------------------------------------------------------------------
 
-    def _verify_statute(self, connection: Connection, citation: StatuteCitation) -> Verdict:
+    def _verify_statute(self, connection: Connection, citation: StatuteCitation, on: dt.date) -> Verdict:
         if citation.act is None or citation.article is None:
             return Verdict("ambiguous", citation,
                            f"expected a citation naming its act and article, got the back-reference "
@@ -230,8 +237,19 @@ class Verifier:
         if not acts:
             covered = self._coverage_of(connection, "statute", "") is not None
             return Verdict("not_found" if covered else "not_covered", citation,
-                           f"no act named {name!r} in the database" if covered
+                           f"no act named {name!r} in the statute book" if covered
                            else "the database holds no statutes, so it cannot say", canonical=citation.canonical())
+        note = f" (cited by the {matched_by} {name!r})" if matched_by else ""
+        histories = [ActUnderTest(act, self._versions.get(act.id, lambda act=act: versions_of(connection, act.id)))
+                     for act in acts]
+        histories = [history for history in histories if history.versions]
+        if histories:
+            chosen = choose_act(histories, citation, on)
+            if chosen is None:
+                return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts, none of them singled out by "
+                                                      f"the date or the version note",
+                               candidates=tuple(f"{h.row.name} (법령ID {h.row.law_id})" for h in histories))
+            return StatuteHistory(connection, chosen, citation, on, note).verify()
         if len(acts) > 1:
             return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts",
                            candidates=tuple(act.name for act in acts))
@@ -261,7 +279,6 @@ class Verifier:
         if names_a_provision and article.provision is None:
             missing = resolved.provision().removeprefix(label).strip()
             return Verdict("not_found", citation, f"{act.name} {label} exists but has no {missing}", canonical, source)
-        note = f" (cited by the {matched_by} {name!r})" if matched_by else ""
         return Verdict("verified", citation, f"{act.name} {resolved.provision()} exists{note}", canonical, source)
 
     # --- cases ------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ MessyRate = Annotated[float, typer.Option(help="Share of citations written in a 
 @app.command()
 def corpus(
     out: Annotated[Path, typer.Option(help="JSONL file to write.")] = Path("build/training/corpus.jsonl"),
-    law: LawDir = DATA_DIR / "law",
+    law: LawDir = DATA_DIR / "synthetic_law",
     cases: CaseDir = DATA_DIR / "cases",
     seed: Seed = 0,
     samples: Samples = 8000,
@@ -52,7 +52,7 @@ def corpus(
 @app.command()
 def model(
     out: Annotated[Path, typer.Option(help="Model folder to write.")] = DATA_DIR / "models" / "ko-legal-tiny",
-    law: LawDir = DATA_DIR / "law",
+    law: LawDir = DATA_DIR / "synthetic_law",
     cases: CaseDir = DATA_DIR / "cases",
     seed: Seed = 0,
     samples: Samples = 8000,
@@ -97,7 +97,7 @@ def model(
 @app.command()
 def evaluate(
     model_dir: Annotated[Path, typer.Option("--model", help="Model folder.")] = DATA_DIR / "models" / "ko-legal-tiny",
-    law: LawDir = DATA_DIR / "law",
+    law: LawDir = DATA_DIR / "synthetic_law",
     cases: CaseDir = DATA_DIR / "cases",
     seed: Annotated[int, typer.Option(help="Seed of the question draw; not the training seed.")] = 1000,
     questions: Annotated[int, typer.Option(help="Questions drawn from the corpus generator.")] = 40,

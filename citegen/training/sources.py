@@ -75,7 +75,7 @@ class Decision:
 class LawData:
     acts: tuple[Act, ...]
     decisions: tuple[Decision, ...]
-    aliases: dict[str, str]  # informal abbreviation -> act name (data/law/aliases.json)
+    aliases: dict[str, str]  # informal abbreviation -> act name (data/synthetic_law/aliases.json)
 
 
 def read_law_data(law_dir: Path, case_dir: Path) -> LawData:

@@ -21,7 +21,7 @@ import pytest
 from grammars import CASE_CODES_BY_TEXT, COURTS_BY_NAME, CaseCitation, CitationParser, StatuteCitation, parse_citation
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-LAW, CASES, DRAFTS = DATA / "law", DATA / "cases", DATA / "drafts"
+LAW, CASES, DRAFTS = DATA / "synthetic_law", DATA / "cases", DATA / "drafts"
 
 BASIC_INFO = {"법령ID", "공포일자", "공포번호", "언어", "법종구분", "법령명_한글", "법령명_한자", "법령명약칭",
               "제명변경여부", "한글법령여부", "소관부처", "시행일자", "제개정구분"}
@@ -265,7 +265,7 @@ def test_the_generator_rewrites_the_data_byte_for_byte(sample_data: Callable[[st
                                                         tmp_path: Path) -> None:
     generator = sample_data("build")
     generator.generate(tmp_path, generator.DEFAULT_SEED)
-    for folder in ("law", "cases", "drafts"):
+    for folder in ("synthetic_law", "cases", "drafts"):
         ours = sorted(p.relative_to(DATA) for p in (DATA / folder).rglob("*") if p.is_file())
         theirs = sorted(p.relative_to(tmp_path) for p in (tmp_path / folder).rglob("*") if p.is_file())
         assert ours == theirs, folder

@@ -19,7 +19,7 @@ def database(tmp_path_factory) -> str:
     url = f"sqlite:///{tmp_path_factory.mktemp('ask-db') / 'sample.sqlite3'}"
     opened = Database.open(url)
     try:
-        import_paths(opened, [DATA / "law", DATA / "cases"])
+        import_paths(opened, [DATA / "synthetic_law", DATA / "cases"])
     finally:
         opened.close()
     return url

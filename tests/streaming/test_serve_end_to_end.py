@@ -46,7 +46,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory):
     database = Database.open(f"sqlite:///{tmp_path_factory.mktemp('e2e') / 'citegen.sqlite3'}")
-    import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
+    import_paths(database, [ROOT / "data" / "synthetic_law", ROOT / "data" / "cases"])
     yield database
     database.close()
 

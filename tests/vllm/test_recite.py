@@ -27,7 +27,7 @@ def test_an_unresolvable_statute_gets_a_suggestion_from_vllm(model_dir: Path, tm
         "CITEGEN_MODEL_PATH": str(model_dir),
     }
     subprocess.run(
-        [str(BIN / "citegen-admin"), "import", str(REPO / "data" / "law"), "--database-url", url],
+        [str(BIN / "citegen-admin"), "import", str(REPO / "data" / "synthetic_law"), "--database-url", url],
         check=True,
         capture_output=True,
         env=environment,

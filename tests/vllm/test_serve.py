@@ -45,7 +45,7 @@ def server(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         [
             str(BIN / "citegen-admin"),
             "import",
-            str(REPO / "data" / "law"),
+            str(REPO / "data" / "synthetic_law"),
             str(REPO / "data" / "cases"),
             "--database-url",
             url,

@@ -2,6 +2,9 @@
 
 One transaction per file: a file that fails (hostile, malformed, an unknown shape) raises an
 `ImportFileError` naming the file and position, and the database is left as it was before it.
+The statute book (a legalize-kr repository, tree, tarball or `.md` file, or the compact
+`*.book.jsonl.xz` bundle) is imported by `book.import_book`: one transaction per act, files it
+cannot read skipped and listed in the report.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 
 from verifier.database import Database
 from verifier.errors import ImportFileError, MalformedFileError, UnsupportedShapeError
+from verifier.importers.book import Progress, import_book, is_book_source
 from verifier.importers.jsonl import read_jsonl
 from verifier.importers.lawgo import read_json, read_xml
 from verifier.importers.records import Record, SkippedRow
@@ -35,12 +39,16 @@ class FileReport:
 
 
 def discover(paths: Iterable[Path | str]) -> list[Path]:
-    """The importable files under `paths` (folders searched recursively, in name order)."""
+    """The importable files under `paths` (folders searched recursively, in name order, statute
+    books first: an alias file or a list beside one names acts the book brings)."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in READERS)
+        if path.is_dir() and not is_book_source(path):
+            found += sorted((p for p in path.rglob("*") if p.is_file() and (
+                p.suffix.lower() in READERS or is_book_source(p))), key=lambda p: (not is_book_source(p), p))
+        elif path.is_dir():
+            found.append(path)
         elif path.is_file():
             found.append(path)
         else:
@@ -48,7 +56,12 @@ def discover(paths: Iterable[Path | str]) -> list[Path]:
     return found
 
 
-def import_file(database: Database, path: Path) -> FileReport:
+def import_file(database: Database, path: Path, on_progress: Progress | None = None) -> FileReport:
+    if is_book_source(path):
+        book = import_book(database, path, on_progress)
+        counts = Counter({"acts": book.acts, "versions": book.versions, "article spans": book.spans,
+                          "acts rebuilt": book.rebuilt, "acts unchanged": book.unchanged})
+        return FileReport(path, +counts, [SkippedRow(where, why) for where, why in book.skipped])
     reader = READERS.get(path.suffix.lower())
     if reader is None:
         raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {path.suffix or 'no suffix'!r}")

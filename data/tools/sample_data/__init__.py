@@ -1,1 +1,1 @@
-"""Generator of citegen's sample data (data/law, data/cases, data/drafts): deterministic from a seed."""
+"""Generator of citegen's sample data (data/synthetic_law, data/cases, data/drafts): deterministic from a seed."""

@@ -1,4 +1,4 @@
-"""`python data/tools/sample_data`: rewrite data/law, data/cases and data/drafts from the seed."""
+"""`python data/tools/sample_data`: rewrite data/synthetic_law, data/cases and data/drafts from the seed."""
 
 import sys
 from pathlib import Path

@@ -16,7 +16,7 @@ from sample_data.statutes import Act, build_acts, write_statutes
 
 DEFAULT_SEED = 20261129
 DATA_DIR = Path(__file__).resolve().parents[2]
-GENERATED = ("law", "cases", "drafts")
+GENERATED = ("synthetic_law", "cases", "drafts")
 VARIANTS = 3
 # Two drafts are saved in CP949, as older Korean word processors do, to exercise encoding detection.
 CP949_DRAFTS = ("09_tort_1.txt", "11_lease_1.txt")
@@ -34,7 +34,7 @@ def generate(data_dir: Path, seed: int) -> None:
     for name in GENERATED:
         shutil.rmtree(data_dir / name, ignore_errors=True)
     acts = build_acts(seed)
-    write_statutes(acts, data_dir / "law")
+    write_statutes(acts, data_dir / "synthetic_law")
     cases = build_cases(seed, reviewable_provisions(acts))
     write_cases(cases, data_dir / "cases")
     labels = write_drafts(build_drafts(seed, acts, cases), data_dir / "drafts")

@@ -1,0 +1,215 @@
+"""The statute book: import time and size, verify/s against it, and the book checking itself.
+
+    .venv/bin/python bench/statute_book_bench.py [--source data/law] [--backends sqlite,postgresql]
+                                                 [--citations 20000] [--self-check-acts 0]
+
+1. Imports `--source` (the shipped bundle, or a legalize-kr repository for the whole history
+   with every version's text) into a fresh database per backend: time, versions, spans, size.
+2. verify/s cold (fresh verifier, each citation once) and warm (cache filled) on a seeded mix of
+   real citations sampled from the book: current articles, provisions, deleted/old articles
+   (`outdated`), invented article numbers (`not_found`).
+3. The book checks itself: every cross-reference inside the article texts in force (`「민법」
+   제3조제1항`, `같은 법 제5조`, `이 법 제2조`, a 시행령's `법 제3조` → its 법률) found with grammars'
+   lenient finder, resolved (이 법 → the act itself, 같은 법 → the act cited before it, 법/영 →
+   the decree's 법률/시행령) and verified against the version in force; prints the share that
+   verifies among those naming an act in force and the classes of the rest.
+Writes bench/results/statute_book_bench.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import random
+import re
+import tempfile
+import time
+import uuid
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import psycopg
+from sqlalchemy import func, select
+
+from grammars import StatuteCitation, find_citations
+from verifier.database import Database
+from verifier.importers import import_paths
+from verifier.importers.history import SPANS, VERSIONS
+from verifier.importers.store import ACTS
+from verifier.verify import Verifier
+from verifier.versions import in_force, repealed, versions_of
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "statute_book_bench.md"
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+_DECREE = re.compile(r"^(.*?) ?(시행령|시행규칙)$")
+
+
+def open_backend(backend: str, folder: Path) -> tuple[Database, str | None]:
+    if backend == "sqlite":
+        return Database.open(f"sqlite:///{folder / 'book.sqlite3'}"), None
+    schema = f"book_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    return Database.open(f"{POSTGRES}?options=-csearch_path%3D{schema}"), schema
+
+
+def size_of(database: Database, folder: Path, schema: str | None) -> int:
+    if schema is None:
+        return sum(path.stat().st_size for path in folder.glob("book.sqlite3*"))
+    with database.engine.connect() as connection:
+        return int(connection.exec_driver_sql(
+            "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            f"WHERE n.nspname = '{schema}' AND c.relkind = 'r'").scalar_one())
+
+
+def sample(database: Database, count: int, seed: int = 7) -> list[StatuteCitation]:
+    rng = random.Random(seed)
+    with database.engine.connect() as connection:
+        rows = connection.execute(select(ACTS.c.name, SPANS.c.number, SPANS.c.branch, SPANS.c.structure)
+                                  .join(ACTS, ACTS.c.id == SPANS.c.act_id).where(SPANS.c.deleted.is_(False))
+                                  .order_by(SPANS.c.id)).all()
+    picked = rng.sample(rows, min(count, len(rows)))
+    citations = []
+    for index, row in enumerate(picked):
+        citation = StatuteCitation(row.name, row.number, article_branch=row.branch or None)
+        codes = row.structure.split()
+        if index % 3 == 1 and codes:
+            paragraph, _, rest = rng.choice(codes).partition(".")
+            citation = replace(citation, paragraph=int(paragraph) or None)
+        elif index % 10 == 9:
+            citation = replace(citation, article=row.number + 900)  # invented
+        citations.append(citation)
+    return citations
+
+
+def rate(count: int, seconds: float) -> str:
+    return f"{count / seconds:,.0f}/s" if seconds else "-"
+
+
+def run_backend(backend: str, args: argparse.Namespace) -> tuple[list[str], Database | None]:
+    database: Database | None
+    folder = Path(tempfile.mkdtemp(prefix=f"book-{backend}-"))
+    database, schema = open_backend(backend, folder)
+    started = time.perf_counter()
+    reports = import_paths(database, args.source)
+    spent = time.perf_counter() - started
+    versions = sum(report.counts["versions"] for report in reports)
+    skipped = sum(len(report.skipped) for report in reports)
+    with database.engine.connect() as connection:
+        acts = connection.execute(select(func.count()).select_from(ACTS)).scalar_one()
+        spans = connection.execute(select(func.count()).select_from(SPANS)).scalar_one()
+    size = size_of(database, folder, schema)
+    citations = sample(database, args.citations)
+    with Verifier(database, audit=False) as verifier:
+        started = time.perf_counter()
+        statuses = Counter(verifier.verify(citation).status for citation in citations)
+        cold = time.perf_counter() - started
+        started = time.perf_counter()
+        for _ in range(args.warm_rounds):
+            for citation in citations:
+                verifier.verify(citation)
+        warm = time.perf_counter() - started
+    mix = ", ".join(f"{status} {count}" for status, count in statuses.most_common())
+    if schema is not None:  # the self-check runs on the first backend; a PostgreSQL schema goes now
+        database.close()
+        with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as admin:
+            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        database = None
+    row = [f"| {backend} | {acts:,} | {versions:,} | {spans:,} | {skipped} | {spent:,.0f} s | {size / 1e6:,.0f} MB | "
+           f"{rate(len(citations), cold)} | {rate(len(citations) * args.warm_rounds, warm)} | {mix} |"]
+    return row, database
+
+
+def resolve(found: StatuteCitation, act: str, previous: str | None) -> StatuteCitation | None:
+    """A cross-reference inside `act`'s own text, completed; None when it cannot be."""
+    if found.act is not None:
+        return found
+    reference = (found.back_reference or "").replace(" ", "")
+    decree = _DECREE.match(act)
+    target = {"이법": act, "같은법": previous or act, "동법": previous or act,
+              "법": decree.group(1) if decree else None,
+              "영": f"{decree.group(1)} 시행령" if decree else None}.get(reference)
+    if target is None or found.article is None:
+        return None
+    return replace(found, act=target, back_reference=None)
+
+
+def self_check(database: Database, acts_limit: int) -> list[str]:
+    today = dt.date.today()
+    classes: Counter[str] = Counter()
+    with database.engine.connect() as connection, Verifier(database, audit=False) as verifier:
+        acts = connection.execute(select(ACTS.c.id, ACTS.c.name).order_by(ACTS.c.law_id)).all()
+        if acts_limit:
+            acts = acts[:acts_limit]
+        started = time.perf_counter()
+        for act_id, name in acts:
+            versions = versions_of(connection, act_id)
+            current = in_force(versions, today)
+            if current is None or repealed(current):
+                continue
+            texts = connection.execute(select(SPANS.c.text).where(
+                SPANS.c.act_id == act_id, SPANS.c.first <= current.sequence, SPANS.c.last >= current.sequence,
+                SPANS.c.text.is_not(None))).scalars()
+            for text in texts:
+                previous: str | None = None
+                for found in find_citations(text):
+                    citation = found.citation
+                    if not isinstance(citation, StatuteCitation):
+                        continue
+                    resolved = resolve(citation, current.name, previous)
+                    if resolved is None:
+                        classes["unresolved back-reference"] += 1
+                        continue
+                    previous = resolved.act if citation.act is not None else previous
+                    verdict = verifier.verify(resolved, today)
+                    label = verdict.status
+                    if verdict.status == "not_found" and "no act named" in verdict.detail:
+                        label = "not_found: act not in the book"
+                    elif verdict.status == "not_found":
+                        label = "not_found: provision" if "has no 제" in verdict.detail and "조 has no" in \
+                            verdict.detail else "not_found: article"
+                    classes[label] += 1
+        spent = time.perf_counter() - started
+    total = sum(classes.values())
+    naming = total - classes["unresolved back-reference"] - classes["not_found: act not in the book"]
+    share = classes["verified"] / naming if naming else 0.0
+    lines = [f"{total:,} cross-references found in the texts in force of {len(acts):,} acts ({spent:,.0f} s); "
+             f"**{share:.1%}** of the {naming:,} naming an act the book holds verify.", "",
+             "| class | count | share |", "|---|---:|---:|"]
+    lines += [f"| {label} | {count:,} | {count / total:.1%} |" for label, count in classes.most_common()]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, nargs="+", default=[ROOT / "data" / "law"])
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--citations", type=int, default=20_000)
+    parser.add_argument("--warm-rounds", type=int, default=5)
+    parser.add_argument("--self-check-acts", type=int, default=0, help="check only the first N acts (0: all)")
+    args = parser.parse_args()
+    lines = [f"# statute_book_bench ({dt.date.today()}, {platform.machine()}, {os.cpu_count()} CPUs)", "",
+             f"source: {', '.join(str(path) for path in args.source)}", "",
+             "| backend | acts | versions | article spans | skipped | import | database | verify cold | verify warm |"
+             " verdicts (cold run) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    checked: Database | None = None
+    for backend in args.backends.split(","):
+        rows, database = run_backend(backend, args)
+        lines += rows
+        print("\n".join(rows), flush=True)
+        if checked is None:
+            checked = database
+    if checked is not None:
+        lines += ["", "## The book checks itself", ""] + self_check(checked, args.self_check_acts)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

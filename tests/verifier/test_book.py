@@ -1,0 +1,140 @@
+"""Importing the statute book from legalize-kr: real files at real commits (tests/fixtures)."""
+
+from __future__ import annotations
+
+import lzma
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import REAL_HISTORY, build_legalize_repo
+from sqlalchemy import func, select
+
+from verifier import Database, import_paths
+from verifier.errors import MalformedFileError, UnsupportedShapeError
+from verifier.importers.book import bundle_line, import_book
+from verifier.importers.history import SPANS, VERSIONS, fold
+from verifier.importers.legalize import parse_act
+from verifier.importers.store import ACTS
+
+
+def _real_file(path: str, newest: bool = True) -> str:
+    with tarfile.open(REAL_HISTORY) as tar:
+        names = [name for name in tar.getnames() if name.endswith(path)]
+        return tar.extractfile(names[-1 if newest else 0]).read().decode()  # type: ignore[union-attr]
+
+
+def _count(database: Database, table) -> int:  # noqa: ANN001
+    with database.engine.connect() as connection:
+        return connection.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def test_parse_real_file_reads_front_matter_articles_structure_and_supplements() -> None:
+    version = parse_act(_real_file("kr/민사소송법/법률.md"), "민사소송법.md")
+    assert (version.law_id, version.name, version.kind) == ("001700", "민사소송법", "법률")
+    assert version.promulgation_number == 21455 and str(version.effective_on) == "2028-03-01"
+    article = next(a for a in version.articles if (a.number, a.branch) == (1, 0))
+    assert article.title == "민사소송의 이상과 신의성실의 원칙" and not article.deleted
+    assert [provision.paragraph for provision in article.provisions] == [1, 2]
+    assert version.supplements and version.supplements[0][0].startswith("부칙 <")
+
+
+def test_parse_repealed_act_keeps_no_article_zero() -> None:
+    repealed = parse_act(_real_file("kr/근로기준법/법률.md"), "근로기준법.md")
+    assert repealed.law_id == "001769" and repealed.articles == ()
+
+
+@pytest.mark.parametrize(("text", "error", "says"), [
+    ("제목: 민법\n", MalformedFileError, "front matter"),
+    ("---\n제목: 민법\n: broken\n---\n# 민법\n", MalformedFileError, "key: value"),
+    ("---\n제목: 별지 서식\n법령구분: 법률\n---\n# 별지\n", UnsupportedShapeError, "법령ID"),
+    ("---\n제목: 민법\n법령ID: '001706'\n법령MST: x1\n법령구분: 법률\n---\n", MalformedFileError, "numeric"),
+], ids=["no-front-matter", "bad-line", "not-an-act", "bad-mst"])
+def test_parse_bad_files_name_the_file(text: str, error: type, says: str) -> None:
+    with pytest.raises(error, match=says) as raised:
+        parse_act(text, "kr/x/법률.md")
+    assert "kr/x/법률.md" in str(raised.value)
+
+
+def test_import_history_versions_spans_and_names(book: Database) -> None:
+    with book.engine.connect() as connection:
+        acts = dict(connection.execute(select(ACTS.c.law_id, ACTS.c.name)).all())
+        versions = connection.execute(select(VERSIONS.c.mst, VERSIONS.c.sequence, VERSIONS.c.change,
+                                             VERSIONS.c.promulgation_number).order_by(VERSIONS.c.mst)).all()
+        spans = connection.execute(select(func.count()).select_from(SPANS)).scalar_one()
+    assert acts["001769"] == acts["001872"] == "근로기준법"  # two acts, one name, told apart by 법령ID
+    assert len(versions) == 33  # every version in the fixture
+    by_mst = {row.mst: row for row in versions}
+    assert by_mst[58058].change == "전부개정" and by_mst[58058].promulgation_number == 6626
+    total_articles = 0
+    with book.engine.connect() as connection:
+        for (first, last) in connection.execute(select(SPANS.c.first, SPANS.c.last)):
+            total_articles += last - first + 1
+    assert spans < total_articles  # unchanged articles share one span over many versions
+
+
+def test_reimport_processes_only_new_versions(database: Database, tmp_path: Path) -> None:
+    repo = build_legalize_repo(tmp_path / "repo", upto=20)
+    first = import_book(database, repo)
+    assert first.versions == 20 and not first.skipped
+    spans_before = _count(database, SPANS)
+    again = import_book(database, repo)
+    assert (again.versions, again.acts) == (0, 0)
+    build_legalize_repo(tmp_path / "repo")  # the source moves on
+    more = import_book(database, repo)
+    assert more.versions == 13 and _count(database, VERSIONS) == 33
+    assert _count(database, SPANS) > spans_before
+    # the incremental result equals a fresh import of the whole history
+    fresh = Database.open(f"sqlite:///{tmp_path / 'fresh.sqlite3'}")
+    import_book(fresh, repo)
+    columns = (ACTS.c.law_id, SPANS.c.number, SPANS.c.branch, SPANS.c.first, SPANS.c.last, SPANS.c.structure)
+    query = select(*columns).join(ACTS, ACTS.c.id == SPANS.c.act_id).order_by(*columns)
+    with database.engine.connect() as mine, fresh.engine.connect() as theirs:
+        assert mine.execute(query).all() == theirs.execute(query).all()
+    fresh.close()
+
+
+def test_bad_files_are_skipped_named_and_the_rest_imported(database: Database, tmp_path: Path) -> None:
+    tree = tmp_path / "tree" / "kr"
+    (tree / "민법").mkdir(parents=True)
+    (tree / "헌법").mkdir()
+    (tree / "민법" / "법률.md").write_text("---\n제목: 민법\n법령ID: '001706'\n: broken\n---\n", encoding="utf-8")
+    (tree / "헌법" / "헌법.md").write_text(_real_file("kr/대한민국헌법/헌법.md"), encoding="utf-8")
+    (tree / "헌법" / "별표.md").write_text("---\n제목: 별지 서식\n---\n# 별지\n", encoding="utf-8")
+    report = import_book(database, tmp_path / "tree")
+    assert report.versions == 1
+    skipped = dict(report.skipped)
+    assert set(skipped) == {str(tree / "민법" / "법률.md"), str(tree / "헌법" / "별표.md")}
+    assert "key: value" in skipped[str(tree / "민법" / "법률.md")]
+
+
+def test_bundle_roundtrip_and_truncated_bundle(database: Database, tmp_path: Path) -> None:
+    versions = [parse_act(_real_file(path), path) for path in ("kr/대한민국헌법/헌법.md", "kr/형법/법률.md")]
+    lines = [bundle_line([version], fold([version], 1, {})) for version in versions]
+    bundle = tmp_path / "statutes.book.jsonl.xz"
+    bundle.write_bytes(lzma.compress("\n".join(lines).encode()))
+    report = import_book(database, bundle)
+    assert (report.acts, report.versions, report.skipped) == (2, 2, [])
+    assert import_book(database, bundle).unchanged == 2  # nothing new: nothing rewritten
+    truncated = tmp_path / "cut.book.jsonl.xz"
+    data = lzma.compress(("\n".join(lines) + "\n").encode() * 1)
+    truncated.write_bytes(data[: len(data) // 2])
+    empty = Database.open(f"sqlite:///{tmp_path / 'other.sqlite3'}")
+    cut = import_book(empty, truncated)
+    assert cut.skipped and str(truncated) in cut.skipped[-1][0] and "bundle" in cut.skipped[-1][1]
+    with empty.engine.connect() as connection:  # whatever was imported is whole: each act with its spans
+        for act_id, in connection.execute(select(ACTS.c.id)):
+            assert connection.execute(select(func.count()).select_from(SPANS).where(SPANS.c.act_id == act_id)
+                                      ).scalar_one() > 0
+    empty.close()
+
+
+def test_tarball_of_the_current_tree(database: Database, tmp_path: Path) -> None:
+    tarball = tmp_path / "legalize-kr-current.tar.xz"
+    with tarfile.open(tarball, "w:xz") as tar:
+        source = tmp_path / "src" / "kr" / "형법"
+        source.mkdir(parents=True)
+        (source / "법률.md").write_text(_real_file("kr/형법/법률.md"), encoding="utf-8")
+        tar.add(tmp_path / "src" / "kr", arcname="kr")
+    reports = import_paths(database, [tarball])
+    assert reports[0].counts["versions"] == 1 and _count(database, ACTS) == 1

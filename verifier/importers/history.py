@@ -1,0 +1,199 @@
+"""Writing an act's versions into the history tables, one transaction per act.
+
+An act's articles are stored as spans over its version sequence: a new `article_spans` row only
+where an article's title, deletion, 항/호/목 structure or text changes, so 37 versions of 민법
+cost about one row per article plus one per amendment of it. Appending versions to an act
+already held extends its open spans (those reaching its last version); a version that sorts
+before one already held needs the act's whole history, so it is written only when the source
+brings all of it (`ActHistory.complete`), the act being rebuilt; otherwise it is skipped, said.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+
+from verifier.importers.legalize import ActVersion
+from verifier.importers.records import ProvisionKey
+from verifier.importers.store import ACTS, COVERAGE, upsert
+from verifier.models import ActVersion as ActVersionRow
+from verifier.models import ArticleSpan, Supplement
+
+VERSIONS: Table = ActVersionRow.__table__  # type: ignore[assignment]
+SPANS: Table = ArticleSpan.__table__  # type: ignore[assignment]
+SUPPLEMENTS: Table = Supplement.__table__  # type: ignore[assignment]
+SOURCE = "legalize-kr"
+_EARLIEST = dt.date.min
+
+
+def provision_code(key: ProvisionKey) -> str:
+    """`1`, `1.2`, `1.2의3`, `1.2의3-가` (항 0 where the article has no numbered 항)."""
+    code = str(key.paragraph)
+    if key.item:
+        code += f".{key.item}" + (f"의{key.item_branch}" if key.item_branch else "")
+    if key.subitem:
+        code += f"-{key.subitem}"
+    return code
+
+
+def structure_of(provisions: Iterable[ProvisionKey]) -> str:
+    return " ".join(provision_code(key) for key in provisions)
+
+
+@dataclass(slots=True)
+class Span:
+    """Mutable while an act is folded (`last` grows as versions keep the article unchanged)."""
+
+    number: int
+    branch: int
+    first: int
+    last: int
+    title: str | None
+    deleted: bool
+    structure: str
+    text: str | None
+
+
+
+@dataclass
+class ActHistory:
+    """What a source brings of one act: versions (their articles included) and, for a bundle,
+    spans already folded (then `versions` carry no articles). `complete`: the source holds every
+    version of the act, so the act may be rebuilt from it."""
+
+    law_id: str
+    versions: list[ActVersion]
+    spans: list[Span] | None = None
+    complete: bool = False
+
+
+@dataclass
+class ActOutcome:
+    versions_added: int = 0
+    spans_written: int = 0
+    skipped: str | None = None
+    rebuilt: bool = False
+
+
+def sort_key(version: ActVersion) -> tuple[dt.date, int]:
+    return version.promulgated_on or _EARLIEST, version.mst
+
+
+def fold(versions: Sequence[ActVersion], start: int, open_spans: dict[tuple[int, int], Span]) -> list[Span]:
+    """Spans for `versions` (sorted), numbered from sequence `start`, continuing `open_spans`
+    (spans that reach sequence start - 1); returns every span touched, old ones extended."""
+    touched: dict[tuple[int, int, int], Span] = {}
+    current = {key: Span(**_fields(span)) for key, span in open_spans.items()}  # the caller's stay as they were
+    for offset, version in enumerate(versions):
+        sequence = start + offset
+        for article in version.articles:
+            key = (article.number, article.branch)
+            previous = current.get(key)
+            # the structure is read from the text, so equal text (and title, deletion) is an equal article
+            if (previous is not None and previous.last == sequence - 1 and previous.text == article.text
+                    and previous.title == article.title and previous.deleted == article.deleted):
+                previous.last = sequence
+                touched[key + (previous.first,)] = previous
+                continue
+            span = Span(article.number, article.branch, sequence, sequence, article.title, article.deleted,
+                        structure_of(article.provisions), article.text)
+            current[key] = span
+            touched[key + (sequence,)] = span
+    return list(touched.values())
+
+
+def _fields(span: Span) -> dict[str, Any]:
+    return {name: getattr(span, name) for name in Span.__slots__}
+
+
+def write_act(connection: Connection, history: ActHistory) -> ActOutcome:
+    """Add the act's new versions (by MST) on `connection`'s transaction; see the module docstring."""
+    versions = sorted(history.versions, key=sort_key)
+    if not versions:
+        return ActOutcome(skipped="expected at least one version, got none")
+    latest = versions[-1]
+    act_id = _act_row(connection, latest)
+    held = connection.execute(select(VERSIONS.c.sequence, VERSIONS.c.mst, VERSIONS.c.promulgated_on)
+                              .where(VERSIONS.c.act_id == act_id).order_by(VERSIONS.c.sequence)).all()
+    held_msts = {row.mst for row in held}
+    new = [version for version in versions if version.mst not in held_msts]
+    if not new:
+        return ActOutcome()
+    last_held = (held[-1].promulgated_on or _EARLIEST, held[-1].mst) if held else None
+    # A bundle brings spans folded over its whole history: an act it changes is rebuilt from it.
+    rebuild = last_held is not None and (history.spans is not None or sort_key(new[0]) < last_held)
+    if rebuild:
+        if not (history.complete and held_msts <= {version.mst for version in versions}):
+            return ActOutcome(skipped=f"expected versions after MST {held[-1].mst} (promulgated "
+                                      f"{held[-1].promulgated_on}), got MST {new[0].mst} promulgated "
+                                      f"{new[0].promulgated_on}: import the act's whole history to rebuild it")
+        connection.execute(delete(SPANS).where(SPANS.c.act_id == act_id))
+        connection.execute(delete(VERSIONS).where(VERSIONS.c.act_id == act_id))
+        held, new = [], versions
+    start = held[-1].sequence + 1 if held else 1
+    version_ids = _insert_versions(connection, act_id, new, start)
+    existing: dict[tuple[int, int], int]
+    if history.spans is not None:
+        spans, existing = history.spans, {}
+    else:
+        open_rows = connection.execute(select(SPANS).where(SPANS.c.act_id == act_id, SPANS.c.last == start - 1)).all()
+        existing = {(row.number, row.branch): row.id for row in open_rows}
+        opened = {(row.number, row.branch): Span(row.number, row.branch, row.first, row.last, row.title, row.deleted,
+                                                 row.structure, row.text) for row in open_rows}
+        spans = fold(new, start, opened)
+    _write_spans(connection, act_id, spans, existing, start)
+    supplements = [{"version_id": version_ids[version.mst], "heading": heading[:200], "text": text or None}
+                   for version in new for heading, text in version.supplements]
+    if supplements:
+        connection.execute(insert(SUPPLEMENTS), supplements)
+    return ActOutcome(versions_added=len(new), spans_written=len(spans), rebuilt=rebuild)
+
+
+def _act_row(connection: Connection, latest: ActVersion) -> int:
+    row = {"law_id": latest.law_id, "name": latest.name, "mst": latest.mst, "kind": latest.kind,
+           "promulgated_on": latest.promulgated_on, "effective_on": latest.effective_on, "status": latest.status,
+           "source": SOURCE}
+    upsert(connection, ACTS, [row], ("law_id",))
+    upsert(connection, COVERAGE, [{"kind": "statute", "court": "", "starts_on": None, "ends_on": None}],
+           ("kind", "court"), update=False)
+    return connection.execute(select(ACTS.c.id).where(ACTS.c.law_id == latest.law_id)).scalar_one()
+
+
+def _insert_versions(connection: Connection, act_id: int, versions: Sequence[ActVersion], start: int) -> dict[int, int]:
+    connection.execute(insert(VERSIONS), [{
+        "act_id": act_id, "sequence": start + offset, "mst": version.mst, "name": version.name[:200],
+        "kind": version.kind, "promulgated_on": version.promulgated_on,
+        "promulgation_number": version.promulgation_number, "effective_on": version.effective_on,
+        "status": version.status, "change": version.change, "origin": version.origin[:400]}
+        for offset, version in enumerate(versions)])
+    rows = connection.execute(select(VERSIONS.c.mst, VERSIONS.c.id).where(VERSIONS.c.act_id == act_id,
+                                                                          VERSIONS.c.sequence >= start))
+    return {row.mst: row.id for row in rows}
+
+
+def _write_spans(connection: Connection, act_id: int, spans: list[Span], existing: dict[tuple[int, int], int],
+                 start: int) -> None:
+    extended = [{"row_id": existing[span.number, span.branch], "new_last": span.last} for span in spans
+                if span.first < start and (span.number, span.branch) in existing]
+    fresh = [{"act_id": act_id, **_fields(span)} for span in spans if span.first >= start]
+    if extended:
+        connection.execute(update(SPANS).where(SPANS.c.id == bindparam("row_id")).values(last=bindparam("new_last")),
+                           extended)
+    if fresh:
+        connection.execute(insert(SPANS), fresh)
+
+
+@dataclass
+class BookReport:
+    """What an import of the statute book did: acts touched, versions added, what was skipped."""
+
+    acts: int = 0
+    versions: int = 0
+    spans: int = 0
+    rebuilt: int = 0
+    unchanged: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (where, why)

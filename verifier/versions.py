@@ -1,0 +1,255 @@
+"""Point-in-time verification of statute citations against an act's versions (`act_versions`,
+`article_spans`): which version a citation names, and what that version holds.
+
+- A plain citation names the version in force on a date (the last, by sequence, whose 시행일자
+  is on or before it; a version with no date fixed or a future one is not in force yet).
+- `구 X(… 법률 제N호로 개정되기 전의 것)` names the version before that amendment, `…개정된 것`
+  the version it made; the note itself is checked against the act's real amendments.
+- `구 X` without a note verifies if some version other than the one in force had the provision.
+- A plain citation to a provision that the version in force lacks but an earlier one had is
+  `outdated`, with the `구` form that would verify.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import Connection, Row, bindparam, select
+
+from grammars import AmendmentNote, StatuteCitation, format_date
+from verifier.importers.history import SPANS, VERSIONS
+from verifier.importers.history import provision_code as history_code
+from verifier.importers.records import ProvisionKey
+from verifier.verdict import Mismatch, ProvisionSource, Verdict
+
+ADDRESS = "https://www.law.go.kr/LSW/lsInfoP.do?lsiSeq={mst}"
+_VERSIONS = (select(VERSIONS.c.sequence, VERSIONS.c.mst, VERSIONS.c.name, VERSIONS.c.kind, VERSIONS.c.promulgated_on,
+                    VERSIONS.c.promulgation_number, VERSIONS.c.effective_on, VERSIONS.c.status, VERSIONS.c.change)
+             .where(VERSIONS.c.act_id == bindparam("act_id")).order_by(VERSIONS.c.sequence))
+_SPANS = (select(SPANS.c.first, SPANS.c.last, SPANS.c.title, SPANS.c.deleted, SPANS.c.structure, SPANS.c.text)
+          .where(SPANS.c.act_id == bindparam("act_id"), SPANS.c.number == bindparam("number"),
+                 SPANS.c.branch == bindparam("branch")).order_by(SPANS.c.first))
+
+
+def versions_of(connection: Connection, act_id: int) -> tuple[Row[Any], ...]:
+    return tuple(connection.execute(_VERSIONS, {"act_id": act_id}).all())
+
+
+def in_force(versions: Sequence[Row[Any]], on: dt.date) -> Row[Any] | None:
+    current = None
+    for version in versions:
+        if version.effective_on is not None and version.effective_on <= on:
+            current = version if current is None or version.sequence > current.sequence else current
+    return current
+
+
+def repealed(version: Row[Any]) -> bool:
+    return version.change == "폐지" or version.status == "폐지"
+
+
+def provision_code(citation: StatuteCitation) -> str | None:
+    """The structure code of the 항/호/목 a citation names (see history.provision_code), or None."""
+    if citation.paragraph is None and citation.item is None and citation.subitem is None:
+        return None
+    return history_code(ProvisionKey(citation.paragraph or 0, citation.item or 0, citation.item_branch or 0,
+                                     citation.subitem or ""))
+
+
+def _has(span: Row[Any], code: str | None) -> bool:
+    return not span.deleted and (code is None or code in span.structure.split(" "))
+
+
+def version_label(version: Row[Any]) -> str:
+    number = f"{version.kind} 제{version.promulgation_number}호" if version.promulgation_number else version.kind
+    date = format_date(version.promulgated_on) if version.promulgated_on else "?"
+    return f"{date} {number}"
+
+
+def _period(versions: Sequence[Row[Any]], first: int, last: int) -> str:
+    start = versions[first - 1].effective_on
+    after = versions[last] if last < len(versions) else None
+    end = f"until {format_date(after.effective_on)}" if after and after.effective_on else "to date"
+    return f"from {format_date(start) if start else '?'} ({version_label(versions[first - 1])}) {end}"
+
+
+@dataclass(frozen=True, slots=True)
+class ActUnderTest:
+    """The act a citation resolved to: its row (id, law_id, name) and its versions."""
+
+    row: Row[Any]
+    versions: tuple[Row[Any], ...]
+
+
+def choose_act(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.date) -> ActUnderTest | None:
+    """The act a name denotes when several share it (근로기준법 of 1953, repealed in 1997, and
+    today's): the one whose amendments hold the note's number, else for a plain citation the one
+    in force on the day, for 구 the one in force last before it; None if that leaves several."""
+    if len(acts) == 1:
+        return acts[0]
+    note = citation.amendment
+    if note is not None:
+        fitting = [act for act in acts if any(v.promulgation_number == note.number and v.kind == note.law_kind
+                                              for v in act.versions)]
+        return fitting[0] if len(fitting) == 1 else None
+    live = [act for act in acts if (version := in_force(act.versions, on)) is not None and not repealed(version)]
+    if not citation.former:
+        return live[0] if len(live) == 1 else None
+    gone = [act for act in acts if act not in live]
+    return gone[0] if len(gone) == 1 else (live[0] if len(live) == 1 else None)
+
+
+class StatuteHistory:
+    """Verdicts for one citation against one act with versions; `connection` answers span queries."""
+
+    def __init__(self, connection: Connection, act: ActUnderTest, citation: StatuteCitation, on: dt.date,
+                 note: str) -> None:
+        self.connection = connection
+        self.act = act
+        self.citation = citation
+        self.on = on
+        self.note = note
+        self.versions = act.versions
+        self.code = provision_code(citation)
+        branch = citation.article_branch or 0
+        self.label = f"제{citation.article}조" + (f"의{branch}" if branch else "")
+        self.spans = tuple(connection.execute(_SPANS, {"act_id": act.row.id, "number": citation.article,
+                                                       "branch": branch}).all())
+
+    # --- the verdicts -------------------------------------------------------------------------
+
+    def verify(self) -> Verdict:
+        if self.citation.amendment is not None:
+            return self._with_note(self.citation.amendment)
+        current = in_force(self.versions, self.on)
+        first = self.versions[0]
+        if current is None and not self._whole_history():  # the book starts after the version in force
+            self.note += (f"; checked against the earliest version held ({version_label(first)}, in force from "
+                          f"{_date(first.effective_on)}), as the database holds none in force on {format_date(self.on)}")
+            current = first
+        if self.citation.former:
+            return self._former(current)
+        if current is None:
+            return self._verdict("not_found", f"{self.act.row.name} was not yet in force on {format_date(self.on)} "
+                                              f"(in force from {_date(first.effective_on)})", None)
+        if repealed(current):
+            return self._gone(current, f"{self.act.row.name} was repealed by {version_label(current)}")
+        span = self._span_at(current.sequence)
+        if span is not None and _has(span, self.code):
+            return self._verdict("verified", f"{current.name} {self._provision()} exists in the version in "
+                                             f"force on {format_date(self.on)}{self.note}", current, span)
+        why = (f"{current.name} {self.label} was deleted" if span is not None and span.deleted
+               else f"{current.name} {self.label} has no {self._below_article()}" if span is not None
+               else f"{current.name} has no {self.label}")
+        return self._gone(current, why)
+
+    def _gone(self, current: Row[Any], why: str) -> Verdict:
+        earlier = [span for span in self.spans if span.first <= current.sequence and _has(span, self.code)]
+        if not earlier:
+            later = [span for span in self.spans if span.first > current.sequence and _has(span, self.code)]
+            when = f"; a version not yet in force has it ({_period(self.versions, later[0].first, later[0].last)})" \
+                if later else ""
+            return self._verdict("not_found", f"{why} in the version in force on {format_date(self.on)}{when}", None)
+        span = earlier[-1]
+        changed = self.versions[span.last] if span.last < len(self.versions) else current
+        former = replace(self.citation, act=self.act.row.name, former=True, back_reference=None,
+                         amendment=AmendmentNote(changed.kind, changed.promulgation_number or 0,
+                                                 _change(changed.change), True, changed.promulgated_on)
+                         if changed.promulgation_number else None)
+        return self._verdict(
+            "outdated", f"{why} in the version in force on {format_date(self.on)}: it changed with "
+                        f"{version_label(changed)} (in force from {_date(changed.effective_on)}); the cited "
+                        f"provision existed {_period(self.versions, span.first, span.last)}",
+            self.versions[span.last - 1], span, suggestion=former.canonical())
+
+    def _former(self, current: Row[Any] | None) -> Verdict:
+        before = current.sequence if current is not None else len(self.versions) + 1
+        earlier = [span for span in self.spans if span.first < before and _has(span, self.code)]
+        if not earlier and not self._whole_history():
+            return self._verdict("not_covered", f"the database holds {self.act.row.name}'s versions from "
+                                                f"{version_label(self.versions[0])} only, so it cannot say what "
+                                                f"earlier ones held", None)
+        if not earlier:
+            return self._verdict("not_found", f"no version of {self.act.row.name} before the one in force on "
+                                              f"{format_date(self.on)} has {self._provision()}", None)
+        span = earlier[-1]
+        version = self.versions[min(span.last, before - 1) - 1]
+        return self._verdict("verified", f"구 {self.act.row.name} {self._provision()} existed "
+                                         f"{_period(self.versions, span.first, span.last)}{self.note}", version, span)
+
+    def _with_note(self, note: AmendmentNote) -> Verdict:
+        matches = [v for v in self.versions if v.promulgation_number == note.number and v.kind == note.law_kind]
+        if not matches and not self._whole_history():
+            return self._verdict("not_covered", f"the database holds {self.act.row.name}'s versions from "
+                                                f"{version_label(self.versions[0])} only, so it cannot check "
+                                                f"{note.law_kind} 제{note.number}호", None)
+        if not matches:
+            near = sorted((v for v in self.versions if v.promulgation_number), key=lambda v: abs(
+                (v.promulgated_on - note.promulgated_on).days) if note.promulgated_on and v.promulgated_on else 0)
+            truth = version_label(near[0]) if near else "none"
+            return self._verdict("mismatch", f"{self.act.row.name} has no amendment {note.law_kind} 제{note.number}호; "
+                                             f"the nearest is {truth}", None,
+                                 mismatches=(Mismatch("amendment", f"{note.law_kind} 제{note.number}호", truth),))
+        amendment = matches[0]
+        mismatches = []
+        if note.promulgated_on is not None and note.promulgated_on != amendment.promulgated_on:
+            mismatches.append(Mismatch("amendment date", format_date(note.promulgated_on),
+                                       _date(amendment.promulgated_on)))
+        if amendment.change and note.change not in (amendment.change, "개정"):  # 개정 alone names any kind
+            mismatches.append(Mismatch("amendment kind", note.change, amendment.change))
+        target = amendment.sequence - 1 if note.before else amendment.sequence
+        if target < 1:
+            return self._verdict("not_found", f"{version_label(amendment)} made the first version of "
+                                              f"{self.act.row.name}: there is none before it", None)
+        version = self.versions[target - 1]
+        span = self._span_at(target)
+        if mismatches:
+            differences = "; ".join(f"{m.field} is {m.database}, not {m.cited}" for m in mismatches)
+            return self._verdict("mismatch", f"{self.act.row.name}'s amendment {note.law_kind} 제{note.number}호 "
+                                             f"exists, but its {differences}", version, span,
+                                 mismatches=tuple(mismatches))
+        which = "before" if note.before else "made by"
+        if span is None or not _has(span, self.code):
+            return self._verdict("not_found", f"the version of {self.act.row.name} {which} {version_label(amendment)} "
+                                              f"has no {self._provision()}", version)
+        return self._verdict("verified", f"{self._provision()} exists in the version of {self.act.row.name} {which} "
+                                         f"{version_label(amendment)} ({_period(self.versions, span.first, span.last)})"
+                                         f"{self.note}", version, span)
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def _whole_history(self) -> bool:
+        """Whether the database holds the act from its 제정 (a tree import holds one version only)."""
+        return self.versions[0].change == "제정"
+
+    def _span_at(self, sequence: int) -> Row[Any] | None:
+        return next((span for span in self.spans if span.first <= sequence <= span.last), None)
+
+    def _provision(self) -> str:
+        return replace(self.citation, act="").provision()
+
+    def _below_article(self) -> str:
+        return self._provision().removeprefix(self.label).strip()
+
+    def _verdict(self, status: str, detail: str, version: Row[Any] | None, span: Row[Any] | None = None, *,
+                 mismatches: tuple[Mismatch, ...] = (), suggestion: str | None = None) -> Verdict:
+        resolved = replace(self.citation, act=self.act.row.name, back_reference=None)
+        source = f"법령ID {self.act.row.law_id}" + (f", MST {version.mst}" if version is not None else "") + \
+            f", {resolved.provision()}"
+        provision = None if version is None else ProvisionSource(
+            act=version.name, article=self.label, title=span.title if span is not None else None,
+            text=span.text if span is not None else None, address=ADDRESS.format(mst=version.mst), mst=version.mst,
+            kind=version.kind, promulgated_on=version.promulgated_on,
+            promulgation_number=version.promulgation_number, effective_on=version.effective_on)
+        return Verdict(status, self.citation, detail, resolved.canonical(), source, mismatches,  # type: ignore[arg-type]
+                       provision=provision, suggestion=suggestion)
+
+
+def _date(value: dt.date | None) -> str:
+    return format_date(value) if value else "no date fixed"
+
+
+def _change(change: str | None) -> Any:
+    return change if change in ("제정", "개정", "일부개정", "전부개정", "폐지", "타법개정") else "개정"
