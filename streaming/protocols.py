@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from grammars import ParsedCitation
 
 Policy = Literal["strict", "annotate", "drop"]
-VerdictStatus = Literal["verified", "mismatch", "not_found", "ambiguous", "not_covered"]
+VerdictStatus = Literal["verified", "mismatch", "not_found", "ambiguous", "not_covered", "outdated"]
 Role = Literal["system", "user", "assistant"]
 
 
@@ -129,14 +129,30 @@ class PreparingSource(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Provision:
+    """The cited provision as the version checked has it, for the reader to open: the article's
+    title and text (None where the database keeps that version's structure only), the version
+    (`법률 제17299호, 2020. 5. 19. 공포, 2020. 5. 19. 시행`) and its law.go.kr address."""
+
+    act: str
+    article: str
+    title: str | None
+    text: str | None
+    version: str
+    address: str
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """What the verifier found. `canonical` is the form to show when verified; `source` names the
-    record (법령ID + 조문, 판례일련번호, …); `detail` says why when not verified."""
+    record (법령ID + 조문, 판례일련번호, …); `detail` says why when not verified; `provision` is the
+    cited provision's text in the version checked, when the verifier has it."""
 
     status: VerdictStatus
     canonical: str | None = None
     source: str | None = None
     detail: str | None = None
+    provision: Provision | None = None
 
 
 @runtime_checkable

@@ -35,6 +35,7 @@ from streaming.protocols import (
     Finished,
     Policy,
     ProseDelta,
+    Provision,
     SourceEvent,
     Usage,
     Verdict,
@@ -68,6 +69,7 @@ class CitationReleased:
     canonical: str | None
     source: str | None
     detail: str | None
+    provision: Provision | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,7 +277,8 @@ class SegmentMachine:
         if segment.status == "verified" and verdict is not None:
             shown = verdict.canonical or segment.text
             return CitationReleased(
-                segment.citation_id, shown, segment.text, "verified", verdict.canonical, verdict.source, None
+                segment.citation_id, shown, segment.text, "verified", verdict.canonical, verdict.source, None,
+                verdict.provision,
             )
         logger.debug("citation #%d %s: %r", segment.citation_id, segment.status, segment.text)
         if self.policy == "annotate":
@@ -287,6 +290,7 @@ class SegmentMachine:
                 verdict.canonical if verdict else None,
                 verdict.source if verdict else None,
                 segment.detail,
+                verdict.provision if verdict else None,
             )
         marker = self._marker if self.policy == "strict" else ""
         return CitationWithheld(segment.citation_id, segment.status, marker, segment.detail)

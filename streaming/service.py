@@ -3,6 +3,7 @@ how a problem or a citation is written for clients."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -129,6 +130,7 @@ WITHHELD_DETAILS: dict[str, str] = {
     "not_found": "the database holds no such provision or decision",
     "ambiguous": "it could name more than one record in the database",
     "not_covered": "the database does not cover it, so it could not be checked",
+    "outdated": "it names a provision the law in force no longer has",
     "unavailable": "the verifier could not answer in time",
     "unparsed": "it is not a complete citation",
     UNANCHORED: UNANCHORED_DETAIL,
@@ -155,6 +157,7 @@ def citation_fields(event: CitationReleased | CitationWithheld) -> dict[str, Any
         "status": event.status,
         "source": event.source,
         "detail": event.detail,
+        "provision": dataclasses.asdict(event.provision) if event.provision else None,
         "withheld": False,
     }
 

@@ -7,7 +7,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
-from grammars import ParsedCitation
+from grammars import ParsedCitation, format_date
 
 VerdictStatus = Literal["verified", "mismatch", "not_found", "ambiguous", "not_covered", "outdated"]
 STATUSES: tuple[VerdictStatus, ...] = ("verified", "mismatch", "not_found", "ambiguous", "not_covered", "outdated")
@@ -37,6 +37,15 @@ class ProvisionSource:
     promulgated_on: dt.date | None
     promulgation_number: int | None
     effective_on: dt.date | None
+
+    def version(self) -> str:
+        """`법률 제17299호, 2020. 5. 19. 공포, 2020. 5. 19. 시행` — as much of it as the database holds."""
+        parts = [f"{self.kind} 제{self.promulgation_number}호" if self.promulgation_number else self.kind]
+        if self.promulgated_on:
+            parts.append(f"{format_date(self.promulgated_on)} 공포")
+        if self.effective_on:
+            parts.append(f"{format_date(self.effective_on)} 시행")
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -53,9 +53,21 @@ def ask(
     console = Console(highlight=False, soft_wrap=True, markup=False)  # model text is never markup
     errors = Console(stderr=True, highlight=False, markup=False)
 
-    def verdict(status: str, detail: str) -> None:
-        shown = f" [{status}]" if status == "verified" else f" [{status}: {detail}]"
-        console.print(shown, end="", style=_STYLES.get(status, "bold red"))
+    sources: list[Any] = []  # the provisions cited, in the version checked, listed after the answer
+
+    def verdict(found: Any) -> None:
+        shown = f" [{found.status}]" if found.status == "verified" else f" [{found.status}: {found.detail}]"
+        console.print(shown, end="", style=_STYLES.get(found.status, "bold red"))
+        if found.provision is not None and found.provision not in sources:
+            sources.append(found.provision)
+
+    def list_sources() -> None:
+        for provision in sources:
+            title = f" ({provision.title})" if provision.title else ""
+            console.print(f"  {provision.act} {provision.article}{title}, {provision.version()}: "
+                          f"{provision.address}", style="dim")
+            if provision.text:
+                console.print("    " + provision.text.replace("\n", "\n    "), style="dim")
 
     with starting("ask"):
         settings = Settings()
@@ -85,17 +97,16 @@ def ask(
                     case CitationDelta(text=text):
                         console.print(text, end="", style="bold cyan")
                     case CitationEnd(citation=citation) if citation is not None:
-                        found = verifier.verify(citation)
-                        verdict(found.status, found.detail)
+                        verdict(verifier.verify(citation))
                     case Finished(text=text, completion_tokens=tokens, reason=reason):
                         console.print()
                         if no_constrain:  # what a free answer cited, canonical or not
                             for found_citation in find_citations(text):
                                 written = text[found_citation.span[0] : found_citation.span[1]]
                                 console.print(f"  {written} ({found_citation.form.value})", end="")
-                                found = verifier.verify(found_citation.citation)
-                                verdict(found.status, found.detail)
+                                verdict(verifier.verify(found_citation.citation))
                                 console.print()
+                        list_sources()
                         errors.print(f"({tokens} tokens, {reason})", style="dim")
                     case Failed(error=error):
                         raise error

@@ -156,7 +156,10 @@ class DatabaseVerifier:
         found = self.verifier.verify_cached(citation)
         if found is None:
             found = await asyncio.get_running_loop().run_in_executor(self._pool, self.verifier.verify, citation)
-        return streaming.Verdict(found.status, found.canonical, found.source, found.detail)
+        cited = found.provision
+        provision = cited and streaming.Provision(
+            cited.act, cited.article, cited.title, cited.text, cited.version(), cited.address)
+        return streaming.Verdict(found.status, found.canonical, found.source, found.detail, provision)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)

@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from streaming.config import StreamingSettings
 from verifier.config import default_database_url
 
-REPO_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+REPO_DATA_DIR = Path(__file__).resolve().parents[2] / "data"  # citegen/commands/settings.py -> the repo
 
 
 def default_index_cache_dir() -> Path:

@@ -43,3 +43,12 @@ def test_a_model_with_fewer_logits_than_tokens_is_refused(tiny) -> None:
 def test_an_unknown_device_is_a_typed_error() -> None:
     with pytest.raises(ModelLoadError, match="torch device"):
         choose_device("tpu:9")
+
+
+def test_the_default_settings_point_at_the_shipped_model_and_data() -> None:
+    """With nothing configured (what `make demo` runs), the model and data directories are the repo's."""
+    from citegen.commands.settings import Settings
+
+    settings = Settings()
+    assert (settings.model_path / "config.json").is_file(), settings.model_path
+    assert (settings.data_dir / "law").is_dir(), settings.data_dir

@@ -7,7 +7,7 @@ import streaming
 EXPECTED = {
     "AdminSource", "BadEncodingError", "BodyTimeoutError", "BodyTooLargeError", "CitableNames", "CitationDelta", "CitationEnd",
     "CitationStart", "ConfigurationError", "Finished", "Gauges", "GenerationError", "GenerationRequest", "GenerationSource",
-    "Message", "OverloadedError", "PreparingSource", "ProseDelta", "ReadinessProbe", "RequestRejectedError", "SegmentMachine",
+    "Message", "OverloadedError", "PreparingSource", "ProseDelta", "Provision", "ReadinessProbe", "RequestRejectedError", "SegmentMachine",
     "SegmentProtocolError", "SourceEvent", "StreamingError", "StreamingSettings", "UnauthorizedError",
     "Usage", "Verdict", "Verifier", "create_app",
 }  # fmt: skip

@@ -25,6 +25,8 @@ from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, ProseDelta, Usage
+from streaming.segments import CitationReleased
+from streaming.service import citation_fields
 from verifier.database import Database
 from verifier.lexicon import lexicon_data
 from verifier.verify import Verifier
@@ -115,3 +117,38 @@ def test_database_lost_mid_stream_withholds_the_rest_in_strict_mode(serve, postg
     assert all("751" not in data.get("text", "") and "9999" not in data.get("text", "") for _, data in rest)
     assert rest[-1][0] == "done"
     assert httpx.get(f"{base}/readyz").status_code == 503
+
+
+def test_a_verified_citation_carries_its_provision_as_the_version_checked_has_it(tmp_path: Path) -> None:
+    """The real 형법 (a legalize-kr file of the fixture) imported: the verdict that crosses to the
+    service carries the article's title, its text in that version and the version's law.go.kr address."""
+    import asyncio
+    import json
+    import tarfile
+
+    from citegen.commands.serve_wiring import DatabaseVerifier
+    from verifier import import_paths
+
+    with tarfile.open(Path(__file__).parents[1] / "fixtures" / "legalize-real-history.tar.xz") as tar:
+        manifest = json.loads(tar.extractfile("manifest.json").read())  # type: ignore[union-attr]
+        commit = next(commit for commit, _, path in manifest if path == "kr/형법/법률.md")
+        statute = tmp_path / "kr" / "형법" / "법률.md"
+        statute.parent.mkdir(parents=True)
+        statute.write_bytes(tar.extractfile(f"versions/{commit}/kr/형법/법률.md").read())  # type: ignore[union-attr]
+    database = Database.open(f"sqlite:///{tmp_path / 'book.sqlite3'}")
+    import_paths(database, [statute])
+    checker = DatabaseVerifier(Verifier(database))
+    try:
+        verdict = asyncio.run(checker.verify(StatuteCitation("형법", 250, paragraph=1)))
+    finally:
+        checker.close()
+        database.close()
+    assert verdict.status == "verified", verdict.detail
+    provision = verdict.provision
+    assert provision is not None and (provision.act, provision.article) == ("형법", "제250조")
+    assert provision.title and "살인" in provision.title
+    assert provision.text and "사람을 살해한 자는" in provision.text
+    assert provision.address.startswith("https://www.law.go.kr/") and "법률 제" in provision.version
+    # and so it goes out in the SSE `citation` event and the chat `citations`
+    released = CitationReleased(0, "형법 제250조 제1항", "형법 제250조 제1항", "verified", None, None, None, provision)
+    assert citation_fields(released)["provision"]["text"] == provision.text
