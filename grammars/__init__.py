@@ -2,6 +2,7 @@
 
 from grammars.case_codes import ALL_CASE_CODES, CASE_CODES_BY_TEXT, CaseCode
 from grammars.citation import (
+    CITED_NAMES,
     AmendmentNote,
     CaseCitation,
     CaseNumber,
@@ -29,6 +30,7 @@ __all__ = [
     "ALL_CASE_CODES",
     "AmendmentNote",
     "CASE_CODES_BY_TEXT",
+    "CITED_NAMES",
     "COURTS",
     "COURTS_BY_NAME",
     "CaseCitation",

@@ -26,6 +26,11 @@ BackReference = Literal[
 ]
 
 
+# Acts every court cites by another name than their title (DESIGN's canonical forms): the constitution,
+# titled 대한민국헌법 in the statute book, is cited `헌법 제37조 제2항`.
+CITED_NAMES: dict[str, str] = {"대한민국헌법": "헌법"}
+
+
 def format_date(date: dt.date) -> str:
     """`2024. 7. 11.`: year, month and day each followed by a period, no zero padding."""
     return f"{date.year}. {date.month}. {date.day}."
@@ -168,7 +173,8 @@ class StatuteCitation(ParsedCitation):
         """The act as cited, with its version: `구 민사소송법(2002. 1. 26. 법률 제6626호로 …의 것)`."""
         former = "구 " if self.former else ""
         note = str(self.amendment) if self.amendment else ""
-        return f"{former}{self.act or ''}{note}"
+        name = CITED_NAMES.get(self.act, self.act) if self.act else ""
+        return f"{former}{name}{note}"
 
     def provision(self) -> str:
         """The part after the act's name: `제23조의2 제1항 제2호 가목`."""

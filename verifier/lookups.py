@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Connection, Row, bindparam, select
 
-from grammars import CaseNumber, Lexicon, default_lexicon
+from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
 from verifier.importers.history import VERSIONS
 from verifier.importers.store import ACTS, ALIASES, CASES
 from verifier.names import normalise_act_name
@@ -33,13 +33,17 @@ def _builtin_lexicon() -> Lexicon:
     return default_lexicon()
 
 
+# The titles of acts courts cite by another name (`헌법` is the act titled 대한민국헌법).
+_TITLES = {cited: title for title, cited in CITED_NAMES.items()}
+
+
 def acts_named(connection: Connection, written: str) -> tuple[Sequence[Row[Any]], str | None]:
     """Acts a written name denotes, and how it was matched when not by its own name: the alias
     kind (`former name`: the name of one of its versions, `약칭` from the database, or
     `abbreviation` from grammars' built-in list of 약칭 and practitioners' abbreviations, used only
     when the full name is in the database)."""
     name = normalise_act_name(written)
-    acts = connection.execute(_ACT_BY_NAME, {"name": name}).all()
+    acts = connection.execute(_ACT_BY_NAME, {"name": _TITLES.get(name, name)}).all()
     if acts:
         return acts, None
     acts = connection.execute(_ACT_BY_FORMER_NAME, {"name": name}).all()

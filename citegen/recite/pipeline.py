@@ -31,7 +31,7 @@ from typing import Literal, Protocol
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
-from grammars.citation import ParsedCitation
+from grammars.citation import CITED_NAMES, ParsedCitation
 from grammars.errors import IncompleteCitationError
 from grammars.find import CitationForm, FoundCitation
 
@@ -239,6 +239,8 @@ def stated_changes(written: ParsedCitation, replacement: ParsedCitation) -> list
     changed = []
     for name in _STATED[written.kind]:
         stated, proposed = getattr(written, name), getattr(replacement, name)
+        if name == "act":  # the act's title and the name courts cite it by are one act (대한민국헌법, 헌법)
+            stated, proposed = CITED_NAMES.get(stated, stated), CITED_NAMES.get(proposed, proposed)
         if stated not in (None, False) and stated != proposed:
             changed.append(f"{name} {stated} -> {proposed}")
     return changed

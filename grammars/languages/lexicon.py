@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from grammars.citation import CITED_NAMES
 from grammars.errors import LexiconError
 
 ArticleLabels = frozenset[str] | None
@@ -51,6 +52,7 @@ class Lexicon:
             if name in checked:
                 raise LexiconError(f"expected each statute name once, got {name!r} again at act #{position}")
             checked[name] = None if labels is None else _check_labels(name, labels)
+        aliases, informal = _cited_by_their_names(checked, dict(aliases or {}), dict(informal or {}))
         # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
         return cls(
             acts=MappingProxyType(checked),
@@ -73,6 +75,23 @@ class Lexicon:
 
     def articles_of(self, written: str) -> ArticleLabels:
         return self.acts[self.canonical_name(written) or written]
+
+
+def _cited_by_their_names(
+    acts: dict[str, ArticleLabels], aliases: dict[str, str], informal: dict[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """An act courts cite by another name than its title (CITED_NAMES: the database's 대한민국헌법) is
+    spelled by that name, its title kept as an informal name for it; `acts` is renamed in place."""
+    for title, cited in CITED_NAMES.items():
+        if title not in acts or cited in acts:
+            continue
+        acts[cited] = acts.pop(title)
+        aliases = {alias: cited if target == title else target for alias, target in aliases.items() if alias != cited}
+        informal = {alias: cited if target == title else target for alias, target in informal.items()
+                    if alias != cited}
+        if title not in aliases:
+            informal[title] = cited
+    return aliases, informal
 
 
 def as_lexicon(lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None) -> Lexicon:

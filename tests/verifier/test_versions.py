@@ -25,7 +25,7 @@ def verifier(book: Database) -> Verifier:
 
 @pytest.mark.parametrize(("citation", "on", "status", "says"), [
     (S("대한민국헌법", 12, paragraph=3), TODAY, "verified", "in force on 2026. 12. 1."),
-    (S("헌법", 37, paragraph=2), TODAY, "verified", "abbreviation"),
+    (S("헌법", 37, paragraph=2), TODAY, "verified", "in force on 2026. 12. 1."),  # the name courts cite it by
     (S("형법", 298, paragraph=2), TODAY, "not_found", "has no 제2항"),
     (S("형법", 298), TODAY, "verified", "exists"),
     (S("주택임대차특별법", 3), TODAY, "not_found", "no act named '주택임대차특별법'"),
