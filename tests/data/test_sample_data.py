@@ -18,7 +18,15 @@ from types import ModuleType
 
 import pytest
 
-from grammars import CASE_CODES_BY_TEXT, CITED_NAMES, COURTS_BY_NAME, CaseCitation, CitationParser, StatuteCitation, parse_citation
+from grammars import (
+    CASE_CODES_BY_TEXT,
+    CITED_NAMES,
+    COURTS_BY_NAME,
+    CaseCitation,
+    CitationParser,
+    StatuteCitation,
+    parse_citation,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 LAW, CASES, DRAFTS = DATA / "synthetic_law", DATA / "cases", DATA / "drafts"
