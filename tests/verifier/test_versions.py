@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
@@ -105,7 +106,7 @@ def test_book_without_history_checks_the_earliest_version_held(database: Databas
     # a tree holds one version per act; 민사소송법's takes effect on 2028-03-01 and no earlier one is held
     import tarfile
 
-    from conftest import REAL_HISTORY
+    REAL_HISTORY = Path(__file__).parents[1] / "fixtures" / "legalize-real-history.tar.xz"  # noqa: N806
 
     from verifier.importers.book import import_book
 
