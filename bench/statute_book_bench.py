@@ -37,7 +37,7 @@ from sqlalchemy import func, select
 from grammars import StatuteCitation, find_citations
 from verifier.database import Database
 from verifier.importers import import_paths
-from verifier.importers.history import SPANS, VERSIONS
+from verifier.importers.history import SPANS
 from verifier.importers.store import ACTS
 from verifier.verify import Verifier
 from verifier.versions import in_force, repealed, versions_of
