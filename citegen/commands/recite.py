@@ -18,8 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch
-from citegen.recite.documents import ARCHIVE_EXPANSION, DEFAULT_MAX_BYTES
+from citegen.recite.limits import ARCHIVE_EXPANSION, DEFAULT_MAX_BYTES
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +50,7 @@ def recite(
     """Rewrite the citations of drafts in canonical, checked form and report what changed."""
     from citegen.commands.settings import Settings  # noqa: PLC0415  the database stack: not for --help
     from citegen.commands.startup import starting  # noqa: PLC0415
+    from citegen.recite import BatchOptions, UsageError, collect_inputs, run_batch  # noqa: PLC0415  the pipeline
 
     with starting("recite"):
         settings = Settings()

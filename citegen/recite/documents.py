@@ -33,13 +33,10 @@ from citegen.recite.errors import (
     UnreadableError,
     UnsupportedError,
 )
+from citegen.recite.limits import ARCHIVE_EXPANSION, DEFAULT_MAX_BYTES
 from citegen.recite.xmltext import HWPML, WORDPROCESSINGML, Edit, XmlTextFormat, XmlTextPart
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".docx", ".hwpx")
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-# A .docx/.hwpx may unpack to this many times the limit in all: pictures and fonts are copied into
-# the output (one chunk at a time), never read as text; their text parts together must fit the limit.
-ARCHIVE_EXPANSION = 4
 _COPY_CHUNK = 1 << 20
 # An office document holds tens of entries, a few thousand with many pictures; listing an archive
 # of hundreds of thousands of empty entries would cost hundreds of MB before any check.

@@ -20,9 +20,10 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citegen.recite.documents import DEFAULT_MAX_BYTES, read_document
+from citegen.recite.documents import read_document
 from citegen.recite.errors import DocumentError
 from citegen.recite.inputs import InputFile
+from citegen.recite.limits import DEFAULT_MAX_BYTES
 from citegen.recite.pipeline import RecitePipeline
 from citegen.recite.reports import DocumentReport, ResultFiles, SummaryRow, write_html, write_jsonl
 

@@ -67,3 +67,14 @@ def test_ask_refuses_an_empty_database(tiny_dir, tmp_path) -> None:
     result = CliRunner().invoke(app, ["ask", "판례?", "--model", str(tiny_dir), "--database-url", empty])
     assert result.exit_code == 2
     assert "citegen-admin import" in result.output
+
+
+def test_help_loads_neither_the_pipeline_nor_the_model_stack() -> None:
+    """`citegen --help` and each command's --help import only the command line (issue 13: --help fast)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, citegen.cli; heavy = [m for m in ('numpy', 'torch', 'transformers', 'fastapi', "
+             "'sqlalchemy', 'grammars') if m in sys.modules]; print(','.join(heavy))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "", loaded
