@@ -23,6 +23,9 @@ BackReference = Literal[
     "같은 법 시행령", "같은 법 시행규칙", "동법 시행령", "동법 시행규칙", "영", "규칙",
     # the 시행령/시행규칙 (for 같은 규칙, the rule) cited before
     "같은 영", "같은 시행령", "동령", "동 시행령", "같은 시행규칙", "같은 규칙",
+    # `위 제46조`: an article of the act cited before; `같은 제24호`, `같은 제3항`, `같은 제38조의3`: a provision
+    # below what was cited before, at the level written first (statutes write them so)
+    "위", "같은",
 ]
 
 

@@ -174,6 +174,19 @@ _SAME_PROVISION = re.compile(
 )
 
 
+# `위 제46조`, as judgments write it: an article of the act cited before. Only with an article, since
+# `위 제1항` is as often the document's own paragraph (a contract's) as a statute's. `같은 제24호`, `같은
+# 제3항ㆍ제5항`, `「관세법」 제87조에 따라 … 같은 제38조의3제1항`, as statutes write them: a provision of what was
+# cited before, below the level written first. Both need a statute cited before them (`_kind_needed`),
+# so that a contract's `위 제3조` in a text citing no statute stays prose.
+_SAME_LEVEL = re.compile(
+    rf"{NOT_AFTER_WORD}(?:(?P<above>위){_SPACE}(?=제{_GAP}{_NUMBER}{_GAP}조)"
+    rf"|(?P<same>같은){_SPACE}(?=제{_GAP}[1-9]))"
+    rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
+)
+_ANY_STATUTE = "statute"  # the kind `위`/`같은` need cited before them: any statute
+
+
 # `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`:
 # later provisions of a list belong to the act (and, when they start below the article, to the article)
 # cited first, and so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`,
@@ -318,6 +331,16 @@ class CitationFinder:
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
             yield from _list_items(text, match.end(), citation)
+        for match in _SAME_LEVEL.finditer(text):
+            if not match["provision"]:
+                continue  # `같은 제3편`: no provision
+            fields = match.groupdict()
+            reference = _pop_first(fields, "above", "same")
+            for written_only in ("provision", "je", "subitem_open"):
+                del fields[written_only]
+            citation = build_statute(act=None, back_reference=reference, **fields)
+            yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
+            yield from _list_items(text, match.end(), citation)
 
     def _statute(self, match: re.Match[str]) -> FoundCitation:
         fields = match.groupdict()
@@ -374,10 +397,12 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
 def _kind_needed(found: FoundCitation) -> str | None:
     """The kind of act that must be cited before a match for it to be a citation: a 시행령/시행규칙 before
     `영`/`규칙` (and the later items of their lists), any rule before `같은 규칙` (prose calls internal rules
-    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`)."""
+    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조` and `같은 제24호`."""
     if not isinstance(found.citation, StatuteCitation) or found.citation.back_reference is None:
         return None
     reference = found.citation.back_reference
+    if reference in ("위", "같은"):
+        return _ANY_STATUTE
     if reference in DECREE_KIND_OF_SHORT_NAME:
         return DECREE_KIND_OF_SHORT_NAME[reference]
     return "규칙" if SAME_DECREE_KIND.get(reference) == "규칙" else None
@@ -393,13 +418,14 @@ def _first_cited(found: Iterable[FoundCitation]) -> dict[str, int]:
 
 
 def _decree_kinds(found: FoundCitation) -> set[str]:
-    """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for."""
+    """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for, and
+    `_ANY_STATUTE`."""
     if not isinstance(found.citation, StatuteCitation):
         return set()
     named = [found.citation.act or found.citation.back_reference or ""]
     if found.declares in DECREE_KIND_OF_SHORT_NAME:
         named.append(DECREE_KIND_OF_SHORT_NAME[found.declares])
-    return {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
+    return {_ANY_STATUTE} | {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
 
 
 def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
