@@ -33,8 +33,8 @@ SHAPE_HEAD = re.compile(
     rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*"
     rf"(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정|조약|협약|협정)|[가-힣ㆍ·‧・]*법률))"
     rf"(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
-    # an article (`제3조`, `3조`, `- 제3조`) or a note's parenthesis follows
-    rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조))"
+    # an article (`제3조`, `3조`, `- 제3조`), a note's parenthesis or a 부칙 follows
+    rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조|부칙))"
 )
 # Words ending like a law that are not one, or that name no act without the words before them.
 _NOT_ACTS = frozenset("""

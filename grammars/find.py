@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
 from grammars.boundary import NOT_AFTER_WORD
-from grammars.citation import StatuteCitation
+from grammars.citation import StatuteCitation, Supplement
 from grammars.expr import Literals
 from grammars.find_cases import case_pattern, find_cases, header_patterns
 from grammars.found import CitationForm, FoundCitation
@@ -40,7 +40,7 @@ from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_statute, default_parser
-from grammars.versions import NOTE, read_note
+from grammars.versions import NOTE, SUPPLEMENT, read_note, read_supplement
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
@@ -60,6 +60,9 @@ _ARTICLE = (
     rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
 )
 _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
+# After a 부칙, whose short ones number paragraphs only (`부칙(2005. 5. 26.) 제3항`), the article may be left
+# out; elsewhere a paragraph alone is no provision of a named act.
+_SUPPLEMENT_PROVISION = rf"(?P<provision>(?:{_ARTICLE})?(?(article)|(?(supplement)(?=제)|(?!))){_LOWER_LEVELS})"
 # Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.MIDDLE_DOTS);
 # names are matched and looked up modulo both.
 
@@ -129,11 +132,16 @@ _DECLARATION = (
 # `구 민법`, `개정전의 헌법`: a version other than the one in force (grammars.versions). 구 stands alone
 # (`구법` is a word) and is followed by one space.
 _FORMER = rf"(?P<former>구|개정{_SPACE}?전의){_SPACE}"
-# The tail every statute head shares: a version note, a short-name declaration, `-` (`민법 - 제750조`),
+# The tail every statute head shares: a version note, a short-name declaration, a 부칙, `-` (`민법 - 제750조`),
 # then the provision.
 _TAIL = (
-    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?{_GAP}(?:[-–—:]{_GAP})?{_PROVISION}"
+    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
+    rf"{_GAP}(?:[-–—:]{_GAP})?{_SUPPLEMENT_PROVISION}"
 )
+# `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
+# bare `부칙 제3조` counts only after a statute is cited (`_kind_needed`): rules and articles of
+# association have 부칙 too.
+_SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_GAP}{_SUPPLEMENT_PROVISION}")
 
 
 _SHAPED_TAIL = re.compile(_TAIL)
@@ -221,7 +229,7 @@ def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCi
             reference = "동법" if reference.startswith("동") else "같은 법"
         before = previous
         previous = build_statute(act=first.act, back_reference=reference, former=first.former,
-                                 amendment=first.amendment, **fields)
+                                 amendment=first.amendment, supplement=first.supplement, **fields)
         if is_range:
             yield FoundCitation(item.span("provision"), previous, CitationForm.RANGE,
                                 through=_between(before, previous))
@@ -319,11 +327,18 @@ class CitationFinder:
         yield from find_cases(text, self.case_pattern, self.header_patterns)
         for match in self.statute_pattern.finditer(text):
             first = self._statute(match)
-            if match["je"] is None and first.citation.act is None:
+            if match["je"] is None and first.citation.act is None and match["supplement"] is None:
                 continue  # `법 3조`, `같은 법 3조`: a back-reference needs its 제
+            if _no_provision(first.citation):
+                continue  # `민법 부칙 제3편`
             yield first
             yield from _list_items(text, match.end(), first.citation)
         yield from self._shaped_statutes(text)
+        for match in _SUPPLEMENT_ALONE.finditer(text):
+            alone, _ = _provision(None, False, match.groupdict())
+            if not _no_provision(alone):
+                yield FoundCitation(match.span(), alone, CitationForm.SUPPLEMENT)
+                yield from _list_items(text, match.end(), alone)
         for match in _SAME_PROVISION.finditer(text):
             fields = match.groupdict()
             del fields["subitem_open"]
@@ -367,11 +382,18 @@ class CitationFinder:
         for match in SHAPE_HEAD.finditer(text):
             head = head_of(text, match, self._known_name)
             tail = None if head is None else _SHAPED_TAIL.match(text, match.end())
-            if head is None or tail is None or (not head.known and tail["je"] is None and tail["note"] is None):
+            if head is None or tail is None:
+                continue
+            if not head.known and tail["je"] is None and tail["note"] is None and tail["supplement"] is None:
                 continue  # an unknown word before `3조` alone is too weak a sign (`총 3조`)
             citation, declared = _provision(head.name, head.former, tail.groupdict())
-            form = CitationForm.VERSION if citation.former or citation.amendment else (
-                CitationForm.LOOSE_SPACING if head.known else CitationForm.UNLISTED_ACT)
+            if _no_provision(citation):
+                continue
+            form = CitationForm.LOOSE_SPACING if head.known else CitationForm.UNLISTED_ACT
+            if citation.former or citation.amendment:
+                form = CitationForm.VERSION
+            if citation.supplement:
+                form = CitationForm.SUPPLEMENT
             yield FoundCitation((head.start, tail.end()), citation, form, declared)
             yield from _list_items(text, tail.end(), citation)
 
@@ -381,26 +403,36 @@ class CitationFinder:
 
 
 def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> tuple[StatuteCitation, str | None]:
-    """The citation a statute match's tail states (grammars.versions for the note), and the short
-    name declared between the act and its article, if any."""
+    """The citation a statute match's tail states (grammars.versions for the note and the 부칙), and the
+    short name declared between the act and its article, if any. A pattern without a note or a
+    declaration (`_SUPPLEMENT_ALONE`) leaves their groups out."""
     fields = dict(fields)
-    note, declared = fields.pop("note"), _pop_first(fields, "declared", "declared_name")
-    for written_only in ("provision", "declaration", "je", "subitem_open"):
-        del fields[written_only]
+    note, supplement = fields.pop("note", None), fields.pop("supplement")
+    declared = fields.pop("declared", None) or fields.pop("declared_name", None)
+    for written_only in ("provision", "declaration", "je", "subitem_open", "declared_name"):
+        fields.pop(written_only, None)
     amendment = None
     if note is not None:
         amendment, declared_in_note = read_note(note)
         declared = declared or declared_in_note
-    return build_statute(act=act, former=former, amendment=amendment, **fields), declared
+    return build_statute(act=act, former=former, amendment=amendment,
+                         supplement=None if supplement is None else read_supplement(supplement), **fields), declared
+
+
+def _no_provision(citation: StatuteCitation) -> bool:
+    """A 부칙 followed by no article or paragraph (`부칙 제3편`) cites none."""
+    return citation.article is None and citation.paragraph is None and citation.back_reference is None
 
 
 def _kind_needed(found: FoundCitation) -> str | None:
     """The kind of act that must be cited before a match for it to be a citation: a 시행령/시행규칙 before
     `영`/`규칙` (and the later items of their lists), any rule before `같은 규칙` (prose calls internal rules
-    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조` and `같은 제24호`."""
-    if not isinstance(found.citation, StatuteCitation) or found.citation.back_reference is None:
+    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조`, `같은 제24호` and a bare `부칙 제3조`."""
+    if not isinstance(found.citation, StatuteCitation):
         return None
     reference = found.citation.back_reference
+    if reference is None:  # a bare `부칙 제3조` needs a statute before it
+        return _ANY_STATUTE if found.citation.act is None and found.citation.supplement == Supplement() else None
     if reference in ("위", "같은"):
         return _ANY_STATUTE
     if reference in DECREE_KIND_OF_SHORT_NAME:
@@ -431,6 +463,8 @@ def _decree_kinds(found: FoundCitation) -> set[str]:
 def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
     if match.group("declaration"):
         return CitationForm.DECLARES_SHORT_NAME
+    if citation.supplement:
+        return CitationForm.SUPPLEMENT
     if citation.former or citation.amendment:
         return CitationForm.VERSION
     if match.group("decree_of"):

@@ -178,7 +178,9 @@ def reading(citation: ParsedCitation) -> str:
         return " ".join(parts)
     assert isinstance(citation, StatuteCitation)  # the two kinds of ParsedCitation
     head = citation.act_reference() if citation.act else (citation.back_reference or "?")
-    if citation.article is None:  # 동조, 같은 항: the lower levels alone
+    if citation.act is None and citation.supplement is not None:  # `법률 제7428호 부칙 제2조`
+        head = f"{head} {citation.supplement}"
+    if citation.article is None and citation.supplement is None:  # 동조, 같은 항: the lower levels alone
         rest = citation.provision().split(" ", 1)[1:] if citation.paragraph or citation.item else []
         return " ".join([head, *rest])
     return f"{head} {citation.provision()}"
