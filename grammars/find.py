@@ -155,7 +155,9 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # 「」 or ‘’ mark a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
         # The quote mark itself starts a new word, so no boundary is asked before it.
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?{_LAW_ENDING})」|[‘'](?P<single_quoted>[^’'\n]{{1,80}}?{_LAW_ENDING})[’']"
-        rf"|{NOT_AFTER_WORD}(?:(?P<act>{_lenient_names(names)})"
+        # Judgments glue the next act to a provision (`제32조 제5항같은법시행령(…) 제94조의2`): after `제5항`, a
+        # name starts a word too.
+        rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리` stay prose.
@@ -200,9 +202,15 @@ _ANY_STATUTE = "statute"  # the kind `위`/`같은` need cited before them: any 
 # cited first, and so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`,
 # `제667조~제672조`). The separator is required, so a citation followed by prose (`민법 제750조 제3자`)
 # gains nothing; a comma may end a line (`민법 제476조,⏎제477조`); a later item needs its 제.
-_PART_OF_PROVISION = "(?:본문|단서|전단|후단|전문|후문|각\\s?목|각\\s?호)"
+# A part of the provision before the separator: `본문`, `각 호 외의 부분 전단`, and `중 제288조제1항에 대한 부분`
+# (the words of 제290조제2항 that cite 제288조제1항: part of the text cited, not a citation of its own).
+_PART_OF_PROVISION = (
+    rf"(?:본문|단서|전단|후단|전문|후문|각{_GAP}[목호](?:{_GAP}외의{_GAP}부분)?"
+    rf"|중{_GAP}제{_GAP}{_NUMBER}{_GAP}조(?:{_GAP}의{_GAP}[1-9][0-9]?)?(?:{_GAP}제{_GAP}[1-9][0-9]{{0,2}}{_GAP}[항호])*"
+    rf"{_GAP}(?:에{_GAP}(?:대한|관한){_GAP})?부분)"
+)
 _LIST_ITEM = re.compile(
-    rf"(?:{_GAP}{_PART_OF_PROVISION})?(?:{_GAP}까지)?(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
+    rf"(?:{_GAP}{_PART_OF_PROVISION}){{0,2}}(?:{_GAP}까지)?(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
     rf"|{_GAP}(?:,|및|과|와|ㆍ|·|또는|이나|나){_SPACE}*\n?{_SPACE}*)"
     rf"(?P<provision>(?:{_ARTICLE.replace('(?P<je>제{_GAP})?', '(?P<je>제{_GAP})')})?{_LOWER_LEVELS})"
 )

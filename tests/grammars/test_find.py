@@ -243,13 +243,14 @@ LONG_RUNS = [
     ("동조" + " " * 3000 + "제", 1), ("같은 법" + " " * 3000 + "시행령 제", 0),
     ("민법(이하" + " " * 3000 + "'법'" + " " * 3000 + "이라" + " " * 3000 + ")", 0),
     ("대법원 2024. 7. 11. 선고 2024도1," + " " * 3000 + "2", 1), ("민법 제" + "O" * 3000 + "1", 0),
+    ("민법 제3조 중" + " " * 3000 + "제1조" + " " * 3000 + "제2항" + " " * 3000 + "에", 1),
 ]
 
 
 @pytest.mark.parametrize(("text", "count"), LONG_RUNS,
                          ids=["after-date", "after-comma", "after-statute", "repeated-je", "year-then-code",
                               "after-same-article", "decree-back-reference", "declaration", "case-list",
-                              "lookalike-letters"])
+                              "lookalike-letters", "part-of-provision"])
 def test_long_runs_of_spaces_do_not_backtrack(text: str, count: int) -> None:
     # Regression: adjacent optional space runs once made a failing match cost O(n^4) (28 s at n=200).
     # Each case returns at once now; a hang here is that bug back.
@@ -414,6 +415,17 @@ REAL_FORMS = [
     ("민법 제20조제1항 및 같은 제3항ㆍ제5항, 같은 제24호 가목",
      [("민법 제20조제1항", "민법 제20조 제1항"), ("같은 제3항", "같은 제3항"), ("제5항", "같은 제5항"),
       ("같은 제24호 가목", "같은 제24호 가목")]),
+    # Lists run past the part of a provision (`중 제288조제1항에 대한 부분`, `각 호 외의 부분 전단`), whose own
+    # article is no citation; a decree glued to the provision before it (`제5항같은법시행령`) is one.
+    ("「민사집행법」 제290조제2항 중 제288조제1항에 대한 부분, 제291조",
+     [("「민사집행법」 제290조제2항", "민사집행법 제290조 제2항"), ("제291조", "민사집행법 제291조")]),
+    ("「관세법」 제20조제1항 각 호 외의 부분 전단, 제21조제2항",
+     [("「관세법」 제20조제1항", "관세법 제20조 제1항"), ("제21조제2항", "관세법 제21조 제2항")]),
+    ("구 법인세법(1994. 12. 22. 법률 제4804호로 개정되기 전의 것) 제32조 제5항같은법시행령 제94조의2",
+     [("구 법인세법(1994. 12. 22. 법률 제4804호로 개정되기 전의 것) 제32조 제5항",
+       "구 법인세법(1994. 12. 22. 법률 제4804호로 개정되기 전의 것) 제32조 제5항"),
+      ("같은법시행령 제94조의2", "같은 법 시행령 제94조의2")]),
+    ("민법 제3조 중 일부, 제5조", [("민법 제3조", "민법 제3조")]),  # `중` without a provision's part ends the list
     # A provision of a 부칙, named by the amendment's day, number or both; short 부칙 number paragraphs only.
     ("민법 제3조, 부칙(2005. 5. 26.) 제3항, 제4항",
      [("민법 제3조", "민법 제3조"), ("부칙(2005. 5. 26.) 제3항", "? 부칙(2005. 5. 26.) 제3항"),
