@@ -445,6 +445,10 @@ REAL_FORMS = [
     # … but only after a statute is cited: a contract's own `위 제3조`, and no provision (`같은 제3편`).
     ("위 제3조에 따라 같은 제2항의 기간", []),
     ("민법 제3조 및 같은 제3편", [("민법 제3조", "민법 제3조")]),
+    # An act no lexicon holds whose name ends in `…에 관한 법률`: the name runs back to the clause's prose.
+    ("피고는 손해배상청구권의 소멸시효에 관한 법률 제766조를",
+     [("손해배상청구권의 소멸시효에 관한 법률 제766조", "손해배상청구권의 소멸시효에 관한 법률 제766조")]),
+    ("에 관한 법률 제3조, 관한 법률 제3조", []),
     # Words ending like a law that name none, and a generic ending alone: no act is read.
     ("취업규칙 제3조, 행동령 제3조, 관계 법률 제3조, 소방법개정법률 제3조", []),
 ]
