@@ -57,6 +57,8 @@ _FORMER_BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣]))(구|개정{_SPACE}?전�
 _MOST_WORDS = 10  # the longest titles have about as many words before their ending
 _SPACES = frozenset(" \t\u00a0\u3000")
 _WORD_CHARS = re.compile(_WORD)
+_DIGIT = re.compile("[0-9]")
+_DATED = re.compile("[0-9]{1,4}[ㆍ·‧・][0-9]{1,4}[가-힣]")  # `10ㆍ27법난`: a date that opens a title
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +106,13 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
 
 
 def _title_words(words: list[str]) -> int:
-    """How many of `words` (ending in `…에 관한`) belong to the title they end: back to a word of prose."""
+    """How many of `words` (ending in `…에 관한`) belong to the title they end: back to a word of prose or
+    one with a number that is no date of the title (`제4조제1항 및 법률 제8995호 10ㆍ27법난 피해자의 …`)."""
     count = 2
-    while count < len(words) and not _is_prose(words[len(words) - 1 - count]):
+    while count < len(words):
+        word = words[len(words) - 1 - count]
+        if _is_prose(word) or (_DIGIT.search(word) and not _DATED.match(word)):
+            break
         count += 1
     return count
 
