@@ -8,6 +8,10 @@ article (or a version note), and `head_of` decides where the act's name begins, 
   lexicon (`특정범죄가중처벌 등에 관한 법률` is 특정범죄 가중처벌 등에 관한 법률);
 - after `구`/`개정전의`, every word back to it (`구 전자문서 및 전자거래 기본법 제3조`): 구 marks where
   the name begins;
+- for a bare `법률` after `…에 관한`/`…에 대한` (`손해배상청구권의 소멸시효에 관한 법률 제766조`, an act no
+  lexicon holds), the words before it back to the start of the clause: to a word of prose (`피고는`),
+  a mark or `_MOST_WORDS` words. The span may take a word of prose the clause opens with (`따라서`):
+  more of the text is then withheld by a last check, never less;
 - otherwise the word itself, unless it is a generic ending that names no act alone (`기본법`,
   `법률`, `특례법`) or a common word (`방법`, `명령`, `취업규칙`): then no act is read, never a
   truncated one.
@@ -33,8 +37,8 @@ SHAPE_HEAD = re.compile(
     rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*"
     rf"(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정|조약|협약|협정)|[가-힣ㆍ·‧・]*법률))"
     rf"(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
-    # an article (`제3조`, `3조`, `- 제3조`) or a note's parenthesis follows
-    rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조))"
+    # an article (`제3조`, `3조`, `- 제3조`), a note's parenthesis or a 부칙 follows
+    rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조|부칙))"
 )
 # Words ending like a law that are not one, or that name no act without the words before them.
 _NOT_ACTS = frozenset("""
@@ -53,6 +57,8 @@ _FORMER_BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣]))(구|개정{_SPACE}?전�
 _MOST_WORDS = 10  # the longest titles have about as many words before their ending
 _SPACES = frozenset(" \t\u00a0\u3000")
 _WORD_CHARS = re.compile(_WORD)
+_DIGIT = re.compile("[0-9]")
+_DATED = re.compile("[0-9]{1,4}[ㆍ·‧・][0-9]{1,4}[가-힣]")  # `10ㆍ27법난`: a date that opens a title
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +92,29 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
         start, count = former_at
         name = " ".join([*words[len(words) - count:], spelled]).translate(MIDDLE_DOTS)
         return ActHead(start, text[start:match.end()], name, False, True)
+    if word == "법률" and len(words) >= 2 and words[-1] in ("관한", "대한") and len(words[-2]) > 1 \
+            and words[-2].endswith("에"):
+        count = _title_words(words)
+        start = _start_of_words(text, match.start(), count)
+        name = " ".join([*words[len(words) - count:], spelled]).translate(MIDDLE_DOTS)
+        return _with_former(text, ActHead(start, text[start:match.end()], name, False, False))
     if word in _NOT_ACTS or word in _GENERIC or word.endswith(_AMENDING):
         return None
     if word.endswith("령") and len(word) < 4:  # `행동령`: a decree's title is longer (`공동주택관리령`)
         return None
     return _with_former(text, ActHead(match.start(), match.group(), spelled, False, False))
+
+
+def _title_words(words: list[str]) -> int:
+    """How many of `words` (ending in `…에 관한`) belong to the title they end: back to a word of prose or
+    one with a number that is no date of the title (`제4조제1항 및 법률 제8995호 10ㆍ27법난 피해자의 …`)."""
+    count = 2
+    while count < len(words):
+        word = words[len(words) - 1 - count]
+        if _is_prose(word) or (_DIGIT.search(word) and not _DATED.match(word)):
+            break
+        count += 1
+    return count
 
 
 def _words_before(text: str, end: int) -> list[str]:

@@ -23,6 +23,9 @@ BackReference = Literal[
     "같은 법 시행령", "같은 법 시행규칙", "동법 시행령", "동법 시행규칙", "영", "규칙",
     # the 시행령/시행규칙 (for 같은 규칙, the rule) cited before
     "같은 영", "같은 시행령", "동령", "동 시행령", "같은 시행규칙", "같은 규칙",
+    # `위 제46조`: an article of the act cited before; `같은 제24호`, `같은 제3항`, `같은 제38조의3`: a provision
+    # below what was cited before, at the level written first (statutes write them so)
+    "위", "같은",
 ]
 
 
@@ -135,6 +138,23 @@ class AmendmentNote:
 
 
 @dataclass(frozen=True, slots=True)
+class Supplement:
+    """The 부칙 a provision belongs to: that of the amendment promulgated on `promulgated_on` as `law_kind`
+    제`number`호, either of which the text may leave out (`부칙(2005. 5. 26.) 제3항`, `법률 제7428호 부칙
+    제2조`), or both (`부칙 제3조`). Rendered as courts write it: `부칙(2005. 3. 31. 법률 제7427호)`."""
+
+    promulgated_on: dt.date | None = None
+    law_kind: str | None = None
+    number: int | None = None
+
+    def __str__(self) -> str:
+        parts = [format_date(self.promulgated_on)] if self.promulgated_on else []
+        if self.number is not None:
+            parts.append(f"{self.law_kind} 제{self.number}호" if self.law_kind else f"제{self.number}호")
+        return f"부칙({' '.join(parts)})" if parts else "부칙"
+
+
+@dataclass(frozen=True, slots=True)
 class StatuteCitation(ParsedCitation):
     """`민법 제750조`, `근로기준법 제23조의2 제1항 제2호 가목`, and 구법:
     `구 민사소송법(2002. 1. 26. 법률 제6626호로 전부개정되기 전의 것) 제263조`, `구 소득세법 제94조`.
@@ -142,7 +162,9 @@ class StatuteCitation(ParsedCitation):
     `act` is None for an unresolved back-reference (`같은 법 제3조`, `동조`); `back_reference`
     keeps which one was written. `article` is None only for `동조`/`같은 조` forms. `former` is the
     written `구` (a version other than the one in force; never dropped) and `amendment` the version
-    note, if any: a note without `구` (`…로 전부개정된 것`) names a version too.
+    note, if any: a note without `구` (`…로 전부개정된 것`) names a version too. `supplement` says the
+    provision is one of a 부칙 (`민법 부칙(2005. 3. 31. 법률 제7427호) 제2조`), whose short ones number
+    their paragraphs only (`부칙(2005. 5. 26.) 제3항`: `article` None).
     """
 
     kind: ClassVar[Literal["statute"]] = "statute"
@@ -157,10 +179,13 @@ class StatuteCitation(ParsedCitation):
     back_reference: BackReference | None = None
     former: bool = False
     amendment: AmendmentNote | None = None
+    supplement: Supplement | None = None
 
     @property
     def is_complete(self) -> bool:
-        return self.act is not None and self.article is not None
+        if self.act is None:
+            return False
+        return self.article is not None or (self.supplement is not None and self.paragraph is not None)
 
     def canonical(self) -> str:
         if not self.is_complete:
@@ -170,15 +195,18 @@ class StatuteCitation(ParsedCitation):
         return f"{self.act_reference()} {self.provision()}"
 
     def act_reference(self) -> str:
-        """The act as cited, with its version: `구 민사소송법(2002. 1. 26. 법률 제6626호로 …의 것)`."""
+        """The act as cited, with its version: `구 민사소송법(2002. 1. 26. 법률 제6626호로 …의 것)`, and its
+        부칙: `민법 부칙(2005. 3. 31. 법률 제7427호)`."""
         former = "구 " if self.former else ""
         note = str(self.amendment) if self.amendment else ""
         name = CITED_NAMES.get(self.act, self.act) if self.act else ""
-        return f"{former}{name}{note}"
+        supplement = f" {self.supplement}" if self.supplement and name else str(self.supplement or "")
+        return f"{former}{name}{note}{supplement}"
 
     def provision(self) -> str:
-        """The part after the act's name: `제23조의2 제1항 제2호 가목`."""
-        parts = [f"제{self.article}조" + (f"의{self.article_branch}" if self.article_branch else "")]
+        """The part after the act's name: `제23조의2 제1항 제2호 가목`; a 부칙's paragraph alone: `제3항`."""
+        paragraphs_only = self.article is None and self.supplement is not None
+        parts = [] if paragraphs_only else [f"제{self.article}조" + (f"의{self.article_branch}" if self.article_branch else "")]
         if self.paragraph is not None:
             parts.append(f"제{self.paragraph}항")
         if self.item is not None:

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
 from grammars.boundary import NOT_AFTER_WORD
-from grammars.citation import StatuteCitation
+from grammars.citation import StatuteCitation, Supplement
 from grammars.expr import Literals
 from grammars.find_cases import case_pattern, find_cases, header_patterns
 from grammars.found import CitationForm, FoundCitation
@@ -40,7 +40,7 @@ from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_statute, default_parser
-from grammars.versions import NOTE, read_note
+from grammars.versions import NOTE, SUPPLEMENT, read_note, read_supplement
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
@@ -60,6 +60,9 @@ _ARTICLE = (
     rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
 )
 _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
+# After a 부칙, whose short ones number paragraphs only (`부칙(2005. 5. 26.) 제3항`), the article may be left
+# out; elsewhere a paragraph alone is no provision of a named act.
+_SUPPLEMENT_PROVISION = rf"(?P<provision>(?:{_ARTICLE})?(?(article)|(?(supplement)(?=제)|(?!))){_LOWER_LEVELS})"
 # Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.MIDDLE_DOTS);
 # names are matched and looked up modulo both.
 
@@ -129,11 +132,16 @@ _DECLARATION = (
 # `구 민법`, `개정전의 헌법`: a version other than the one in force (grammars.versions). 구 stands alone
 # (`구법` is a word) and is followed by one space.
 _FORMER = rf"(?P<former>구|개정{_SPACE}?전의){_SPACE}"
-# The tail every statute head shares: a version note, a short-name declaration, `-` (`민법 - 제750조`),
+# The tail every statute head shares: a version note, a short-name declaration, a 부칙, `-` (`민법 - 제750조`),
 # then the provision.
 _TAIL = (
-    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?{_GAP}(?:[-–—:]{_GAP})?{_PROVISION}"
+    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
+    rf"{_GAP}(?:[-–—:]{_GAP})?{_SUPPLEMENT_PROVISION}"
 )
+# `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
+# bare `부칙 제3조` counts only after a statute is cited (`_kind_needed`): rules and articles of
+# association have 부칙 too.
+_SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_GAP}{_SUPPLEMENT_PROVISION}")
 
 
 _SHAPED_TAIL = re.compile(_TAIL)
@@ -147,7 +155,9 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # 「」 or ‘’ mark a name the lexicon may not know; a law-like ending keeps out 「별표 1」 and titles.
         # The quote mark itself starts a new word, so no boundary is asked before it.
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?{_LAW_ENDING})」|[‘'](?P<single_quoted>[^’'\n]{{1,80}}?{_LAW_ENDING})[’']"
-        rf"|{NOT_AFTER_WORD}(?:(?P<act>{_lenient_names(names)})"
+        # Judgments glue the next act to a provision (`제32조 제5항같은법시행령(…) 제94조의2`): after `제5항`, a
+        # name starts a word too.
+        rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리` stay prose.
@@ -174,14 +184,33 @@ _SAME_PROVISION = re.compile(
 )
 
 
+# `위 제46조`, as judgments write it: an article of the act cited before. Only with an article, since
+# `위 제1항` is as often the document's own paragraph (a contract's) as a statute's. `같은 제24호`, `같은
+# 제3항ㆍ제5항`, `「관세법」 제87조에 따라 … 같은 제38조의3제1항`, as statutes write them: a provision of what was
+# cited before, below the level written first. Both need a statute cited before them (`_kind_needed`),
+# so that a contract's `위 제3조` in a text citing no statute stays prose.
+_SAME_LEVEL = re.compile(
+    rf"{NOT_AFTER_WORD}(?:(?P<above>위){_SPACE}(?=제{_GAP}{_NUMBER}{_GAP}조)"
+    rf"|(?P<same>같은){_SPACE}(?=제{_GAP}[1-9]))"
+    rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
+)
+_ANY_STATUTE = "statute"  # the kind `위`/`같은` need cited before them: any statute
+
+
 # `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`:
 # later provisions of a list belong to the act (and, when they start below the article, to the article)
 # cited first, and so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`,
 # `제667조~제672조`). The separator is required, so a citation followed by prose (`민법 제750조 제3자`)
 # gains nothing; a comma may end a line (`민법 제476조,⏎제477조`); a later item needs its 제.
-_PART_OF_PROVISION = "(?:본문|단서|전단|후단|전문|후문|각\\s?목|각\\s?호)"
+# A part of the provision before the separator: `본문`, `각 호 외의 부분 전단`, and `중 제288조제1항에 대한 부분`
+# (the words of 제290조제2항 that cite 제288조제1항: part of the text cited, not a citation of its own).
+_PART_OF_PROVISION = (
+    rf"(?:본문|단서|전단|후단|전문|후문|각{_GAP}[목호](?:{_GAP}외의{_GAP}부분)?"
+    rf"|중{_GAP}제{_GAP}{_NUMBER}{_GAP}조(?:{_GAP}의{_GAP}[1-9][0-9]?)?(?:{_GAP}제{_GAP}[1-9][0-9]{{0,2}}{_GAP}[항호])*"
+    rf"{_GAP}(?:에{_GAP}(?:대한|관한){_GAP})?부분)"
+)
 _LIST_ITEM = re.compile(
-    rf"(?:{_GAP}{_PART_OF_PROVISION})?(?:{_GAP}까지)?(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
+    rf"(?:{_GAP}{_PART_OF_PROVISION}){{0,2}}(?:{_GAP}까지)?(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
     rf"|{_GAP}(?:,|및|과|와|ㆍ|·|또는|이나|나){_SPACE}*\n?{_SPACE}*)"
     rf"(?P<provision>(?:{_ARTICLE.replace('(?P<je>제{_GAP})?', '(?P<je>제{_GAP})')})?{_LOWER_LEVELS})"
 )
@@ -208,7 +237,7 @@ def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCi
             reference = "동법" if reference.startswith("동") else "같은 법"
         before = previous
         previous = build_statute(act=first.act, back_reference=reference, former=first.former,
-                                 amendment=first.amendment, **fields)
+                                 amendment=first.amendment, supplement=first.supplement, **fields)
         if is_range:
             yield FoundCitation(item.span("provision"), previous, CitationForm.RANGE,
                                 through=_between(before, previous))
@@ -306,16 +335,33 @@ class CitationFinder:
         yield from find_cases(text, self.case_pattern, self.header_patterns)
         for match in self.statute_pattern.finditer(text):
             first = self._statute(match)
-            if match["je"] is None and first.citation.act is None:
+            if match["je"] is None and first.citation.act is None and match["supplement"] is None:
                 continue  # `법 3조`, `같은 법 3조`: a back-reference needs its 제
+            if _no_provision(first.citation):
+                continue  # `민법 부칙 제3편`
             yield first
             yield from _list_items(text, match.end(), first.citation)
         yield from self._shaped_statutes(text)
+        for match in _SUPPLEMENT_ALONE.finditer(text) if "부칙" in text else ():  # a search in C spares most texts
+            alone, _ = _provision(None, False, match.groupdict())
+            if not _no_provision(alone):
+                yield FoundCitation(match.span(), alone, CitationForm.SUPPLEMENT)
+                yield from _list_items(text, match.end(), alone)
         for match in _SAME_PROVISION.finditer(text):
             fields = match.groupdict()
             del fields["subitem_open"]
             reference = _pop_first(fields, "back_reference", "act_reference")
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
+            yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
+            yield from _list_items(text, match.end(), citation)
+        for match in _SAME_LEVEL.finditer(text):
+            if not match["provision"]:
+                continue  # `같은 제3편`: no provision
+            fields = match.groupdict()
+            reference = _pop_first(fields, "above", "same")
+            for written_only in ("provision", "je", "subitem_open"):
+                del fields[written_only]
+            citation = build_statute(act=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
             yield from _list_items(text, match.end(), citation)
 
@@ -344,11 +390,18 @@ class CitationFinder:
         for match in SHAPE_HEAD.finditer(text):
             head = head_of(text, match, self._known_name)
             tail = None if head is None else _SHAPED_TAIL.match(text, match.end())
-            if head is None or tail is None or (not head.known and tail["je"] is None and tail["note"] is None):
+            if head is None or tail is None:
+                continue
+            if not head.known and tail["je"] is None and tail["note"] is None and tail["supplement"] is None:
                 continue  # an unknown word before `3조` alone is too weak a sign (`총 3조`)
             citation, declared = _provision(head.name, head.former, tail.groupdict())
-            form = CitationForm.VERSION if citation.former or citation.amendment else (
-                CitationForm.LOOSE_SPACING if head.known else CitationForm.UNLISTED_ACT)
+            if _no_provision(citation):
+                continue
+            form = CitationForm.LOOSE_SPACING if head.known else CitationForm.UNLISTED_ACT
+            if citation.former or citation.amendment:
+                form = CitationForm.VERSION
+            if citation.supplement:
+                form = CitationForm.SUPPLEMENT
             yield FoundCitation((head.start, tail.end()), citation, form, declared)
             yield from _list_items(text, tail.end(), citation)
 
@@ -358,26 +411,38 @@ class CitationFinder:
 
 
 def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> tuple[StatuteCitation, str | None]:
-    """The citation a statute match's tail states (grammars.versions for the note), and the short
-    name declared between the act and its article, if any."""
+    """The citation a statute match's tail states (grammars.versions for the note and the 부칙), and the
+    short name declared between the act and its article, if any. A pattern without a note or a
+    declaration (`_SUPPLEMENT_ALONE`) leaves their groups out."""
     fields = dict(fields)
-    note, declared = fields.pop("note"), _pop_first(fields, "declared", "declared_name")
-    for written_only in ("provision", "declaration", "je", "subitem_open"):
-        del fields[written_only]
+    note, supplement = fields.pop("note", None), fields.pop("supplement")
+    declared = fields.pop("declared", None) or fields.pop("declared_name", None)
+    for written_only in ("provision", "declaration", "je", "subitem_open", "declared_name"):
+        fields.pop(written_only, None)
     amendment = None
     if note is not None:
         amendment, declared_in_note = read_note(note)
         declared = declared or declared_in_note
-    return build_statute(act=act, former=former, amendment=amendment, **fields), declared
+    return build_statute(act=act, former=former, amendment=amendment,
+                         supplement=None if supplement is None else read_supplement(supplement), **fields), declared
+
+
+def _no_provision(citation: StatuteCitation) -> bool:
+    """A 부칙 followed by no article or paragraph (`부칙 제3편`) cites none."""
+    return citation.article is None and citation.paragraph is None and citation.back_reference is None
 
 
 def _kind_needed(found: FoundCitation) -> str | None:
     """The kind of act that must be cited before a match for it to be a citation: a 시행령/시행규칙 before
     `영`/`규칙` (and the later items of their lists), any rule before `같은 규칙` (prose calls internal rules
-    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`)."""
-    if not isinstance(found.citation, StatuteCitation) or found.citation.back_reference is None:
+    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조`, `같은 제24호` and a bare `부칙 제3조`."""
+    if not isinstance(found.citation, StatuteCitation):
         return None
     reference = found.citation.back_reference
+    if reference is None:  # a bare `부칙 제3조` needs a statute before it
+        return _ANY_STATUTE if found.citation.act is None and found.citation.supplement == Supplement() else None
+    if reference in ("위", "같은"):
+        return _ANY_STATUTE
     if reference in DECREE_KIND_OF_SHORT_NAME:
         return DECREE_KIND_OF_SHORT_NAME[reference]
     return "규칙" if SAME_DECREE_KIND.get(reference) == "규칙" else None
@@ -393,18 +458,21 @@ def _first_cited(found: Iterable[FoundCitation]) -> dict[str, int]:
 
 
 def _decree_kinds(found: FoundCitation) -> set[str]:
-    """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for."""
+    """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for, and
+    `_ANY_STATUTE`."""
     if not isinstance(found.citation, StatuteCitation):
         return set()
     named = [found.citation.act or found.citation.back_reference or ""]
     if found.declares in DECREE_KIND_OF_SHORT_NAME:
         named.append(DECREE_KIND_OF_SHORT_NAME[found.declares])
-    return {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
+    return {_ANY_STATUTE} | {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
 
 
 def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
     if match.group("declaration"):
         return CitationForm.DECLARES_SHORT_NAME
+    if citation.supplement:
+        return CitationForm.SUPPLEMENT
     if citation.former or citation.amendment:
         return CitationForm.VERSION
     if match.group("decree_of"):

@@ -30,6 +30,7 @@ class CitationForm(str, Enum):
     DECLARES_SHORT_NAME = "declares a short name (이하 '…'이라 한다)"
     UNLISTED_ACT = "act outside the lexicon, by its shape"
     VERSION = "구 or a version note"
+    SUPPLEMENT = "a provision of a 부칙"
     RANGE = "later end of a range (부터 … 까지, 내지, ~)"
     CASE_HEADER = "law.go.kr header ([대법원 …, 선고, …, 판결])"
     FULL_WIDTH = "full-width digits or punctuation"

@@ -14,7 +14,7 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 
-from grammars.citation import AmendmentNote, CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
+from grammars.citation import AmendmentNote, CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, Supplement
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import case_grammar
 from grammars.languages.dates import parse_date
@@ -74,6 +74,7 @@ def build_statute(
     back_reference: str | None = None,
     former: bool = False,
     amendment: AmendmentNote | None = None,
+    supplement: Supplement | None = None,
 ) -> StatuteCitation:
     return StatuteCitation(
         act=act,
@@ -86,6 +87,7 @@ def build_statute(
         back_reference=back_reference,
         former=former,
         amendment=amendment,
+        supplement=supplement,
     )
 
 

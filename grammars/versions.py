@@ -12,6 +12,12 @@ parentheses between the act and the article.
 `read_note` turns the matched text into an `AmendmentNote` and the name it declares, if any. A
 parenthesis that is not a note in this shape (`(2008. 6. 13. 법률 제9112호)` after a 부칙, `(상해)`) is
 no note, so the act it follows is not directly followed by its article and no citation is read.
+
+A provision of a 부칙 names the 부칙 by the amendment's day, number or both, before or after the word
+(`SUPPLEMENT`, read by `read_supplement`):
+
+    민법 부칙(2005. 3. 31. 법률 제7427호) 제2조      부칙(2005. 5. 26.) 제3항
+    법률 제7428호 부칙 제2조                         부칙 <제5305호, 1997. 3. 13.> 제2조
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from grammars.citation import AmendmentNote
+from grammars.citation import AmendmentNote, Supplement
 
 _S = r"[ \t\u00a0\u3000]?"  # at most one space where notes put one
 _DATE = r"(?:19|20)[0-9]{2}\.[ ]?[0-9]{1,2}\.[ ]?[0-9]{1,2}\."
@@ -74,3 +80,21 @@ def read_note(written: str) -> tuple[AmendmentNote, str | None]:
     declared = _DECLARED.search(written)
     return AmendmentNote(last.law_kind, last.number, last.change, last.before, last.promulgated_on,
                          last.effective_on, tuple(notes[:-1])), declared["declared"] if declared else None
+
+
+_NUMBERED = rf"(?:{_KIND}{_S})?제{_S}[1-9][0-9]{{0,5}}호"
+_BRACKETED = rf"(?:{_DATE}(?:,?{_S}{_NUMBERED})?|{_NUMBERED}(?:,?{_S}{_DATE})?)"
+# `법률 제7428호 부칙`, `부칙(2005. 5. 26.)`, `부칙 <제5305호, 1997. 3. 13.>` (law.go.kr's heading), `부칙`.
+SUPPLEMENT = (rf"(?:{_NUMBERED}{_S})?부칙(?:{_S}(?:\({_S}{_BRACKETED}{_S}\)|<{_S}{_BRACKETED}{_S}>))?")
+_SUPPLEMENT_PARTS = re.compile(rf"(?P<date>{_DATE})|(?:(?P<kind>{_KIND}){_S})?제{_S}(?P<number>[1-9][0-9]{{0,5}})호")
+
+
+def read_supplement(written: str) -> Supplement:
+    """The 부칙 that `SUPPLEMENT` matched, as a value."""
+    date = kind = number = None
+    for part in _SUPPLEMENT_PARTS.finditer(written):
+        if part["date"]:
+            date = _date(part["date"])
+        else:
+            kind, number = part["kind"], int(part["number"])
+    return Supplement(date, kind, number)

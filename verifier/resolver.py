@@ -6,6 +6,11 @@ A `DocumentResolver` completes them:
 
 - a court abbreviation becomes the court's name;
 - a case the database knows gets its missing court, date, 선고/자, disposition and 전원합의체;
+- `위 제46조` takes the act of the previous statute citation (uncertain once the document has cited
+  another act), `같은 제24호`/`같은 제3항`/`같은 제38조의3` the provision cited before down to the level
+  above the one written first (as statutes write them);
+- a 부칙 whose act the text leaves out (`부칙 제3조`, `법률 제7428호 부칙 제2조`) is the document's own
+  act's, or, uncertain, that of the act cited before;
 - `같은 조`/`동조` take the act (with its version: `구`, the note) and article of the previous statute
   citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its parent 법률 when that is a
   시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and `같은 법 시행령`/`동법
@@ -160,6 +165,8 @@ class DocumentResolver:
         resolved = citation
         if citation.back_reference is not None and citation.act is None:
             resolved = self._follow_back_reference(citation, changes, doubts)
+        elif citation.act is None and citation.supplement is not None:
+            resolved = self._supplement_of(citation, changes, doubts)
         if resolved.act is not None:
             acts, matched_by = self.lookups.acts_named(self.database.engine.connect, resolved.act)
             if len(acts) == 1 and acts[0].name != resolved.act:
@@ -196,6 +203,8 @@ class DocumentResolver:
         assert previous.act is not None  # _last is complete
         if self._last_doubts:
             doubts.append(f"{reference} refers to {previous.canonical()}, itself uncertain")
+        if reference in ("위", "같은"):
+            return self._follow_same_level(citation, previous, changes, doubts)
         if reference.startswith(("같은 법", "동법")):
             # A 법률, never a 시행령/시행규칙: `소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법 제41조.
             statute = parent_act(previous.act)
@@ -211,7 +220,7 @@ class DocumentResolver:
                 if previous.former or previous.amendment:
                     doubts.append(f"{reference} names {statute}, whose version the text does not state: the "
                                   f"version note cited before is {previous.act}'s")
-                if citation.article is None:  # 동법 제3항: the article before is the decree's, not the act's
+                if citation.article is None and citation.supplement is None:  # 동법 제3항: the decree's article
                     doubts.append(f"{reference} without an article names {statute}, and the article cited "
                                   f"before belongs to {previous.act}")
                     return citation
@@ -222,7 +231,8 @@ class DocumentResolver:
             resolved = replace(resolved, former=previous.former, amendment=previous.amendment)
             changes.append(Change("version", reference, previous.act_reference(),
                                   f"{reference}: the version cited before", from_context=True))
-        if citation.article is None:  # 같은 조 / 동조 / 같은 항 / 동항 (or 동법 without an article)
+        # 같은 조 / 동조 / 같은 항 / 동항 (or 동법 without an article; `같은 법 부칙 제2항` numbers paragraphs only)
+        if citation.article is None and citation.supplement is None:
             resolved = replace(resolved, article=previous.article, article_branch=previous.article_branch)
             changes.append(Change("article", reference, previous.provision().split(" ")[0],
                                   f"{reference}: the article cited before", from_context=True))
@@ -233,6 +243,47 @@ class DocumentResolver:
                 if previous.paragraph is not None:
                     changes.append(Change("paragraph", reference, f"제{previous.paragraph}항",
                                           f"{reference}: the paragraph cited before", from_context=True))
+        return resolved
+
+    def _supplement_of(self, citation: StatuteCitation, changes: list[Change], doubts: list[str]) -> StatuteCitation:
+        """`부칙 제3조`, `법률 제7428호 부칙 제2조`: a 부칙 whose act the text does not name. In a document
+        that is an act, its own; otherwise the act cited before is a guess (a judgment cites the 부칙 of an
+        amendment to another act as readily), so the resolution is uncertain."""
+        written = f"{citation.supplement} {citation.provision()}"
+        if self.own_act is not None:
+            changes.append(Change("act", None, self.own_act, "부칙: the document's own act", from_context=True))
+            return replace(citation, act=self.own_act)
+        previous = self._last
+        if previous is None or previous.act is None:
+            doubts.append(f"{written} names no act, and no statute is cited before it")
+            return citation
+        doubts.append(f"{written} names no act: {previous.act}, cited before it, is a guess")
+        changes.append(Change("act", None, previous.act, "부칙: the act cited before", from_context=True))
+        return replace(citation, act=previous.act)
+
+    def _follow_same_level(self, citation: StatuteCitation, previous: StatuteCitation, changes: list[Change],
+                           doubts: list[str]) -> StatuteCitation:
+        """`위 제46조`: the act cited before, certain only while the document has cited no other act.
+        `같은 제24호`: the provision cited before, down to the level above the one written first
+        (`같은 제3항` its article, `같은 제24호` its article and paragraph), with its version."""
+        reference = citation.back_reference
+        others = [act for act in self._cited if act != previous.act]
+        if reference == "위" and others:
+            doubts.append(f"위 may refer to {previous.act} (cited last) or {', '.join(others)} (cited before)")
+        resolved = self._refer_to(citation, previous.act, f"{reference}: the act cited before", changes, doubts)
+        resolved = replace(resolved, former=previous.former, amendment=previous.amendment)
+        if previous.former or previous.amendment:
+            changes.append(Change("version", reference, previous.act_reference(),
+                                  f"{reference}: the version cited before", from_context=True))
+        if citation.article is not None:
+            return resolved
+        resolved = replace(resolved, article=previous.article, article_branch=previous.article_branch)
+        changes.append(Change("article", reference, previous.provision().split(" ")[0],
+                              f"{reference}: the article cited before", from_context=True))
+        if citation.paragraph is None and previous.paragraph is not None:
+            resolved = replace(resolved, paragraph=previous.paragraph)
+            changes.append(Change("paragraph", reference, f"제{previous.paragraph}항",
+                                  f"{reference}: the paragraph cited before", from_context=True))
         return resolved
 
     def _follow_short_name(self, citation: StatuteCitation, name: str, changes: list[Change],

@@ -228,6 +228,9 @@ class Verifier:
     # --- statutes ---------------------------------------------------------------------------
 
     def _verify_statute(self, connection: Connection, citation: StatuteCitation, on: dt.date) -> Verdict:
+        if citation.supplement is not None and citation.is_complete:  # its article is the 부칙's, not the body's
+            return Verdict("not_covered", citation, f"{citation.supplement}: the verifier checks the articles of an "
+                           f"act's body, not those of its 부칙", canonical=citation.canonical())
         if citation.act is None or citation.article is None:
             return Verdict("ambiguous", citation,
                            f"expected a citation naming its act and article, got the back-reference "

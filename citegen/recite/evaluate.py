@@ -177,8 +177,12 @@ def reading(citation: ParsedCitation) -> str:
                  citation.disposition or "?"]
         return " ".join(parts)
     assert isinstance(citation, StatuteCitation)  # the two kinds of ParsedCitation
-    head = citation.act_reference() if citation.act else (citation.back_reference or "?")
-    if citation.article is None:  # 동조, 같은 항: the lower levels alone
+    head = citation.act_reference()
+    if citation.act is None:  # the back-reference with what it states: `같은 법 시행령(… 개정되기 전의 것)`, a 부칙
+        note = str(citation.amendment) if citation.amendment else ""
+        supplement = f" {citation.supplement}" if citation.supplement else ""
+        head = f"{'구 ' if citation.former else ''}{citation.back_reference or '?'}{note}{supplement}"
+    if citation.article is None and citation.supplement is None:  # 동조, 같은 항: the lower levels alone
         rest = citation.provision().split(" ", 1)[1:] if citation.paragraph or citation.item else []
         return " ".join([head, *rest])
     return f"{head} {citation.provision()}"

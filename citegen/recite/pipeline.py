@@ -14,7 +14,7 @@ Decisions, one per citation found (`Action`):
 - `review`     nothing to propose: the reviewer must look.
 Only `rewritten` changes a document; an uncertain meaning is never silently changed. A rewrite
 replaces exactly the span of the citation found, with a canonical form that the finder reads back as
-one citation keeping every part the draft stated (act, 구 and version note, article, paragraph, item;
+one citation keeping every part the draft stated (act, 구 and version note, 부칙, article, paragraph, item;
 court, date, number, disposition); a resolution or verdict that would change one of them goes to
 review with the reason. Re-generation likewise offers only a citation that keeps what was stated. What a
 resolution took from the rest of the document (the act before `같은 법 시행령`, the 법률 of the 시행령
@@ -228,7 +228,7 @@ class RecitePipeline:
 
 _STATED = {"case": ("case_number", "court", "date", "delivery", "disposition", "panel"),
            "statute": ("act", "former", "amendment", "article", "article_branch", "paragraph", "item", "item_branch",
-                       "subitem")}
+                       "subitem", "supplement")}
 
 
 def stated_changes(written: ParsedCitation, replacement: ParsedCitation) -> list[str]:

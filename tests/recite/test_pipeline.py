@@ -161,6 +161,7 @@ class _Knows:
     ("민법 제1200조에 따라", "민법 제750조", False),  # verified but another article: no suggestion
     ("형법 제1200조에 따라", "민법 제1200조", False),  # another act
     ("같은 법 제5조에 따라", "민법 제5조", True),  # fills the act the draft left to context
+    ("민법 부칙 제2조에 따라", "민법 제2조", False),  # drops the 부칙: another provision
 ])
 def test_a_re_generated_suggestion_keeps_what_the_draft_stated(tmp_path: Path, written: str, suggestion: str,
                                                                 offered: bool) -> None:

@@ -50,10 +50,8 @@ LEAKS = [
     # may take the word with it (safe: more is withheld, nothing leaks)
     ("피고인은형법제257조를 위반하였다.", "", "를 위반하였다."),
     ("근로기준법소득세법 제12조에 의한다.", "", "에 의한다."),
-]
-NOT_SEEN_YET = [  # the issue's spans that grammars' lenient finder does not see yet
-    # an invented act whose name holds spaces and is in no lexicon
-    ("손해배상청구권의 소멸시효에 관한 법률 제766조가 있다.", "손해배상청구권의 ", "가 있다."),
+    # an invented act whose name holds spaces and is in no lexicon: withheld from the start of its name
+    ("손해배상청구권의 소멸시효에 관한 법률 제766조가 있다.", "", "가 있다."),
 ]
 CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명이 12 kg을 옮겼다. ", "제목 없이 쓴 글"]
 
@@ -61,13 +59,7 @@ CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명
 @pytest.mark.parametrize("size", [1, 3, 1000], ids=lambda size: f"deltas-of-{size}")
 @pytest.mark.parametrize(
     "prose, before, after",
-    [
-        *(pytest.param(*case, id=f"leak-{i}") for i, case in enumerate(LEAKS)),
-        *(
-            pytest.param(*case, id=f"unseen-{i}", marks=pytest.mark.xfail(strict=True, reason="finder"))
-            for i, case in enumerate(NOT_SEEN_YET)
-        ),
-    ],
+    [pytest.param(*case, id=f"leak-{i}") for i, case in enumerate(LEAKS)],
 )
 def test_citation_shaped_prose_is_withheld_whatever_the_deltas(
     prose: str, before: str, after: str, size: int

@@ -36,6 +36,22 @@ DOCUMENTS = [
      ["구 민법(1990. 1. 13. 법률 제4199호로 개정되기 전의 것) 제750조",
       "구 민법(1990. 1. 13. 법률 제4199호로 개정되기 전의 것) 제23조",
       "구 민법(1990. 1. 13. 법률 제4199호로 개정되기 전의 것) 제23조 제2항"], []),
+    # Statutes' `같은 제3항ㆍ제5항` (…제20조제1항 …, 같은 제3항ㆍ제5항) and `같은 제38조의3` (「관세법」 제87조 …
+    # 같은 제38조의3제1항): below the level written first, the provision cited before.
+    ("같은 제N항 takes the article, 같은 제N호 the paragraph, 같은 제N조 the act",
+     "민법 제23조 제1항, 같은 제3항ㆍ제5항 및 같은 제2호, 같은 제750조",
+     ["민법 제23조 제1항", "민법 제23조 제3항", "민법 제23조 제5항", "민법 제23조 제5항 제2호", "민법 제750조"], []),
+    ("위 제N조 takes the act cited before", "민법 제23조 제1항에 따라 위 제750조 제1항, 제2항",
+     ["민법 제23조 제1항", "민법 제750조 제1항", "민법 제750조 제2항"], []),
+    ("위 after two acts is uncertain", "민사소송법 제1조, 민법 제750조, 위 제23조",
+     ["민사소송법 제1조", "민법 제750조", "민법 제23조"], [2]),
+    ("위 with no statute before it is no citation", "위 제23조에 따라", [], []),
+    # A 부칙 whose act the text leaves out is a guess from the act before; a named one is certain.
+    ("부칙 without its act", "민법 제750조, 법률 제7428호 부칙 제2조",
+     ["민법 제750조", "민법 부칙(법률 제7428호) 제2조"], [1]),
+    ("부칙 of a named act, and of 같은 법", "민법 부칙(2005. 3. 31. 법률 제7427호) 제2조, 같은 법 부칙 제3항",
+     ["민법 부칙(2005. 3. 31. 법률 제7427호) 제2조", "민법 부칙 제3항"], []),
+    ("부칙 with nothing before it", "부칙(2005. 5. 26.) 제3항", [None], [0]),
 ]
 
 
@@ -48,6 +64,13 @@ def test_document_resolution(loaded: Database, text: str, canonical: list[str | 
         written = text[span.found.span[0]:span.found.span[1]]
         if span.resolution.canonical not in (None, written):  # every rewrite is accounted for
             assert span.resolution.changes, written
+
+
+def test_a_supplement_provision_is_not_covered_and_says_why(loaded: Database) -> None:
+    (span,) = DocumentResolver(loaded).resolve_text("민법 부칙(2005. 3. 31. 법률 제7427호) 제2조")
+    verdict = Verifier(loaded).verify(span.resolution.resolved)
+    assert (verdict.status, verdict.canonical) == ("not_covered", "민법 부칙(2005. 3. 31. 법률 제7427호) 제2조")
+    assert "부칙" in verdict.detail
 
 
 def test_completion_lists_each_filled_field(loaded: Database) -> None:
