@@ -31,7 +31,7 @@ from typing import Literal, Protocol
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
-from grammars.citation import CITED_NAMES, ParsedCitation
+from grammars.citation import CITED_NAMES, ParsedCitation, StatuteCitation
 from grammars.errors import IncompleteCitationError
 from grammars.find import CitationForm, FoundCitation
 
@@ -148,8 +148,9 @@ class RecitePipeline:
         start, end = found.span
         original = text[start:end]
         from_form = (_CONTEXT_OF_FORM[found.form],) if found.form in _CONTEXT_OF_FORM else ()
-        if found.through:  # unwritten, so never rewritten; listed for the reviewer
-            from_form += (f"the range also cites {', '.join(c.provision() for c in found.through)}",)
+        inside = self._range_inside(found, resolution.citation)
+        if inside:  # unwritten, so never rewritten; verified and listed for the reviewer
+            from_form += ("the range also cites " + ", ".join(f"{c.provision()} ({status})" for c, status in inside),)
         base = CitationOutcome(stream, (start, end), original, None, "unresolved", "review",
                                resolution.reason or "could not be resolved", found.form.value,
                                resolution.changes, from_form + resolution.context,
@@ -166,6 +167,10 @@ class RecitePipeline:
         outcome = replace(base, canonical=proposed, verdict=check.status,
                           reason=check.detail or _VERDICT_REASONS.get(check.status, check.status))
         if check.status == "verified":
+            unverified = [c.provision() for c, status in inside if status != "verified"]
+            if unverified:
+                return replace(outcome, action="review",
+                               reason=f"the range also cites {', '.join(unverified)}, which do not verify")
             problem = self._replacement_problem(found.citation, proposed)
             if problem is not None and original != proposed:
                 return replace(outcome, action="review", reason=problem)
@@ -185,6 +190,19 @@ class RecitePipeline:
             return replace(outcome, canonical=None, action="review")
         # mismatch (the database's form) or not_covered (the canonical form, unverifiable here)
         return replace(outcome, action="suggested" if proposed != original else "review")
+
+    def _range_inside(self, found: FoundCitation, resolved: ParsedCitation | None
+                      ) -> list[tuple[ParsedCitation, str]]:
+        """The provisions a range cites between its ends (`제329조부터 제331조까지`: 제330조), each with
+        its verdict, in the act (and version) the range's end resolved to; none when it did not."""
+        if not found.through or not isinstance(resolved, StatuteCitation) or resolved.act is None:
+            return [(c, "unresolved") for c in found.through]
+        inside = []
+        for between in found.through:
+            citation = replace(between, act=resolved.act, back_reference=None, former=resolved.former,
+                               amendment=resolved.amendment) if isinstance(between, StatuteCitation) else between
+            inside.append((citation, self.authority.verify(citation).status))
+        return inside
 
     def _regenerate(self, text: str, found: FoundCitation, outcome: CitationOutcome) -> CitationOutcome:
         if self.regenerator is None:

@@ -221,3 +221,33 @@ def test_outside_the_replaced_spans_a_recited_draft_is_the_draft_byte_for_byte(
 @functools.cache
 def _pipeline(url: str) -> RecitePipeline:  # one per database: building it reads the lexicon
     return build_pipeline(url, None)
+
+
+class _ArticlesHeld:
+    """A verifier that holds 민법 제750조, 제752조 and 제753조, and no other article."""
+
+    def document_resolver(self) -> _ArticlesHeld:
+        return self
+
+    def resolve(self, found: FoundCitation) -> Resolution:
+        return Resolution(found.citation)
+
+    def verify(self, citation: ParsedCitation) -> Check:
+        held = isinstance(citation, StatuteCitation) and citation.act == "민법" and citation.article in (750, 752, 753)
+        return Check("verified" if held else "not_found", citation.canonical() if held else None, "")
+
+
+@pytest.mark.parametrize(("written", "action", "says"), [
+    ("민법 제752조부터 제753조까지", "kept", ""),
+    ("민법 제750조 내지 제753조", "review", "제751조, which do not verify"),
+], ids=["nothing-inside", "inside-missing"])
+def test_the_articles_inside_a_range_are_verified_too(tmp_path: Path, written: str, action: str, says: str) -> None:
+    """`제750조부터 제752조까지` cites 제751조 as well (issue 12): it is checked like the ends, and a range
+    whose inside does not verify is not passed over."""
+    path = tmp_path / "a.txt"
+    path.write_text(f"책임은 {written}에 따른다.", encoding="utf-8")
+    pipeline = RecitePipeline(functools.partial(find_citations, lenient=True), _ArticlesHeld())
+    outcomes = pipeline.recite(read_document(path)).outcomes
+    later_end = outcomes[-1]
+    assert later_end.verdict == "verified" and says in later_end.reason, later_end
+    assert later_end.action == action or (action == "kept" and later_end.action == "rewritten"), later_end
