@@ -124,7 +124,8 @@ def test_citations_appear_only_once_verified_with_badge_and_source(serve, browse
         )
         assert citations == [
             ["citation verified", "민법 제750조", "민법 제750조검증됨(법령ID 001706 제750조)"],
-            ["citation withheld", "[확인되지 않은 인용 생략]", "[확인되지 않은 인용 생략]없음"],
+            ["citation withheld", "[확인되지 않은 인용 생략]",
+             "[확인되지 않은 인용 생략]없음(the database holds no such provision or decision)"],  # why, never what
         ]
         assert "9999" not in tools.wait_for("true", "document.body.textContent")
         status = tools.wait_for("true", "document.getElementById('status').textContent")
