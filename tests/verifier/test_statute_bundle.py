@@ -8,16 +8,19 @@ import importlib.util
 import itertools
 import json
 import lzma
+import operator
+import tarfile
 from pathlib import Path
 from types import ModuleType
 
-from conftest import build_legalize_repo
+from conftest import REAL_HISTORY, build_legalize_repo
 from sqlalchemy import func, select
 
 from grammars import AmendmentNote, StatuteCitation
 from verifier import Database, Verifier
 from verifier.importers.book import import_book
-from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS
+from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS, fold, sort_key
+from verifier.importers.legalize import parse_act
 
 ROOT = Path(__file__).parents[2]
 SHIPPED = ROOT / "data" / "law" / "statute-book.book.jsonl.xz"
@@ -79,3 +82,18 @@ def test_shipped_bundle_lines_are_what_the_importer_reads(database: Database, tm
     assert report.skipped == [] and report.acts == 3
     assert _count(database, VERSIONS) == sum(len(row["versions"]) for row in rows)
     assert _count(database, SPANS) == sum(len(row["spans"]) for row in rows)
+
+
+def test_normalize_refolds_versions_that_came_out_of_order_or_twice() -> None:
+    with tarfile.open(REAL_HISTORY) as tar:
+        entries = json.loads(tar.extractfile("manifest.json").read())  # type: ignore[union-attr]
+        versions = [parse_act(tar.extractfile(f"versions/{commit}/{path}").read().decode(), f"{commit}:{path}")
+                    for commit, _, path in entries if path == "kr/대한민국헌법/헌법.md"]
+    ordered = sorted(versions, key=sort_key)
+    expected = fold(ordered, 1, {})
+    arrived = ordered[5:] + ordered[:5] + [ordered[2]]  # two files' worth in the wrong order, one MST twice
+    got_versions, got_spans = _builder().normalize(arrived, fold(arrived, 1, {}))
+    assert [version.mst for version in got_versions] == [version.mst for version in ordered]
+    key = operator.attrgetter("number", "branch", "first", "last", "title", "deleted", "structure", "text")
+    assert sorted(map(key, got_spans)) == sorted(map(key, expected))
+    assert _builder().normalize(ordered, expected) == (ordered, expected)  # in order: unchanged
