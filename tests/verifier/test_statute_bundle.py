@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from grammars import AmendmentNote, StatuteCitation
 from verifier import Database, Verifier
 from verifier.importers.book import import_book
-from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS, fold, sort_key
+from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS, fold, normalize, sort_key
 from verifier.importers.legalize import parse_act
 
 ROOT = Path(__file__).parents[2]
@@ -92,8 +92,8 @@ def test_normalize_refolds_versions_that_came_out_of_order_or_twice() -> None:
     ordered = sorted(versions, key=sort_key)
     expected = fold(ordered, 1, {})
     arrived = ordered[5:] + ordered[:5] + [ordered[2]]  # two files' worth in the wrong order, one MST twice
-    got_versions, got_spans = _builder().normalize(arrived, fold(arrived, 1, {}))
+    got_versions, got_spans = normalize(arrived, fold(arrived, 1, {}))
     assert [version.mst for version in got_versions] == [version.mst for version in ordered]
     key = operator.attrgetter("number", "branch", "first", "last", "title", "deleted", "structure", "text")
     assert sorted(map(key, got_spans)) == sorted(map(key, expected))
-    assert _builder().normalize(ordered, expected) == (ordered, expected)  # in order: unchanged
+    assert normalize(ordered, expected) == (ordered, expected)  # in order: unchanged
