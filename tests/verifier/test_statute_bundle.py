@@ -34,7 +34,7 @@ def _builder() -> ModuleType:
     return module
 
 
-def _count(database: Database, table) -> int:  # noqa: ANN001
+def _count(database: Database, table) -> int:
     with database.engine.connect() as connection:
         return connection.execute(select(func.count()).select_from(table)).scalar_one()
 
