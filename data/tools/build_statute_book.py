@@ -7,7 +7,9 @@ domain, 저작권법 제7조):
 Every version of every act is kept with its dates, numbers, name, change kind and the structure
 of every article (label, title, deletion, 항/호/목) as spans over the act's versions; the text is
 kept for the articles of the versions in force on the build date (and of versions promulgated but
-not yet in force), older text is dropped to keep the file small. `citegen-admin import` reads the
+not yet in force), older text is dropped to keep the file small. 부칙: a version in force keeps all its
+blocks with text; an older version keeps only the headings of the blocks it brought (each legalize-kr
+file repeats every earlier 부칙, which would make the file grow with the square of the amendments). `citegen-admin import` reads the
 result; a full import of the repository itself keeps every version's text.
 """
 
@@ -22,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from verifier.importers.book import bundle_line, read_histories
-from verifier.importers.history import BookReport, Span, fold, sort_key
+from verifier.importers.history import BookReport, Span, fold, normalize, sort_key
 from verifier.importers.legalize import ActVersion
 
 
@@ -34,6 +36,7 @@ class ActState:
         self.versions: list[ActVersion] = []
         self.closed: list[Span] = []
         self.open: dict[tuple[int, int], Span] = {}
+        self.supplement_texts: dict[str, str] = {}  # 부칙 heading → its text, each block once
         self.out_of_order = 0
 
     def add(self, versions: list[ActVersion], today: dt.date) -> None:
@@ -42,7 +45,11 @@ class ActState:
             self.out_of_order += 1
         start = len(self.versions) + 1
         touched = fold(versions, start, self.open)
-        self.versions += [ActVersion(**{**_fields(v), "articles": ()}) for v in versions]
+        for version in versions:
+            brought = tuple((heading, text) for heading, text in version.supplements
+                            if heading not in self.supplement_texts)
+            self.supplement_texts.update(brought)
+            self.versions.append(ActVersion(**{**_fields(version), "articles": (), "supplements": brought}))
         last = len(self.versions)
         seen = {(span.number, span.branch, span.first) for span in touched}
         ended = [span for span in touched if span.last < last] + [
@@ -52,6 +59,18 @@ class ActState:
             closer = self.versions[span.last]  # the version after the span's last, which ended it
             in_force = closer.effective_on is None or closer.effective_on > today
             self.closed.append(span if in_force else Span(**{**_fields(span), "text": None}))
+
+    def final_versions(self, today: dt.date) -> list[ActVersion]:
+        """The versions as the bundle holds them: every 부칙 block with text for the last version and
+        those not yet in force, the headings a version brought for the others."""
+        out, blocks = [], []
+        for index, version in enumerate(self.versions):
+            blocks += version.supplements
+            after = self.versions[index + 1] if index + 1 < len(self.versions) else None
+            in_force = after is None or after.effective_on is None or after.effective_on > today
+            kept = tuple(blocks) if in_force else tuple((heading, None) for heading, _ in version.supplements)
+            out.append(ActVersion(**{**_fields(version), "supplements": kept}))
+        return out
 
     def spans(self) -> list[Span]:
         return sorted(self.closed + list(self.open.values()), key=lambda s: (s.number, s.branch, s.first))
@@ -75,7 +94,7 @@ def build(repo: Path, out: Path, today: dt.date) -> None:
     with lzma.open(out, "wt", encoding="utf-8", preset=9) as bundle:
         for law_id in sorted(acts):
             state = acts[law_id]
-            bundle.write(bundle_line(state.versions, state.spans()) + "\n")
+            bundle.write(bundle_line(*normalize(state.final_versions(today), state.spans())) + "\n")
     versions = sum(len(state.versions) for state in acts.values())
     spans = sum(len(state.closed) + len(state.open) for state in acts.values())
     disorder = sum(state.out_of_order for state in acts.values())

@@ -32,7 +32,7 @@ from sqlalchemy import select
 
 from verifier.database import Database
 from verifier.errors import ImportFileError, MalformedFileError, UnsupportedShapeError
-from verifier.importers.history import VERSIONS, ActHistory, BookReport, Span, write_act
+from verifier.importers.history import VERSIONS, ActHistory, BookReport, Span, normalize, write_act
 from verifier.importers.legalize import ActVersion, parse_act
 
 BUNDLE_SUFFIX = ".book.jsonl"
@@ -96,7 +96,9 @@ def _bundle_act(path: Path, number: int, line: str) -> ActHistory:
                                _date(effective), status, change, origin, (), tuple(supplements[mst]))
                     for mst, name, kind, promulgated, promulgation_number, effective, status, change, origin
                     in data["versions"]]
-        spans = [Span(*row) for row in data["spans"]]
+        # spans name versions by sequence: number them as `write_act` will (a bundle written before the
+        # builder normalized its acts may hold an act's versions out of order or one MST twice)
+        versions, spans = normalize(versions, [Span(*row) for row in data["spans"]])
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise MalformedFileError(path, f"line {number}", f"expected a bundle line (law_id, versions, spans), got "
                                                          f"{type(error).__name__}: {error}") from None

@@ -11,6 +11,7 @@ brings all of it (`ActHistory.complete`), the act being rebuilt; otherwise it is
 from __future__ import annotations
 
 import datetime as dt
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +105,37 @@ def fold(versions: Sequence[ActVersion], start: int, open_spans: dict[tuple[int,
             current[key] = span
             touched[key + (sequence,)] = span
     return list(touched.values())
+
+
+def normalize(versions: list[ActVersion], spans: list[Span]) -> tuple[list[ActVersion], list[Span]]:
+    """The act as the importer numbers it: versions in promulgation order (`sort_key`), one per MST
+    (a later commit of the same MST re-renders it: the later one is kept), spans re-folded over that
+    order. Versions arrive per file, so an act whose history spans several files, or a file whose
+    commits are not in promulgation order, needs this; the others come back as they are."""
+    last_of = {version.mst: index for index, version in enumerate(versions)}
+    order = [index for index in sorted(range(len(versions)), key=lambda index: sort_key(versions[index]))
+             if last_of[versions[index].mst] == index]
+    if order == list(range(len(versions))):
+        return versions, spans
+    at: dict[tuple[int, int], dict[int, Span]] = defaultdict(dict)  # article → old sequence → its span
+    for span in spans:
+        for sequence in range(span.first, span.last + 1):
+            at[span.number, span.branch][sequence] = span
+    folded: list[Span] = []
+    for (number, branch), states in at.items():
+        current: Span | None = None
+        for sequence, old in enumerate(order, start=1):
+            state = states.get(old + 1)
+            if state is None:
+                current = None
+            elif current is not None and (current.title, current.deleted, current.structure, current.text) == (
+                    state.title, state.deleted, state.structure, state.text):
+                current.last = sequence
+            else:
+                current = Span(number, branch, sequence, sequence, state.title, state.deleted, state.structure,
+                               state.text)
+                folded.append(current)
+    return [versions[index] for index in order], sorted(folded, key=lambda s: (s.number, s.branch, s.first))
 
 
 def _fields(span: Span) -> dict[str, Any]:
