@@ -237,8 +237,9 @@ class ConstraintCursor:
 
     def fill_bitmask(self, out: np.ndarray, tokens_left: int | None = None) -> bool:
         """Write the tokens allowed next into `out` (one int32 bitmask row of the index's words) and
-        say whether the row constrains anything: False means it is the free-text row (every text
-        token and EOS), which a decoder that bans control tokens itself may leave unapplied.
+        say whether the row constrains anything. False means free text with nothing banned: `out`
+        is left as it was (no row is written on the hot path for nothing), and a decoder that needs
+        the free-text row itself (every text token and EOS, no control token) asks the index for it.
 
         `tokens_left` counts the tokens that may still be generated, this one included (None: no
         budget is known). Within `MAX_CITATION_TOKENS` of the end a citation in progress must still
@@ -255,13 +256,13 @@ class ConstraintCursor:
                     return True
             tokens, needed_after = compiled.citation_entries(state)
             banned = tokens[needed_after > tokens_left - 1]
+        if not banned.size and not compiled.needs_mask(state):
+            return False
         compiled.index.fill_bitmask(state, out)
         if banned.size:
             words = out.view(np.uint32)
             bits = np.left_shift(np.uint32(1), (banned & 31).astype(np.uint32))
             np.bitwise_and.at(words, banned >> 5, ~bits)
-        elif not compiled.needs_mask(state):
-            return False
         if not out.any():
             raise EmptyMaskError(
                 f"expected at least one allowed token in state {state} with {tokens_left} tokens left, "

@@ -52,7 +52,9 @@ class CitationLogitsProcessor(LogitsProcessor):
         if self._bitmask is None:  # one buffer per generate() call, not one per step
             self._bitmask = torch.zeros((scores.shape[0], (vocab + 31) // 32), dtype=torch.int32)
         for row, cursor in enumerate(self._cursors):
-            # free rows are applied too: generate() would otherwise sample control tokens
-            cursor.fill_bitmask(self._bitmask[row].numpy(), tokens_left)
+            out = self._bitmask[row].numpy()
+            if not cursor.fill_bitmask(out, tokens_left):
+                # free rows are applied too: generate() would otherwise sample control tokens
+                cursor.compiled.index.fill_bitmask(cursor.state, out)
         apply_token_bitmask_inplace(scores, self._bitmask, vocab_size=vocab)
         return scores
