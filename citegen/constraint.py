@@ -28,9 +28,10 @@ import numpy as np
 
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
 from grammars import DEAD, Lexicon, ParsedCitation, Vocabulary, answer_grammar, compile_index, parse_citation
-from grammars.expr import Alt
+from grammars.expr import Alt, Expr, Literals, seq
 from grammars.grammar import AnswerGrammar
 from grammars.languages.answer import DEFAULT_BYPASS
+from grammars.languages.drafts import LOOSE_GAP
 from grammars.languages.lexicon import as_lexicon
 
 logger = logging.getLogger(__name__)
@@ -304,6 +305,19 @@ def narrowed_lexicon(lexicon: AnyLexicon, acts: tuple[str, ...] | None) -> AnyLe
     return {act: known.articles_of(act) for act in acts}
 
 
+def left_out_heads(lexicon: AnyLexicon, acts: tuple[str, ...]) -> Expr | None:
+    """`민법 제`, `민법제`, `민소법 제`: every name the lexicon knows for an act that `acts` leaves out,
+    a loose gap and 제 (None: none is left out). As an anchor it begins no citation, so the 제 after
+    such a name is never written: a head cut short by its digit (`민법 제 있다`, `형법 제조의`) cannot
+    be left half-written in the answer. The name alone stays prose (`민법에 따르면`, `민법 규정`)."""
+    known = as_lexicon(lexicon)
+    kept = {known.canonical_name(act) or act for act in acts}
+    names = sorted(
+        name for name in (*known.grammar_names, *known.informal) if known.canonical_name(name) not in kept
+    )
+    return seq(Literals(tuple(names)), LOOSE_GAP, "제") if names else None
+
+
 def narrowed_answer_grammar(
     lexicon: AnyLexicon,
     narrowing: Narrowing,
@@ -314,7 +328,9 @@ def narrowed_answer_grammar(
     """The answer language over `lexicon` (None: grammars' built-in one), narrowed to the courts and
     acts of `narrowing` (`()`: no citation of that kind). Every head of the whole language stays an
     anchor, so a citation the narrowing leaves out begins no citation and dies in the automaton, as a
-    malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법)."""
+    malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법);
+    and an act left out may not be followed by 제 at all (`left_out_heads`), so no half-written head
+    of it remains either."""
     whole = answer_grammar(lexicon=lexicon, bypass=bypass, forbid_shorthand=forbid_shorthand)
     if narrowing == Narrowing():
         return whole
@@ -327,7 +343,10 @@ def narrowed_answer_grammar(
         forbid_shorthand=forbid_shorthand,
     )
     first, *rest = narrowed.citations  # anchors are one set whichever citation carries them
-    heads = Alt((first.anchor, *(citation.anchor for citation in whole.citations)))
+    left_out = None if narrowing.acts is None else left_out_heads(lexicon, narrowing.acts)
+    heads = Alt((
+        first.anchor, *(citation.anchor for citation in whole.citations), *([left_out] if left_out else [])
+    ))
     return replace(narrowed, citations=(replace(first, anchor=heads), *rest))
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from grammars.act_names import ACT_ENDINGS
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import ANY_DIGIT
-from grammars.languages.drafts import LOOSE_SPACE, loose_article_head
+from grammars.languages.drafts import LOOSE_GAP, LOOSE_SPACE, loose_article_head
 from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
 
 # Numbers up to 99 as Literals (the compiler's cheap path); articles up to 9999 stay a small regex.
@@ -71,6 +72,21 @@ def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:
         # cannot be cited canonically either.
         loose_article_head(seq("「", names, "」")),
     )
+
+
+def glued_head() -> Expr:
+    """The end of a title and an article, wherever it begins (`법 제3`, `령제5`, `법률 제766`): with
+    `forbid_shorthand` an anchor that counts inside a word too, so no statute-shaped text is written
+    outside a citation, whether its act is one no lexicon holds (`민법 시행령 제1조`, `…에 관한 법률
+    제766조`) or a name glued to the word before it (`…는형법제257조`, `근로기준법소득세법 제12조`). A
+    lexicon's citation holds it and goes on; prose rarely does (`방법 제1안`)."""
+    return loose_article_head(Literals((*ACT_ENDINGS, "법률")))
+
+
+def continued_head() -> Expr:
+    """A provision's continuation (`의3`, ` 제5`) right after a citation closed: with `forbid_shorthand`
+    an anchor there, so a branch or part the act lacks is not written on as prose (`민법 제81조` + `의3`)."""
+    return Alt((seq("의", ANY_DIGIT), seq(LOOSE_GAP, "제", LOOSE_GAP, ANY_DIGIT)))
 
 
 def statute_grammar(
