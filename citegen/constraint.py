@@ -33,6 +33,7 @@ from grammars.grammar import AnswerGrammar
 from grammars.languages.answer import DEFAULT_BYPASS
 from grammars.languages.drafts import LOOSE_GAP
 from grammars.languages.lexicon import as_lexicon
+from grammars.languages.statute import HEAD_SEPARATOR, TITLE_ENDINGS
 
 logger = logging.getLogger(__name__)
 
@@ -305,17 +306,15 @@ def narrowed_lexicon(lexicon: AnyLexicon, acts: tuple[str, ...] | None) -> AnyLe
     return {act: known.articles_of(act) for act in acts}
 
 
-def left_out_heads(lexicon: AnyLexicon, acts: tuple[str, ...]) -> Expr | None:
-    """`민법 제`, `민법제`, `민소법 제`: every name the lexicon knows for an act that `acts` leaves out,
-    a loose gap and 제 (None: none is left out). As an anchor it begins no citation, so the 제 after
-    such a name is never written: a head cut short by its digit (`민법 제 있다`, `형법 제조의`) cannot
-    be left half-written in the answer. The name alone stays prose (`민법에 따르면`, `민법 규정`)."""
+def title_then_je(lexicon: AnyLexicon) -> Expr:
+    """`법 제`, `령제`, `법률 제`: the end of a title (statute.TITLE_ENDINGS, or a name of `lexicon`
+    ending otherwise), a loose gap and 제. As a glued anchor of an answer narrowed to some acts, only
+    a citation of those acts goes on from it: a model that began `민법 제…` or `민법 시행령 제…` and had
+    its digit refused cannot leave the head half-written (`민법 제 있다`, `민법 시행령 제조는`). The
+    name alone stays prose (`민법에 따르면`, `민법 규정`); `…법 제정` is not writable in such answers."""
     known = as_lexicon(lexicon)
-    kept = {known.canonical_name(act) or act for act in acts}
-    names = sorted(
-        name for name in (*known.grammar_names, *known.informal) if known.canonical_name(name) not in kept
-    )
-    return seq(Literals(tuple(names)), LOOSE_GAP, "제") if names else None
+    others = (name for name in (*known.grammar_names, *known.informal) if not name.endswith(TITLE_ENDINGS))
+    return seq(Literals(tuple(sorted({*TITLE_ENDINGS, *others}))), LOOSE_GAP, "제")
 
 
 def narrowed_answer_grammar(
@@ -329,8 +328,8 @@ def narrowed_answer_grammar(
     acts of `narrowing` (`()`: no citation of that kind). Every head of the whole language stays an
     anchor, so a citation the narrowing leaves out begins no citation and dies in the automaton, as a
     malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법);
-    and an act left out may not be followed by 제 at all (`left_out_heads`), so no half-written head
-    of it remains either."""
+    and with acts narrowed no title may be followed by 제 unless a citation goes on (`title_then_je`),
+    so no half-written head remains either."""
     whole = answer_grammar(lexicon=lexicon, bypass=bypass, forbid_shorthand=forbid_shorthand)
     if narrowing == Narrowing():
         return whole
@@ -343,11 +342,15 @@ def narrowed_answer_grammar(
         forbid_shorthand=forbid_shorthand,
     )
     first, *rest = narrowed.citations  # anchors are one set whichever citation carries them
-    left_out = None if narrowing.acts is None else left_out_heads(lexicon, narrowing.acts)
-    heads = Alt((
-        first.anchor, *(citation.anchor for citation in whole.citations), *([left_out] if left_out else [])
-    ))
-    return replace(narrowed, citations=(replace(first, anchor=heads), *rest))
+    heads = [first.anchor, *(citation.anchor for citation in whole.citations)]
+    glued = narrowed.glued
+    if narrowing.acts:  # `형법 제`, where title_then_je completes: the start of the citation it goes on to
+        kept = as_lexicon(narrowed_lexicon(lexicon, narrowing.acts)).grammar_names
+        heads.append(seq(Literals(tuple(sorted(kept))), HEAD_SEPARATOR))
+    if narrowing.acts is not None:
+        glued = (*glued, title_then_je(lexicon))
+    return replace(narrowed, citations=(replace(first, anchor=Alt(tuple(heads))), *rest), glued=glued)
+    return replace(narrowed, citations=(replace(first, anchor=heads), *rest), glued=glued)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,8 @@ BACK_REFERENCES = ("같은 법", "동법", "이 법")
 # 목 are lettered in 가나다 order; 14 letters are the most any item has.
 SUBITEM_LETTERS = tuple("가나다라마바사아자차카타파하")
 HEAD_SEPARATOR = " 제"
+# How the title of an act or a treaty ends (grammars.act_names), 법률 included.
+TITLE_ENDINGS = (*ACT_ENDINGS, "법률")
 
 
 def provision_tail() -> Expr:
@@ -80,7 +82,7 @@ def glued_head() -> Expr:
     outside a citation, whether its act is one no lexicon holds (`민법 시행령 제1조`, `…에 관한 법률
     제766조`) or a name glued to the word before it (`…는형법제257조`, `근로기준법소득세법 제12조`). A
     lexicon's citation holds it and goes on; prose rarely does (`방법 제1안`)."""
-    return loose_article_head(Literals((*ACT_ENDINGS, "법률")))
+    return loose_article_head(Literals(TITLE_ENDINGS))
 
 
 def continued_head() -> Expr:

@@ -68,7 +68,9 @@ HALF_WRITTEN = [
     ("민법 규정에 따르면", True),
     ("민법에 따라", True),
     ("형법 제250조", True),
-    ("형법 제정 당시", True),  # the act the narrowing keeps: only its citations are its business
+    ("형법 제정 당시", False),  # 제 after a title goes on only as a citation of the acts kept
+    ("민법 시행령 제 있다", False),
+    ("형법 제250조 제1항", True),
 ]
 
 

@@ -81,11 +81,15 @@ def test_concurrent_answers_show_only_verified_citations(base: str, parts) -> No
 
 # Unnarrowed, the shipped model answers this (seed 0) citing 근로기준법 제2조.
 QUESTION = "임금을 받지 못하면 어떻게 하나요?"
-# A question whose answer cites what the narrowing below allows; QUESTION's answer may, narrowed,
-# cite nothing (its 근로기준법 refused, the model need not turn to 형법).
-CITING = "사기죄는 언제 성립하나요?"
 ASKED = {"max_tokens": 48, "seed": 0, "policy": "annotate"}
 ALLOWED = {"courts": ["대법원"], "acts": ["형법"]}
+# Sampled answers to a question on what the narrowing allows: QUESTION's answer may, narrowed, cite
+# nothing (its 근로기준법 refused, the model need not turn to 형법 or 대법원).
+NARROWED_SAMPLES = [
+    {"question": "사기죄는 언제 성립하나요?", "max_tokens": 48, "seed": seed, "temperature": 0.8,
+     "policy": "annotate", **ALLOWED}
+    for seed in range(3)
+]
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)  # never constrained
 
 
@@ -106,9 +110,9 @@ def test_a_narrowed_answer_cites_only_the_allowed_courts_and_acts(base: str, par
     lexicon = parts[2]
     unnarrowed = cited(answer_text(answer(base, {"question": QUESTION, **ASKED}, timeout_s=120)), lexicon)
     assert "근로기준법" in unnarrowed  # what the narrowing has to keep out
+    bodies = [{"question": QUESTION, **ASKED, **ALLOWED}, *NARROWED_SAMPLES]
     narrowed = []
-    for question in (QUESTION, CITING):
-        events = answer(base, {"question": question, **ASKED, **ALLOWED}, timeout_s=120)
+    for events in answer_concurrently(base, bodies, timeout_s=120):
         found = cited(answer_text(events), lexicon)
         assert set(found) <= {"대법원", "형법"}, found
         assert [name for name, _ in events].count("citation") == len(found)
@@ -138,12 +142,13 @@ def test_a_narrowed_answer_leaves_no_head_of_an_act_left_out_half_written(base: 
 def test_the_chat_endpoint_narrows_by_its_extension_fields(base: str, parts) -> None:
     lexicon = parts[2]
     narrowed = []
-    for question in (QUESTION, CITING):
+    for asked in NARROWED_SAMPLES:
         body = {
             "model": "ko-legal-tiny",
-            "messages": [{"role": "user", "content": question}],
-            "max_tokens": ASKED["max_tokens"],
-            "seed": ASKED["seed"],
+            "messages": [{"role": "user", "content": asked["question"]}],
+            "max_tokens": asked["max_tokens"],
+            "seed": asked["seed"],
+            "temperature": asked["temperature"],
             "citation_policy": "annotate",
             "citegen_courts": ALLOWED["courts"],
             "citegen_acts": ALLOWED["acts"],
