@@ -6,6 +6,7 @@
 - `구 X(… 법률 제N호로 개정되기 전의 것)` names the version before that amendment, `…개정된 것`
   the version it made; the note itself is checked against the act's real amendments.
 - `구 X` without a note verifies if some version other than the one in force had the provision.
+- An item cited without its 항 (`제2조제10호`) is the item of the one 항 that holds it.
 - A plain citation to a provision that the version in force lacks but an earlier one had is
   `outdated`, with the `구` form that would verify.
 """
@@ -60,7 +61,19 @@ def provision_code(citation: StatuteCitation) -> str | None:
 
 
 def _has(span: Row[Any], code: str | None) -> bool:
-    return not span.deleted and (code is None or code in span.structure.split(" "))
+    if span.deleted:
+        return False
+    if code is None:
+        return True
+    codes = span.structure.split(" ")
+    if code in codes:
+        return True
+    # `제2조제10호` of an article with numbered 항: statutes and judgments leave the 항 out where
+    # one 항 alone holds the item (정보통신망법 제2조제1항제10호); any other reading names nothing.
+    if code.startswith("0."):
+        item = code.removeprefix("0.")
+        return sum(1 for held in codes if held.partition(".")[2] == item) == 1
+    return False
 
 
 def version_label(version: Row[Any]) -> str:

@@ -95,6 +95,15 @@ def test_note_made_by_names_that_version(verifier: Verifier) -> None:
     assert verdict.provision.title == "청구의 변경의 불허가"  # 제263조 of the 2002 text
 
 
+@pytest.mark.parametrize(("article", "item", "verified"), [
+    (2, 1, True),    # 제2조 ① holds the definitions' 제1호; ② has no items
+    (2, 10, False),  # ① ends at 제9호
+    (52, 1, False),  # ① and ② both hold a 제1호: 제52조제1호 names neither
+])
+def test_item_cited_without_its_paragraph(verifier: Verifier, article: int, item: int, verified: bool) -> None:
+    assert verifier.verify(S("근로기준법", article, item=item), TODAY).verified is verified
+
+
 def test_former_without_note_tries_the_act_in_force_first(verifier: Verifier) -> None:
     # 구 민사소송법: an earlier version of the 1960 법률, not the 1948 군정법령 that shares its name
     verdict = verifier.verify(S("민사소송법", 263, former=True), TODAY)
