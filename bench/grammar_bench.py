@@ -360,7 +360,7 @@ def main() -> None:
         walks = [encode(text) for text in ANSWER_TEXTS]
         rows.append(bench_citegen(f"ANSWER (case + statute-{args.names})", answer, vocabulary, walks,
                                   build=args.answer_build))
-    header = (f"Grammar bench, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()} "
+    header = (f"Grammar bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()} "
               f"({os.cpu_count()} CPUs, {platform.processor() or platform.machine()}), tokenizer {args.tokenizer} "
               f"({vocabulary.size:,} ids; Vocabulary + byte trie prepared once in {prepare:.2f} s)")
     table = render(rows, header)

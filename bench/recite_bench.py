@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from citegen.commands.recite_wiring import build_pipeline
+from citegen.commands.settings import Settings
 from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.evaluate import evaluate, load_labels
-from citegen.commands.settings import Settings
 from verifier.database import Database
 from verifier.importers import import_paths
 

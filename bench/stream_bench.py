@@ -223,8 +223,8 @@ def main() -> None:
             verify_timeout_s=30,
         )
         if arguments.source == "engine":
-            from citegen.models import load_model
             from citegen.commands.settings import Settings
+            from citegen.models import load_model
 
             model = arguments.model or Settings().model_path
             source = EngineSource(build_engine(load_model(model, "cpu"), lexicon, arguments.streams))

@@ -28,11 +28,13 @@ from grammars.vocabulary import Vocabulary
 
 __all__ = [
     "ALL_CASE_CODES",
-    "AmendmentNote",
     "CASE_CODES_BY_TEXT",
     "CITED_NAMES",
     "COURTS",
     "COURTS_BY_NAME",
+    "DEAD",
+    "FINISHED",
+    "AmendmentNote",
     "CaseCitation",
     "CaseCode",
     "CaseNumber",
@@ -41,8 +43,6 @@ __all__ = [
     "CitationParser",
     "Court",
     "CourtKind",
-    "DEAD",
-    "FINISHED",
     "FoundCitation",
     "GrammarError",
     "IncompleteCitationError",

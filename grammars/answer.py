@@ -23,7 +23,16 @@ from __future__ import annotations
 
 from grammars.boundary import BOUNDARY, WORD, WordClass, is_word_char, step_word_class
 from grammars.dfa import (
-    ALL_BYTES, BYPASS, CITATION_MAY_CLOSE, EMPTY, FINAL, FREE, PENDING, ByteNFA, LazyDFA, union,
+    ALL_BYTES,
+    BYPASS,
+    CITATION_MAY_CLOSE,
+    EMPTY,
+    FINAL,
+    FREE,
+    PENDING,
+    ByteNFA,
+    LazyDFA,
+    union,
 )
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Literals

@@ -141,7 +141,7 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 class _RegexLeaf:
     """A regex as a small byte-level NFA: interegular's states plus intermediate UTF-8 states."""
 
-    __slots__ = ("edges", "start", "finals", "nullable")
+    __slots__ = ("edges", "finals", "nullable", "start")
 
     def __init__(self, pattern: str) -> None:
         check_pattern(pattern)

@@ -35,8 +35,18 @@ _SMALL_SET = 64  # pack_bits: up to this many ids in Python
 
 
 class StateMasks:
-    __slots__ = ("free", "words", "values", "next_tokens", "next_states", "next", "base", "divergence", "walks",
-                 "unconstrained")
+    __slots__ = (
+        "base",
+        "divergence",
+        "free",
+        "next",
+        "next_states",
+        "next_tokens",
+        "unconstrained",
+        "values",
+        "walks",
+        "words",
+    )
 
     def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
         self.free = free

@@ -14,15 +14,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from sqlalchemy import select
-
-from sqlalchemy import Connection, func
+from sqlalchemy import Connection, func, select
 
 from grammars import Lexicon
 from verifier.database import Database
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES
-
 
 _UNCITABLE = re.compile(r"[「」\n\r\t]")
 

@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grammars import COURTS_BY_NAME, CaseCitation, ParsedCitation, StatuteCitation
-
 from citegen.training.sources import Act, Article, Decision, LawData
+from grammars import COURTS_BY_NAME, CaseCitation, ParsedCitation, StatuteCitation
 
 CANONICAL = "canonical"
 SYSTEM_PROMPT = "당신은 한국 법령과 판례를 근거로 답하는 법률 정보 도우미입니다. 답변은 법률 자문이 아닙니다."

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citegen.training.errors import TrainingDataError
 from grammars import COURTS, COURTS_BY_NAME, CaseCitation, CaseNumber, CitationParser, StatuteCitation
 from grammars.citation import Disposition, Panel
 from grammars.find import CitationFinder
-
-from citegen.training.errors import TrainingDataError
 
 logger = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ import pytest
 
 from grammars import (
     COURTS,
+    CitationForm,
     GrammarError,
     Lexicon,
     LexiconError,
-    CitationForm,
     answer_grammar,
     case_grammar,
     find_citations,
@@ -23,9 +23,9 @@ from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.index import TokenIndex
-from grammars.vocabulary import Vocabulary
 from grammars.languages.case import default_codes
 from grammars.languages.dates import date_expr
+from grammars.vocabulary import Vocabulary
 
 DB_LEXICON = {"민법": ["750", "751", "3의2"], "형법": ["250"], "근로기준법 시행령": ["30"]}
 

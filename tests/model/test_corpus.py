@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from grammars import CaseCitation, StatuteCitation, parse_citation
 
 from citegen.training.corpus import CANONICAL, CorpusGenerator, Sample, josa
 from citegen.training.errors import TrainingDataError
 from citegen.training.sources import LawData, read_law_data
+from grammars import CaseCitation, StatuteCitation, parse_citation
 
 from .conftest import ACTS, CONSTITUTIONAL, DECISIONS
 

@@ -23,7 +23,7 @@ from streaming import create_app
 from streaming.config import StreamingSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
-from tiny_lm import CORPUS, build_tiny  # noqa: E402
+from tiny_lm import CORPUS, build_tiny
 
 RECORDS = [
     {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}]},

@@ -20,7 +20,7 @@ from verifier.database import Database
 from verifier.importers import import_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
-from tiny_lm import CORPUS, build_tiny  # noqa: E402
+from tiny_lm import CORPUS, build_tiny
 
 CITEGEN = Path(sys.executable).parent / "citegen"
 RECORDS = [

@@ -47,9 +47,7 @@ def discover(paths: Iterable[Path | str]) -> list[Path]:
         if path.is_dir() and not is_book_source(path):
             found += sorted((p for p in path.rglob("*") if p.is_file() and (
                 p.suffix.lower() in READERS or is_book_source(p))), key=lambda p: (not is_book_source(p), p))
-        elif path.is_dir():
-            found.append(path)
-        elif path.is_file():
+        elif path.is_dir() or path.is_file():
             found.append(path)
         else:
             raise ImportFileError(path, None, "expected a file or a folder, got nothing at that path")

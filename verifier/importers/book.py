@@ -160,7 +160,7 @@ class _BlobReader:
 
     def read(self, spec: str) -> str | None:
         stdin, stdout = self._process.stdin, self._process.stdout
-        assert stdin is not None and stdout is not None  # noqa: S101 (Popen with PIPE always sets them)
+        assert stdin is not None and stdout is not None  # Popen with PIPE always sets them
         stdin.write(spec.encode("utf-8") + b"\n")
         stdin.flush()
         header = stdout.readline().split()
