@@ -192,7 +192,7 @@ class FrozenDFA(ByteWalker):
         row = self._rows.get(state)
         if row is None:
             start, end = self._arrays["row_start"][state : state + 2]
-            row = dict(zip(self._arrays["row_bytes"][start:end].tolist(), self._arrays["row_targets"][start:end].tolist()))
+            row = dict(zip(self._arrays["row_bytes"][start:end].tolist(), self._arrays["row_targets"][start:end].tolist(), strict=True))
             self._rows[state] = row
         return row
 
@@ -260,7 +260,7 @@ def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex 
     index.stored = StoredMasks(arrays, automaton)
     index.complete = True
     index.base_next = {
-        int(base): array.array("i", row.tobytes()) for base, row in zip(arrays["base_states"], arrays["base_next"])
+        int(base): array.array("i", row.tobytes()) for base, row in zip(arrays["base_states"], arrays["base_next"], strict=True)
     }
     return index
 

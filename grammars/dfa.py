@@ -112,7 +112,7 @@ def utf8_byte_ranges(low: int, high: int) -> list[tuple[tuple[int, int], ...]]:
         if split:
             pending += [(low, split[0]), (split[1], high)]
             continue
-        out.append(tuple(zip(chr(low).encode(), chr(high).encode())))
+        out.append(tuple(zip(chr(low).encode(), chr(high).encode(), strict=True)))
     return sorted(out)
 
 
@@ -268,7 +268,7 @@ class ByteNFA:
             return
         members = [(self._new_leaf(), head) for head in heads.values()]
         shared = LiteralLeaf(members, self._registry)
-        for (index, _), key in zip(members, heads):
+        for (index, _), key in zip(members, heads, strict=True):
             self._leaves[index] = shared
             self._home[index] = members[0][0]
             self._reserved[key] = index

@@ -180,7 +180,7 @@ class TokenIndex:
         if not masks.free:
             table = masks.next
             if table is None:
-                table = masks.next = dict(zip(masks.next_tokens.tolist(), masks.next_states.tolist()))
+                table = masks.next = dict(zip(masks.next_tokens.tolist(), masks.next_states.tolist(), strict=True))
             return table.get(token_id, DEAD)
         if not 0 <= token_id < len(self._tokens) or self._tokens[token_id] is None:
             return DEAD
@@ -393,7 +393,7 @@ class TokenIndex:
             met = meet[depth][last] if depth < len(meet) else np.zeros(len(paths), dtype=bool)
             meeting[depth] = set(runs.nodes[depth][lived & met].tolist())
             dying = runs.nodes[depth][lived & ~alive[depth][last] & ~met]
-            ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist()))
+            ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist(), strict=True))
             if depth < len(chain):
                 current, shadow = chain[depth]
                 for exits in runs.exits[depth].values():

@@ -31,7 +31,7 @@ class Registry:
         hold it; once per tuple of Literals objects (a statute lexicon's names recur in several anchors)."""
         key = tuple(map(id, sets))
         found = self._sorted.get(key)
-        if found is None or any(a is not b for a, b in zip(found[0], sets)):
+        if found is None or any(a is not b for a, b in zip(found[0], sets, strict=True)):
             if len(sets) == 1:
                 words = sorted(word.encode() for word in sets[0].words)
                 found = (sets, words, [(0,)] * len(words))

@@ -32,7 +32,7 @@ def serve(
                                            '\'{"tensor_parallel_size": 2}\' (with --backend vllm).')] = "{}",
     vllm_lexicon: Annotated[Path, typer.Option("--vllm-lexicon", help="Where the database's lexicon is written "
                                                "for vLLM's workers (the same path on every node).")]
-    = Path(tempfile.gettempdir()) / "citegen-vllm-lexicon.json",
+    = Path(tempfile.gettempdir()) / "citegen-vllm-lexicon.json",  # noqa: B008  typer shows it in --help
 ) -> None:
     """Run the HTTP streaming answer service."""
     import uvicorn  # noqa: PLC0415  the imports below load torch; keep `citegen --help` fast

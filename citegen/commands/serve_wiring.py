@@ -6,6 +6,7 @@ engine, the verifier and streaming meet."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import threading
@@ -131,10 +132,8 @@ class EngineSource:
 
 def _thread_safe_sink(loop: asyncio.AbstractEventLoop, put: Callable[[Any], None]) -> Callable[[Any], None]:
     def sink(event: engine_events.Event) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the server's loop has closed: nobody is listening any more
             loop.call_soon_threadsafe(put, event)
-        except RuntimeError:  # the server's loop has closed: nobody is listening any more
-            pass
 
     return sink
 

@@ -101,12 +101,13 @@ def answer_status(text: bytes) -> tuple[bool, bool]:
     kept = [True]  # free text carried on from the previous position (partial anchors survive)
     skips: list[int] = []  # positions where a bypass span began
     boundary = [p == 0 or not is_word_char(text[:p].decode(errors="replace")[-1]) for p in range(len(text) + 1)]
-    for q in range(1, len(text) + 1):
-        def begun_in_free(start: int) -> bool:
-            return free[start] and all(kept[j] for j in range(start + 1, q))
 
-        anchor_end = any(text[p:q] in ANCHORS and boundary[p] and begun_in_free(p) for p in range(q))
-        opener_end = q >= len(OPENER) and text[q - len(OPENER):q] == OPENER and begun_in_free(q - len(OPENER))
+    def begun_in_free(start: int, end: int) -> bool:
+        return free[start] and all(kept[j] for j in range(start + 1, end))
+
+    for q in range(1, len(text) + 1):
+        anchor_end = any(text[p:q] in ANCHORS and boundary[p] and begun_in_free(p, q) for p in range(q))
+        opener_end = q >= len(OPENER) and text[q - len(OPENER):q] == OPENER and begun_in_free(q - len(OPENER), q)
         carried = free[q - 1] and not anchor_end and not opener_end
         if free[q - 1] and opener_end:
             skips.append(q)
@@ -142,7 +143,7 @@ def test_mask_equals_brute_force_along_random_walks(name: str, choices: list[int
     """At every step the mask is exactly the reference set; a step may also take a rejected token."""
     index, status = INDEXES[name], STATUS[name]
     state, text = index.initial_state, b""
-    for choice, go_wild in zip(choices, wild + [False] * len(choices)):
+    for choice, go_wild in zip(choices, wild + [False] * len(choices), strict=False):
         expected = reference_allowed(status, text)
         assert _allowed(index, state) == expected, text.decode(errors="replace")
         if not expected:  # a byte-alive prefix this toy vocabulary cannot continue (it lacks single bytes)
