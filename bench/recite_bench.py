@@ -5,8 +5,8 @@
   and with it (the shipped model, when it is in the checkout and --no-regeneration is not given);
 - precision and recall of extraction + resolution on `data/drafts/labels.jsonl`.
 
-The verifier database is built from `data/synthetic_law` (synthetic sample acts) and `data/cases` into a temporary SQLite file
-unless --database-url names one. Prints markdown tables and writes them to
+The verifier database is built from `data/synthetic_law` (synthetic sample acts) and `data/cases` into a
+temporary SQLite file unless --database-url names one. Prints markdown tables and writes them to
 bench/results/recite_bench.md.
 """
 

@@ -192,7 +192,8 @@ class FrozenDFA(ByteWalker):
         row = self._rows.get(state)
         if row is None:
             start, end = self._arrays["row_start"][state : state + 2]
-            row = dict(zip(self._arrays["row_bytes"][start:end].tolist(), self._arrays["row_targets"][start:end].tolist(), strict=True))
+            labels, targets = self._arrays["row_bytes"][start:end], self._arrays["row_targets"][start:end]
+            row = dict(zip(labels.tolist(), targets.tolist(), strict=True))
             self._rows[state] = row
         return row
 
@@ -240,7 +241,9 @@ class StoredMasks:
     def masks(self, state: int) -> StateMasks:
         a = self._arrays
         start, end = a["mask_start"][state : state + 2]
-        masks = StateMasks(bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end])
+        masks = StateMasks(
+            bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end]
+        )
         if masks.free:
             masks.base = self._automaton.base_of(state)
             masks.divergence = self._automaton.divergence(state)
@@ -260,7 +263,8 @@ def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex 
     index.stored = StoredMasks(arrays, automaton)
     index.complete = True
     index.base_next = {
-        int(base): array.array("i", row.tobytes()) for base, row in zip(arrays["base_states"], arrays["base_next"], strict=True)
+        int(base): array.array("i", row.tobytes())
+        for base, row in zip(arrays["base_states"], arrays["base_next"], strict=True)
     }
     return index
 

@@ -40,7 +40,8 @@ def vocabulary_of(tokenizer, vocab_size: int | None = None) -> Vocabulary:
     if vocab_size is not None and vocab_size != vocabulary.size:
         if vocab_size < len(vocabulary.tokens):
             raise TokenizerError(
-                f"expected a model vocabulary of at least the tokenizer's {len(vocabulary.tokens)} ids, got {vocab_size}"
+                f"expected a model vocabulary of at least the tokenizer's {len(vocabulary.tokens)} ids, "
+                f"got {vocab_size}"
             )
         vocabulary = vocabulary.with_size(vocab_size)
     return vocabulary

@@ -69,7 +69,10 @@ _DISTRICTS = {
 
 
 def _build() -> tuple[Court, ...]:
-    courts = [Court("대법원", CourtKind.SUPREME), Court("헌법재판소", CourtKind.CONSTITUTIONAL, abbreviations=("헌재",))]
+    courts = [
+        Court("대법원", CourtKind.SUPREME),
+        Court("헌법재판소", CourtKind.CONSTITUTIONAL, abbreviations=("헌재",)),
+    ]
     for city, seats in _HIGH_SEATS.items():
         high = f"{city}고등법원"
         courts.append(Court(high, CourtKind.HIGH, abbreviations=_abbreviate(high)))

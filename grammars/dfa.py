@@ -224,7 +224,9 @@ class ByteNFA:
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, (Regex, Literals)):
             index = self._new_leaf()
-            self._leaves[index] = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else LiteralLeaf([(index, expr)], self._registry)
+            self._leaves[index] = (
+                _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else LiteralLeaf([(index, expr)], self._registry)
+            )
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, Opt):
             _, first, last = self._add(expr.inner)

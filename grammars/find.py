@@ -160,7 +160,8 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
-        # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리` stay prose.
+        # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리`
+        # stay prose.
         rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
         rf"|(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
@@ -435,7 +436,8 @@ def _no_provision(citation: StatuteCitation) -> bool:
 def _kind_needed(found: FoundCitation) -> str | None:
     """The kind of act that must be cited before a match for it to be a citation: a 시행령/시행규칙 before
     `영`/`규칙` (and the later items of their lists), any rule before `같은 규칙` (prose calls internal rules
-    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조`, `같은 제24호` and a bare `부칙 제3조`."""
+    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조`, `같은 제24호`
+    and a bare `부칙 제3조`."""
     if not isinstance(found.citation, StatuteCitation):
         return None
     reference = found.citation.back_reference

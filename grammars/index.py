@@ -432,7 +432,8 @@ class TokenIndex:
             spans = [(token_start[edge_child[e]], token_end[edge_child[e]]) for e, _, _ in edges]
             ranges = [r for r in self._base_rejected(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
         numbers: list[tuple[int, int, int | None]] = []
-        if (divergence is None or divergence.issuperset(DIGITS)) and self._number_rejections(state, base, ranges, numbers):
+        digits_diverge = divergence is None or divergence.issuperset(DIGITS)
+        if digits_diverge and self._number_rejections(state, base, ranges, numbers):
             edges = [edge for edge in edges if edge_byte[edge[0]] not in DIGITS] + numbers
         while edges:
             e, current, mirror = edges.pop()

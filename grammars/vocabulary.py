@@ -300,7 +300,9 @@ class DigitRuns:
         level = [(0, b"")]
         while level:
             depth = len(nodes)
-            tokens = [(trie.order[p], path) for n, path in level for p in range(trie.token_start[n], trie.token_start[n + 1])]
+            tokens = [
+                (trie.order[p], path) for n, path in level for p in range(trie.token_start[n], trie.token_start[n + 1])
+            ]
             node_of.update((path, node) for node, path in level)
             node_rows, token_rows = rows_of(level, depth), rows_of(tokens, depth)
             nodes.append(node_rows[0])

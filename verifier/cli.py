@@ -150,7 +150,8 @@ def search(query: Annotated[str, typer.Argument(help="An act name, `민법 750`,
         found = 0
         if kind in ("all", "acts"):
             rows = connection.execute(
-                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind).outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
+                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind)
+                .outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
                 .where(or_(ACTS.c.name.like(pattern, escape="\\"), ALIASES.c.alias.like(pattern, escape="\\")))
                 .distinct().order_by(ACTS.c.name).limit(limit)).all()
             found += _table("acts", ("name", "법령ID", "MST", "kind"), rows)

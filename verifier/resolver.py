@@ -12,8 +12,9 @@ A `DocumentResolver` completes them:
 - a 부칙 whose act the text leaves out (`부칙 제3조`, `법률 제7428호 부칙 제2조`) is the document's own
   act's, or, uncertain, that of the act cited before;
 - `같은 조`/`동조` take the act (with its version: `구`, the note) and article of the previous statute
-  citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its parent 법률 when that is a
-  시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and `같은 법 시행령`/`동법
+  citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its
+  parent 법률 when that is a 시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and
+  `같은 법 시행령`/`동법
   시행규칙` the 시행령/시행규칙 of that 법률; no 법률 to name (after `민사소송규칙`) is no answer, never the
   decree itself. `이 법` is the document's own act, and `법` the parent 법률 of a document that is a
   시행령/시행규칙;
@@ -382,7 +383,8 @@ class DocumentResolver:
                 filled[name] = value
                 changes.append(Change(name, None, shown, "from the database"))
             elif written != value:
-                doubts.append(f"the database has {name} {shown}, the text {format_date(written) if name == 'date' else written}")
+                in_text = format_date(written) if name == "date" else written
+                doubts.append(f"the database has {name} {shown}, the text {in_text}")
         if cited.panel is None and row.panel == "전원합의체":
             filled["panel"] = row.panel
             changes.append(Change("panel", None, row.panel, "from the database"))

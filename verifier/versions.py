@@ -127,7 +127,8 @@ class StatuteHistory:
         first = self.versions[0]
         if current is None and not self._whole_history():  # the book starts after the version in force
             self.note += (f"; checked against the earliest version held ({version_label(first)}, in force from "
-                          f"{_date(first.effective_on)}), as the database holds none in force on {format_date(self.on)}")
+                          f"{_date(first.effective_on)}), as the database holds none in force on "
+                          f"{format_date(self.on)}")
             current = first
         if self.citation.former:
             return self._former(current)

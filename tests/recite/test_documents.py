@@ -82,9 +82,11 @@ def test_a_citation_split_across_runs_goes_into_the_run_holding_most_of_it_keepi
 
     rendered = document.render({0: [Edit(start, end, canonical)]})
 
-    assert read_document(_write(tmp_path, "b.docx", rendered)).streams[0] == f"판례({canonical}) 참조\n둘째 문단 & <표시>"
+    streams = read_document(_write(tmp_path, "b.docx", rendered)).streams
+    assert streams[0] == f"판례({canonical}) 참조\n둘째 문단 & <표시>"
     xml = _entries(rendered)["word/document.xml"].decode()
-    plain, bold = "<w:r><w:t xml:space=\"preserve\">", '<w:r><w:rPr><w:b/><w:rFonts w:ascii="Batang"/></w:rPr><w:t xml:space="preserve">'
+    plain = '<w:r><w:t xml:space="preserve">'
+    bold = '<w:r><w:rPr><w:b/><w:rFonts w:ascii="Batang"/></w:rPr><w:t xml:space="preserve">'
     assert f"{plain}판례(</w:t></w:r>" in xml  # each run lost only the text the citation covered
     assert f"{bold}{canonical}</w:t></w:r>" in xml  # the replacement keeps the bold run's formatting
     assert f"{plain}) 참조</w:t></w:r>" in xml
@@ -214,8 +216,8 @@ def test_character_data_holding_a_comment_or_cdata_is_read_but_not_edited() -> N
     assert part.text == "민법 제750조 & 형법 제250조끝 & 처음"
     assert not part.is_editable(0, 8) and not part.is_editable(11, 13)
     end = part.text.index("끝")
-    assert part.apply([Edit(end, end + 1, "<끝>")]).endswith("<w:t>&lt;끝&gt; &amp; 처음</w:t></w:r></w:p></w:body></w:document>"
-                                                             .encode())
+    tail = "<w:t>&lt;끝&gt; &amp; 처음</w:t></w:r></w:p></w:body></w:document>"
+    assert part.apply([Edit(end, end + 1, "<끝>")]).endswith(tail.encode())
 
 
 def test_hwpx_tabs_inside_a_text_element_split_it_into_editable_stretches() -> None:

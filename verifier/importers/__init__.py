@@ -62,7 +62,8 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
         return FileReport(path, +counts, [SkippedRow(where, why) for where, why in book.skipped])
     reader = READERS.get(path.suffix.lower())
     if reader is None:
-        raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {path.suffix or 'no suffix'!r}")
+        got = path.suffix or "no suffix"
+        raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {got!r}")
     if path.stat().st_size == 0:
         raise MalformedFileError(path, None, "expected law.go.kr XML/JSON or JSONL, got an empty file")
     with database.engine.begin() as connection:

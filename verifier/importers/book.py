@@ -83,7 +83,8 @@ def _read_bundle(path: Path) -> Iterator[ActHistory]:
                 if line.strip():
                     yield _bundle_act(path, number, line)
     except (EOFError, lzma.LZMAError, gzip.BadGzipFile, UnicodeDecodeError) as error:
-        raise MalformedFileError(path, None, f"expected a complete compressed bundle, got a broken one ({error})") from error
+        message = f"expected a complete compressed bundle, got a broken one ({error})"
+        raise MalformedFileError(path, None, message) from error
 
 
 def _bundle_act(path: Path, number: int, line: str) -> ActHistory:
