@@ -20,7 +20,8 @@ from grammars.errors import (
     TokenizerError,
     UnsupportedPatternError,
 )
-from grammars.find import CitationFinder, CitationForm, FoundCitation, find_citations
+from grammars.find import CitationFinder, find_citations
+from grammars.found import CitationForm, FoundCitation
 from grammars.index import FINISHED, TokenIndex
 from grammars.languages import Lexicon, answer_grammar, case_grammar, default_lexicon, statute_grammar
 from grammars.parse import CitationParser, parse_citation
