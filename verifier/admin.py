@@ -51,7 +51,7 @@ def coverage(database: Database) -> list[tuple[str, str, dt.date | None, dt.date
     with database.engine.connect() as connection:
         columns = (COVERAGE.c.kind, COVERAGE.c.court, COVERAGE.c.starts_on, COVERAGE.c.ends_on)
         rows = connection.execute(select(*columns).order_by(COVERAGE.c.kind, COVERAGE.c.court)).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [tuple(row) for row in rows]
 
 
 def _utc(at: dt.datetime) -> dt.datetime:

@@ -8,13 +8,14 @@ import functools
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from sqlalchemy import Connection, Row, bindparam, select
+from sqlalchemy import Connection, bindparam, select
 
 from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
 from verifier.importers.history import VERSIONS
 from verifier.importers.store import ACTS, ALIASES, CASES
+from verifier.models import AnyRow
 from verifier.names import normalise_act_name
 
 _ACT_COLUMNS = (ACTS.c.id, ACTS.c.law_id, ACTS.c.mst, ACTS.c.name)
@@ -37,7 +38,7 @@ def _builtin_lexicon() -> Lexicon:
 _TITLES = {cited: title for title, cited in CITED_NAMES.items()}
 
 
-def acts_named(connection: Connection, written: str) -> tuple[Sequence[Row[Any]], str | None]:
+def acts_named(connection: Connection, written: str) -> tuple[Sequence[AnyRow], str | None]:
     """Acts a written name denotes, and how it was matched when not by its own name: the alias
     kind (`former name`: the name of one of its versions, `약칭` from the database, or
     `abbreviation` from grammars' built-in list of 약칭 and practitioners' abbreviations, used only
@@ -58,7 +59,7 @@ def acts_named(connection: Connection, written: str) -> tuple[Sequence[Row[Any]]
     return (), None
 
 
-def cases_numbered(connection: Connection, number: CaseNumber) -> Sequence[Row[Any]]:
+def cases_numbered(connection: Connection, number: CaseNumber) -> Sequence[AnyRow]:
     return tuple(connection.execute(_CASES, {"year": number.year, "code": number.code, "serial": number.serial,
                                              "seat": number.seat or ""}).all())
 
@@ -110,19 +111,19 @@ class LookupCache:
     and the `DocumentResolver`s built beside it."""
 
     def __init__(self, size: int = 100_000) -> None:
-        self._acts: BoundedCache[str, tuple[Sequence[Row[Any]], str | None]] = BoundedCache(size)
-        self._cases: BoundedCache[CaseNumber, Sequence[Row[Any]]] = BoundedCache(size)
+        self._acts: BoundedCache[str, tuple[Sequence[AnyRow], str | None]] = BoundedCache(size)
+        self._cases: BoundedCache[CaseNumber, Sequence[AnyRow]] = BoundedCache(size)
 
-    def acts_named(self, connect: Connect, written: str) -> tuple[Sequence[Row[Any]], str | None]:
-        def query() -> tuple[Sequence[Row[Any]], str | None]:
+    def acts_named(self, connect: Connect, written: str) -> tuple[Sequence[AnyRow], str | None]:
+        def query() -> tuple[Sequence[AnyRow], str | None]:
             with connect() as connection:
                 acts, matched_by = acts_named(connection, written)
             return tuple(acts), matched_by
 
         return self._acts.get(normalise_act_name(written), query)
 
-    def cases_numbered(self, connect: Connect, number: CaseNumber) -> Sequence[Row[Any]]:
-        def query() -> Sequence[Row[Any]]:
+    def cases_numbered(self, connect: Connect, number: CaseNumber) -> Sequence[AnyRow]:
+        def query() -> Sequence[AnyRow]:
             with connect() as connection:
                 return cases_numbered(connection, number)
 

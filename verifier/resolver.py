@@ -41,12 +41,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Row
-
 from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
 from grammars.find import DECREE_KIND_OF_SHORT_NAME, SAME_DECREE_KIND, default_finder
 from verifier.database import Database
 from verifier.lookups import LookupCache
+from verifier.models import AnyRow
 from verifier.names import normalise_court
 
 _SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
@@ -372,7 +371,7 @@ class DocumentResolver:
         return Resolution(citation, resolved, tuple(changes), not doubts, tuple(doubts))
 
     @staticmethod
-    def _complete_case(cited: CaseCitation, row: Row[Any], changes: list[Change], doubts: list[str]) -> CaseCitation:
+    def _complete_case(cited: CaseCitation, row: AnyRow, changes: list[Change], doubts: list[str]) -> CaseCitation:
         database_values = {"court": row.court, "date": row.decided_on, "delivery": row.delivery,
                            "disposition": row.disposition}
         filled: dict[str, Any] = {}

@@ -72,7 +72,7 @@ def bundle_line(versions: list[ActVersion], spans: list[Span]) -> str:
 def _open_text(path: Path) -> IO[str]:
     name = path.name.lower()
     opener: Callable[..., IO[str]] = (lzma.open if name.endswith(".xz") else gzip.open if name.endswith(".gz")
-                                      else open)  # type: ignore[assignment]
+                                      else open)
     return opener(path, "rt", encoding="utf-8")
 
 

@@ -83,7 +83,8 @@ def _provision(entry: Any) -> ProvisionKey:
     subitem = entry.get("subitem", "")
     if not isinstance(subitem, str) or len(subitem) > 1:
         raise _LineError(f"expected subitem as one letter such as '가', got {subitem!r}")
-    return ProvisionKey(*numbers, subitem)
+    paragraph, item, item_branch = numbers
+    return ProvisionKey(paragraph, item, item_branch, subitem)
 
 
 def _article(entry: Any) -> ArticleRecord:
