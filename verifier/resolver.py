@@ -41,8 +41,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
-from grammars.find import DECREE_KIND_OF_SHORT_NAME, SAME_DECREE_KIND, default_finder
+from grammars import (
+    DECREE_KIND_OF_SHORT_NAME,
+    SAME_DECREE_KIND,
+    CaseCitation,
+    CitationFinder,
+    FoundCitation,
+    ParsedCitation,
+    StatuteCitation,
+    default_finder,
+    format_date,
+)
 from verifier.database import Database
 from verifier.lookups import LookupCache
 from verifier.models import AnyRow

@@ -6,17 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import select
-
 from citegen.recite import RecitePipeline, Resolution, UsageError
 from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation, default_lexicon
-from verifier.database import Database
-from verifier.errors import VerifierError
-from verifier.importers.store import ACTS, CASES
-from verifier.lexicon import build_lexicon
-from verifier.resolver import Change, DocumentResolver
-from verifier.verdict import Verdict
-from verifier.verify import Verifier
+from verifier import Change, Database, DocumentResolver, Verdict, Verifier, VerifierError, build_lexicon, holds_law
 
 
 class _ResolverAdapter:
@@ -71,8 +63,7 @@ def check_sources(database_url: str, model_path: Path | None) -> None:
     except VerifierError as error:
         raise UsageError(f"expected a usable verifier database, got: {error}") from None
     try:
-        with database.engine.connect() as connection:
-            empty = all(connection.execute(select(table.c.id).limit(1)).first() is None for table in (ACTS, CASES))
+        empty = not holds_law(database)
     finally:
         database.close()
     if empty:  # every citation would come back not_covered: almost surely the wrong database

@@ -44,9 +44,7 @@ def serve(
     from citegen.models import load_model  # noqa: PLC0415
     from grammars import CitationFinder, CitationParser  # noqa: PLC0415
     from streaming import create_app  # noqa: PLC0415
-    from verifier.database import Database  # noqa: PLC0415
-    from verifier.lexicon import build_lexicon, lexicon_data  # noqa: PLC0415
-    from verifier.verify import Verifier  # noqa: PLC0415
+    from verifier import Database, Verifier, build_lexicon, lexicon_data  # noqa: PLC0415
 
     if backend not in ("builtin", "vllm"):
         raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")

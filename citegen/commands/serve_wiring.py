@@ -22,11 +22,9 @@ from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.sampling import SamplingParams
 from grammars import COURTS_BY_NAME, Lexicon, ParsedCitation
-from streaming.anchors import AnchorPrefixes
-from streaming.metrics import Gauges
+from streaming import AnchorPrefixes, Gauges
+from verifier import Database, Verifier, head_revision
 from verifier import admin as admin_queries
-from verifier.database import Database, head_revision
-from verifier.verify import Verifier
 
 logger = logging.getLogger(__name__)
 

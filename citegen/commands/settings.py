@@ -12,8 +12,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from streaming.config import StreamingSettings
-from verifier.config import default_database_url
+from streaming import StreamingSettings
+from verifier import default_database_url
 
 REPO_DATA_DIR = Path(__file__).resolve().parents[2] / "data"  # citegen/commands/settings.py -> the repo
 

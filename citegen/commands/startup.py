@@ -40,8 +40,8 @@ def _hint_for(error: BaseException) -> str | None:
     from pydantic import ValidationError  # noqa: PLC0415  only when something failed
 
     from citegen.errors import ModelLoadError, VocabularyMismatchError  # noqa: PLC0415
-    from streaming.errors import ConfigurationError  # noqa: PLC0415
-    from verifier.errors import DatabaseError  # noqa: PLC0415
+    from streaming import ConfigurationError  # noqa: PLC0415
+    from verifier import DatabaseError  # noqa: PLC0415
 
     if isinstance(error, StartupError):
         return error.hint

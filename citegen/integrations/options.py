@@ -28,12 +28,17 @@ from typing import Any
 
 from citegen.constraint import Narrowing, narrowed_answer_grammar, narrowed_lexicon
 from citegen.errors import RequestError
-from grammars import COURTS_BY_NAME, case_grammar, statute_grammar
-from grammars.errors import GrammarError
-from grammars.expr import Alt
-from grammars.grammar import AnswerGrammar, CitationGrammar
-from grammars.languages.answer import DEFAULT_BYPASS
-from grammars.languages.lexicon import as_lexicon
+from grammars import (
+    COURTS_BY_NAME,
+    DEFAULT_BYPASS,
+    Alt,
+    AnswerGrammar,
+    CitationGrammar,
+    GrammarError,
+    as_lexicon,
+    case_grammar,
+    statute_grammar,
+)
 
 PREFIX = "citegen_"
 GRAMMARS = ("answer", "citation", "case", "statute")

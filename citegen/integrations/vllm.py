@@ -36,8 +36,7 @@ from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
 from citegen.errors import CitegenError, EmptyMaskError
 from citegen.integrations.options import CitationOptions
 from citegen.kernels import apply_token_bitmask_inplace
-from grammars import GrammarError, compile_index
-from grammars.compile import vocabulary_of
+from grammars import GrammarError, compile_index, vocabulary_of
 
 if TYPE_CHECKING:
     from vllm import SamplingParams

@@ -28,8 +28,7 @@ from citegen.errors import RequestError
 from citegen.events import Event, Finished, TextEventMachine
 from citegen.integrations.options import ArticleLexicon, CitationOptions
 from citegen.integrations.vllm import CitationLogitsProcessor, engine_config
-from grammars import CitationParser
-from grammars.compile import vocabulary_of
+from grammars import CitationParser, vocabulary_of
 
 logger = logging.getLogger(__name__)
 

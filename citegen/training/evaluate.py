@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from grammars.find import CitationForm, find_citations
+from grammars import CitationForm, find_citations
 
 
 @dataclass
