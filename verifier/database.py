@@ -111,7 +111,11 @@ class Database:
         head = head_revision()
         if revision != head:
             if upgrade or (revision is None and not ours):
-                database.migrate()
+                try:
+                    database.migrate()
+                except SchemaMismatchError:
+                    engine.dispose()  # else its pooled connections are left for the collector to close
+                    raise
             else:
                 engine.dispose()
                 found = f"revision {revision}" if revision else "tables without a schema revision"

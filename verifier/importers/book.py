@@ -174,6 +174,8 @@ class _BlobReader:
         if self._process.stdin is not None:
             self._process.stdin.close()
         self._process.wait()
+        if self._process.stdout is not None:  # left open, it is a ResourceWarning when collected
+            self._process.stdout.close()
 
 
 # --- the import ----------------------------------------------------------------------------------
