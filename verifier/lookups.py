@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 from contextlib import AbstractContextManager
 from typing import Generic, TypeVar
 
+import cachetools
 from sqlalchemy import Connection, bindparam, select
 
 from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
@@ -70,31 +71,29 @@ Value = TypeVar("Value")
 
 
 class BoundedCache(Generic[Key, Value]):
-    """A dict of at most `size` answers, the oldest dropped first; thread-safe. Two threads that
-    miss the same key both compute it (the answers are equal): no lock is held over a query."""
+    """At most `size` answers, the oldest dropped first (a cachetools `FIFOCache`); thread-safe. Two
+    threads that miss the same key both compute it (the answers are equal): no lock is held over a
+    query, only over the cache itself."""
 
     def __init__(self, size: int) -> None:
         if size < 1:
             raise ValueError(f"expected a cache size of at least 1, got {size}")
-        self._size = size
-        self._entries: dict[Key, Value] = {}
+        self._entries: cachetools.FIFOCache[Key, Value] = cachetools.FIFOCache(size)
         self._lock = threading.Lock()
 
     def get(self, key: Key, compute: Callable[[], Value]) -> Value:
-        try:
-            return self._entries[key]
-        except KeyError:
-            pass
+        with self._lock:
+            if key in self._entries:
+                return self._entries[key]
         value = compute()
         with self._lock:
-            if key not in self._entries and len(self._entries) >= self._size:
-                self._entries.pop(next(iter(self._entries)))
             self._entries[key] = value
         return value
 
     def peek(self, key: Key) -> Value | None:
         """The answer if known, without computing it."""
-        return self._entries.get(key)
+        with self._lock:
+            return self._entries.get(key)
 
     def clear(self) -> None:
         with self._lock:
