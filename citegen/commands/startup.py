@@ -84,7 +84,7 @@ def require_vllm() -> None:
 
     if find_spec("vllm") is None:
         raise StartupError(
-            "expected vLLM for --backend vllm, got no `vllm` module in this environment",
+            "expected vLLM for the vllm backend (--backend or CITEGEN_BACKEND), got no `vllm` module here",
             "install the extra (`pip install 'citegen[vllm]'`, on CPU see bench/setup_vllm_env.sh) "
             "or use --backend builtin",
         )
