@@ -79,7 +79,7 @@ def sample(database: Database, count: int, seed: int = 7) -> list[StatuteCitatio
         citation = StatuteCitation(row.name, row.number, article_branch=row.branch or None)
         codes = row.structure.split()
         if index % 3 == 1 and codes:
-            paragraph, _, rest = rng.choice(codes).partition(".")
+            paragraph = rng.choice(codes).partition(".")[0]
             citation = replace(citation, paragraph=int(paragraph) or None)
         elif index % 10 == 9:
             citation = replace(citation, article=row.number + 900)  # invented
