@@ -25,16 +25,16 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from adversarial_bench import start_server  # noqa: E402  a sibling script's server helper
+from adversarial_bench import start_server
 
-from citegen.commands.serve_wiring import EngineSource, build_engine, citable_names, database_verifier  # noqa: E402
-from citegen.models import load_model  # noqa: E402
-from streaming import create_app  # noqa: E402
-from streaming.config import StreamingSettings  # noqa: E402
-from verifier.database import Database  # noqa: E402
-from verifier.importers import import_paths  # noqa: E402
-from verifier.lexicon import build_lexicon, lexicon_data  # noqa: E402
-from verifier.verify import Verifier  # noqa: E402
+from citegen.commands.serve_wiring import EngineSource, build_engine, citable_names, database_verifier
+from citegen.models import load_model
+from streaming import create_app
+from streaming.config import StreamingSettings
+from verifier.database import Database
+from verifier.importers import import_paths
+from verifier.lexicon import build_lexicon, lexicon_data
+from verifier.verify import Verifier
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "data" / "models" / "ko-legal-tiny"
@@ -125,7 +125,8 @@ def main() -> None:
 
 
 def render(rows: list[tuple[float, Counter[str], float]], arguments: argparse.Namespace) -> str:
-    reasons = sorted({"withheld unanchored"} | {key for _, counts, _ in rows for key in counts if key.startswith("withheld ")})
+    withheld = {key for _, counts, _ in rows for key in counts if key.startswith("withheld ")}
+    reasons = sorted({"withheld unanchored", *withheld})
     head = ["temperature", "answers", "finished", "verified shown", *reasons, "s"]
     lines = [
         f"## {arguments.label or 'run'}",

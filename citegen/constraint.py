@@ -27,13 +27,21 @@ from typing import Protocol
 import numpy as np
 
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
-from grammars import DEAD, Lexicon, ParsedCitation, Vocabulary, answer_grammar, compile_index, parse_citation
-from grammars.expr import Alt, Expr, Literals, seq
-from grammars.grammar import AnswerGrammar
-from grammars.languages.answer import DEFAULT_BYPASS
-from grammars.languages.drafts import LOOSE_GAP
-from grammars.languages.lexicon import as_lexicon
-from grammars.languages.statute import HEAD_SEPARATOR, TITLE_ENDINGS
+from grammars import (
+    DEAD,
+    DEFAULT_BYPASS,
+    Alt,
+    AnswerGrammar,
+    Lexicon,
+    ParsedCitation,
+    Vocabulary,
+    answer_grammar,
+    as_lexicon,
+    compile_index,
+    names_then_je,
+    parse_citation,
+    title_then_je,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -306,17 +314,6 @@ def narrowed_lexicon(lexicon: AnyLexicon, acts: tuple[str, ...] | None) -> AnyLe
     return {act: known.articles_of(act) for act in acts}
 
 
-def title_then_je(lexicon: AnyLexicon) -> Expr:
-    """`법 제`, `령제`, `법률 제`: the end of a title (statute.TITLE_ENDINGS, or a name of `lexicon`
-    ending otherwise), a loose gap and 제. As a glued anchor of an answer narrowed to some acts, only
-    a citation of those acts goes on from it: a model that began `민법 제…` or `민법 시행령 제…` and had
-    its digit refused cannot leave the head half-written (`민법 제 있다`, `민법 시행령 제조는`). The
-    name alone stays prose (`민법에 따르면`, `민법 규정`); `…법 제정` is not writable in such answers."""
-    known = as_lexicon(lexicon)
-    others = (name for name in (*known.grammar_names, *known.informal) if not name.endswith(TITLE_ENDINGS))
-    return seq(Literals(tuple(sorted({*TITLE_ENDINGS, *others}))), LOOSE_GAP, "제")
-
-
 def narrowed_answer_grammar(
     lexicon: AnyLexicon,
     narrowing: Narrowing,
@@ -345,10 +342,9 @@ def narrowed_answer_grammar(
     heads = [first.anchor, *(citation.anchor for citation in whole.citations)]
     glued = narrowed.glued
     if narrowing.acts:  # `형법 제`, where title_then_je completes: the start of the citation it goes on to
-        kept = as_lexicon(narrowed_lexicon(lexicon, narrowing.acts)).grammar_names
-        heads.append(seq(Literals(tuple(sorted(kept))), HEAD_SEPARATOR))
+        heads.append(names_then_je(as_lexicon(narrowed_lexicon(lexicon, narrowing.acts)).grammar_names))
     if narrowing.acts is not None:
-        glued = (*glued, title_then_je(lexicon))
+        glued = (*glued, title_then_je(as_lexicon(lexicon)))
     return replace(narrowed, citations=(replace(first, anchor=Alt(tuple(heads))), *rest), glued=glued)
     return replace(narrowed, citations=(replace(first, anchor=heads), *rest), glued=glued)
 

@@ -6,7 +6,8 @@ anchors that switch it on in running text. An `AnswerGrammar` is the whole outpu
 free text in which every anchor occurrence must begin a well-formed citation, i.e.
 `(F C)* F` where `F` is any text containing no anchor and `C` any of the citations; anchors and
 citations count only at a word boundary (grammars.boundary), so `군형법 제100조` is free text to
-a lexicon without 군형법, unless a `glued` anchor, which counts anywhere, forbids it; text between a bypass pair (`<think>` … `</think>`) is never constrained.
+a lexicon without 군형법, unless a `glued` anchor, which counts anywhere, forbids it; text between
+a bypass pair (`<think>` … `</think>`) is never constrained.
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ def answer_grammar(
     """The answer language over the chosen citation kinds; text between a bypass pair is never
     constrained (a `<think>` block may mention `대법원 2` freely). `forbid_shorthand` adds the
     abbreviations and back-references to the anchors (see case_grammar, statute_grammar), and a
-    statute-shaped head anywhere, inside a word too (statute.glued_head) or right after a citation (statute.continued_head),
-    whatever kinds are cited."""
+    statute-shaped head anywhere, inside a word too (statute.glued_head) or right after a citation
+    (statute.continued_head), whatever kinds are cited."""
     citations: list[CitationGrammar] = []
     if case:
         citations.append(case_grammar(courts=courts, forbid_shorthand=forbid_shorthand))
@@ -33,10 +33,13 @@ def answer_grammar(
         citations.append(statute_grammar(lexicon, forbid_shorthand=forbid_shorthand))
     if not citations:
         raise GrammarError("expected case=True or statute=True, got neither: an answer needs a citation kind")
-    pairs = tuple(tuple(pair) for pair in bypass)
-    for position, pair in enumerate(pairs):
+    pairs: list[tuple[str, str]] = []
+    for position, pair in enumerate(tuple(pair) for pair in bypass):
         if len(pair) != 2 or not all(isinstance(mark, str) and mark for mark in pair):
             raise GrammarError(f"expected bypass pairs of two non-empty strings, got {pair!r} at {position}")
+        pairs.append((pair[0], pair[1]))
     if not forbid_shorthand:
-        return AnswerGrammar(citations=tuple(citations), bypass=pairs)
-    return AnswerGrammar(citations=tuple(citations), bypass=pairs, glued=(glued_head(),), continued=(continued_head(),))
+        return AnswerGrammar(citations=tuple(citations), bypass=tuple(pairs))
+    return AnswerGrammar(
+        citations=tuple(citations), bypass=tuple(pairs), glued=(glued_head(),), continued=(continued_head(),)
+    )

@@ -85,6 +85,22 @@ def glued_head() -> Expr:
     return loose_article_head(Literals(TITLE_ENDINGS))
 
 
+def title_then_je(lexicon: Lexicon) -> Expr:
+    """`법 제`, `령제`, `법률 제`: the end of a title (TITLE_ENDINGS, or a name of `lexicon` ending
+    otherwise), a loose gap and 제. As a glued anchor of an answer narrowed to some acts, only a
+    citation of those acts goes on from it: a model that began `민법 제…` or `민법 시행령 제…` and had its
+    digit refused cannot leave the head half-written (`민법 제 있다`, `민법 시행령 제조는`). The name alone
+    stays prose (`민법에 따르면`, `민법 규정`); `…법 제정` is not writable in such answers."""
+    others = (name for name in (*lexicon.grammar_names, *lexicon.informal) if not name.endswith(TITLE_ENDINGS))
+    return seq(Literals(tuple(sorted({*TITLE_ENDINGS, *others}))), LOOSE_GAP, "제")
+
+
+def names_then_je(names: Iterable[str]) -> Expr:
+    """`형법 제`: where `title_then_je` completes inside a citation of one of `names`, the start of that
+    citation, for an anchor that says where it begins."""
+    return seq(Literals(tuple(sorted(names))), HEAD_SEPARATOR)
+
+
 def continued_head() -> Expr:
     """A provision's continuation (`의3`, ` 제5`) right after a citation closed: with `forbid_shorthand`
     an anchor there, so a branch or part the act lacks is not written on as prose (`민법 제81조` + `의3`)."""
@@ -108,7 +124,7 @@ def statute_grammar(
         for labels, names in _groups(lexicon).items()
     ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
-    anchor = seq(Literals(tuple(sorted(lexicon.grammar_names))), HEAD_SEPARATOR, ANY_DIGIT)
+    anchor: Expr = seq(Literals(tuple(sorted(lexicon.grammar_names))), HEAD_SEPARATOR, ANY_DIGIT)
     if forbid_shorthand:
         anchor = Alt((anchor, *malformed_heads(lexicon)))
     return CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)

@@ -21,9 +21,8 @@ from streaming_kit import (
 )
 
 from citegen.commands.serve_wiring import citable_names
-from grammars import CaseCitation, find_citations
+from grammars import CaseCitation, as_lexicon, find_citations
 from grammars.boundary import NOT_AFTER_WORD
-from grammars.languages.lexicon import as_lexicon
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
