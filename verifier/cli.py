@@ -34,6 +34,7 @@ from verifier.names import normalise_court, parse_case_number
 from verifier.resolver import DocumentResolver, Resolution
 from verifier.sync import (
     BASE_URL,
+    PAGE_SIZE,
     TARGETS,
     ClientConfig,
     LawGoClient,
@@ -332,6 +333,7 @@ def sync(oc: Annotated[str | None, typer.Option(
              "--court", help="Only 판례 of this court (full name, e.g. 대법원); repeatable.")] = None,
          rate: Annotated[float, typer.Option(min=0.01, help="Requests per second at most.")] = 2.0,
          concurrency: Annotated[int, typer.Option(min=1, max=16, help="Bodies fetched at once.")] = 4,
+         page_size: Annotated[int, typer.Option(min=1, max=PAGE_SIZE, help="Rows per list request.")] = PAGE_SIZE,
          json_output: Annotated[bool, typer.Option("--json", help="No progress bar; a JSON summary on stdout.")]
          = False,
          base_url: Annotated[str, typer.Option(help="The Open API's address (a mirror or proxy of it).")] = BASE_URL,
@@ -344,7 +346,8 @@ def sync(oc: Annotated[str | None, typer.Option(
     try:
         config = ClientConfig(oc=oc or "", base_url=base_url, requests_per_s=rate, concurrency=concurrency)
         plan = SyncPlan(targets=tuple(name.strip() for name in targets.split(",") if name.strip()),
-                        since=parse_day(since) if since else None, courts=tuple(normalise_court(c) for c in court or ()))
+                        since=parse_day(since) if since else None, courts=tuple(normalise_court(c) for c in court or ()),
+                        page_size=page_size)
     except ValueError as error:
         err.print(f"error: {error}")
         raise typer.Exit(EXIT_BAD_INPUT) from error

@@ -8,7 +8,7 @@
 
 from verifier.sync.client import BASE_URL, ClientConfig, LawGoClient, redact
 from verifier.sync.errors import ApiRefusedError, ApiUnreachableError, ResponseShapeError, SyncError
-from verifier.sync.runner import TARGETS, SyncPlan, SyncReport, run_sync
+from verifier.sync.runner import PAGE_SIZE, TARGETS, SyncPlan, SyncReport, run_sync
 
-__all__ = ["BASE_URL", "TARGETS", "ApiRefusedError", "ApiUnreachableError", "ClientConfig", "LawGoClient", "ResponseShapeError",
+__all__ = ["BASE_URL", "PAGE_SIZE", "TARGETS", "ApiRefusedError", "ApiUnreachableError", "ClientConfig", "LawGoClient", "ResponseShapeError",
            "SyncError", "SyncPlan", "SyncReport", "redact", "run_sync"]

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the replay module beside this file
 
-from lawgo_replay import FakeTime, Replay, ReplayFactory, law_go_kr  # noqa: E402
+from lawgo_replay import FakeTime, Replay, ReplayFactory, law_go_kr
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from lawgo_replay import OC, FakeTime, Killed, Replay, ReplayFactory, body
 from sqlalchemy import select
 
 from verifier.database import Database
-from verifier.models import Base
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
+from verifier.models import Base
 from verifier.sync import (
     ApiRefusedError,
     ApiUnreachableError,
@@ -140,8 +140,8 @@ def test_5xx_and_network_errors_are_retried_with_backoff_on_the_clock(database: 
                  "law.go.kr refused the OC key: '사용자 정보 검증에 실패하였습니다.", id="wrong-key"),
     pytest.param([body("real/error-page-unregistered.html")], ApiRefusedError,
                  "HTML error page '미신청된 목록/본문에 대한 접근입니다.'", id="html-error-page"),
-    pytest.param([b"<!DOCTYPE html><html><head><title>\xec\x8b\x9c\xec\x8a\xa4\xed\x85\x9c \xec\xa0\x90\xea\xb2\x80"
-                  b"</title></head><body></body></html>"], ResponseShapeError,
+    pytest.param(["<!DOCTYPE html><html><head><title>시스템 점검</title></head><body></body></html>".encode()],
+                 ResponseShapeError,
                  "expected law.go.kr XML, got an HTML page '시스템 점검'", id="maintenance-page"),
     pytest.param([body("built/prec-search-renamed-key.xml")], ResponseShapeError,
                  "expected <판례일련번호> in every <prec>, got row 1 without it", id="changed-schema"),
