@@ -30,7 +30,7 @@ from verifier.errors import ImportFileError
 from verifier.importers.history import ActHistory, write_act
 from verifier.importers.lawgo import read_xml
 from verifier.importers.legalize import ActVersion, ArticleText
-from verifier.importers.records import ActRecord, AliasRecord, ArticleRecord, CaseRecord, Record
+from verifier.importers.records import ActRecord, AliasRecord, ArticleRecord, CaseRecord, Record, SkippedRow
 from verifier.importers.store import ACTS, ALIASES, CASES, RecordWriter
 from verifier.names import normalise_act_name, parse_date
 from verifier.sync.client import ApiRequest
@@ -148,9 +148,9 @@ def _import_case(connection: Connection, item: Item, courts: frozenset[str]) -> 
     records = _records(item, "case")
     cases = [record for record in records if isinstance(record, CaseRecord)]
     if not cases:
-        why = next((record.reason for record in records if not isinstance(record, CaseRecord)
-                    and hasattr(record, "reason")), "law.go.kr has no body for it")
-        return Outcome("skipped", str(why))
+        why = next((record.reason for record in records if isinstance(record, SkippedRow)),
+                   "law.go.kr has no body for it")
+        return Outcome("skipped", why)
     case = cases[0]
     if courts and case.court not in courts:
         return Outcome("skipped", f"court {case.court} not asked for")
