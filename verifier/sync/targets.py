@@ -164,12 +164,20 @@ def _import_case(connection: Connection, item: Item, courts: frozenset[str]) -> 
     return Outcome("updated" if held else "added")
 
 
-def _article_texts(body: bytes) -> tuple[dict[tuple[int, int], str], dict[str, str]]:
-    """Each article's text (조문내용, then its 항/호/목 lines) by (조문번호, 가지번호), and the
-    기본정보 fields the records do not carry (공포번호, 제개정구분); the body was checked by read_xml."""
-    root = fromstring(body, forbid_dtd=True)
+@dataclass(frozen=True, slots=True)
+class _BodyExtras:
+    """What a statute body holds beyond the importer's records: each article's text (조문내용, then
+    its 항/호/목 lines) by (조문번호, 가지번호), the 기본정보 fields (공포번호, 제개정구분), and the
+    부칙 blocks as (heading, text), the heading being the block's first line (`부칙 <제8974호,2008.3.21>`)."""
+
+    texts: dict[tuple[int, int], str]
+    info: dict[str, str]
+    supplements: tuple[tuple[str, str], ...]
+
+
+def _body_extras(body: bytes) -> _BodyExtras:
+    root = fromstring(body, forbid_dtd=True)  # read_xml has read it already: well-formed, no DTD
     basic = root.find("기본정보")
-    info = _fields(basic) if basic is not None else {}
     texts: dict[tuple[int, int], str] = {}
     for unit in root.iter("조문단위"):
         if (unit.findtext("조문여부") or "").strip() != "조문":
@@ -179,7 +187,12 @@ def _article_texts(body: bytes) -> tuple[dict[tuple[int, int], str], dict[str, s
             continue
         lines = [(node.text or "").strip() for node in unit.iter() if node.tag in ("조문내용", "항내용", "호내용", "목내용")]
         texts[int(number), int(branch) if branch.isdigit() else 0] = "\n".join(line for line in lines if line)
-    return texts, info
+    supplements = []
+    for block in root.iter("부칙내용"):
+        heading, _, text = "".join(block.itertext()).strip().partition("\n")
+        if heading:
+            supplements.append((heading.strip(), text.strip()))
+    return _BodyExtras(texts, _fields(basic) if basic is not None else {}, tuple(supplements))
 
 
 def _import_law(connection: Connection, item: Item) -> Outcome:
@@ -189,16 +202,16 @@ def _import_law(connection: Connection, item: Item) -> Outcome:
         return Outcome("skipped", "law.go.kr has no body for this MST")
     mst = act.mst or int(item.row["법령일련번호"])
     assert item.body is not None
-    texts, info = _article_texts(item.body)
-    number = info.get("공포번호", "")
+    extras = _body_extras(item.body)
+    number = extras.info.get("공포번호", "")
     articles = tuple(ArticleText(record.number, record.branch, record.title, record.status == "삭제",
-                                 texts.get((record.number, record.branch), ""), record.provisions)
+                                 extras.texts.get((record.number, record.branch), ""), record.provisions)
                      for record in records if isinstance(record, ArticleRecord))
     version = ActVersion(
         law_id=act.law_id, mst=mst, name=act.name, kind=act.kind or "", promulgated_on=act.promulgated_on,
         promulgation_number=int(number) if number.isdigit() else None, effective_on=act.effective_on,
-        status=item.row.get("현행연혁코드") or "현행", change=info.get("제개정구분") or None,
-        origin=f"law.go.kr MST {mst}", articles=articles, supplements=())
+        status=item.row.get("현행연혁코드") or "현행", change=extras.info.get("제개정구분") or None,
+        origin=f"law.go.kr MST {mst}", articles=articles, supplements=extras.supplements)
     savepoint = connection.begin_nested()
     outcome = write_act(connection, ActHistory(act.law_id, [version]))
     if outcome.skipped or not outcome.versions_added:

@@ -13,7 +13,7 @@ from lawgo_replay import OC, FakeTime, Killed, Replay, ReplayFactory, body
 from sqlalchemy import select
 
 from verifier.database import Database
-from verifier.importers.history import SPANS, VERSIONS
+from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
 from verifier.models import Base
 from verifier.sync import (
@@ -77,6 +77,8 @@ def test_a_first_sync_imports_statute_versions_cases_decisions_and_aliases(datab
         assert article.title == "정의" and "1.11-가" in article.structure.split(" ")
         assert "「국토의 계획 및 이용에 관한 법률」" in article.text
         assert connection.execute(select(ARTICLES.c.title).where(ARTICLES.c.number == 1)).scalar_one() == "목적"
+        supplements = connection.execute(select(SUPPLEMENTS.c.heading)).scalars().all()
+        assert len(supplements) == 86 and supplements[0] == "부칙 <제8974호,2008.3.21>"
         cases = connection.execute(select(CASES.c.court, CASES.c.case_year, CASES.c.case_code, CASES.c.case_serial,
                                           CASES.c.decided_on)).all()
         assert ("헌법재판소", 2007, "헌바", 12, dt.date(2008, 8, 28)) in cases

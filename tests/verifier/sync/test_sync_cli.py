@@ -88,3 +88,18 @@ def test_without_a_key_it_says_where_one_comes_from(tmp_path: Path) -> None:
     result = runner.invoke(app, ["sync", "--database-url", f"sqlite:///{tmp_path / 'db.sqlite3'}"], env={})
     assert result.exit_code == 2
     assert "expected an OC key (--oc or CITEGEN_LAWGO_OC), got none" in result.stderr
+
+
+def test_a_sync_stopped_by_an_error_continues_when_run_again_and_says_so(server: tuple[str, Replay],
+                                                                          tmp_path: Path) -> None:
+    base_url, answers = server
+    database_url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    answers.faults[("lawService.do", "prec", "241875")] = [body("built/key-refused.json")]
+    assert _sync(base_url, database_url, "--targets", "prec")[0] == 2
+    code, stdout, stderr = _sync(base_url, database_url, "--targets", "prec")
+    assert code == 0, stderr
+    row = next(line for line in stdout.splitlines() if line.lstrip("│ ").startswith("prec"))
+    assert [cell.strip() for cell in row.strip("│ ").split("│")][2:5] == ["5", "0", "1"]  # added, updated, skipped
+    assert "resumed prec" in stdout
+    listed = [url.params["page"] for url in answers.seen if url.path.endswith("lawSearch.do")]
+    assert listed == ["1", "2", "2", "3"]  # the second run starts at the page it stopped on
