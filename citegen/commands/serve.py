@@ -75,7 +75,7 @@ def serve(
             )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     checker = Verifier(database)
-    admin = wiring.DatabaseAdmin(database, checker)
+    admin = wiring.DatabaseAdmin(database, checker, lexicon)
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(

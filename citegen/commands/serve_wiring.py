@@ -25,6 +25,7 @@ from streaming.anchors import AnchorPrefixes
 from streaming.metrics import Gauges
 from verifier import admin as admin_queries
 from verifier.database import Database, head_revision
+from verifier.lexicon import lexicon_data
 from verifier.verify import Verifier
 
 logger = logging.getLogger(__name__)
@@ -168,13 +169,34 @@ class DatabaseVerifier:
 
 class DatabaseAdmin:
     """Audit log and counts for the admin endpoints (verifier.admin's queries, on worker threads),
-    and the database's readiness probe."""
+    the database's readiness probe, and `reload` after an import or a `citegen-admin sync`.
+    `lexicon` is the lexicon_data() the answer language was compiled from."""
 
     name = "database"
 
-    def __init__(self, database: Database, verifier: Verifier) -> None:
+    def __init__(self, database: Database, verifier: Verifier, lexicon: ArticleLexicon | None = None) -> None:
         self.database = database
         self.verifier = verifier
+        self.lexicon = {name: None if labels is None else set(labels) for name, labels in (lexicon or {}).items()}
+
+    async def reload(self) -> Mapping[str, Any]:
+        """Forget the verifier's cached verdicts and lookups (on a worker thread), so decisions and
+        versions written since are verified at once; and compare the database's lexicon with the one
+        the answer language was compiled from: acts or articles it lacks are verified when cited but
+        generated only after a restart compiles the language anew (`restart_needed`)."""
+        def refresh() -> Mapping[str, list[str] | None]:
+            self.verifier.clear_cache()
+            return lexicon_data(self.database)
+
+        fresh = await asyncio.to_thread(refresh)
+        current = {name: None if labels is None else set(labels) for name, labels in fresh.items()}
+        added = sorted(set(current) - set(self.lexicon))
+        removed = sorted(set(self.lexicon) - set(current))
+        changed = sorted(name for name in set(current) & set(self.lexicon) if current[name] != self.lexicon[name])
+        logger.info("reloaded: caches cleared; %d names added, %d removed, %d with other articles",
+                    len(added), len(removed), len(changed))
+        return {"caches_cleared": True, "names_added": added[:100], "names_removed": removed[:100],
+                "articles_changed": changed[:100], "restart_needed": bool(added or removed or changed)}
 
     async def audit(self, limit: int, status: str | None) -> Sequence[Mapping[str, Any]]:
         def read() -> list[dict[str, Any]]:
