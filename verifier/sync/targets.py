@@ -65,39 +65,53 @@ class ListPage:
     rows: list[dict[str, str]]
 
 
+Window = Callable[[dt.date | None, dt.date], list[tuple[str, str]]]  # (since, until) -> list parameters
+
+
+def _range(parameter: str) -> Window:
+    """`parameter=YYYYMMDD~YYYYMMDD` (ancYd, prncYd, edYd); no `since`: from before anything law.go.kr holds."""
+    def window(since: dt.date | None, until: dt.date) -> list[tuple[str, str]]:
+        return [(parameter, f"{since or dt.date(1900, 1, 1):%Y%m%d}~{until:%Y%m%d}")]
+    return window
+
+
+def _registered_between(since: dt.date | None, until: dt.date) -> list[tuple[str, str]]:
+    """The 약칭 registry's window: stdDt and endDt (등록일)."""
+    return [*([("stdDt", f"{since:%Y%m%d}")] if since else []), ("endDt", f"{until:%Y%m%d}")]
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
+    """One target: its list (`list_target`, the roots and row tags a page has, the date window),
+    how a row names its item (`key_fields`, the first required in every row), and the body request
+    (`body_target` with `id_parameter`; None where the row is the item)."""
+
     name: str
     list_target: str
     roots: tuple[str, ...]
     row_tags: tuple[str, ...]
-    key: str  # the row field naming the item
-    window: str | None  # the list's date-window parameter (YYYYMMDD~YYYYMMDD)
+    key_fields: tuple[str, ...]
+    window: Window
     body_target: str | None
+    id_parameter: str
     importer: Callable[[Connection, Item], Outcome]
+
+    @property
+    def key(self) -> str:
+        return self.key_fields[0]
 
     def list_request(self, page: int, size: int, since: dt.date | None, until: dt.date,
                      court: str | None) -> ApiRequest:
-        params = [("target", self.list_target), ("display", str(size)), ("page", str(page))]
-        if self.name == "abbreviations":
-            params += [("stdDt", f"{since:%Y%m%d}")] if since else []
-            params += [("endDt", f"{until:%Y%m%d}")]
-        elif self.window is not None:
-            start = f"{since:%Y%m%d}" if since else "19000101"  # the oldest 판례 on law.go.kr are from 1947
-            params.append((self.window, f"{start}~{until:%Y%m%d}"))
-        if court:
-            params.append(("curt", court))
+        params = [("target", self.list_target), ("display", str(size)), ("page", str(page)),
+                  *self.window(since, until), *([("curt", court)] if court else [])]
         return ApiRequest("lawSearch.do", tuple(params))
 
     def body_request(self, row: dict[str, str]) -> ApiRequest:
         assert self.body_target is not None, "only targets with bodies have body requests"
-        id_param = "MST" if self.name == "law" else "ID"
-        return ApiRequest("lawService.do", (("target", self.body_target), (id_param, row[self.key])))
+        return ApiRequest("lawService.do", (("target", self.body_target), (self.id_parameter, row[self.key])))
 
     def item_key(self, row: dict[str, str]) -> str:
-        if self.name == "abbreviations":
-            return f"{row[self.key]}:{row.get('법령약칭명', '')}"[:40]
-        return row[self.key]
+        return ":".join(row.get(field, "") for field in self.key_fields)[:40]
 
 
 # --- list pages -------------------------------------------------------------------------------
@@ -247,13 +261,15 @@ def targets(courts: frozenset[str] = frozenset()) -> dict[str, Target]:
         return _import_case(connection, item, courts)
 
     return {
-        "law": Target("law", "law", ("LawSearch",), ("law",), "법령일련번호", "ancYd", "law", _import_law),
-        "prec": Target("prec", "prec", ("PrecSearch",), ("prec",), "판례일련번호", "prncYd", "prec", cases),
-        "detc": Target("detc", "detc", ("DetcSearch",), ("Detc", "detc"), "헌재결정례일련번호", "edYd", "detc",
+        "law": Target("law", "law", ("LawSearch",), ("law",), ("법령일련번호",), _range("ancYd"), "law", "MST",
+                      _import_law),
+        "prec": Target("prec", "prec", ("PrecSearch",), ("prec",), ("판례일련번호",), _range("prncYd"), "prec", "ID",
                        cases),
+        "detc": Target("detc", "detc", ("DetcSearch",), ("Detc", "detc"), ("헌재결정례일련번호",), _range("edYd"),
+                       "detc", "ID", cases),
         # the registry's item tag is <law> (korean-law-mcp CHANGELOG 4.7.5); its root is not documented
-        "abbreviations": Target("abbreviations", "lsAbrv", ("LsAbrvSearch", "LawSearch"), ("law",), "법령ID", None,
-                                None, _import_abbreviation),
+        "abbreviations": Target("abbreviations", "lsAbrv", ("LsAbrvSearch", "LawSearch"), ("law",),
+                                ("법령ID", "법령약칭명"), _registered_between, None, "", _import_abbreviation),
     }
 
 
