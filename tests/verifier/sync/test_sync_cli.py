@@ -103,3 +103,15 @@ def test_a_sync_stopped_by_an_error_continues_when_run_again_and_says_so(server:
     assert "resumed prec" in stdout
     listed = [url.params["page"] for url in answers.seen if url.path.endswith("lawSearch.do")]
     assert listed == ["1", "2", "2", "3"]  # the second run starts at the page it stopped on
+
+
+@pytest.mark.parametrize(("options", "says"), [
+    pytest.param(["--targets", "law,laws"], "expected targets among law, prec, detc, abbreviations, got laws",
+                 id="unknown-target"),
+    pytest.param(["--since", "2024-13-45"], "expected a date such as 2024-07-11, got '2024-13-45'", id="bad-date"),
+    pytest.param(["--since", "2999-01-01"], "expected --since on or before", id="future-since"),
+])
+def test_bad_options_are_refused_before_any_request(tmp_path: Path, options: list[str], says: str) -> None:
+    result = runner.invoke(app, ["sync", "--database-url", f"sqlite:///{tmp_path / 'db.sqlite3'}", *options],
+                           env={"CITEGEN_LAWGO_OC": OC})
+    assert result.exit_code == 2 and says in result.stderr
