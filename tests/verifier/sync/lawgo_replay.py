@@ -51,6 +51,9 @@ class Replay:
     bodies_served: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)  # bodies are fetched from several threads
 
+    def __post_init__(self) -> None:
+        self.faults = {key: list(answers) for key, answers in self.faults.items()}  # served by popping: our own copy
+
     def __call__(self, request: httpx.Request) -> httpx.Response:
         with self.lock:
             return self._answer(request)
