@@ -144,18 +144,30 @@ def read_list(target: Target, body: bytes, shown: str) -> ListPage:
 
 # --- bodies -------------------------------------------------------------------------------------
 
+# What a body must hold to be read as the API documents it; a body without one is a changed schema
+# (a body of the shape with an empty 사건번호 is a row law.go.kr lacks data for: skipped, said why).
+_REQUIRED = {"PrecService": ("사건번호", "선고일자", "법원명"), "DetcService": ("사건번호", "종국일자"),
+             "법령": ("기본정보/법령ID", "조문")}
+
+
 def _records(item: Item, name: str) -> list[Record]:
     """The body read by the importers' law.go.kr reader; its errors name the request."""
     assert item.body is not None, "a body target's item carries its body"
     path = item.workdir / f"{name}.xml"
     path.write_bytes(item.body)
     try:
-        return list(read_xml(path))
+        records = list(read_xml(path))
     except ImportFileError as error:
         where = f" at {error.position}" if error.position else ""
         raise ResponseShapeError(item.request, f"{error.problem}{where}") from error
     finally:
         path.unlink(missing_ok=True)
+    root = fromstring(item.body, forbid_dtd=True)  # read_xml has read it: well-formed, no DTD
+    missing = [field for field in _REQUIRED.get(root.tag, ()) if root.find(field) is None]
+    if missing:
+        raise ResponseShapeError(item.request, f"expected <{missing[0]}> in <{root.tag}>, got a body without it: "
+                                               "the API's schema changed")
+    return records
 
 
 def _import_case(connection: Connection, item: Item, courts: frozenset[str]) -> Outcome:

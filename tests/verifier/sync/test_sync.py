@@ -169,6 +169,9 @@ def test_a_bad_answer_to_a_list_stops_the_sync_naming_it(database: Database, rep
     pytest.param(body("real/law-service-001823.xml")[:200_000], "expected well-formed UTF-8 XML", id="truncated"),
     pytest.param(body("real/error-page-unregistered.html"), "HTML error page", id="html-instead-of-xml"),
     pytest.param(b'<?xml version="1.0"?><LawService><x/></LawService>', "expected a law.go.kr root", id="other-root"),
+    pytest.param(body("real/law-service-001823.xml").replace("법령ID>".encode(), "법령번호>".encode()),
+                 "expected <기본정보/법령ID> in <법령>, got a body without it: the API's schema changed",
+                 id="changed-schema"),
 ])
 def test_a_bad_body_leaves_the_database_as_it_was_before_that_item(database: Database, replay: ReplayFactory,
                                                                     fake_time: FakeTime, answer: bytes,
@@ -231,3 +234,14 @@ def test_a_version_older_than_one_held_is_skipped_and_touches_nothing(database: 
     after = snapshot(database)
     assert {table: rows for table, rows in after.items() if table != "sync_cursors"} == {
         table: rows for table, rows in before.items() if table != "sync_cursors"}
+
+
+def test_a_case_body_without_its_fields_is_a_changed_schema_one_with_them_empty_a_skipped_row(
+        database: Database, replay: ReplayFactory, fake_time: FakeTime) -> None:
+    renamed = body("built/prec-service-217381.xml").replace("사건번호>".encode(), "사건No>".encode())
+    with pytest.raises(ResponseShapeError, match=r"expected <사건번호> in <PrecService>, got a body without it"):
+        sync(database, replay(faults={("lawService.do", "prec", "217381"): [renamed]}), fake_time, targets=("prec",))
+    emptied = body("built/prec-service-217381.xml").replace("2016두64876".encode(), b"")
+    streams = sync(database, replay(faults={("lawService.do", "prec", "217381"): [emptied]}), fake_time,
+                   targets=("prec",)).as_json()["streams"]
+    assert streams["prec"]["skipped"] == 2 and any("got ''" in why for why in streams["prec"]["skipped_why"])
