@@ -8,6 +8,7 @@ verifier. Settings come from `citegen.commands.settings.Settings` (`CITEGEN_STRE
 
 from __future__ import annotations
 
+import functools
 import logging
 import tempfile
 from pathlib import Path
@@ -41,6 +42,7 @@ def serve(
     from citegen.commands.recite_wiring import finding_lexicon  # noqa: PLC0415
     from citegen.commands.settings import Settings  # noqa: PLC0415
     from citegen.commands.startup import require_acts, require_vllm, starting  # noqa: PLC0415
+    from citegen.engine import Engine  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
     from grammars import CitationFinder, CitationParser  # noqa: PLC0415
     from streaming import create_app  # noqa: PLC0415
@@ -67,15 +69,15 @@ def serve(
                 forbid_shorthand=settings.forbid_shorthand, index_cache_dir=settings.index_cache_dir,
             )
         else:
-            source = wiring.EngineSource(
-                wiring.build_engine(
-                    load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active,
-                    forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
-                )
-            )
+            loaded = load_model(settings.model_path, settings.device)
+            relanguage = functools.partial(wiring.constraint_library, loaded,
+                                           forbid_shorthand=settings.forbid_shorthand,
+                                           cache_dir=settings.index_cache_dir)
+            source = wiring.EngineSource(Engine(loaded, relanguage(lexicon), max_batch=config.max_active), relanguage)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     checker = Verifier(database)
-    admin = wiring.DatabaseAdmin(database, checker, lexicon)
+    use_lexicon = source.use_lexicon if isinstance(source, wiring.EngineSource) else None  # vLLM: restart
+    admin = wiring.DatabaseAdmin(database, checker, lexicon, use_lexicon)
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(
