@@ -25,7 +25,7 @@ from typing import Self
 
 import httpx
 
-from verifier.sync.errors import ApiRefusedError, ApiUnreachableError, ResponseShapeError
+from verifier.sync.errors import ApiRefusedError, ApiUnreachableError, ResponseShapeError, SyncError
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +145,7 @@ class LawGoClient:
         """The body of a 200 that is not one of the API's refusals; raises a `SyncError` otherwise."""
         shown = self.url_of(request)
         attempt = 0
+        failure: type[SyncError]
         while True:
             self.limiter.wait()
             with self._count_lock:
@@ -153,22 +154,21 @@ class LawGoClient:
             try:
                 response = self._http.get(request.endpoint, params=self._params(request))
             except httpx.TransportError as error:
-                problem = f"expected an answer from law.go.kr, got {type(error).__name__}"
-                delay = None
+                problem, delay, failure = (f"expected an answer from law.go.kr, got {type(error).__name__}", None,
+                                           ApiUnreachableError)
             else:
                 if response.status_code == 200:
                     refuse(response.content, shown)
                     return response.content
-                if response.status_code not in _RETRIED_STATUSES:
-                    raise ApiRefusedError(shown, f"expected HTTP 200, got {response.status_code} "
-                                                 f"{response.reason_phrase}")
                 problem = f"expected HTTP 200, got {response.status_code} {response.reason_phrase}"
-                if response.status_code == 429:
+                if response.status_code not in _RETRIED_STATUSES:
+                    raise ApiRefusedError(shown, problem)
+                quota = response.status_code == 429
+                if quota:
                     problem += " (the key's quota or rate: lower --rate, or wait)"
-                delay = _retry_after(response)
+                delay, failure = _retry_after(response), ApiRefusedError if quota else ApiUnreachableError
             if attempt >= self.config.retries:
-                error_type = ApiRefusedError if "429" in problem else ApiUnreachableError
-                raise error_type(shown, f"{problem}, {attempt + 1} times")
+                raise failure(shown, f"{problem}, {attempt + 1} times")
             pause = max(delay or 0.0, min(self.config.backoff_s * 2 ** attempt, self.config.max_backoff_s))
             logger.info("%s; retrying in %.1f s: %s", problem, pause, shown)
             self.sleep(pause)
