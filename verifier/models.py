@@ -119,7 +119,7 @@ class Case(Base):
     panel: Mapped[str | None] = mapped_column(String(10))  # 전원합의체 / 전원재판부 / 지정재판부
     title: Mapped[str | None] = mapped_column(String(500))  # 사건명
     source: Mapped[str] = mapped_column(String(40))
-    source_id: Mapped[str | None] = mapped_column(String(40))  # 판례일련번호 / 헌재결정례일련번호
+    source_id: Mapped[str | None] = mapped_column(String(40), index=True)  # 판례일련번호 / 헌재결정례일련번호
 
 
 class Coverage(Base):

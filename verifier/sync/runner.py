@@ -93,7 +93,7 @@ def run_sync(database: Database, client: LawGoClient, plan: SyncPlan, on_progres
 def _sync_stream(database: Database, client: LawGoClient, target: Target, stream: str, court: str | None,
                  plan: SyncPlan, workdir: Path, report: SyncReport, on_progress: Progress) -> state.StreamSummary:
     with database.engine.begin() as connection:
-        run = state.begin(connection, stream, plan.since, plan.until)
+        run = state.begin(connection, stream, plan.since, plan.until, target.lookback)
         done = state.done_items(connection, stream)
     if run.resumed:
         report.resumed.append(stream)
@@ -114,6 +114,10 @@ def _walk(database: Database, client: LawGoClient, target: Target, run: state.Ru
         listing = read_list(target, client.get(list_request), client.url_of(list_request))
         on_progress(stream, count, listing.total, "")
         todo = [row for row in listing.rows if target.item_key(row) not in done]
+        if target.held is not None and todo:
+            unheld = _skip_held(database, target, stream, todo)
+            count += len(todo) - len(unheld)
+            todo = unheld
         if target.body_target is None:
             shown = client.url_of(list_request)
             items = (Item(row, None, shown, workdir) for row in todo)
@@ -134,3 +138,13 @@ def _walk(database: Database, client: LawGoClient, target: Target, run: state.Ru
         page += 1
         with database.engine.begin() as connection:
             state.advance(connection, stream, page)
+
+
+def _skip_held(database: Database, target: Target, stream: str, rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The rows whose item the database does not hold yet; the others are marked skipped unfetched."""
+    with database.engine.begin() as connection:
+        held = target.held(connection, [row[target.key] for row in rows]) if target.held is not None else set()
+        for row in rows:
+            if row[target.key] in held:
+                state.mark(connection, stream, target.item_key(row), "skipped", "held already")
+    return [row for row in rows if row[target.key] not in held]

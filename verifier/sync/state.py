@@ -46,14 +46,15 @@ class StreamSummary:
     skipped_why: Counter[str] = field(default_factory=Counter)
 
 
-def begin(connection: Connection, stream: str, since: dt.date | None, until: dt.date) -> Run:
-    """The run under way for `stream`, else a new one from `since` (or the day after the last run
-    covered, or the beginning) to `until`."""
+def begin(connection: Connection, stream: str, since: dt.date | None, until: dt.date,
+          lookback: dt.timedelta = dt.timedelta(0)) -> Run:
+    """The run under way for `stream`, else a new one from `since` (or, `lookback` before it, the
+    day after the last run covered; or the beginning) to `until`."""
     row = connection.execute(select(CURSORS).where(CURSORS.c.stream == stream)).first()
     if row is not None and row.next_page is not None:
         return Run(stream, row.run_since, row.run_until, row.next_page, resumed=True)
     if since is None and row is not None and row.synced_through is not None:
-        since = row.synced_through + dt.timedelta(days=1)
+        since = row.synced_through + dt.timedelta(days=1) - lookback
     upsert(connection, CURSORS, [{"stream": stream, "synced_through": row.synced_through if row else None,
                                   "run_since": since, "run_until": until, "next_page": 1}], ("stream",))
     return Run(stream, since, until, 1, resumed=False)

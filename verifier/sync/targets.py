@@ -16,7 +16,7 @@ here with defusedxml, and a page whose root, `totalCnt` or row key is missing is
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from defusedxml.ElementTree import fromstring
 from sqlalchemy import Connection, select
 
 from verifier.errors import ImportFileError
-from verifier.importers.history import ActHistory, write_act
+from verifier.importers.history import VERSIONS, ActHistory, write_act
 from verifier.importers.lawgo import read_xml
 from verifier.importers.legalize import ActVersion, ArticleText
 from verifier.importers.records import ActRecord, AliasRecord, ArticleRecord, CaseRecord, Record, SkippedRow
@@ -84,7 +84,10 @@ def _registered_between(since: dt.date | None, until: dt.date) -> list[tuple[str
 class Target:
     """One target: its list (`list_target`, the roots and row tags a page has, the date window),
     how a row names its item (`key_fields`, the first required in every row), and the body request
-    (`body_target` with `id_parameter`; None where the row is the item)."""
+    (`body_target` with `id_parameter`; None where the row is the item). An item `held` already is
+    not fetched again. `lookback`: law.go.kr publishes many decisions weeks or months after their
+    선고일자, so the list's window reaches back that far before the last run's end; what it lists
+    again is held, and costs a list row, not a body."""
 
     name: str
     list_target: str
@@ -95,6 +98,8 @@ class Target:
     body_target: str | None
     id_parameter: str
     importer: Callable[[Connection, Item], Outcome]
+    held: Callable[[Connection, Sequence[str]], set[str]] | None  # the listed keys the database holds
+    lookback: dt.timedelta  # how far before the last run's end the next run lists again
 
     @property
     def key(self) -> str:
@@ -267,21 +272,32 @@ def _import_abbreviation(connection: Connection, item: Item) -> Outcome:
     return Outcome("updated" if held else "added")
 
 
+def _held_versions(connection: Connection, msts: Sequence[str]) -> set[str]:
+    numbers = [int(mst) for mst in msts if mst.isdigit()]
+    return {str(mst) for mst in connection.execute(select(VERSIONS.c.mst).where(VERSIONS.c.mst.in_(numbers))).scalars()}
+
+
+def _held_cases(connection: Connection, ids: Sequence[str]) -> set[str]:
+    return set(connection.execute(select(CASES.c.source_id).where(CASES.c.source_id.in_(list(ids)))).scalars()) - {None}
+
+
 def targets(courts: frozenset[str] = frozenset()) -> dict[str, Target]:
     """The targets by name; `courts` narrows 판례 to these courts (full names)."""
     def cases(connection: Connection, item: Item) -> Outcome:
         return _import_case(connection, item, courts)
 
+    year, month = dt.timedelta(days=365), dt.timedelta(days=30)
     return {
         "law": Target("law", "law", ("LawSearch",), ("law",), ("법령일련번호",), _range("ancYd"), "law", "MST",
-                      _import_law),
+                      _import_law, _held_versions, month),
         "prec": Target("prec", "prec", ("PrecSearch",), ("prec",), ("판례일련번호",), _range("prncYd"), "prec", "ID",
-                       cases),
+                       cases, _held_cases, year),
         "detc": Target("detc", "detc", ("DetcSearch",), ("Detc", "detc"), ("헌재결정례일련번호",), _range("edYd"),
-                       "detc", "ID", cases),
+                       "detc", "ID", cases, _held_cases, year),
         # the registry's item tag is <law> (korean-law-mcp CHANGELOG 4.7.5); its root is not documented
         "abbreviations": Target("abbreviations", "lsAbrv", ("LsAbrvSearch", "LawSearch"), ("law",),
-                                ("법령ID", "법령약칭명"), _registered_between, None, "", _import_abbreviation),
+                                ("법령ID", "법령약칭명"), _registered_between, None, "", _import_abbreviation, None,
+                                month),
     }
 
 

@@ -1,4 +1,5 @@
-"""Where `citegen-admin sync` stands: a cursor per law.go.kr list, the items of a run under way.
+"""Where `citegen-admin sync` stands: a cursor per law.go.kr list, the items of a run under way;
+and an index on cases.source_id (판례일련번호), by which a sync knows the decisions it holds.
 
 Revision ID: 0003
 Revises: 0002
@@ -29,8 +30,10 @@ def upgrade() -> None:
         sa.Column("outcome", sa.String(10), nullable=False),
         sa.Column("reason", sa.String(300)),
     )
+    op.create_index("ix_cases_source_id", "cases", ["source_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_cases_source_id", "cases")
     op.drop_table("sync_items")
     op.drop_table("sync_cursors")
