@@ -78,7 +78,7 @@ def sample(database: Database, count: int, seed: int = 7) -> list[StatuteCitatio
         citation = StatuteCitation(row.name, row.number, article_branch=row.branch or None)
         codes = row.structure.split()
         if index % 3 == 1 and codes:
-            paragraph, _, rest = rng.choice(codes).partition(".")
+            paragraph = rng.choice(codes).partition(".")[0]
             citation = replace(citation, paragraph=int(paragraph) or None)
         elif index % 10 == 9:
             citation = replace(citation, article=row.number + 900)  # invented
@@ -146,7 +146,7 @@ def self_check(database: Database, acts_limit: int) -> list[str]:
         if acts_limit:
             acts = acts[:acts_limit]
         started = time.perf_counter()
-        for act_id, name in acts:
+        for act_id, _name in acts:
             versions = versions_of(connection, act_id)
             current = in_force(versions, today)
             if current is None or repealed(current):

@@ -65,14 +65,15 @@ def _routes(decisions: int, versions: int) -> Callable[[httpx.Request], httpx.Re
         chosen = "".join(f"<{row}>{item}</{row}>" for item in items[(page - 1) * PAGE:page * PAGE])
         return f'<?xml version="1.0" encoding="UTF-8"?><{root}><totalCnt>{total}</totalCnt>{chosen}</{root}>'.encode()
 
-    law_rows = [f"<법령일련번호>{mst}</법령일련번호><현행연혁코드>현행</현행연혁코드><법령ID>001823</법령ID>" for mst in msts]
+    law_rows = [f"<법령일련번호>{mst}</법령일련번호><현행연혁코드>현행</현행연혁코드><법령ID>001823</법령ID>"
+                for mst in msts]
 
     def answer(request: httpx.Request) -> httpx.Response:
         params = request.url.params
         target, page = params["target"], int(params.get("page", "1"))
         if request.url.path.endswith("lawSearch.do"):
-            content = (page_of([fields for _, fields in rows], "PrecSearch", "prec", page, decisions) if target == "prec"
-                       else page_of(law_rows, "LawSearch", "law", page, versions))
+            content = (page_of([fields for _, fields in rows], "PrecSearch", "prec", page, decisions)
+                       if target == "prec" else page_of(law_rows, "LawSearch", "law", page, versions))
         else:
             content = bodies[params["ID"]] if target == "prec" else law_bodies[params["MST"]]
         return httpx.Response(200, content=content)

@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, select
+from sqlalchemy import Connection, bindparam, select
 
 from grammars import AmendmentNote, StatuteCitation, format_date
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.history import provision_code as history_code
 from verifier.importers.records import ProvisionKey
+from verifier.models import AnyRow
 from verifier.verdict import Mismatch, ProvisionSource, Verdict
 
 ADDRESS = "https://www.law.go.kr/LSW/lsInfoP.do?lsiSeq={mst}"
@@ -34,11 +35,11 @@ _SPANS = (select(SPANS.c.first, SPANS.c.last, SPANS.c.title, SPANS.c.deleted, SP
                  SPANS.c.branch == bindparam("branch")).order_by(SPANS.c.first))
 
 
-def versions_of(connection: Connection, act_id: int) -> tuple[Row[Any], ...]:
+def versions_of(connection: Connection, act_id: int) -> tuple[AnyRow, ...]:
     return tuple(connection.execute(_VERSIONS, {"act_id": act_id}).all())
 
 
-def in_force(versions: Sequence[Row[Any]], on: dt.date) -> Row[Any] | None:
+def in_force(versions: Sequence[AnyRow], on: dt.date) -> AnyRow | None:
     current = None
     for version in versions:
         if version.effective_on is not None and version.effective_on <= on:
@@ -46,8 +47,8 @@ def in_force(versions: Sequence[Row[Any]], on: dt.date) -> Row[Any] | None:
     return current
 
 
-def repealed(version: Row[Any]) -> bool:
-    return version.change == "폐지" or version.status == "폐지"
+def repealed(version: AnyRow) -> bool:
+    return bool(version.change == "폐지" or version.status == "폐지")
 
 
 def provision_code(citation: StatuteCitation) -> str | None:
@@ -58,17 +59,17 @@ def provision_code(citation: StatuteCitation) -> str | None:
                                      citation.subitem or ""))
 
 
-def _has(span: Row[Any], code: str | None) -> bool:
+def _has(span: AnyRow, code: str | None) -> bool:
     return not span.deleted and (code is None or code in span.structure.split(" "))
 
 
-def version_label(version: Row[Any]) -> str:
+def version_label(version: AnyRow) -> str:
     number = f"{version.kind} 제{version.promulgation_number}호" if version.promulgation_number else version.kind
     date = format_date(version.promulgated_on) if version.promulgated_on else "?"
     return f"{date} {number}"
 
 
-def _period(versions: Sequence[Row[Any]], first: int, last: int) -> str:
+def _period(versions: Sequence[AnyRow], first: int, last: int) -> str:
     start = versions[first - 1].effective_on
     after = versions[last] if last < len(versions) else None
     end = f"until {format_date(after.effective_on)}" if after and after.effective_on else "to date"
@@ -79,8 +80,8 @@ def _period(versions: Sequence[Row[Any]], first: int, last: int) -> str:
 class ActUnderTest:
     """The act a citation resolved to: its row (id, law_id, name) and its versions."""
 
-    row: Row[Any]
-    versions: tuple[Row[Any], ...]
+    row: AnyRow
+    versions: tuple[AnyRow, ...]
 
 
 def choose_act(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.date) -> ActUnderTest | None:
@@ -127,7 +128,8 @@ class StatuteHistory:
         first = self.versions[0]
         if current is None and not self._whole_history():  # the book starts after the version in force
             self.note += (f"; checked against the earliest version held ({version_label(first)}, in force from "
-                          f"{_date(first.effective_on)}), as the database holds none in force on {format_date(self.on)}")
+                          f"{_date(first.effective_on)}), as the database holds none in force on "
+                          f"{format_date(self.on)}")
             current = first
         if self.citation.former:
             return self._former(current)
@@ -145,7 +147,7 @@ class StatuteHistory:
                else f"{current.name} has no {self.label}")
         return self._gone(current, why)
 
-    def _gone(self, current: Row[Any], why: str) -> Verdict:
+    def _gone(self, current: AnyRow, why: str) -> Verdict:
         earlier = [span for span in self.spans if span.first <= current.sequence and _has(span, self.code)]
         if not earlier:
             later = [span for span in self.spans if span.first > current.sequence and _has(span, self.code)]
@@ -164,7 +166,7 @@ class StatuteHistory:
                         f"provision existed {_period(self.versions, span.first, span.last)}",
             self.versions[span.last - 1], span, suggestion=former.canonical())
 
-    def _former(self, current: Row[Any] | None) -> Verdict:
+    def _former(self, current: AnyRow | None) -> Verdict:
         before = current.sequence if current is not None else len(self.versions) + 1
         earlier = [span for span in self.spans if span.first < before and _has(span, self.code)]
         if not earlier and not self._whole_history():
@@ -222,9 +224,9 @@ class StatuteHistory:
 
     def _whole_history(self) -> bool:
         """Whether the database holds the act from its 제정 (a tree import holds one version only)."""
-        return self.versions[0].change == "제정"
+        return bool(self.versions[0].change == "제정")
 
-    def _span_at(self, sequence: int) -> Row[Any] | None:
+    def _span_at(self, sequence: int) -> AnyRow | None:
         return next((span for span in self.spans if span.first <= sequence <= span.last), None)
 
     def _provision(self) -> str:
@@ -233,7 +235,7 @@ class StatuteHistory:
     def _below_article(self) -> str:
         return self._provision().removeprefix(self.label).strip()
 
-    def _verdict(self, status: str, detail: str, version: Row[Any] | None, span: Row[Any] | None = None, *,
+    def _verdict(self, status: str, detail: str, version: AnyRow | None, span: AnyRow | None = None, *,
                  mismatches: tuple[Mismatch, ...] = (), suggestion: str | None = None) -> Verdict:
         resolved = replace(self.citation, act=self.act.row.name, back_reference=None)
         source = f"법령ID {self.act.row.law_id}" + (f", MST {version.mst}" if version is not None else "") + \

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REAL_HISTORY, build_legalize_repo
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 
 from verifier import Database, import_paths
 from verifier.errors import MalformedFileError, UnsupportedShapeError
@@ -24,7 +24,7 @@ def _real_file(path: str, newest: bool = True) -> str:
         return tar.extractfile(names[-1 if newest else 0]).read().decode()  # type: ignore[union-attr]
 
 
-def _count(database: Database, table) -> int:  # noqa: ANN001
+def _count(database: Database, table: Table) -> int:
     with database.engine.connect() as connection:
         return connection.execute(select(func.count()).select_from(table)).scalar_one()
 

@@ -14,7 +14,7 @@ TODAY = dt.date(2026, 12, 1)
 NOTE_6626 = AmendmentNote("법률", 6626, "전부개정", True, dt.date(2002, 1, 26))
 
 
-def S(act: str, article: int, **fields: object) -> StatuteCitation:  # noqa: N802
+def S(act: str, article: int, **fields: object) -> StatuteCitation:
     return StatuteCitation(act, article, **fields)  # type: ignore[arg-type]
 
 
@@ -102,11 +102,11 @@ def test_future_version_not_in_force(verifier: Verifier) -> None:
     assert verdict.provision is not None and verdict.provision.promulgation_number == 7427
 
 
-def test_book_without_history_checks_the_earliest_version_held(database: Database, tmp_path) -> None:  # noqa: ANN001
+def test_book_without_history_checks_the_earliest_version_held(database: Database, tmp_path: Path) -> None:
     # a tree holds one version per act; 민사소송법's takes effect on 2028-03-01 and no earlier one is held
     import tarfile
 
-    REAL_HISTORY = Path(__file__).parents[1] / "fixtures" / "legalize-real-history.tar.xz"  # noqa: N806
+    REAL_HISTORY = Path(__file__).parents[1] / "fixtures" / "legalize-real-history.tar.xz"
 
     from verifier.importers.book import import_book
 

@@ -10,5 +10,5 @@ from verifier.sync.client import BASE_URL, ClientConfig, LawGoClient, redact
 from verifier.sync.errors import ApiRefusedError, ApiUnreachableError, ResponseShapeError, SyncError
 from verifier.sync.runner import PAGE_SIZE, TARGETS, SyncPlan, SyncReport, run_sync
 
-__all__ = ["BASE_URL", "PAGE_SIZE", "TARGETS", "ApiRefusedError", "ApiUnreachableError", "ClientConfig", "LawGoClient", "ResponseShapeError",
-           "SyncError", "SyncPlan", "SyncReport", "redact", "run_sync"]
+__all__ = ["BASE_URL", "PAGE_SIZE", "TARGETS", "ApiRefusedError", "ApiUnreachableError", "ClientConfig",
+           "LawGoClient", "ResponseShapeError", "SyncError", "SyncPlan", "SyncReport", "redact", "run_sync"]

@@ -78,7 +78,8 @@ def _streams(plan: SyncPlan) -> list[tuple[str, str, str | None]]:
     return streams
 
 
-def run_sync(database: Database, client: LawGoClient, plan: SyncPlan, on_progress: Progress | None = None) -> SyncReport:
+def run_sync(database: Database, client: LawGoClient, plan: SyncPlan,
+             on_progress: Progress | None = None) -> SyncReport:
     report = SyncReport()
     known = targets(frozenset(plan.courts))
     with tempfile.TemporaryDirectory(prefix="citegen-sync-") as workdir:

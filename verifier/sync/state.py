@@ -77,7 +77,8 @@ def advance(connection: Connection, stream: str, next_page: int) -> None:
 
 def finish(connection: Connection, run: Run) -> StreamSummary:
     summary = StreamSummary(run.stream, run.since, run.until)
-    for outcome, reason in connection.execute(select(ITEMS.c.outcome, ITEMS.c.reason).where(ITEMS.c.stream == run.stream)):
+    items = select(ITEMS.c.outcome, ITEMS.c.reason).where(ITEMS.c.stream == run.stream)
+    for outcome, reason in connection.execute(items):
         summary.counts[outcome] += 1
         if outcome == "skipped":
             summary.skipped_why[reason or "no reason given"] += 1

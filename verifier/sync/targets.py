@@ -142,8 +142,9 @@ def read_list(target: Target, body: bytes, shown: str) -> ListPage:
     rows = [_fields(element) for element in root if element.tag in target.row_tags]
     for index, row in enumerate(rows, start=1):
         if not row.get(target.key, "").strip():
-            raise ResponseShapeError(shown, f"expected <{target.key}> in every <{target.row_tags[0]}>, got row {index} "
-                                            f"without it (fields: {', '.join(list(row)[:8])}): the API's schema changed")
+            raise ResponseShapeError(shown, f"expected <{target.key}> in every <{target.row_tags[0]}>, got row "
+                                            f"{index} without it (fields: {', '.join(list(row)[:8])}): the API's "
+                                            "schema changed")
     return ListPage(int(total_text), rows)
 
 
@@ -206,6 +207,9 @@ class _BodyExtras:
     supplements: tuple[tuple[str, str], ...]
 
 
+_TEXT_TAGS = frozenset({"조문내용", "항내용", "호내용", "목내용"})
+
+
 def _body_extras(body: bytes) -> _BodyExtras:
     root = fromstring(body, forbid_dtd=True)  # read_xml has read it already: well-formed, no DTD
     basic = root.find("기본정보")
@@ -216,7 +220,7 @@ def _body_extras(body: bytes) -> _BodyExtras:
         number, branch = (unit.findtext("조문번호") or "").strip(), (unit.findtext("조문가지번호") or "0").strip()
         if not number.isdigit():
             continue
-        lines = [(node.text or "").strip() for node in unit.iter() if node.tag in ("조문내용", "항내용", "호내용", "목내용")]
+        lines = [(node.text or "").strip() for node in unit.iter() if node.tag in _TEXT_TAGS]
         texts[int(number), int(branch) if branch.isdigit() else 0] = "\n".join(line for line in lines if line)
     supplements = []
     for block in root.iter("부칙내용"):

@@ -227,8 +227,10 @@ def test_a_version_older_than_one_held_is_skipped_and_touches_nothing(database: 
     sync(database, replay(), fake_time, targets=("law",))
     before = snapshot(database)
     older_row = body("built/law-search-page1.xml").replace(b"277031", b"260000")
-    older_body = body("real/law-service-001823.xml").replace("<공포일자>20251001".encode(), "<공포일자>20240101".encode(), 1)
-    answers = replay(faults={("lawSearch.do", "law", "1"): [older_row], ("lawService.do", "law", "260000"): [older_body]})
+    older_body = body("real/law-service-001823.xml").replace(
+        "<공포일자>20251001".encode(), "<공포일자>20240101".encode(), 1)
+    answers = replay(faults={("lawSearch.do", "law", "1"): [older_row],
+                             ("lawService.do", "law", "260000"): [older_body]})
     streams = sync(database, answers, fake_time, targets=("law",), until=TODAY + dt.timedelta(days=1)).as_json()
     [why] = streams["streams"]["law"]["skipped_why"]
     assert why.startswith("expected versions after MST 277031 (promulgated 2025-10-01), got MST 260000")
