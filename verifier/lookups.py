@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from typing import Generic, TypeVar
 
 import cachetools
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, bindparam, func, select
 
 from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
 from verifier.importers.history import VERSIONS
@@ -25,6 +25,10 @@ _ACT_BY_ALIAS = (select(*_ACT_COLUMNS).join(ALIASES, ALIASES.c.act_id == ACTS.c.
                  .where(ALIASES.c.alias == bindparam("name")).order_by(ACTS.c.name))
 _ACT_BY_FORMER_NAME = (select(*_ACT_COLUMNS).where(ACTS.c.id.in_(
     select(VERSIONS.c.act_id).where(VERSIONS.c.name == bindparam("name")))).order_by(ACTS.c.law_id))
+# Statute texts and older writing space act names otherwise than their titles (`국고금관리법` for
+# 국고금 관리법, `근로자퇴직급여보장법`): a name matches when it is equal with the spaces left out.
+_ACT_BY_UNSPACED_NAME = (select(*_ACT_COLUMNS).where(func.replace(ACTS.c.name, " ", "") == bindparam("name"))
+                         .order_by(ACTS.c.law_id))
 _CASES = select(CASES).where(
     CASES.c.case_year == bindparam("year"), CASES.c.case_code == bindparam("code"),
     CASES.c.case_serial == bindparam("serial"), CASES.c.case_seat == bindparam("seat"))
@@ -41,9 +45,9 @@ _TITLES = {cited: title for title, cited in CITED_NAMES.items()}
 
 def acts_named(connection: Connection, written: str) -> tuple[Sequence[AnyRow], str | None]:
     """Acts a written name denotes, and how it was matched when not by its own name: the alias
-    kind (`former name`: the name of one of its versions, `약칭` from the database, or
+    kind (`former name`: the name of one of its versions, `약칭` from the database,
     `abbreviation` from grammars' built-in list of 약칭 and practitioners' abbreviations, used only
-    when the full name is in the database)."""
+    when the full name is in the database, or `spacing`: the title written with other spaces)."""
     name = normalise_act_name(written)
     acts = connection.execute(_ACT_BY_NAME, {"name": _TITLES.get(name, name)}).all()
     if acts:
@@ -57,6 +61,9 @@ def acts_named(connection: Connection, written: str) -> tuple[Sequence[AnyRow], 
     full = _builtin_lexicon().canonical_name(name)
     if full is not None and full != name:
         return connection.execute(_ACT_BY_NAME, {"name": full}).all(), "abbreviation"
+    acts = connection.execute(_ACT_BY_UNSPACED_NAME, {"name": name.replace(" ", "")}).all()
+    if acts:
+        return acts, "spacing"
     return (), None
 
 

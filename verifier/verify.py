@@ -36,7 +36,7 @@ from verifier.models import AnyRow, AuditEntry, table_of
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
 from verifier.verdict import Mismatch, Verdict
-from verifier.versions import ActUnderTest, StatuteHistory, choose_act, versions_of
+from verifier.versions import ActUnderTest, StatuteHistory, acts_meant, versions_of
 
 logger = logging.getLogger(__name__)
 
@@ -248,12 +248,14 @@ class Verifier:
                      for act in acts]
         histories = [history for history in histories if history.versions]
         if histories:
-            chosen = choose_act(histories, citation, on)
-            if chosen is None:
+            meant = acts_meant(histories, citation, on)
+            if not meant:
                 return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts, none of them singled out by "
                                                       f"the date or the version note",
                                candidates=tuple(f"{h.row.name} (법령ID {h.row.law_id})" for h in histories))
-            return StatuteHistory(connection, chosen, citation, on, note).verify()
+            verdicts = (StatuteHistory(connection, act, citation, on, note).verify() for act in meant)
+            first = next(verdicts)
+            return first if first.verified else next((v for v in verdicts if v.verified), first)
         if len(acts) > 1:
             return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts",
                            candidates=tuple(act.name for act in acts))

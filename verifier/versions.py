@@ -6,6 +6,7 @@
 - `구 X(… 법률 제N호로 개정되기 전의 것)` names the version before that amendment, `…개정된 것`
   the version it made; the note itself is checked against the act's real amendments.
 - `구 X` without a note verifies if some version other than the one in force had the provision.
+- An item cited without its 항 (`제2조제10호`) is the item of the one 항 that holds it.
 - A plain citation to a provision that the version in force lacks but an earlier one had is
   `outdated`, with the `구` form that would verify.
 """
@@ -48,7 +49,8 @@ def in_force(versions: Sequence[AnyRow], on: dt.date) -> AnyRow | None:
 
 
 def repealed(version: AnyRow) -> bool:
-    return bool(version.change == "폐지" or version.status == "폐지")
+    """Repealed by the act itself (`폐지`) or by another act (`타법폐지`)."""
+    return bool(version.change in ("폐지", "타법폐지") or version.status == "폐지")
 
 
 def provision_code(citation: StatuteCitation) -> str | None:
@@ -60,7 +62,19 @@ def provision_code(citation: StatuteCitation) -> str | None:
 
 
 def _has(span: AnyRow, code: str | None) -> bool:
-    return not span.deleted and (code is None or code in span.structure.split(" "))
+    if span.deleted:
+        return False
+    if code is None:
+        return True
+    codes = span.structure.split(" ")
+    if code in codes:
+        return True
+    # `제2조제10호` of an article with numbered 항: statutes and judgments leave the 항 out where
+    # one 항 alone holds the item (정보통신망법 제2조제1항제10호); any other reading names nothing.
+    if code.startswith("0."):
+        item = code.removeprefix("0.")
+        return sum(1 for held in codes if held.partition(".")[2] == item) == 1
+    return False
 
 
 def version_label(version: AnyRow) -> str:
@@ -84,22 +98,43 @@ class ActUnderTest:
     versions: tuple[AnyRow, ...]
 
 
-def choose_act(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.date) -> ActUnderTest | None:
-    """The act a name denotes when several share it (근로기준법 of 1953, repealed in 1997, and
-    today's): the one whose amendments hold the note's number, else for a plain citation the one
-    in force on the day, for 구 the one in force last before it; None if that leaves several."""
+def acts_meant(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.date) -> list[ActUnderTest]:
+    """The acts a name may denote when several share it (근로기준법 of 1953, repealed in 1997, and
+    today's), in the order to try them: the one whose amendments hold the note's number; for a plain
+    citation, or a note no act's amendments hold, the one in force on the day; for `구` without a
+    note the one in force (its earlier versions are what `구` usually means), then the others, the
+    later enacted first. Empty when the note or the date singles out none."""
     if len(acts) == 1:
-        return acts[0]
+        return [acts[0]]
     note = citation.amendment
     if note is not None:
         fitting = [act for act in acts if any(v.promulgation_number == note.number and v.kind == note.law_kind
                                               for v in act.versions)]
-        return fitting[0] if len(fitting) == 1 else None
-    live = [act for act in acts if (version := in_force(act.versions, on)) is not None and not repealed(version)]
+        if len(fitting) == 1:
+            return fitting
+    current = _in_force_under_the_name(acts, on)
+    if note is not None:  # no act holds the note's amendment: checked against the one in force, to say so
+        return [current] if current is not None and not fitting else []
     if not citation.former:
-        return live[0] if len(live) == 1 else None
-    gone = [act for act in acts if act not in live]
-    return gone[0] if len(gone) == 1 else (live[0] if len(live) == 1 else None)
+        return [current] if current is not None else []
+    others = sorted((act for act in acts if act is not current), key=_enacted_on, reverse=True)
+    return ([current] if current is not None else []) + others
+
+
+def _in_force_under_the_name(acts: Sequence[ActUnderTest], on: dt.date) -> ActUnderTest | None:
+    """Of acts sharing a name, the one in force on `on`. A name denotes one act in force at a time;
+    where the statute book leaves an older act without its repeal (a 1948 군정법령 민사소송법 beside the
+    1960 법률), the act enacted later under the name is the one in force: None only on a tie."""
+    standing = [act for act in acts if (version := in_force(act.versions, on)) is not None and not repealed(version)]
+    if len(standing) < 2:
+        return standing[0] if standing else None
+    enacted = sorted(standing, key=_enacted_on, reverse=True)
+    return enacted[0] if _enacted_on(enacted[0]) > _enacted_on(enacted[1]) else None
+
+
+def _enacted_on(act: ActUnderTest) -> dt.date:
+    first = act.versions[0]
+    return first.effective_on or first.promulgated_on or dt.date.min
 
 
 class StatuteHistory:
