@@ -15,7 +15,13 @@ from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.database import Database
-from verifier.errors import ImportFileError, InvalidValueError, MalformedFileError, ShrinkError, UnsupportedShapeError
+from verifier.errors import (
+    ImportFileError,
+    InvalidValueError,
+    MalformedFileError,
+    ShrinkError,
+    UnsupportedShapeError,
+)
 from verifier.importers import import_file, import_paths
 from verifier.importers.snapshot import write_snapshot
 
@@ -80,9 +86,9 @@ MISSHAPEN = [
     ("JSON junk row among real ones", "x.json", body_json([*_units(2), 7, *_units(3)]), "법령/조문/조문단위[3]",
      "expected an object with 조문번호, got a number"),
     ("JSON row without 조문번호", "x.json", body_json([{"조문제목": "x"}]), "법령/조문/조문단위[1]",
-     "expected an object with 조문번호, got an object without it"),
+     "expected an object with 조문번호, got an object without 조문번호"),
     ("JSON 조문번호 past 9999", "x.json", body_json([{"조문번호": "123456", "조문여부": "조문"}]),
-     "법령/조문/조문단위[1]/조문번호", "expected an article number 1–9999"),
+     "법령/조문/조문단위[1]/조문번호", "expected an article numbered 1–9999"),
     ("JSON no rows", "x.json", body_json([]), "법령/조문/조문단위", "expected at least one article, got none"),
     ("JSON 기본정보 as text", "x.json", body_json(basic="민법"), "법령/기본정보",
      "expected an object with 법령ID and 법령명_한글, got a string"),
@@ -92,7 +98,7 @@ MISSHAPEN = [
     ("XML junk rows", "x.xml", body_xml("<조문단위>가</조문단위><조문단위>나</조문단위>"), "법령/조문/조문단위[1]",
      "expected an object with 조문번호, got a string"),
     ("XML row without 조문번호", "x.xml", body_xml("<조문단위><조문제목>x</조문제목></조문단위>"),
-     "법령/조문/조문단위[1]", "expected an object with 조문번호, got an object without it"),
+     "법령/조문/조문단위[1]", "expected an object with 조문번호, got an object without 조문번호"),
     ("XML empty 기본정보", "x.xml", body_xml().replace(
         "<기본정보><법령ID>001706</법령ID><법령명_한글>민법</법령명_한글><법종구분>법률</법종구분><공포일자>20240101</공포일자></기본정보>",
         "<기본정보/>"), "법령/기본정보", "expected an object with 법령ID and 법령명_한글, got a string"),
@@ -111,12 +117,13 @@ def test_a_misshapen_body_is_refused_naming_the_node_and_changes_nothing(
     assert snapshot(civil_code) == before
 
 
-def test_cli_refuses_a_misshapen_body_with_one_line_and_exit_2(civil_code: Database, tmp_path: Path) -> None:
+def test_cli_refuses_a_misshapen_body_with_one_line_and_exit_2(civil_code: Database, database_url: str,
+                                                               tmp_path: Path) -> None:
     path = write(tmp_path, "x.json", body_json([*_units(2), "junk"]))
     before = snapshot(civil_code)
-    result = runner.invoke(app, ["import", str(path), "--database-url", str(civil_code.url)])
+    result = runner.invoke(app, ["import", str(path), "--database-url", database_url])
     assert result.exit_code == 2, result.output
-    assert f"{path}: 법령/조문/조문단위[3]: expected an object with 조문번호, got a string" in result.output
+    assert f"{path} at 법령/조문/조문단위[3]: expected an object with 조문번호, got a string" in result.output
     assert snapshot(civil_code) == before
 
 
@@ -129,7 +136,7 @@ BAD_VALUES: list[tuple[str, str, str, type[ImportFileError], str, str]] = [
     ("JSON Infinity as a name", "x.json", body_json().replace('"민법"', "Infinity"), MalformedFileError,
      "line 1, column", "got Infinity"),
     ("JSONL -Infinity as mst", "x.jsonl", '{"type": "act", "law_id": "1", "name": "가법", "mst": -Infinity}',
-     MalformedFileError, "line 1, column 51", "got -Infinity"),
+     MalformedFileError, "line 1, column 53", "got -Infinity"),
     ("JSON act name of 5,001 characters", "x.json", body_json().replace('"민법"', f'"{NAME_5001}"'),
      InvalidValueError, "법령/기본정보", "name: expected at most 200 characters, got 5001"),
     ("JSONL act name of 5,001 characters", "x.jsonl", json.dumps({"type": "act", "law_id": "1", "name": NAME_5001}),
@@ -139,8 +146,8 @@ BAD_VALUES: list[tuple[str, str, str, type[ImportFileError], str, str]] = [
      InvalidValueError, "row 1", "title: expected at most 500 characters, got 600"),
     ("JSON 법령ID that is not a number", "x.json", body_json().replace('"001706"', '"abc"'), InvalidValueError,
      "법령/기본정보", "law_id: expected"),
-    ("JSONL article title as a number", "x.jsonl", '{"type": "act", "law_id": "1", "name": "가법", "articles": '
-     '[{"article": "1", "title": 5}]}', UnsupportedShapeError, "line 1", "title"),
+    ("JSONL article title as a number", "x.jsonl", ('{"type": "act", "law_id": "1", "name": "가법", "articles": '
+                                                     '[{"article": "1", "title": 5}]}'), UnsupportedShapeError, "line 1", "title"),
     ("JSONL alias of 300 characters", "x.jsonl", json.dumps({"type": "alias", "alias": "가" * 300, "act": "민법"}),
      InvalidValueError, "line 1", "alias: expected at most 200 characters, got 300"),
 ]
@@ -162,7 +169,8 @@ def test_a_value_out_of_bounds_is_refused_naming_the_limit_and_changes_nothing(
 
 # --- a real body that would shrink the act ------------------------------------------------------
 
-def test_a_body_dropping_many_provisions_is_refused_saying_what_would_go(civil_code: Database, tmp_path: Path) -> None:
+def test_a_body_dropping_many_provisions_is_refused_saying_what_would_go(
+        civil_code: Database, database_url: str, tmp_path: Path) -> None:
     before = snapshot(civil_code)
     path = write(tmp_path, "shrunk.json", body_json(_units(ARTICLES - 10)))
     with pytest.raises(ShrinkError) as raised:
@@ -171,9 +179,9 @@ def test_a_body_dropping_many_provisions_is_refused_saying_what_would_go(civil_c
     assert "10 of 60 articles" in message and "30 of 180 provisions" in message
     assert "제51조, 제52조, 제53조" in message and "--allow-shrink" in message
     assert snapshot(civil_code) == before
-    result = runner.invoke(app, ["import", str(path), "--database-url", str(civil_code.url)])
+    result = runner.invoke(app, ["import", str(path), "--database-url", database_url])
     assert result.exit_code == 2 and "--allow-shrink" in result.output
-    result = runner.invoke(app, ["import", str(path), "--allow-shrink", "--database-url", str(civil_code.url)])
+    result = runner.invoke(app, ["import", str(path), "--allow-shrink", "--database-url", database_url])
     assert result.exit_code == 0, result.output
     assert "50 articles (-10)" in result.output
 
@@ -202,26 +210,55 @@ def _bundle_line(law_id: str, name: str, msts: list[int]) -> str:
     return json.dumps({"law_id": law_id, "versions": versions, "spans": spans, "supplements": []}, ensure_ascii=False)
 
 
-def test_a_failure_inside_an_act_leaves_that_act_as_it_was_and_the_rest_goes_on(
+def test_an_act_with_a_version_out_of_bounds_is_skipped_whole_and_the_rest_goes_on(
         database: Database, tmp_path: Path) -> None:
     bundle = tmp_path / "three.book.jsonl.xz"
-    good_first, good_last = _bundle_line("000001", "가법", [11, 12]), _bundle_line("000003", "다법", [31])
-    # the middle act's second version has an MST past the INTEGER columns: refused as it is written
-    broken = _bundle_line("000002", "나법", [21, 2**40])
-    bundle.write_bytes(lzma.compress("\n".join([good_first, broken, good_last]).encode()))
+    # the middle act's second version has an MST past the INTEGER columns (SQLite would store it)
+    lines = [_bundle_line("000001", "가법", [11, 12]), _bundle_line("000002", "나법", [21, 2**40]),
+             _bundle_line("000003", "다법", [31])]
+    bundle.write_bytes(lzma.compress("\n".join(lines).encode()))
     report = import_file(database, bundle)
     assert report.counts["acts"] == 2 and report.counts["versions"] == 3
     [skipped] = report.skipped
-    assert "법령ID 000002" in skipped.position and "mst" in skipped.reason
+    assert skipped.position.endswith("line 2") and "version mst: expected a number up to 2147483647" in skipped.reason
     dumped = snapshot(database).decode()
     assert "나법" not in dumped and "가법" in dumped and "다법" in dumped
+
+
+SPAN_TRIGGERS = {  # a database that refuses one span, as a constraint would: a failure inside an act's write
+    "sqlite": [("CREATE TRIGGER refuse BEFORE INSERT ON article_spans WHEN NEW.text = 'BOOM' "
+                "BEGIN SELECT RAISE(ABORT, 'span refused'); END")],
+    "postgresql": [("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.text = 'BOOM' THEN "
+                    "RAISE EXCEPTION 'span refused' USING ERRCODE = 'check_violation'; END IF; RETURN NEW; END $$"),
+                   "CREATE TRIGGER refuse BEFORE INSERT ON article_spans FOR EACH ROW EXECUTE FUNCTION refuse()"],
+}
+
+
+def test_a_database_failure_while_an_act_is_written_rolls_that_act_back_and_the_rest_goes_on(
+        database: Database, tmp_path: Path) -> None:
+    with database.engine.begin() as connection:
+        for statement in SPAN_TRIGGERS[database.engine.dialect.name]:
+            connection.exec_driver_sql(statement)
+    broken = json.loads(_bundle_line("000002", "나법", [21, 22]))
+    broken["spans"].append([2, 0, 2, 2, "BOOM", False, "", "BOOM"])  # written after the act row and its versions
+    bundle = tmp_path / "three.book.jsonl.xz"
+    lines = [_bundle_line("000001", "가법", [11, 12]), json.dumps(broken, ensure_ascii=False),
+             _bundle_line("000003", "다법", [31])]
+    bundle.write_bytes(lzma.compress("\n".join(lines).encode()))
+    report = import_file(database, bundle)
+    assert report.counts["acts"] == 2 and report.counts["versions"] == 3
+    [skipped] = report.skipped
+    assert "법령ID 000002" in skipped.position and "span refused" in skipped.reason
+    dumped = snapshot(database).decode()
+    assert "나법" not in dumped and "000002" not in dumped and "가법" in dumped and "다법" in dumped
 
 
 # --- byte-identical re-export -----------------------------------------------------------------------
 
 def test_a_reimport_of_the_same_sources_leaves_a_byte_identical_snapshot(
         database: Database, sample_dir: Path, legalize_repo: Path, tmp_path: Path) -> None:
-    body = write(tmp_path, "minbeop.json", body_json())
+    other_act = body_json().replace('"001706"', '"009999"').replace('"민법"', '"시험법"')
+    body = write(tmp_path, "test_act.json", other_act)
     import_paths(database, [sample_dir, legalize_repo, body])
     first = snapshot(database)
     import_paths(database, [sample_dir, legalize_repo, body])
@@ -231,8 +268,8 @@ def test_a_reimport_of_the_same_sources_leaves_a_byte_identical_snapshot(
     assert {"acts", "act_versions", "article_spans", "articles", "provisions", "cases", "act_aliases"} <= tables
 
 
-def test_cli_dump_writes_the_snapshot(civil_code: Database, tmp_path: Path) -> None:
+def test_cli_dump_writes_the_snapshot(civil_code: Database, database_url: str, tmp_path: Path) -> None:
     target = tmp_path / "dump.jsonl"
-    result = runner.invoke(app, ["dump", str(target), "--database-url", str(civil_code.url)])
+    result = runner.invoke(app, ["dump", str(target), "--database-url", database_url])
     assert result.exit_code == 0, result.output
     assert target.read_bytes() == snapshot(civil_code)

@@ -56,7 +56,10 @@ def discover(paths: Iterable[Path | str]) -> list[Path]:
     return found
 
 
-def import_file(database: Database, path: Path, on_progress: Progress | None = None) -> FileReport:
+def import_file(database: Database, path: Path, on_progress: Progress | None = None, *,
+                allow_shrink: bool = False) -> FileReport:
+    """Import one file or statute book; `allow_shrink`: let a body drop any share of its act's
+    articles and provisions (see `store.RecordWriter`)."""
     if is_book_source(path):
         book = import_book(database, path, on_progress)
         counts = Counter({"acts": book.acts, "versions": book.versions, "article spans": book.spans,
@@ -68,7 +71,8 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
     if path.stat().st_size == 0:
         raise MalformedFileError(path, None, "expected law.go.kr XML/JSON or JSONL, got an empty file")
     with database.engine.begin() as connection:
-        writer = RecordWriter(connection, source=f"{path.suffix.lstrip('.').lower()}:{path.name}"[:40])
+        writer = RecordWriter(connection, f"{path.suffix.lstrip('.').lower()}:{path.name}"[:40], path,
+                              allow_shrink=allow_shrink)
         for record in reader(path):
             writer.write(record)
         counts = writer.finish()
@@ -77,11 +81,11 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
 
 
 def import_paths(database: Database, paths: Iterable[Path | str],
-                 on_file: Callable[[Path], None] | None = None) -> list[FileReport]:
+                 on_file: Callable[[Path], None] | None = None, *, allow_shrink: bool = False) -> list[FileReport]:
     """Import every file; stops at the first file that fails (earlier files stay imported)."""
     reports = []
     for path in discover(paths):
         if on_file is not None:
             on_file(path)
-        reports.append(import_file(database, path))
+        reports.append(import_file(database, path, allow_shrink=allow_shrink))
     return reports
