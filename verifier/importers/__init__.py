@@ -1,10 +1,11 @@
 """Import law.go.kr responses (XML, JSON) and the JSONL format into the database.
 
-One transaction per file: a file that fails (hostile, malformed, an unknown shape) raises an
+One transaction per file: a file that fails (hostile, malformed, an unknown shape, an act body
+without the shape of one, a value out of bounds, a body that would shrink its act) raises an
 `ImportFileError` naming the file and position, and the database is left as it was before it.
 The statute book (a legalize-kr repository, tree, tarball or `.md` file, or the compact
-`*.book.jsonl.xz` bundle) is imported by `book.import_book`: one transaction per act, files it
-cannot read skipped and listed in the report.
+`*.book.jsonl.xz` bundle) is imported by `book.import_book`: one transaction per act, files,
+bundle lines and acts it cannot read or write skipped and listed in the report.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@ legalize-kr tree or tarball (the versions in it), single `.md` files, and the co
 (`*.book.jsonl.xz`, one act per line, spans already folded) that data/law ships.
 
 `import_book(database, path)` writes each act in its own transaction (`history.write_act`):
-a file that cannot be read (malformed front matter, not an act) is skipped and named with its
-commit, the rest goes on; a bundle cut short stops where it breaks, the acts before it kept,
-and the report says so. Versions already held (same `commit:path` origin, or same MST) are not
+a file that cannot be read (malformed front matter, not an act, a value out of bounds) is skipped
+and named with its commit, a bundle line likewise, an act the database refuses (IntegrityError,
+DataError) is rolled back and named, and the rest goes on; a bundle whose compression is cut
+short stops where it breaks, the acts before it kept, and the report says so. Versions already held (same `commit:path` origin, or same MST) are not
 read again, so a re-import after the source moved on processes only the new versions.
 
 Bundle line:

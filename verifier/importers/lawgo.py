@@ -18,6 +18,12 @@ Gotchas handled here: 조문여부=전문 rows are chapter headings, not article
 종국일자; an empty body means no record; a JSON single hit is an object, not a list; 법령ID keeps
 its leading zeros (`1747` and `001747` are one act); 단기 years in old 선고일자.
 
+A statute body replaces its act's articles, so a body is read all or nothing: 기본정보 must name
+the act, 조문 must hold 조문단위 rows, and every row must be an article (or a 전문 heading) with a
+조문번호 1–9999; anything else is refused with the path to the node (`법령/조문/조문단위[3]`),
+never skipped, since a row skipped would be an article deleted. A list row that cannot be used is
+skipped and reported.
+
 XML is parsed as a stream (one row in memory at a time) by the C parser, after a check of the
 prolog that refuses any DTD: without one no entity can be declared, which rules out entity
 expansion (billion laughs) and external references; a DOCTYPE is only allowed in the prolog.

@@ -113,7 +113,7 @@ class _Replacement:
         labels = ([_article_label(*key) for key in gone_articles]
                   or [_provision_label(key) for key in gone_provisions])
         shown = ", ".join(labels[:SHRINK_SHOWN]) + (", …" if len(labels) > SHRINK_SHOWN else "")
-        return ("expected a body that keeps the act's articles and provisions (dropping at most "
+        return ("expected a body that keeps the act's articles and provisions (dropping no more than "
                 f"{SHRINK_SHARE:.0%} or {SHRINK_FLOOR} of either), got one that would remove "
                 f"{len(gone_articles)} of {len(self.held_articles)} articles and {len(gone_provisions)} of "
                 f"{len(self.held_provisions)} provisions ({shown}); nothing was written. If the act did "
