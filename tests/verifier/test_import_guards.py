@@ -193,12 +193,33 @@ def test_a_body_dropping_few_provisions_passes(civil_code: Database, tmp_path: P
     assert report.counts["provisions"] == 177
 
 
+def test_a_body_keeping_its_articles_but_dropping_their_paragraphs_names_the_paragraphs(
+        civil_code: Database, tmp_path: Path) -> None:
+    units = _units(ARTICLES)
+    for unit in units[:10]:
+        unit["항"] = []
+    with pytest.raises(ShrinkError) as raised:
+        import_file(civil_code, write(tmp_path, "flat.json", body_json(units)))
+    assert "0 of 60 articles and 30 of 180 provisions (제1조 제1항, 제1조 제2항, 제1조 제3항, 제2조 제1항" in str(raised.value)
+
+
+def test_a_jsonl_act_with_an_empty_article_list_is_a_shrinking_body(civil_code: Database, tmp_path: Path) -> None:
+    line = json.dumps({"type": "act", "law_id": "001706", "name": "민법", "articles": []}, ensure_ascii=False)
+    with pytest.raises(ShrinkError, match="60 of 60 articles"):
+        import_file(civil_code, write(tmp_path, "empty.jsonl", line))
+
+
 def test_shrink_is_checked_per_act_in_a_file_holding_several(civil_code: Database, tmp_path: Path) -> None:
-    other = body_json().replace('"001706"', '"001692"').replace('"민법"', '"형법"')
-    import_file(civil_code, write(tmp_path, "hyeongbeop.json", other))
-    shrunk = body_json(_units(1)).replace('"001706"', '"001692"').replace('"민법"', '"형법"')
-    with pytest.raises(ShrinkError, match="형법"):
-        import_file(civil_code, write(tmp_path, "hyeongbeop2.json", shrunk))
+    def act(law_id: str, name: str, articles: int) -> str:
+        return json.dumps({"type": "act", "law_id": law_id, "name": name, "articles": [
+            {"article": str(n), "provisions": [{"paragraph": p} for p in (1, 2, 3)]} for n in range(1, articles + 1)]},
+            ensure_ascii=False)
+    import_file(civil_code, write(tmp_path, "hyeongbeop.jsonl", act("001692", "형법", ARTICLES)))
+    before = snapshot(civil_code)
+    both = write(tmp_path, "both.jsonl", act("001706", "민법", ARTICLES + 1) + "\n" + act("001692", "형법", 1))
+    with pytest.raises(ShrinkError, match=r"형법 \(법령ID 001692\)"):
+        import_file(civil_code, both)
+    assert snapshot(civil_code) == before  # 민법's new article, written before 형법 was refused, rolled back too
 
 
 # --- the statute book: one transaction per act, the rest goes on ------------------------------------
