@@ -246,6 +246,24 @@ def test_an_act_with_a_version_out_of_bounds_is_skipped_whole_and_the_rest_goes_
     assert "나법" not in dumped and "가법" in dumped and "다법" in dumped
 
 
+def _legalize_file(law_id: str, mst: int, name: str) -> str:
+    return (f"---\n제목: {name}\n법령ID: '{law_id}'\n법령MST: {mst}\n법령구분: 법률\n공포일자: 2020-01-01\n"
+            f"시행일자: 2020-01-01\n상태: 시행\n---\n# {name}\n\n##### 제1조 (목적)\n\n이 법은 …\n")
+
+
+def test_a_legalize_file_out_of_bounds_is_skipped_and_named_and_the_rest_goes_on(
+        database: Database, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    for folder, text in (("가법", _legalize_file("000001", 11, "가법")), ("나법", _legalize_file("000002", 21, "나" * 201)),
+                         ("다법", _legalize_file("000003", 31, "다법"))):
+        (tree / "kr" / folder).mkdir(parents=True)
+        (tree / "kr" / folder / "법률.md").write_text(text, encoding="utf-8")
+    report = import_file(database, tree)
+    assert report.counts["acts"] == 2
+    [skipped] = report.skipped
+    assert "나법" in skipped.position and "version name: expected at most 200 characters, got 201" in skipped.reason
+
+
 SPAN_TRIGGERS = {  # a database that refuses one span, as a constraint would: a failure inside an act's write
     "sqlite": [("CREATE TRIGGER refuse BEFORE INSERT ON article_spans WHEN NEW.text = 'BOOM' "
                 "BEGIN SELECT RAISE(ABORT, 'span refused'); END")],
