@@ -8,7 +8,8 @@ its articles (refused, then imported with --allow-shrink). Each is imported by `
 import` in its own process: exit code, the message, seconds, peak RSS, and the SHA-256 of
 `citegen-admin dump` (every imported table, stable order) before and after, which must be equal
 unless the import was meant to change the database. Last, the whole of data/synthetic_law is
-imported again: the dump must be the first import's, byte for byte. Writes bench/results/import_hostile_bench.md.
+imported again: the dump must be the first import's, byte for byte. Writes bench/results/import_hostile_bench.md
+(or --out).
 """
 
 from __future__ import annotations

@@ -241,7 +241,7 @@ def test_an_act_with_a_version_out_of_bounds_is_skipped_whole_and_the_rest_goes_
     report = import_file(database, bundle)
     assert report.counts["acts"] == 2 and report.counts["versions"] == 3
     [skipped] = report.skipped
-    assert skipped.position.endswith("line 2") and "version mst: expected a number up to 2147483647" in skipped.reason
+    assert skipped.position.endswith("line 2") and "act version mst: expected a number up to 2147483647" in skipped.reason
     dumped = snapshot(database).decode()
     assert "나법" not in dumped and "가법" in dumped and "다법" in dumped
 
@@ -261,7 +261,7 @@ def test_a_legalize_file_out_of_bounds_is_skipped_and_named_and_the_rest_goes_on
     report = import_file(database, tree)
     assert report.counts["acts"] == 2
     [skipped] = report.skipped
-    assert "나법" in skipped.position and "version name: expected at most 200 characters, got 201" in skipped.reason
+    assert "나법" in skipped.position and "act version name: expected at most 200 characters, got 201" in skipped.reason
 
 
 SPAN_TRIGGERS = {  # a database that refuses one span, as a constraint would: a failure inside an act's write

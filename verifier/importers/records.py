@@ -13,6 +13,7 @@ being truncated, stored as `nan`, or failing halfway through a write on one data
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -122,7 +123,7 @@ Record = ActRecord | ArticleRecord | CaseRecord | AliasRecord | CoverageRecord |
 def describe(error: ValidationError) -> str:
     """The first problem of `error` as "act name: expected at most 200 characters, got 5001"."""
     first = error.errors(include_url=False)[0]
-    kind = error.title.removesuffix("Record").removesuffix("Key").lower() or error.title
+    kind = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", error.title.removesuffix("Record").removesuffix("Key")).lower()
     names = _FIELD_NAMES.get(error.title, [])
     field = ".".join(names[part] if isinstance(part, int) and index == 0 and part < len(names) else str(part)
                      for index, part in enumerate(first["loc"]))
