@@ -1,4 +1,4 @@
-"""`citegen-admin`: create, import, search, verify and audit the statute/case database.
+"""`citegen-admin`: create, import, dump, search, verify and audit the statute/case database.
 
 Every command takes `--database-url` (default: env CITEGEN_DATABASE_URL, else an SQLite file in
 the user's data directory). Exit codes: 0 ok, 1 a citation that did not verify, 2 bad usage or
