@@ -312,3 +312,15 @@ def test_cli_dump_writes_the_snapshot(civil_code: Database, database_url: str, t
     result = runner.invoke(app, ["dump", str(target), "--database-url", database_url])
     assert result.exit_code == 0, result.output
     assert target.read_bytes() == snapshot(civil_code)
+
+
+@pytest.mark.postgres
+def test_the_dump_is_the_same_bytes_on_sqlite_and_postgresql(
+        both_backends: tuple[str, str], sample_dir: Path, legalize_repo: Path) -> None:
+    dumps = []
+    for url in both_backends:
+        database = Database.open(url)
+        import_paths(database, [sample_dir, legalize_repo])
+        dumps.append(snapshot(database))
+        database.close()
+    assert dumps[0] == dumps[1] and len(dumps[0].splitlines()) > 3000
