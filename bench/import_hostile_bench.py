@@ -58,7 +58,8 @@ ATTACKS: list[tuple[str, str, str, Callable[[str], str], list[str], bool]] = [
      lambda t: re.sub(r"<조문>.*</조문>", "<조문>없음</조문>", t, flags=re.DOTALL), [], False),
     ("minbeop-junk-rows.xml", "every 조문단위 a word", "body/001706.xml",
      lambda t: _UNITS.sub("<조문단위>junk</조문단위>", t), [], False),
-    ("minbeop-no-jomun.xml", "no `<조문>`", "body/001706.xml", lambda t: re.sub(r"<조문>.*</조문>", "", t, flags=re.DOTALL),
+    ("minbeop-no-jomun.xml", "no `<조문>`", "body/001706.xml",
+     lambda t: re.sub(r"<조문>.*</조문>", "", t, flags=re.DOTALL),
      [], False),
     ("minbeop-row-without-number.xml", "one 조문단위 without 조문번호", "body/001706.xml",
      lambda t: t.replace("<조문번호>750</조문번호>", "", 1), [], False),
@@ -117,7 +118,8 @@ def main() -> None:
             after = dump_hash(url, scratch)
             shown = message.replace(str(scratch) + "/", "").replace("|", "\\|")
             shown = shown if len(shown) <= 300 else shown[:300] + " …"
-            verdict = "changed, as asked" if may_change and before != after else "equal" if before == after else "CHANGED"
+            verdict = ("changed, as asked" if may_change and before != after
+                       else "equal" if before == after else "CHANGED")
             rows.append(f"| `{name}` | {what} | {code} | {shown} | {seconds:.1f} | {peak / 1024:.0f} | "
                         f"`{before[:12]}` | `{after[:12]}` | {verdict} |")
         code, message, seconds, peak = import_once([LAW], [], url)  # restores the 민법 the allowed shrink cut

@@ -18,8 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grammars import find_citations
-from grammars.languages.answer import DEFAULT_BYPASS
+from grammars import DEFAULT_BYPASS, find_citations
 from streaming import metrics as metrics_format
 from streaming.admission import Admission, NarrowingLimit
 from streaming.anchors import AnchorPrefixes

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy import desc, or_, select
+from sqlalchemy import ColumnElement, desc, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CitationFinder, CitationParser
@@ -157,33 +157,36 @@ def search(query: Annotated[str, typer.Argument(help="An act name, `민법 750`,
     with _database(database_url) as database, database.engine.connect() as connection:
         found = 0
         if kind in ("all", "acts"):
-            rows = connection.execute(
-                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind).outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
+            act_rows = connection.execute(
+                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind)
+                .outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
                 .where(or_(ACTS.c.name.like(pattern, escape="\\"), ALIASES.c.alias.like(pattern, escape="\\")))
                 .distinct().order_by(ACTS.c.name).limit(limit)).all()
-            found += _table("acts", ("name", "법령ID", "MST", "kind"), rows)
+            found += _table("acts", ("name", "법령ID", "MST", "kind"), act_rows)
         if kind in ("all", "articles"):
             act_part, _, label = text.rpartition(" ")
             number, _, branch = label.removeprefix("제").removesuffix("조").partition("의")
             columns = (ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.title, ARTICLES.c.status)
+            where: ColumnElement[bool]
             if act_part and number.isdigit() and (not branch or branch.isdigit()):
                 where = (ACTS.c.name.like(_like(act_part), escape="\\") & (ARTICLES.c.number == int(number))
                          & (ARTICLES.c.branch == int(branch or 0)))
             else:  # words of an article's title (조문제목), `해고` finds 제23조(해고 등의 제한)
                 where = ARTICLES.c.title.like(pattern, escape="\\")
-            rows = connection.execute(select(*columns).join(ACTS, ACTS.c.id == ARTICLES.c.act_id).where(where)
-                                      .order_by(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch).limit(limit)).all()
-            found += _table("articles", ("act", "조", "가지", "title", "status"), rows)
+            article_rows = connection.execute(
+                select(*columns).join(ACTS, ACTS.c.id == ARTICLES.c.act_id).where(where)
+                .order_by(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch).limit(limit)).all()
+            found += _table("articles", ("act", "조", "가지", "title", "status"), article_rows)
         if kind in ("all", "cases"):
-            number = parse_case_number(text)
-            condition = (CASES.c.title.like(pattern, escape="\\") if number is None else
-                         (CASES.c.case_year == number.year) & (CASES.c.case_code == number.code)
-                         & (CASES.c.case_serial == number.serial))
-            rows = connection.execute(
+            case_number = parse_case_number(text)
+            condition = (CASES.c.title.like(pattern, escape="\\") if case_number is None else
+                         (CASES.c.case_year == case_number.year) & (CASES.c.case_code == case_number.code)
+                         & (CASES.c.case_serial == case_number.serial))
+            case_rows = connection.execute(
                 select(CASES.c.court, CASES.c.decided_on, CASES.c.case_year, CASES.c.case_code, CASES.c.case_serial,
                        CASES.c.disposition, CASES.c.title).where(condition)
                 .order_by(desc(CASES.c.decided_on)).limit(limit)).all()
-            found += _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"), rows)
+            found += _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"), case_rows)
         if not found:
             out.print(f"nothing matches {text!r}")
 
@@ -193,7 +196,7 @@ def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def _table(title: str, headers: tuple[str, ...], rows: list) -> int:  # type: ignore[type-arg]
+def _table(title: str, headers: tuple[str, ...], rows: Sequence[Iterable[object]]) -> int:
     if rows:
         table = Table(*headers, title=title)
         for row in rows:

@@ -12,6 +12,7 @@ keys as distinct, which would let duplicates in).
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any, TypeAlias
 
 from sqlalchemy import (
     Boolean,
@@ -21,15 +22,29 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    Row,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+# A result row of a Core query over these tables, of any width (`Row[Any]` would be a one-column row).
+AnyRow: TypeAlias = Row[*tuple[Any, ...]]
+
 
 class Base(DeclarativeBase):
     pass
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of a mapped class (SQLAlchemy types `__table__` as any FromClause; a declarative
+    class over one table always has a Table)."""
+    table = model.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"expected a class mapped to one table, got {model.__name__} over {table!r}")
+    return table
 
 
 class Act(Base):

@@ -16,8 +16,7 @@ from citegen.constraint import (
 )
 from citegen.engine import Engine
 from citegen.models import LoadedModel
-from grammars import CitationParser
-from grammars.grammar import AnswerGrammar
+from grammars import AnswerGrammar, CitationParser
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
 

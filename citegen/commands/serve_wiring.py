@@ -6,6 +6,7 @@ engine, the verifier and streaming meet."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import threading
@@ -21,11 +22,9 @@ from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.sampling import SamplingParams
 from grammars import COURTS_BY_NAME, Lexicon, ParsedCitation
-from streaming.anchors import AnchorPrefixes
-from streaming.metrics import Gauges
+from streaming import AnchorPrefixes, Gauges
+from verifier import Database, Verifier, head_revision
 from verifier import admin as admin_queries
-from verifier.database import Database, head_revision
-from verifier.verify import Verifier
 
 logger = logging.getLogger(__name__)
 
@@ -131,10 +130,8 @@ class EngineSource:
 
 def _thread_safe_sink(loop: asyncio.AbstractEventLoop, put: Callable[[Any], None]) -> Callable[[Any], None]:
     def sink(event: engine_events.Event) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the server's loop has closed: nobody is listening any more
             loop.call_soon_threadsafe(put, event)
-        except RuntimeError:  # the server's loop has closed: nobody is listening any more
-            pass
 
     return sink
 

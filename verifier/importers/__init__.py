@@ -40,21 +40,21 @@ class FileReport:
 
 
 def discover(paths: Iterable[Path | str]) -> list[Path]:
-    """The importable files under `paths` (folders searched recursively, in name order, statute
-    books first: an alias file or a list beside one names acts the book brings)."""
+    """The importable files under `paths` (folders searched recursively, in name order), statute
+    books first, from whichever path they come: an alias names every act of its name held when it
+    is written, so aliases written before a book that brings another act of that name would
+    change on a re-import of the same paths."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir() and not is_book_source(path):
             found += sorted((p for p in path.rglob("*") if p.is_file() and (
                 p.suffix.lower() in READERS or is_book_source(p))), key=lambda p: (not is_book_source(p), p))
-        elif path.is_dir():
-            found.append(path)
-        elif path.is_file():
+        elif path.is_dir() or path.is_file():
             found.append(path)
         else:
             raise ImportFileError(path, None, "expected a file or a folder, got nothing at that path")
-    return found
+    return sorted(found, key=lambda p: not is_book_source(p))  # stable: the given order otherwise
 
 
 def import_file(database: Database, path: Path, on_progress: Progress | None = None, *,
@@ -68,7 +68,8 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
         return FileReport(path, +counts, [SkippedRow(where, why) for where, why in book.skipped])
     reader = READERS.get(path.suffix.lower())
     if reader is None:
-        raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {path.suffix or 'no suffix'!r}")
+        got = path.suffix or "no suffix"
+        raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {got!r}")
     if path.stat().st_size == 0:
         raise MalformedFileError(path, None, "expected law.go.kr XML/JSON or JSONL, got an empty file")
     with database.engine.begin() as connection:

@@ -6,8 +6,9 @@ legalize-kr tree or tarball (the versions in it), single `.md` files, and the co
 a file that cannot be read (malformed front matter, not an act, a value out of bounds) is skipped
 and named with its commit, a bundle line likewise, an act the database refuses (IntegrityError,
 DataError) is rolled back and named, and the rest goes on; a bundle whose compression is cut
-short stops where it breaks, the acts before it kept, and the report says so. Versions already held (same `commit:path` origin, or same MST) are not
-read again, so a re-import after the source moved on processes only the new versions.
+short stops where it breaks, the acts before it kept, and the report says so. Versions already
+held (same `commit:path` origin, or same MST) are not read again, so a re-import after the source
+moved on processes only the new versions.
 
 Bundle line:
     {"law_id": "001706",
@@ -84,7 +85,7 @@ def bundle_line(versions: list[ActVersion], spans: list[Span]) -> str:
 def _open_text(path: Path) -> IO[str]:
     name = path.name.lower()
     opener: Callable[..., IO[str]] = (lzma.open if name.endswith(".xz") else gzip.open if name.endswith(".gz")
-                                      else open)  # type: ignore[assignment]
+                                      else open)
     return opener(path, "rt", encoding="utf-8")
 
 
@@ -100,7 +101,8 @@ def _read_bundle(path: Path, report: BookReport) -> Iterator[ActHistory]:
                 except ImportFileError as error:
                     report.skipped.append((f"{path} line {number}", error.problem))
     except (EOFError, lzma.LZMAError, gzip.BadGzipFile, UnicodeDecodeError) as error:
-        raise MalformedFileError(path, None, f"expected a complete compressed bundle, got a broken one ({error})")
+        message = f"expected a complete compressed bundle, got a broken one ({error})"
+        raise MalformedFileError(path, None, message) from error
 
 
 def _bundle_act(path: Path, number: int, line: str) -> ActHistory:
@@ -179,7 +181,7 @@ class _BlobReader:
 
     def read(self, spec: str) -> str | None:
         stdin, stdout = self._process.stdin, self._process.stdout
-        assert stdin is not None and stdout is not None  # noqa: S101 (Popen with PIPE always sets them)
+        assert stdin is not None and stdout is not None  # Popen with PIPE always sets them
         stdin.write(spec.encode("utf-8") + b"\n")
         stdin.flush()
         header = stdout.readline().split()
@@ -192,6 +194,8 @@ class _BlobReader:
         if self._process.stdin is not None:
             self._process.stdin.close()
         self._process.wait()
+        if self._process.stdout is not None:  # left open, it is a ResourceWarning when collected
+            self._process.stdout.close()
 
 
 # --- the import ----------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def _optional_text(line: dict[str, Any], key: str) -> str | None:
     return value or None
 
 
-def _optional_date(line: dict[str, Any], key: str):  # noqa: ANN202 (date | None)
+def _optional_date(line: dict[str, Any], key: str) -> date | None:
     text = line.get(key)
     if text is None:
         return None
