@@ -2,7 +2,7 @@
 
 Routes: `POST /v1/answers` (SSE: prose, citation, done, error), `POST /v1/chat/completions`
 (OpenAI-compatible, see `streaming.openai_compat`), `GET /healthz`, `/readyz`, `/metrics`,
-`/admin/audit` and `/admin/stats` (API key), and `/` (the answer page).
+`/admin/audit`, `/admin/stats` and `POST /admin/reload` (API key), and `/` (the answer page).
 """
 
 import asyncio
@@ -280,6 +280,10 @@ def create_app(
     @app.get("/admin/stats", responses={401: {"description": "No or wrong API key"}})
     async def stats(source: Annotated[AdminSource, Depends(require_admin)]) -> JSONResponse:
         return JSONResponse(dict(await source.stats()))
+
+    @app.post("/admin/reload", responses={401: {"description": "No or wrong API key"}})
+    async def reload(source: Annotated[AdminSource, Depends(require_admin)]) -> JSONResponse:
+        return JSONResponse(dict(await source.reload()))
 
     page = resources.files("streaming").joinpath("static/index.html").read_text(encoding="utf-8")
 

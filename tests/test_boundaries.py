@@ -11,6 +11,7 @@ import pytest
 REPOSITORY = Path(__file__).resolve().parents[1]
 PACKAGES = ("citegen", "grammars", "streaming", "verifier")
 WITH_PUBLIC_SURFACE = ("grammars", "streaming", "verifier")  # each pins its __all__ in tests/<package>
+MOST_LINES = 600  # a module past this has grown a second concept: split it (../shared/STYLE.md)
 
 FORBIDDEN = {
     "grammars": {"torch", "transformers", "triton", "sqlalchemy", "fastapi", "citegen", "verifier", "streaming"},
@@ -75,3 +76,11 @@ def _internal_imports(package: str) -> list[str]:
 def test_packages_use_each_other_through_public_names_only(package: str) -> None:
     internal = _internal_imports(package)
     assert not internal, f"{package} imports inner modules (export the name from the package instead): {internal}"
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=PACKAGES)
+def test_no_module_passes_the_line_cap(package: str) -> None:
+    modules = (REPOSITORY / package).rglob("*.py")
+    lengths = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in modules}
+    long = sorted(f"{path.relative_to(REPOSITORY)}: {count}" for path, count in lengths.items() if count > MOST_LINES)
+    assert not long, f"modules past {MOST_LINES} lines: {long}"

@@ -8,6 +8,7 @@ device, `forbid_shorthand` and the index cache directory.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -49,14 +50,15 @@ def answer_source(
             forbid_shorthand=settings.forbid_shorthand, index_cache_dir=settings.index_cache_dir,
         )
     from citegen.commands import serve_wiring as wiring  # noqa: PLC0415
+    from citegen.engine import Engine  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
 
-    return wiring.EngineSource(
-        wiring.build_engine(
-            load_model(settings.model_path, settings.device), lexicon, max_batch=settings.streaming.max_active,
-            forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
-        )
-    )
+    loaded = load_model(settings.model_path, settings.device)
+    # the same library over another lexicon: what POST /admin/reload compiles when the database moved
+    relanguage = functools.partial(wiring.constraint_library, loaded, forbid_shorthand=settings.forbid_shorthand,
+                                   cache_dir=settings.index_cache_dir)
+    return wiring.EngineSource(Engine(loaded, relanguage(lexicon), max_batch=settings.streaming.max_active),
+                               relanguage)
 
 
 def regenerator(backend: Backend, model_path: Path, lexicon: ArticleLexicon, device: str) -> Regenerator:

@@ -61,7 +61,8 @@ def serve(
         source = backends.answer_source(chosen, settings, lexicon, vllm_lexicon=vllm_lexicon, vllm_args=vllm_args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     checker = Verifier(database)
-    admin = wiring.DatabaseAdmin(database, checker)
+    use_lexicon = source.use_lexicon if isinstance(source, wiring.EngineSource) else None  # vLLM: restart
+    admin = wiring.DatabaseAdmin(database, checker, lexicon, use_lexicon)
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(
