@@ -122,12 +122,14 @@ class _Replacement:
 
 class RecordWriter:
     """Stores one file's records on an open transaction; `finish()` flushes and returns counts.
-    `path` is named in a `ShrinkError`; `allow_shrink` lets a body drop any share of its act."""
+    A `ShrinkError` names `path` (else `source`, for records that came from no file: a sync);
+    `allow_shrink` lets a body drop any share of its act."""
 
-    def __init__(self, connection: Connection, source: str, path: Path, *, allow_shrink: bool = False) -> None:
+    def __init__(self, connection: Connection, source: str, path: Path | None = None, *,
+                 allow_shrink: bool = False) -> None:
         self.connection = connection
         self.source = source
-        self.path = path
+        self.path = path if path is not None else Path(source)
         self.allow_shrink = allow_shrink
         self._replacement: _Replacement | None = None
         self.counts: Counter[str] = Counter()
