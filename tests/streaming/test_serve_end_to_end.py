@@ -76,9 +76,10 @@ def test_concurrent_answers_show_only_verified_citations(base: str, parts) -> No
 
 # ---- narrowing ------------------------------------------------------------------------------
 
-# Unnarrowed, the shipped model answers this (seed 0) citing 근로기준법 제2조.
+# Unnarrowed, the shipped model answers this (seed 0) citing 민법; narrowed, it reaches an allowed
+# citation within 96 tokens (the model retrained on the real book writes longer article texts first).
 QUESTION = "임금을 받지 못하면 어떻게 하나요?"
-ASKED = {"max_tokens": 48, "seed": 0, "policy": "annotate"}
+ASKED = {"max_tokens": 96, "seed": 0, "policy": "annotate"}
 ALLOWED = {"courts": ["대법원"], "acts": ["형법"]}
 
 
@@ -98,7 +99,7 @@ def answer_text(events: list[tuple[str, dict]]) -> str:
 def test_a_narrowed_answer_cites_only_the_allowed_courts_and_acts(base: str, parts) -> None:
     lexicon = parts[2]
     unnarrowed = cited(answer_text(answer(base, {"question": QUESTION, **ASKED}, timeout_s=120)), lexicon)
-    assert "근로기준법" in unnarrowed  # what the narrowing has to keep out
+    assert "민법" in unnarrowed  # what the narrowing has to keep out
     events = answer(base, {"question": QUESTION, **ASKED, **ALLOWED}, timeout_s=120)
     narrowed = cited(answer_text(events), lexicon)
     assert narrowed and set(narrowed) <= {"대법원", "형법"}, narrowed
