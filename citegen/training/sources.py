@@ -124,9 +124,9 @@ def law_data(acts: Sequence[Act], case_dir: Path, aliases_file: Path) -> LawData
     exists) that name one of them, sorted for reproducibility."""
     if not case_dir.is_dir():
         raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {case_dir}")
-    acts = {act.name: act for act in acts}
+    by_name = {act.name: act for act in acts}
     # The grammars' own finder reads 사건번호 and 참조조문: "a citation" is defined once.
-    finder = CitationFinder(CitationParser.for_lexicon({name: None for name in acts}))
+    finder = CitationFinder(CitationParser.for_lexicon({name: None for name in by_name}))
     decisions: dict[str, Decision] = {}
     for tree in _trees(case_dir):
         for record in _case_records(tree):
@@ -136,16 +136,15 @@ def law_data(acts: Sequence[Act], case_dir: Path, aliases_file: Path) -> LawData
             key = str(decision.citation.case_number)
             if key not in decisions or len(decision.holding) > len(decisions[key].holding):
                 decisions[key] = decision
-    if not acts or not decisions:
+    if not by_name or not decisions:
         raise TrainingDataError(
-            f"expected acts and decisions in {case_dir}, got {len(acts)} acts and "
-            f"{len(decisions)} decisions"
+            f"expected acts and decisions, got {len(by_name)} acts and {len(decisions)} decisions in {case_dir}"
         )
     aliases = json.loads(aliases_file.read_text(encoding="utf-8")) if aliases_file.is_file() else {}
-    aliases = {alias: name for alias, name in sorted(aliases.items()) if name in acts}
-    logger.info("read %d acts and %d decisions", len(acts), len(decisions))
+    aliases = {alias: name for alias, name in sorted(aliases.items()) if name in by_name}
+    logger.info("read %d acts and %d decisions", len(by_name), len(decisions))
     return LawData(
-        tuple(acts[name] for name in sorted(acts)),
+        tuple(by_name[name] for name in sorted(by_name)),
         tuple(decisions[number] for number in sorted(decisions)),
         aliases,
     )
@@ -362,8 +361,9 @@ def _decision(record: Tree, finder: CitationFinder) -> Decision | None:
 
 def _case_number(text: str, finder: CitationFinder) -> CaseNumber | None:
     found = finder.find(text, lenient=True)
-    whole = len(found) == 1 and found[0].span == (0, len(text)) and isinstance(found[0].citation, CaseCitation)
-    return found[0].citation.case_number if whole else None  # type: ignore[union-attr]
+    if len(found) != 1 or found[0].span != (0, len(text)) or not isinstance(found[0].citation, CaseCitation):
+        return None
+    return found[0].citation.case_number
 
 
 def _referenced_statutes(text: str, finder: CitationFinder) -> tuple[StatuteCitation, ...]:
