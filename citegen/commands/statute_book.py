@@ -8,16 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
 from pathlib import Path
-
-from verifier.errors import ImportFileError
-from verifier.importers.book import BUNDLE_SUFFIX, read_histories
-from verifier.importers.history import BookReport
-from verifier.importers.legalize import ActVersion
 
 from citegen.training.errors import TrainingDataError
 from citegen.training.sources import ArticleText
+from verifier import BUNDLE_SUFFIX, BookReport, ImportFileError, read_histories
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +35,11 @@ def read_statute_book(bundle: Path, on: dt.date) -> StatuteBook:
     promulgated: dict[str, dt.date] = {}
     try:
         for history, _, _ in read_histories(bundle, set(), report):
-            sequence, version = _in_force(history.versions, on)
+            # the version in force: the last, in the bundle's (promulgation) order, whose 시행일자
+            # has come, as the verifier decides (verifier.versions.in_force)
+            sequence, version = max(((index, candidate) for index, candidate in enumerate(history.versions, 1)
+                                     if candidate.effective_on is not None and candidate.effective_on <= on),
+                                    key=lambda pair: pair[0], default=(0, None))
             if version is None or version.change == "폐지" or version.status == "폐지":
                 continue
             articles = [ArticleText(span.number, span.branch, span.title, span.text) for span in history.spans or ()
@@ -57,12 +56,3 @@ def read_statute_book(bundle: Path, on: dt.date) -> StatuteBook:
     logger.info("read %d acts in force on %s from %s", len(book), on, bundle)
     return book
 
-
-def _in_force(versions: Sequence[ActVersion], on: dt.date) -> tuple[int, ActVersion | None]:
-    """(sequence, version) of the version in force on `on`: the last, in the bundle's (promulgation)
-    order, whose 시행일자 has come, as the verifier decides (verifier.versions.in_force)."""
-    current: tuple[int, ActVersion | None] = (0, None)
-    for sequence, version in enumerate(versions, start=1):
-        if version.effective_on is not None and version.effective_on <= on:
-            current = (sequence, version)
-    return current

@@ -10,12 +10,12 @@ import lzma
 from pathlib import Path
 
 import pytest
-from grammars import StatuteCitation
 
 from citegen.commands.statute_book import StatuteBook, bundle_in, read_statute_book
 from citegen.training.corpus import CANONICAL, CorpusGenerator
 from citegen.training.errors import TrainingDataError
 from citegen.training.sources import Act, Article, book_acts, law_data
+from grammars import StatuteCitation
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = REPO / "data" / "law" / "statute-book.book.jsonl.xz"
@@ -110,7 +110,7 @@ def test_a_missing_core_act_is_named(book: StatuteBook) -> None:
 def test_a_truncated_bundle_is_refused_with_its_name(bundle: Path, tmp_path: Path) -> None:
     cut = tmp_path / "cut.book.jsonl.xz"
     cut.write_bytes(bundle.read_bytes()[: len(bundle.read_bytes()) // 2])
-    with pytest.raises(TrainingDataError, match="cut.book.jsonl.xz"):
+    with pytest.raises(TrainingDataError, match=r"cut\.book\.jsonl\.xz"):
         read_statute_book(cut, ON)
 
 
