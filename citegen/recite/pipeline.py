@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 Action = Literal["kept", "rewritten", "suggested", "review"]
 NEEDS_REVIEW: frozenset[str] = frozenset({"suggested", "review"})
 CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
+READ_BACKS_KEPT = 100_000  # canonical forms whose reading a pipeline keeps
 _VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it differently",
                     "not_found": "not in the database", "ambiguous": "more than one record matches",
                     "not_covered": "the database does not cover this court or period"}
@@ -126,6 +127,9 @@ class RecitePipeline:
     find: Callable[[str], Sequence[FoundCitation]]
     authority: Authority
     regenerator: Regenerator | None = None
+    # `_read_back`'s answers by canonical form: a batch proposes the same few thousand forms again
+    # and again (13,000 citations per MB of the bench's drafts), and reading one back is a find.
+    _read_backs: dict[str, ParsedCitation | None] = field(default_factory=dict, init=False, repr=False)
 
     def recite(self, document: Document) -> RecitedDocument:
         resolver = self.authority.document_resolver()  # one per document: back-references are local
@@ -228,10 +232,16 @@ class RecitePipeline:
 
     def _read_back(self, canonical: str) -> ParsedCitation | None:
         """The one complete citation the finder reads in `canonical`, spanning all of it; None otherwise."""
+        if canonical in self._read_backs:
+            return self._read_backs[canonical]
         found = self.find(canonical)
-        if len(found) != 1 or found[0].span != (0, len(canonical)) or not found[0].citation.is_complete:
-            return None
-        return found[0].citation
+        read = None
+        if len(found) == 1 and found[0].span == (0, len(canonical)) and found[0].citation.is_complete:
+            read = found[0].citation
+        if len(self._read_backs) >= READ_BACKS_KEPT:  # the oldest goes: memory stays bounded
+            del self._read_backs[next(iter(self._read_backs))]
+        self._read_backs[canonical] = read
+        return read
 
     def _replacement_problem(self, written: ParsedCitation, replacement: str) -> str | None:
         """Why `replacement` may not stand for the citation as written, in words; None when it may."""
