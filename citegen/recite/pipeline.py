@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 Action = Literal["kept", "rewritten", "suggested", "review"]
 NEEDS_REVIEW: frozenset[str] = frozenset({"suggested", "review"})
 CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
-READ_BACKS_KEPT = 100_000  # canonical forms whose reading a pipeline keeps
+MEMO_ENTRIES = 100_000  # answers a pipeline keeps of each kind (memory stays bounded)
 _VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it differently",
                     "not_found": "not in the database", "ambiguous": "more than one record matches",
                     "not_covered": "the database does not cover this court or period"}
@@ -127,9 +127,11 @@ class RecitePipeline:
     find: Callable[[str], Sequence[FoundCitation]]
     authority: Authority
     regenerator: Regenerator | None = None
-    # `_read_back`'s answers by canonical form: a batch proposes the same few thousand forms again
-    # and again (13,000 citations per MB of the bench's drafts), and reading one back is a find.
+    # Answers kept for the run, at most MEMO_ENTRIES each, since a batch meets the same citations again
+    # and again: `_read_back`'s by canonical form (reading one back is a find), and, without a
+    # regenerator, `_decide`'s by what was written and how it resolved (`_decision_key`).
     _read_backs: dict[str, ParsedCitation | None] = field(default_factory=dict, init=False, repr=False)
+    _decisions: dict[tuple[object, ...], CitationOutcome] = field(default_factory=dict, init=False, repr=False)
 
     def recite(self, document: Document) -> RecitedDocument:
         resolver = self.authority.document_resolver()  # one per document: back-references are local
@@ -137,7 +139,7 @@ class RecitePipeline:
         edits: dict[int, list[Edit]] = {}
         for stream, text in enumerate(document.streams):
             for found in self.find(text):
-                outcome = self._decide(text, stream, found, resolver.resolve(found))
+                outcome = self._decided(text, stream, found, resolver.resolve(found))
                 if outcome.action == "rewritten" and not document.is_editable(stream, *outcome.span):
                     outcome = replace(outcome, action="suggested",
                                        reason="the citation crosses a tab, line break or field; not rewritten")
@@ -147,6 +149,19 @@ class RecitePipeline:
                 logger.debug("%s %r -> %r (%s)", outcome.action, outcome.original, outcome.canonical, outcome.verdict)
                 outcomes.append(outcome)
         return RecitedDocument(tuple(outcomes), edits)
+
+    def _decided(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
+        """`_decide`'s outcome, from the run's memo where it can be: a decision depends on where the
+        citation stands only through re-generation, which reads the text around it."""
+        if self.regenerator is not None:
+            return self._decide(text, stream, found, resolution)
+        start, end = found.span
+        key = (text[start:end], found.citation, found.form, found.declares, found.through, found.scanned, resolution)
+        decided = self._decisions.get(key)
+        if decided is None:
+            decided = _remember(self._decisions, key, self._decide(text, stream, found, resolution))
+        return decided if decided.span == found.span and decided.stream == stream else \
+            replace(decided, stream=stream, span=found.span)
 
     def _decide(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         start, end = found.span
@@ -238,10 +253,7 @@ class RecitePipeline:
         read = None
         if len(found) == 1 and found[0].span == (0, len(canonical)) and found[0].citation.is_complete:
             read = found[0].citation
-        if len(self._read_backs) >= READ_BACKS_KEPT:  # the oldest goes: memory stays bounded
-            del self._read_backs[next(iter(self._read_backs))]
-        self._read_backs[canonical] = read
-        return read
+        return _remember(self._read_backs, canonical, read)
 
     def _replacement_problem(self, written: ParsedCitation, replacement: str) -> str | None:
         """Why `replacement` may not stand for the citation as written, in words; None when it may."""
@@ -252,6 +264,18 @@ class RecitePipeline:
         if changed:
             return f"{replacement!r} would change what the draft states ({'; '.join(changed)})"
         return None
+
+
+Key = TypeVar("Key")
+Value = TypeVar("Value")
+
+
+def _remember(memo: dict[Key, Value], key: Key, value: Value) -> Value:
+    """Keep `value` under `key`, dropping the oldest answer once `memo` holds MEMO_ENTRIES; `value`."""
+    if len(memo) >= MEMO_ENTRIES:
+        del memo[next(iter(memo))]
+    memo[key] = value
+    return value
 
 
 _STATED = {"case": ("case_number", "court", "date", "delivery", "disposition", "panel"),
