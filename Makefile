@@ -1,6 +1,7 @@
-# The two commands of the README:
+# The commands of the README:
 #   make demo   installs everything, fills the SQLite database from data/, answers a sample question on CPU
 #   make test   installs everything, then runs the whole test suite
+#   make lint   ruff over the repository, mypy --strict over grammars and verifier (pyproject.toml's config)
 VENV        ?= .venv
 PYTHON      ?= python3
 # The CPU wheel on these machines; a GPU machine may set TORCH_SPEC to its own build.
@@ -10,7 +11,7 @@ BIN         := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo test bench
+.PHONY: install demo test lint bench
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,3 +28,7 @@ demo: install
 
 test: install
 	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/mypy

@@ -12,8 +12,9 @@ A `DocumentResolver` completes them:
 - a 부칙 whose act the text leaves out (`부칙 제3조`, `법률 제7428호 부칙 제2조`) is the document's own
   act's, or, uncertain, that of the act cited before;
 - `같은 조`/`동조` take the act (with its version: `구`, the note) and article of the previous statute
-  citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its parent 법률 when that is a
-  시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and `같은 법 시행령`/`동법
+  citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its
+  parent 법률 when that is a 시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and
+  `같은 법 시행령`/`동법
   시행규칙` the 시행령/시행규칙 of that 법률; no 법률 to name (after `민사소송규칙`) is no answer, never the
   decree itself. `이 법` is the document's own act, and `법` the parent 법률 of a document that is a
   시행령/시행규칙;
@@ -40,12 +41,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Row
-
-from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
-from grammars.find import DECREE_KIND_OF_SHORT_NAME, SAME_DECREE_KIND, default_finder
+from grammars import (
+    DECREE_KIND_OF_SHORT_NAME,
+    SAME_DECREE_KIND,
+    CaseCitation,
+    CitationFinder,
+    FoundCitation,
+    ParsedCitation,
+    StatuteCitation,
+    default_finder,
+    format_date,
+)
 from verifier.database import Database
 from verifier.lookups import LookupCache
+from verifier.models import AnyRow
 from verifier.names import normalise_court
 
 _SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
@@ -371,7 +380,7 @@ class DocumentResolver:
         return Resolution(citation, resolved, tuple(changes), not doubts, tuple(doubts))
 
     @staticmethod
-    def _complete_case(cited: CaseCitation, row: Row[Any], changes: list[Change], doubts: list[str]) -> CaseCitation:
+    def _complete_case(cited: CaseCitation, row: AnyRow, changes: list[Change], doubts: list[str]) -> CaseCitation:
         database_values = {"court": row.court, "date": row.decided_on, "delivery": row.delivery,
                            "disposition": row.disposition}
         filled: dict[str, Any] = {}
@@ -382,7 +391,8 @@ class DocumentResolver:
                 filled[name] = value
                 changes.append(Change(name, None, shown, "from the database"))
             elif written != value:
-                doubts.append(f"the database has {name} {shown}, the text {format_date(written) if name == 'date' else written}")
+                in_text = format_date(written) if name == "date" else written
+                doubts.append(f"the database has {name} {shown}, the text {in_text}")
         if cited.panel is None and row.panel == "전원합의체":
             filled["panel"] = row.panel
             changes.append(Change("panel", None, row.panel, "from the database"))
