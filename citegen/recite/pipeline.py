@@ -27,7 +27,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol
+
+from cachetools import FIFOCache
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
@@ -38,7 +40,7 @@ logger = logging.getLogger(__name__)
 Action = Literal["kept", "rewritten", "suggested", "review"]
 NEEDS_REVIEW: frozenset[str] = frozenset({"suggested", "review"})
 CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
-MEMO_ENTRIES = 100_000  # answers a pipeline keeps of each kind (memory stays bounded)
+MEMO_ENTRIES = 100_000  # answers a pipeline keeps of each kind, the oldest dropped first
 _VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it differently",
                     "not_found": "not in the database", "ambiguous": "more than one record matches",
                     "not_covered": "the database does not cover this court or period"}
@@ -128,8 +130,10 @@ class RecitePipeline:
     # Answers kept for the run, at most MEMO_ENTRIES each, since a batch meets the same citations again
     # and again: `_read_back`'s by canonical form (reading one back is a find), and, without a
     # regenerator, `_decide`'s by what was written and how it resolved (`_decision_key`).
-    _read_backs: dict[str, ParsedCitation | None] = field(default_factory=dict, init=False, repr=False)
-    _decisions: dict[tuple[object, ...], CitationOutcome] = field(default_factory=dict, init=False, repr=False)
+    _read_backs: FIFOCache[str, ParsedCitation | None] = field(
+        default_factory=lambda: FIFOCache(MEMO_ENTRIES), init=False, repr=False)
+    _decisions: FIFOCache[tuple[object, ...], CitationOutcome] = field(
+        default_factory=lambda: FIFOCache(MEMO_ENTRIES), init=False, repr=False)
 
     def recite(self, document: Document) -> RecitedDocument:
         resolver = self.authority.document_resolver()  # one per document: back-references are local
@@ -157,7 +161,7 @@ class RecitePipeline:
         key = (text[start:end], found.citation, found.form, found.declares, found.through, found.scanned, resolution)
         decided = self._decisions.get(key)
         if decided is None:
-            decided = _remember(self._decisions, key, self._decide(text, stream, found, resolution))
+            decided = self._decisions[key] = self._decide(text, stream, found, resolution)
         return decided if decided.span == found.span and decided.stream == stream else \
             replace(decided, stream=stream, span=found.span)
 
@@ -251,7 +255,8 @@ class RecitePipeline:
         read = None
         if len(found) == 1 and found[0].span == (0, len(canonical)) and found[0].citation.is_complete:
             read = found[0].citation
-        return _remember(self._read_backs, canonical, read)
+        self._read_backs[canonical] = read
+        return read
 
     def _replacement_problem(self, written: ParsedCitation, replacement: str) -> str | None:
         """Why `replacement` may not stand for the citation as written, in words; None when it may."""
@@ -262,18 +267,6 @@ class RecitePipeline:
         if changed:
             return f"{replacement!r} would change what the draft states ({'; '.join(changed)})"
         return None
-
-
-Key = TypeVar("Key")
-Value = TypeVar("Value")
-
-
-def _remember(memo: dict[Key, Value], key: Key, value: Value) -> Value:
-    """Keep `value` under `key`, dropping the oldest answer once `memo` holds MEMO_ENTRIES; `value`."""
-    if len(memo) >= MEMO_ENTRIES:
-        del memo[next(iter(memo))]
-    memo[key] = value
-    return value
 
 
 _STATED = {"case": ("case_number", "court", "date", "delivery", "disposition", "panel"),
