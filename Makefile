@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   installs everything, fills the SQLite database from data/, answers a sample question on CPU
 #   make test   installs everything, then runs the whole test suite
+#   make bench  regenerates every table of the README's Numbers section (python -m bench, ~40 min)
 VENV        ?= .venv
 PYTHON      ?= python3
 # The CPU wheel on these machines; a GPU machine may set TORCH_SPEC to its own build.
@@ -27,3 +28,6 @@ demo: install
 
 test: install
 	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python -m bench $(if $(ONLY),--only $(ONLY))

@@ -40,6 +40,7 @@ import psycopg
 import uvicorn
 from sqlalchemy import select
 
+from bench.report import summary_block
 from citegen.commands.serve_wiring import DatabaseAdmin, database_verifier
 from grammars import StatuteCitation
 from streaming import create_app
@@ -298,7 +299,7 @@ def main() -> None:
             pg.close()
     table = render(rows, arguments)
     print(table)
-    RESULTS.write_text(table, encoding="utf-8")
+    RESULTS.write_text("\n".join(summary_block([table])) + "\n", encoding="utf-8")
 
 
 @contextlib.contextmanager

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bench.report import summary_block
 from bench.grammar_bench import (
     bench_llguidance,
     bench_xgrammar,
@@ -266,7 +267,7 @@ def main() -> None:
         table += "\n\n" + narrowing(full_book(), vocabulary, encode)
     print(table)
     if args.out:
-        args.out.write_text(table + "\n")
+        args.out.write_text("\n".join(summary_block([table])) + "\n")
 
 
 if __name__ == "__main__":

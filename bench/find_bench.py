@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench.report import summary_block
 from citegen.commands.recite_wiring import build_pipeline
 from citegen.recite.documents import PlainTextDocument
 from citegen.recite.evaluate import Passage, load_passages, reading
@@ -150,7 +151,7 @@ def main() -> None:
     print(report)
     if args.show_misses:
         print("\n".join(["", "## Misses", *misses, *wrongs]))
-    (ROOT / "bench" / "results" / "find_bench.md").write_text(report + "\n", encoding="utf-8")
+    (ROOT / "bench" / "results" / "find_bench.md").write_text("\n".join(summary_block([report])) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ from pathlib import Path
 
 import numpy as np
 
-from grammars import answer_grammar, case_grammar, compile_index, default_lexicon, statute_grammar
+from bench.report import summary_block
+from citegen.commands.languages import answer_grammar_for
+from grammars import case_grammar, compile_index, default_lexicon, statute_grammar
 from grammars.cache import index_path
 from grammars.compile import vocabulary_of
 from grammars.vocabulary import Vocabulary
@@ -356,7 +358,7 @@ def main() -> None:
             rows.append(bench_outlines(label, regex, vocabulary, walks))
         print(render(rows[first:], f"\n{label}"), flush=True)
     if "citegen" in args.engines:
-        answer = answer_grammar(lexicon=lexicon)
+        answer = answer_grammar_for(lexicon)  # as `citegen serve` builds it: shorthand forbidden
         walks = [encode(text) for text in ANSWER_TEXTS]
         rows.append(bench_citegen(f"ANSWER (case + statute-{args.names})", answer, vocabulary, walks,
                                   build=args.answer_build))
@@ -367,7 +369,7 @@ def main() -> None:
     print(table)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(table + "\n")
+        args.out.write_text("\n".join(summary_block([table])) + "\n")
 
 
 if __name__ == "__main__":

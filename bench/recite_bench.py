@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.report import summary_block
 from citegen.commands.recite_wiring import build_pipeline
 from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.evaluate import evaluate, load_labels
@@ -114,7 +115,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     arguments.results.parent.mkdir(parents=True, exist_ok=True)
-    arguments.results.write_text(text, encoding="utf-8")
+    arguments.results.write_text("\n".join(summary_block([text])) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

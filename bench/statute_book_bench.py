@@ -34,6 +34,7 @@ from pathlib import Path
 import psycopg
 from sqlalchemy import func, select
 
+from bench.report import summary_block
 from grammars import StatuteCitation, find_citations
 from verifier.database import Database
 from verifier.importers import import_paths
@@ -208,7 +209,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(text, encoding="utf-8")
+    RESULTS.write_text("\n".join(summary_block([text])) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
