@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import Block, BenchReportError, blocks_of, rewrite_numbers, summary_of
+from bench.report import BenchReportError, Block, blocks_of, rewrite_numbers, summary_of
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
@@ -38,7 +38,8 @@ VLLM_PYTHON = REPO / ".venv-vllm" / "bin" / "python"
 
 def _cuda() -> str | None:
     probe = [sys.executable, "-c", "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)"]
-    return None if subprocess.run(probe, capture_output=True).returncode == 0 else "no CUDA device on this machine"
+    found = subprocess.run(probe, check=False, capture_output=True).returncode == 0
+    return None if found else "no CUDA device on this machine"
 
 
 def _triton() -> str | None:
@@ -79,7 +80,12 @@ def _out(name: str) -> tuple[str, str]:
 
 BENCHES = (
     Bench("grammar_bench", "Grammars", ("--answer-build", *_out("grammar_bench")), 900),
-    Bench("statute_book_bench", "Statute book with its history", ("--citations", "5000", "--warm-rounds", "2"), 1500),
+    Bench(
+        "statute_book_bench",
+        "Statute book with its history",
+        ("--citations", "5000", "--warm-rounds", "2"),
+        1500,
+    ),
     Bench("book_bench", "The statute grammar at the scale of the real book", _out("book_bench"), 900),
     Bench("engine_bench", "Engine", ("--answers", "100", "--repeats", "2", *_out("engine_bench")), 1200),
     Bench("gpu_mask", "GPU mask kernel", _out("gpu_mask"), 600, _cuda),
@@ -181,10 +187,13 @@ def machine() -> str:
 
 
 def commit() -> str:
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
-                             capture_output=True, text=True)  # fmt: skip
-    return head.stdout.strip() + (" with uncommitted changes" if changed.stdout.strip() else "")
+    def git(*arguments: str) -> str:
+        return subprocess.run(
+            ["git", *arguments], check=True, cwd=REPO, capture_output=True, text=True
+        ).stdout
+
+    head, changed = git("rev-parse", "--short", "HEAD"), git("status", "--porcelain", "--untracked-files=no")
+    return head.strip() + (" with uncommitted changes" if changed.strip() else "")
 
 
 def preamble(command: str, when: str, revision: str, total_s: float) -> str:

@@ -40,7 +40,7 @@ import psycopg
 import uvicorn
 from sqlalchemy import select
 
-from bench.report import summary_block
+from bench.report import results_page
 from citegen.commands.serve_wiring import DatabaseAdmin, database_verifier
 from grammars import StatuteCitation
 from streaming import create_app
@@ -299,7 +299,7 @@ def main() -> None:
             pg.close()
     table = render(rows, arguments)
     print(table)
-    RESULTS.write_text("\n".join(summary_block([table])) + "\n", encoding="utf-8")
+    RESULTS.write_text(results_page([table], about=__doc__), encoding="utf-8")
 
 
 @contextlib.contextmanager

@@ -42,7 +42,7 @@ from citegen.events import Finished  # noqa: E402
 from citegen.kernels import apply_token_bitmask_inplace  # noqa: E402
 from citegen.models import load_model  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
-from bench.report import summary_block  # noqa: E402
+from bench.report import results_page  # noqa: E402
 from citegen.commands.languages import answer_grammar_for  # noqa: E402
 from grammars import Vocabulary, find_citations  # noqa: E402
 from verifier import Database, Verifier, import_paths, lexicon_data  # noqa: E402
@@ -312,12 +312,12 @@ def main() -> None:
         lines += bench_overhead(args.model, args.max_new_tokens, args.repeats) + [""]
     if args.part in ("quality", "all"):
         lines += bench_quality(args.model, args.answers, args.max_new_tokens) + [""]
-    write_report(lines, args.out)
+    write_report(lines, args.out, __doc__)
 
 
-def write_report(lines: list[str], out: Path | None) -> None:
+def write_report(lines: list[str], out: Path | None, about: str | None) -> None:
     """Print the tables with the command that made them; write them to `out` if given, all of them
-    the summary `python -m bench` shows."""
+    the summary `python -m bench` shows, with `about` (how they are measured) below."""
     command = " ".join(
         ["HF_HUB_OFFLINE=1 .venv/bin/python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]]
     )
@@ -325,7 +325,7 @@ def write_report(lines: list[str], out: Path | None) -> None:
     print(text)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text("\n".join(summary_block([text])) + "\n", encoding="utf-8")
+        out.write_text(results_page([text], about=about), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ README between its markers (`rewrite_numbers`), one block per bench:
     <!-- bench grammar ran="2026-12-01 19:40 UTC" -->
     **Grammars** (...)
     <summary the bench wrote>
+
     <!-- /bench grammar -->
+
     <!-- bench:end -->
 
 A block whose bench did not run this time keeps its summary and its `ran` date, and says why it was
@@ -19,7 +21,7 @@ not rerun; text outside the markers is never touched.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SUMMARY_BEGIN = "<!-- summary:begin -->"
@@ -28,8 +30,11 @@ NUMBERS_BEGIN = "<!-- bench:begin -->"
 NUMBERS_END = "<!-- bench:end -->"
 _BLOCK = re.compile(
     r'^<!-- bench (?P<name>[a-z_]+) ran="(?P<ran>[^"]*)" -->\n(?P<body>.*?)^<!-- /bench (?P=name) -->\n',
-    re.M | re.S,
+    re.MULTILINE | re.DOTALL,
 )
+
+
+_HEADING = re.compile(r"^#+ +(?P<title>.+?) *$", re.MULTILINE)
 
 
 class BenchReportError(ValueError):
@@ -47,7 +52,10 @@ class Block:
     summary: str
 
     def render(self) -> str:
-        return f'<!-- bench {self.name} ran="{self.ran}" -->\n{self.heading}\n\n{self.summary.strip()}\n<!-- /bench {self.name} -->\n'
+        return (
+            f'<!-- bench {self.name} ran="{self.ran}" -->\n{self.heading}\n\n{self.summary.strip()}\n\n'
+            f"<!-- /bench {self.name} -->\n"
+        )
 
 
 def summary_block(lines: list[str]) -> list[str]:
@@ -55,12 +63,22 @@ def summary_block(lines: list[str]) -> list[str]:
     return [SUMMARY_BEGIN, *lines, SUMMARY_END]
 
 
+def results_page(summary: Sequence[str], details: Sequence[str] = (), about: str | None = None) -> str:
+    """A bench's whole results file: the summary the README shows, the rest of its tables, then how it
+    is measured (the script's docstring), so the file stands on its own."""
+    lines = [*summary_block(list(summary)), *(["", *details] if details else [])]
+    if about:
+        lines += ["", "## How it is measured", "", about.strip()]
+    return "\n".join(lines).rstrip() + "\n"
+
+
 def summary_of(results: str, source: str) -> str:
-    """The summary a bench marked in its results text (read from `source`, named in errors)."""
+    """The summary a bench marked in its results text (read from `source`, named in errors), its
+    headings made bold lines, so the README's own headings stay the only ones in its Numbers section."""
     begin, end = results.find(SUMMARY_BEGIN), results.find(SUMMARY_END)
     if begin < 0 or end < begin:
         raise BenchReportError(f"expected {SUMMARY_BEGIN} … {SUMMARY_END} in {source}, got none")
-    return results[begin + len(SUMMARY_BEGIN) : end].strip()
+    return _HEADING.sub(r"**\g<title>**", results[begin + len(SUMMARY_BEGIN) : end]).strip()
 
 
 def numbers_section(readme: str) -> tuple[int, int]:

@@ -34,7 +34,7 @@ from pathlib import Path
 import psycopg
 from sqlalchemy import func, select
 
-from bench.report import summary_block
+from bench.report import results_page
 from grammars import StatuteCitation, find_citations
 from verifier.database import Database
 from verifier.importers import import_paths
@@ -209,7 +209,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(summary_block([text])) + "\n", encoding="utf-8")
+    RESULTS.write_text(results_page([text], about=__doc__), encoding="utf-8")
 
 
 if __name__ == "__main__":

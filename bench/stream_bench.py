@@ -32,7 +32,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 
-from bench.report import summary_block
+from bench.report import results_page
 from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -272,7 +272,7 @@ def main() -> None:
     )
     print(report)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(summary_block([report])) + "\n", encoding="utf-8")
+    RESULTS.write_text(results_page([report], about=__doc__), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import psycopg
 
-from bench.report import summary_block
+from bench.report import results_page
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
 from verifier.database import Database
 from verifier.errors import DatabaseUnreachableError
@@ -168,7 +168,7 @@ def main() -> None:
     table += ["| " + " | ".join(row) + " |" for row in rows]
     text = "\n".join(["# verifier benchmark", "", "`.venv/bin/python bench/verify_bench.py`", "", setup, "", *table, ""])
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(summary_block([text])) + "\n", encoding="utf-8")
+    RESULTS.write_text(results_page([text], about=__doc__), encoding="utf-8")
     print(text)
 
 

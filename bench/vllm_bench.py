@@ -36,7 +36,7 @@ from citegen.engine import Engine, Request  # noqa: E402
 from citegen.events import Finished  # noqa: E402
 from citegen.models import LoadedModel, load_model  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
-from bench.report import summary_block  # noqa: E402
+from bench.report import results_page  # noqa: E402
 from grammars.compile import vocabulary_of  # noqa: E402
 
 VLLM_PYTHON = REPO / ".venv-vllm" / "bin" / "python"
@@ -201,7 +201,7 @@ def main() -> None:
     text = report(
         {"vLLM + processor": vllm_found, "citegen engine": engine_found}, args.concurrency, startup, args
     )
-    args.out.write_text("\n".join(summary_block([text])) + "\n", encoding="utf-8")
+    args.out.write_text(results_page([text], about=__doc__), encoding="utf-8")
     print(text)
 
 
