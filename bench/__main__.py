@@ -96,7 +96,7 @@ BENCHES = (
     Bench("adversarial_bench", "Under attack", ("--clients", "16", "--fault-s", "4"), 600),
     Bench("find_bench", "Finding on real text", ("--megabytes", "2"), 900),
     Bench("recite_bench", "Re-citation", ("--copies", "20", "--regenerate-copies", "1"), 900),
-    Bench("recite_scale_bench", "Re-citation at size", (), 1200),
+    Bench("recite_scale_bench", "Re-citation at size", ("--sizes", "1", "10", "--docx-sizes", "1"), 1200),
     Bench("vllm_bench", "vLLM", ("--repeats", "1"), 900, _vllm),
 )
 BY_NAME = {bench.name: bench for bench in BENCHES}
