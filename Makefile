@@ -1,7 +1,8 @@
-# The two commands of the README:
+# The commands of the README:
 #   make demo   installs everything, fills the SQLite database from data/, answers a sample question on CPU
 #   make test   installs everything, then runs the whole test suite
-#   make bench  regenerates every table of the README's Numbers section (python -m bench, ~40 min)
+#   make lint   ruff over the repository, mypy --strict over grammars and verifier (pyproject.toml's config)
+#   make bench  regenerates every table of the README's Numbers section (python -m bench, about an hour)
 VENV        ?= .venv
 PYTHON      ?= python3
 # The CPU wheel on these machines; a GPU machine may set TORCH_SPEC to its own build.
@@ -11,7 +12,7 @@ BIN         := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: install demo test bench
+.PHONY: install demo test lint bench
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +29,10 @@ demo: install
 
 test: install
 	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: install
 	$(BIN)/python -m bench $(if $(ONLY),--only $(ONLY))

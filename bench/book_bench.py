@@ -216,7 +216,8 @@ def render(rows: list[dict], header: str) -> str:
         lines.append(
             f"| {r['size']} | {r['engine']} | {cell(r, 'compile', '{:.1f}')} | {cell(r, 'build', '{:.2f}')} "
             f"| {cell(r, 'states', '{:,}')} | {cell(r, 'rss', '{:.0f}')} | {cell(r, 'size_mib', '{:.2f}')} "
-            f"| {cell(r, 'warm', '{:.1f}')} | {cell(r, 'first', '{:.1f} / {:.1f}')} | {cell(r, 'mask', '{:.1f} / {:.1f}')} "
+            f"| {cell(r, 'warm', '{:.1f}')} | {cell(r, 'first', '{:.1f} / {:.1f}')} "
+            f"| {cell(r, 'mask', '{:.1f} / {:.1f}')} "
             f"| {cell(r, 'apply', '{:.1f}')} | {r.get('exact', '—')} |")
     return "\n".join(lines)
 

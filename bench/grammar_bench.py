@@ -54,8 +54,13 @@ CASE_CITATIONS = [
 ]
 STATUTE_CITATIONS = ["민법 제750조", "형법 제250조 제1항", "근로기준법 제23조의2 제1항 제2호 가목", "민법 제3조",
                      "상법 제382조의3 제1항", "민사소송법 제217조 제1항 제2호"]
-ANSWER_TEXTS = [f"판례는 {c}이 있고, {s}에 따라 판단한다." for c, s in zip(CASE_CITATIONS, STATUTE_CITATIONS)]
-SYLLABLES = "가나다라마바사아자차카타파하거너더러머버서어저처커터퍼허고노도로모보소오조초코토포호구누두루무부수우주추기니디리미비시이지치공동산업환경교육보건복지금융정보통신"
+ANSWER_TEXTS = [
+    f"판례는 {c}이 있고, {s}에 따라 판단한다." for c, s in zip(CASE_CITATIONS, STATUTE_CITATIONS, strict=True)
+]
+SYLLABLES = (
+    "가나다라마바사아자차카타파하거너더러머버서어저처커터퍼허고노도로모보소오조초코토포호"
+    "구누두루무부수우주추기니디리미비시이지치공동산업환경교육보건복지금융정보통신"
+)
 
 
 def statute_names(count: int) -> list[str]:
@@ -362,7 +367,7 @@ def main() -> None:
         walks = [encode(text) for text in ANSWER_TEXTS]
         rows.append(bench_citegen(f"ANSWER (case + statute-{args.names})", answer, vocabulary, walks,
                                   build=args.answer_build))
-    header = (f"Grammar bench, {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()} "
+    header = (f"Grammar bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()} "
               f"({os.cpu_count()} CPUs, {platform.processor() or platform.machine()}), tokenizer {args.tokenizer} "
               f"({vocabulary.size:,} ids; Vocabulary + byte trie prepared once in {prepare:.2f} s)")
     table = render(rows, header) + (

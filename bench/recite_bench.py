@@ -5,8 +5,8 @@
   and with it (the shipped model, when it is in the checkout and --no-regeneration is not given);
 - precision and recall of extraction + resolution on `data/drafts/labels.jsonl`.
 
-The verifier database is built from `data/synthetic_law` (synthetic sample acts) and `data/cases` into a temporary SQLite file
-unless --database-url names one. Prints markdown tables and writes them to
+The verifier database is built from `data/synthetic_law` (synthetic sample acts) and `data/cases` into a
+temporary SQLite file unless --database-url names one. Prints markdown tables and writes them to
 bench/results/recite_bench.md.
 """
 
@@ -23,9 +23,9 @@ from pathlib import Path
 
 from bench.report import results_page
 from citegen.commands.recite_wiring import build_pipeline
+from citegen.commands.settings import Settings
 from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.evaluate import evaluate, load_labels
-from citegen.commands.settings import Settings
 from verifier.database import Database
 from verifier.importers import import_paths
 

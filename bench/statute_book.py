@@ -29,7 +29,8 @@ BOOK = Path("/work/shared/lawdata/legalize-kr-current.tar.xz")
 _TITLE = re.compile(r"^제목:\s*(.+?)\s*$", re.MULTILINE)
 _ARTICLE = re.compile(r"^##### 제([1-9][0-9]{0,3})조(?:의([1-9][0-9]?))?[^\n]*\n+([^\n]*)", re.MULTILINE)
 _DELETED = re.compile(r"^삭제\s*<")
-_UNCITABLE = re.compile(r"[「」]")  # a title quoting a name (「대한민국 법원의 날」제정에 관한 규칙): the lexicon refuses it
+# A title quoting a name (「대한민국 법원의 날」제정에 관한 규칙): the lexicon refuses it.
+_UNCITABLE = re.compile(r"[「」]")
 
 
 def _unquote(title: str) -> str:

@@ -10,9 +10,10 @@
    (`outdated`), invented article numbers (`not_found`).
 3. The book checks itself: every cross-reference inside the article texts in force (`「민법」
    제3조제1항`, `같은 법 제5조`, `이 법 제2조`, a 시행령's `법 제3조` → its 법률) found with grammars'
-   lenient finder, resolved (이 법 → the act itself, 같은 법 → the act cited before it, 법/영 →
-   the decree's 법률/시행령) and verified against the version in force; prints the share that
-   verifies among those naming an act in force and the classes of the rest.
+   lenient finder, resolved by the verifier's document resolver (이 법 → the act itself, 같은 법 /
+   같은 조 → what was cited before it, 법/영 → the decree's 법률/시행령, declared short names) and
+   verified against the version in force; prints the share that verifies among those naming an
+   act in force and the classes of the rest.
 Writes bench/results/statute_book_bench.md.
 """
 
@@ -23,7 +24,6 @@ import datetime as dt
 import os
 import platform
 import random
-import re
 import tempfile
 import time
 import uuid
@@ -35,18 +35,19 @@ import psycopg
 from sqlalchemy import func, select
 
 from bench.report import results_page
-from grammars import StatuteCitation, find_citations
+from grammars import StatuteCitation
 from verifier.database import Database
 from verifier.importers import import_paths
 from verifier.importers.history import SPANS
 from verifier.importers.store import ACTS
+from verifier.resolver import DocumentResolver
+from verifier.verdict import Verdict
 from verifier.verify import Verifier
 from verifier.versions import in_force, repealed, versions_of
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "statute_book_bench.md"
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-_DECREE = re.compile(r"^(.*?) ?(시행령|시행규칙)$")
 
 
 def open_backend(backend: str, folder: Path) -> tuple[Database, str | None]:
@@ -79,7 +80,7 @@ def sample(database: Database, count: int, seed: int = 7) -> list[StatuteCitatio
         citation = StatuteCitation(row.name, row.number, article_branch=row.branch or None)
         codes = row.structure.split()
         if index % 3 == 1 and codes:
-            paragraph, _, rest = rng.choice(codes).partition(".")
+            paragraph = rng.choice(codes).partition(".")[0]
             citation = replace(citation, paragraph=int(paragraph) or None)
         elif index % 10 == 9:
             citation = replace(citation, article=row.number + 900)  # invented
@@ -125,21 +126,10 @@ def run_backend(backend: str, args: argparse.Namespace) -> tuple[list[str], Data
     return row, database
 
 
-def resolve(found: StatuteCitation, act: str, previous: str | None) -> StatuteCitation | None:
-    """A cross-reference inside `act`'s own text, completed; None when it cannot be."""
-    if found.act is not None:
-        return found
-    reference = (found.back_reference or "").replace(" ", "")
-    decree = _DECREE.match(act)
-    target = {"이법": act, "같은법": previous or act, "동법": previous or act,
-              "법": decree.group(1) if decree else None,
-              "영": f"{decree.group(1)} 시행령" if decree else None}.get(reference)
-    if target is None or found.article is None:
-        return None
-    return replace(found, act=target, back_reference=None)
-
-
 def self_check(database: Database, acts_limit: int) -> list[str]:
+    """Every cross-reference in the article texts in force, resolved as re-citation resolves a
+    document (verifier's DocumentResolver: `이 법`, `같은 법`, `같은 조 제2항`, a decree's `법`/`영`,
+    declared short names) and verified against the version in force."""
     today = dt.date.today()
     classes: Counter[str] = Counter()
     with database.engine.connect() as connection, Verifier(database, audit=False) as verifier:
@@ -147,7 +137,7 @@ def self_check(database: Database, acts_limit: int) -> list[str]:
         if acts_limit:
             acts = acts[:acts_limit]
         started = time.perf_counter()
-        for act_id, name in acts:
+        for act_id, _name in acts:
             versions = versions_of(connection, act_id)
             current = in_force(versions, today)
             if current is None or repealed(current):
@@ -155,25 +145,16 @@ def self_check(database: Database, acts_limit: int) -> list[str]:
             texts = connection.execute(select(SPANS.c.text).where(
                 SPANS.c.act_id == act_id, SPANS.c.first <= current.sequence, SPANS.c.last >= current.sequence,
                 SPANS.c.text.is_not(None))).scalars()
-            for text in texts:
-                previous: str | None = None
-                for found in find_citations(text):
-                    citation = found.citation
-                    if not isinstance(citation, StatuteCitation):
+            for text in texts:  # each article is a document: its back-references stay inside it
+                resolver = DocumentResolver(database, own_act=current.name, lookups=verifier.lookups)
+                for span in resolver.resolve_text(text):
+                    resolved = span.resolution.resolved
+                    if not isinstance(resolved, StatuteCitation):
                         continue
-                    resolved = resolve(citation, current.name, previous)
-                    if resolved is None:
+                    if resolved.act is None or not resolved.is_complete:
                         classes["unresolved back-reference"] += 1
                         continue
-                    previous = resolved.act if citation.act is not None else previous
-                    verdict = verifier.verify(resolved, today)
-                    label = verdict.status
-                    if verdict.status == "not_found" and "no act named" in verdict.detail:
-                        label = "not_found: act not in the book"
-                    elif verdict.status == "not_found":
-                        label = "not_found: provision" if "has no 제" in verdict.detail and "조 has no" in \
-                            verdict.detail else "not_found: article"
-                    classes[label] += 1
+                    classes[_class_of(verifier.verify(resolved, today))] += 1
         spent = time.perf_counter() - started
     total = sum(classes.values())
     naming = total - classes["unresolved back-reference"] - classes["not_found: act not in the book"]
@@ -183,6 +164,15 @@ def self_check(database: Database, acts_limit: int) -> list[str]:
              "| class | count | share |", "|---|---:|---:|"]
     lines += [f"| {label} | {count:,} | {count / total:.1%} |" for label, count in classes.most_common()]
     return lines
+
+
+def _class_of(verdict: Verdict) -> str:
+    if verdict.status == "not_found" and "no act named" in verdict.detail:
+        return "not_found: act not in the book"
+    if verdict.status == "not_found":
+        return "not_found: provision" if "has no 제" in verdict.detail and "조 has no" in verdict.detail \
+            else "not_found: article"
+    return verdict.status
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """Streaming service benchmark: `python bench/stream_bench.py [--source scripted|engine] [--streams 32]`.
 
 Starts the answer service on 127.0.0.1 (uvicorn in a thread) over the real verifier on an SQLite
-file built from data/synthetic_law (synthetic sample acts) and data/cases, opens N concurrent SSE streams with httpx, and checks:
+file built from data/synthetic_law (synthetic sample acts) and data/cases, opens N concurrent SSE streams with
+httpx, and checks:
 
 - every stream completes (a `done` event, no `error`), event ids consecutive: nothing lost or
   reordered; "text intact" compares each stream's text with the same request's in the other run;
@@ -224,8 +225,8 @@ def main() -> None:
             verify_timeout_s=30,
         )
         if arguments.source == "engine":
-            from citegen.models import load_model
             from citegen.commands.settings import Settings
+            from citegen.models import load_model
 
             model = arguments.model or Settings().model_path
             source = EngineSource(build_engine(load_model(model, "cpu"), lexicon, arguments.streams))

@@ -43,7 +43,8 @@ def statute_xml(act: int, articles: int) -> str:
             f"<항><항번호>{chr(0x2460 + p)}</항번호><항내용>{chr(0x2460 + p)} 내용</항내용>"
             + "".join(f"<호><호번호>{h}.</호번호><호내용>{h}. 내용</호내용></호>" for h in range(1, 3)) + "</항>"
             for p in range(2))
-        units.append(f"<조문단위><조문번호>{number}</조문번호><조문여부>조문</조문여부><조문제목>제목 {number}</조문제목>"
+        units.append(f"<조문단위><조문번호>{number}</조문번호><조문여부>조문</조문여부>"
+                     f"<조문제목>제목 {number}</조문제목>"
                      f"<조문내용>제{number}조(제목) 본문</조문내용>{paragraphs}</조문단위>")
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n<법령><기본정보><법령ID>{900000 + act}</법령ID>'
             f"<법령명_한글>벤치법{act}</법령명_한글><법종구분>법률</법종구분><시행일자>20240101</시행일자></기본정보>"
@@ -162,11 +163,13 @@ def main() -> None:
              f"{args.citations:,} citations (half statutes, half cases; warm = {args.warm_rounds} more rounds); "
              f"audit log on. Rates are wall clock, and in brackets per CPU second of the benchmark process "
              f"(the machine is shared; PostgreSQL's server time is not in the CPU figure); "
-             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end; {platform.python_implementation()} {platform.python_version()}, "
+             f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end; "
+             f"{platform.python_implementation()} {platform.python_version()}, "
              f"{platform.machine()}, run {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC")
     table = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     table += ["| " + " | ".join(row) + " |" for row in rows]
-    text = "\n".join(["# verifier benchmark", "", "`.venv/bin/python bench/verify_bench.py`", "", setup, "", *table, ""])
+    command = "`.venv/bin/python bench/verify_bench.py`"
+    text = "\n".join(["# verifier benchmark", "", command, "", setup, "", *table, ""])
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(results_page([text], about=__doc__), encoding="utf-8")
     print(text)

@@ -27,11 +27,19 @@ from typing import Protocol
 import numpy as np
 
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
-from grammars import DEAD, Lexicon, ParsedCitation, Vocabulary, answer_grammar, compile_index, parse_citation
-from grammars.expr import Alt
-from grammars.grammar import AnswerGrammar
-from grammars.languages.answer import DEFAULT_BYPASS
-from grammars.languages.lexicon import as_lexicon
+from grammars import (
+    DEAD,
+    DEFAULT_BYPASS,
+    Alt,
+    AnswerGrammar,
+    Lexicon,
+    ParsedCitation,
+    Vocabulary,
+    answer_grammar,
+    as_lexicon,
+    compile_index,
+    parse_citation,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -1,18 +1,24 @@
-"""Citation languages of Korean law: defined once, used to parse text and to mask a vocabulary."""
+"""Citation languages of Korean law: defined once, used to parse text and to mask a vocabulary.
 
-from grammars.case_codes import ALL_CASE_CODES, CASE_CODES_BY_TEXT, CaseCode
+The other packages import these names only (tests/test_boundaries.py checks it); the modules behind
+them are this package's own business.
+"""
+
+from grammars.case_codes import ALL_CASE_CODES, CASE_CODES_BY_TEXT, CONSTITUTIONAL_COURT_CODES, LEGACY_CODES, CaseCode
 from grammars.citation import (
     CITED_NAMES,
     AmendmentNote,
     CaseCitation,
     CaseNumber,
+    Disposition,
+    Panel,
     ParsedCitation,
     StatuteCitation,
     format_date,
 )
-from grammars.compile import compile_index
+from grammars.compile import compile_index, vocabulary_of
 from grammars.courts import COURTS, COURTS_BY_NAME, Court, CourtKind
-from grammars.dfa import DEAD
+from grammars.dfa import DEAD, ExprDFA
 from grammars.errors import (
     GrammarError,
     IncompleteCitationError,
@@ -20,34 +26,50 @@ from grammars.errors import (
     TokenizerError,
     UnsupportedPatternError,
 )
-from grammars.find import CitationFinder, CitationForm, FoundCitation, find_citations
+from grammars.expr import Alt, Expr
+from grammars.find import DECREE_KIND_OF_SHORT_NAME, SAME_DECREE_KIND, CitationFinder, default_finder, find_citations
+from grammars.found import CitationForm, FoundCitation
+from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.index import FINISHED, TokenIndex
-from grammars.languages import Lexicon, answer_grammar, case_grammar, default_lexicon, statute_grammar
+from grammars.languages import Lexicon, answer_grammar, as_lexicon, case_grammar, default_lexicon, statute_grammar
+from grammars.languages.answer import DEFAULT_BYPASS
 from grammars.parse import CitationParser, parse_citation
 from grammars.vocabulary import Vocabulary
 
 __all__ = [
     "ALL_CASE_CODES",
-    "AmendmentNote",
     "CASE_CODES_BY_TEXT",
     "CITED_NAMES",
+    "CONSTITUTIONAL_COURT_CODES",
     "COURTS",
     "COURTS_BY_NAME",
+    "DEAD",
+    "DECREE_KIND_OF_SHORT_NAME",
+    "DEFAULT_BYPASS",
+    "FINISHED",
+    "LEGACY_CODES",
+    "SAME_DECREE_KIND",
+    "Alt",
+    "AmendmentNote",
+    "AnswerGrammar",
     "CaseCitation",
     "CaseCode",
     "CaseNumber",
     "CitationFinder",
     "CitationForm",
+    "CitationGrammar",
     "CitationParser",
     "Court",
     "CourtKind",
-    "DEAD",
-    "FINISHED",
+    "Disposition",
+    "Expr",
+    "ExprDFA",
     "FoundCitation",
     "GrammarError",
     "IncompleteCitationError",
     "Lexicon",
     "LexiconError",
+    "Panel",
     "ParsedCitation",
     "StatuteCitation",
     "TokenIndex",
@@ -55,11 +77,14 @@ __all__ = [
     "UnsupportedPatternError",
     "Vocabulary",
     "answer_grammar",
+    "as_lexicon",
     "case_grammar",
     "compile_index",
+    "default_finder",
     "default_lexicon",
     "find_citations",
     "format_date",
     "parse_citation",
     "statute_grammar",
+    "vocabulary_of",
 ]

@@ -23,10 +23,21 @@ from __future__ import annotations
 
 from grammars.boundary import BOUNDARY, WORD, WordClass, is_word_char, step_word_class
 from grammars.dfa import (
-    ALL_BYTES, BYPASS, CITATION_MAY_CLOSE, EMPTY, FINAL, FREE, PENDING, ByteNFA, LazyDFA, union,
+    ALL_BYTES,
+    BYPASS,
+    CITATION_MAY_CLOSE,
+    EMPTY,
+    FINAL,
+    FREE,
+    PENDING,
+    ByteNFA,
+    LazyDFA,
+    Node,
+    NodeSet,
+    union,
 )
 from grammars.errors import GrammarError
-from grammars.expr import Alt, Literals
+from grammars.expr import Alt, Expr, Literals
 from grammars.grammar import AnswerGrammar
 
 FREE_MARK = "F"
@@ -46,11 +57,11 @@ class AnswerDFA(LazyDFA):
                 raise GrammarError(f"expected non-empty bypass delimiters, got {(opener, closer)!r}")
         self.closers = [closer.encode() for _, closer in grammar.bypass]
         self._after_closer = [WORD if is_word_char(closer[-1]) else BOUNDARY for _, closer in grammar.bypass]
-        self._cited: dict[frozenset, frozenset] = {EMPTY: EMPTY}  # one wrapped copy per citation node set
-        self._anchor_outcomes: dict[frozenset, tuple[int | None, frozenset | None]] = {}
+        self._cited: dict[NodeSet, NodeSet] = {EMPTY: EMPTY}  # one wrapped copy per citation node set
+        self._anchor_outcomes: dict[NodeSet, tuple[int | None, NodeSet | None]] = {}
         self._word_steps: dict[tuple[WordClass, int], tuple[bool, WordClass]] = {}
         self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
-        anchor_roots: dict[object, object] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
+        anchor_roots: dict[object, Expr] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
         for i, (opener, _) in enumerate(grammar.bypass):
             anchor_roots[("open", i)] = Literals((opener,))
         self.anchors = ByteNFA(anchor_roots)
@@ -62,13 +73,13 @@ class AnswerDFA(LazyDFA):
             n for i in range(len(grammar.citations)) for n in self.citations.start(i) if n[0] != FINAL
         ]
         self._citation_finals = frozenset((CITE, (FINAL, i)) for i in range(len(grammar.citations)))
-        self._spawned: dict[int, tuple[frozenset, frozenset, frozenset]] = {}
+        self._spawned: dict[int, tuple[NodeSet, NodeSet, NodeSet]] = {}
         self._bases: dict[int, int | None] = {}
         self.initial = self.intern(frozenset({(FREE_MARK, BOUNDARY)}))
         self.free_text = True
         self.anchor_final_bytes = self.anchors.final_bytes(_ANCHOR_TAG)
 
-    def _spawn_step(self, byte: int) -> tuple[frozenset, frozenset, frozenset]:
+    def _spawn_step(self, byte: int) -> tuple[NodeSet, NodeSet, NodeSet]:
         """What the threads a free position spawns (bypass openers, anchor and citation starts) reach
         on a byte. The spawned nodes are implied by the free mark, not stored: there may be thousands."""
         found = self._spawned.get(byte)
@@ -79,16 +90,16 @@ class AnswerDFA(LazyDFA):
             found = self._spawned[byte] = (openers, anchors, cites)
         return found
 
-    def _free_closure(self, nodes: set[tuple]) -> frozenset:
+    def _free_closure(self, nodes: set[Node]) -> NodeSet:
         """Restart free text after a finished citation."""
         if not nodes.isdisjoint(self._citation_finals):
             nodes.add((FREE_MARK, WORD))
         return frozenset(nodes)
 
-    def _successors(self, nodes: frozenset, byte: int) -> frozenset:
+    def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
         free_classes: list[WordClass] = []
-        partial_anchors: list[tuple] = []
-        out: set[tuple] = set()
+        partial_anchors: list[Node] = []
+        out: set[Node] = set()
         for node in nodes:
             kind = node[0]
             if kind == FREE_MARK:
@@ -122,7 +133,7 @@ class AnswerDFA(LazyDFA):
             found = self._word_steps[key] = step_word_class(word_class, byte)
         return found
 
-    def _anchor_outcome(self, reached: frozenset) -> tuple[int | None, frozenset | None]:
+    def _anchor_outcome(self, reached: NodeSet) -> tuple[int | None, NodeSet | None]:
         """For the anchor nodes free text reached: (the bypass opened, None) when an opener completed,
         (None, None) when an anchor completed (free text ends), else (None, the partial anchors)."""
         found = self._anchor_outcomes.get(reached)
@@ -137,14 +148,14 @@ class AnswerDFA(LazyDFA):
             self._anchor_outcomes[reached] = found
         return found
 
-    def _cite_step(self, node: tuple, byte: int) -> frozenset:
+    def _cite_step(self, node: Node, byte: int) -> NodeSet:
         reached = self.citations.node_step(node, byte)
         found = self._cited.get(reached)
         if found is None:
             found = self._cited[reached] = frozenset((CITE, n) for n in reached)
         return found
 
-    def _skip_step(self, which: int, matched: int, byte: int) -> tuple:
+    def _skip_step(self, which: int, matched: int, byte: int) -> Node:
         closer = self.closers[which]
         text = closer[:matched] + bytes((byte,))
         if text == closer:
@@ -154,10 +165,10 @@ class AnswerDFA(LazyDFA):
                 return (SKIP, which, len(text) - start)
         return (SKIP, which, 0)
 
-    def _nodes_accept(self, nodes: frozenset) -> bool:
+    def _nodes_accept(self, nodes: NodeSet) -> bool:
         return any(n[0] in (FREE_MARK, SKIP) or (n[0] == CITE and n[1][0] == FINAL) for n in nodes)
 
-    def _nodes_flags(self, nodes: frozenset) -> int:
+    def _nodes_flags(self, nodes: NodeSet) -> int:
         flags = 0
         for n in nodes:
             if n[0] == FREE_MARK:
@@ -170,14 +181,14 @@ class AnswerDFA(LazyDFA):
             flags |= PENDING
         return flags
 
-    def _node_live(self, node: tuple) -> frozenset[int]:
+    def _node_live(self, node: Node) -> frozenset[int]:
         if node[0] == ANCHOR:
             return self.anchors.live_bytes(node[1])
         if node[0] == CITE:
             return self.citations.live_bytes(node[1])
         return ALL_BYTES  # the free mark and bypass threads never die
 
-    def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
+    def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
         if any(n[0] == FREE_MARK or n[0] == SKIP for n in nodes):
             return ALL_BYTES
         return union([self._node_live(n) for n in nodes])

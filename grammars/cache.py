@@ -21,17 +21,23 @@ import logging
 import os
 import tempfile
 import zipfile
+from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker
+from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Literals
 from grammars.index import StateMasks, TokenIndex
 from grammars.vocabulary import TokenTrie, Vocabulary
 
+if TYPE_CHECKING:
+    from hashlib import _Hash
+
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -58,7 +64,7 @@ def grammar_key(grammar: object, compiler: str | None = None) -> str:
     return digest.hexdigest()[:32]
 
 
-def _feed(digest, value: object) -> None:
+def _feed(digest: _Hash, value: object) -> None:
     """Hash a grammar value the way its repr would distinguish it, without building the repr (hundreds of
     megabytes of text for the statute book's 395,666 article words): a Literals set as its words' lengths
     and their joined bytes, dataclasses field by field, tuples item by item, anything else by repr."""
@@ -86,7 +92,7 @@ def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)
+            np.savez(stream, **arrays)  # type: ignore[arg-type]  # numpy's stub lets **arrays reach allow_pickle
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -120,7 +126,7 @@ def index_path(cache_dir: Path, key: str) -> Path:
     return Path(cache_dir) / f"index-{key}.npz"
 
 
-def _csr(rows: list) -> tuple[np.ndarray, list]:
+def _csr(rows: Sequence[Collection[_T]]) -> tuple[np.ndarray, list[_T]]:
     starts = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in rows], out=starts[1:])
     return starts, [x for r in rows for x in r]
@@ -131,6 +137,8 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     if not index.complete:
         raise GrammarError("expected a completely built index (run build_all), got a partial one")
     automaton = index.automaton
+    if not isinstance(automaton, LazyDFA):
+        raise GrammarError(f"expected an index built in this process, got one over a {type(automaton).__name__}")
     count = automaton.state_count
     masks = [index.masks(state) for state in range(count)]
     rows = [sorted(automaton.transitions(state).items()) for state in range(count)]
@@ -192,7 +200,8 @@ class FrozenDFA(ByteWalker):
         row = self._rows.get(state)
         if row is None:
             start, end = self._arrays["row_start"][state : state + 2]
-            row = dict(zip(self._arrays["row_bytes"][start:end].tolist(), self._arrays["row_targets"][start:end].tolist()))
+            labels, targets = self._arrays["row_bytes"][start:end], self._arrays["row_targets"][start:end]
+            row = dict(zip(labels.tolist(), targets.tolist(), strict=True))
             self._rows[state] = row
         return row
 
@@ -240,7 +249,9 @@ class StoredMasks:
     def masks(self, state: int) -> StateMasks:
         a = self._arrays
         start, end = a["mask_start"][state : state + 2]
-        masks = StateMasks(bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end])
+        masks = StateMasks(
+            bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end]
+        )
         if masks.free:
             masks.base = self._automaton.base_of(state)
             masks.divergence = self._automaton.divergence(state)
@@ -260,7 +271,8 @@ def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex 
     index.stored = StoredMasks(arrays, automaton)
     index.complete = True
     index.base_next = {
-        int(base): array.array("i", row.tobytes()) for base, row in zip(arrays["base_states"], arrays["base_next"])
+        int(base): array.array("i", row.tobytes())
+        for base, row in zip(arrays["base_states"], arrays["base_next"], strict=True)
     }
     return index
 

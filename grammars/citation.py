@@ -206,7 +206,8 @@ class StatuteCitation(ParsedCitation):
     def provision(self) -> str:
         """The part after the act's name: `제23조의2 제1항 제2호 가목`; a 부칙's paragraph alone: `제3항`."""
         paragraphs_only = self.article is None and self.supplement is not None
-        parts = [] if paragraphs_only else [f"제{self.article}조" + (f"의{self.article_branch}" if self.article_branch else "")]
+        branch = f"의{self.article_branch}" if self.article_branch else ""
+        parts = [] if paragraphs_only else [f"제{self.article}조{branch}"]
         if self.paragraph is not None:
             parts.append(f"제{self.paragraph}항")
         if self.item is not None:

@@ -17,21 +17,26 @@ from grammars.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
 
-_vocabularies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_vocabularies: weakref.WeakKeyDictionary[object, Vocabulary] = weakref.WeakKeyDictionary()
 _pinned: dict[int, tuple[object, Vocabulary]] = {}  # tokenizers that take no weak reference (Rust objects)
 
 
-def vocabulary_of(tokenizer, vocab_size: int | None = None) -> Vocabulary:
-    """The Vocabulary of a tokenizer, converted once per tokenizer object (the conversion and the
-    byte trie take a second or two for a 130k vocabulary)."""
+def vocabulary_of(tokenizer: object, vocab_size: int | None = None) -> Vocabulary:
+    """The Vocabulary of a tokenizer (a Vocabulary, a Hugging Face tokenizer or a `tokenizers.Tokenizer`),
+    converted once per tokenizer object (the conversion and the byte trie take a second or two for a 130k
+    vocabulary)."""
     if isinstance(tokenizer, Vocabulary):
         vocabulary = tokenizer
     else:
+        known: Vocabulary | None
         try:
-            vocabulary = _vocabularies.get(tokenizer)
+            known = _vocabularies.get(tokenizer)
         except TypeError:
-            vocabulary = _pinned.get(id(tokenizer), (None, None))[1]
-        if vocabulary is None:
+            pinned = _pinned.get(id(tokenizer))
+            known = None if pinned is None else pinned[1]
+        if known is not None:
+            vocabulary = known
+        else:
             vocabulary = Vocabulary.from_tokenizer(tokenizer)
             try:
                 _vocabularies[tokenizer] = vocabulary
@@ -40,7 +45,8 @@ def vocabulary_of(tokenizer, vocab_size: int | None = None) -> Vocabulary:
     if vocab_size is not None and vocab_size != vocabulary.size:
         if vocab_size < len(vocabulary.tokens):
             raise TokenizerError(
-                f"expected a model vocabulary of at least the tokenizer's {len(vocabulary.tokens)} ids, got {vocab_size}"
+                f"expected a model vocabulary of at least the tokenizer's {len(vocabulary.tokens)} ids, "
+                f"got {vocab_size}"
             )
         vocabulary = vocabulary.with_size(vocab_size)
     return vocabulary
@@ -58,7 +64,7 @@ def automaton_of(grammar: CitationGrammar | AnswerGrammar | Expr) -> LazyDFA:
 
 def compile_index(
     grammar: CitationGrammar | AnswerGrammar | Expr,
-    tokenizer,
+    tokenizer: object,
     *,
     cache_dir: str | Path | None = None,
     vocab_size: int | None = None,

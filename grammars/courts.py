@@ -69,7 +69,10 @@ _DISTRICTS = {
 
 
 def _build() -> tuple[Court, ...]:
-    courts = [Court("대법원", CourtKind.SUPREME), Court("헌법재판소", CourtKind.CONSTITUTIONAL, abbreviations=("헌재",))]
+    courts = [
+        Court("대법원", CourtKind.SUPREME),
+        Court("헌법재판소", CourtKind.CONSTITUTIONAL, abbreviations=("헌재",)),
+    ]
     for city, seats in _HIGH_SEATS.items():
         high = f"{city}고등법원"
         courts.append(Court(high, CourtKind.HIGH, abbreviations=_abbreviate(high)))
@@ -77,8 +80,8 @@ def _build() -> tuple[Court, ...]:
                          (f"{city}고법({seat})",), seat) for seat in seats]
     courts.append(Court("특허법원", CourtKind.PATENT))
     courts.append(Court("서울행정법원", CourtKind.ADMINISTRATIVE, abbreviations=("서울행법",)))
-    courts += [Court(f"{city}회생법원", CourtKind.REHABILITATION) for city in "서울 수원 부산 대전 대구 광주".split()]
-    for city in "서울 인천 수원 대전 대구 부산 광주 울산".split():
+    courts += [Court(f"{city}회생법원", CourtKind.REHABILITATION) for city in "서울 수원 부산 대전 대구 광주".split()]  # noqa: SIM905  words
+    for city in "서울 인천 수원 대전 대구 부산 광주 울산".split():  # noqa: SIM905  a word list reads best as words
         family = f"{city}가정법원"
         courts.append(Court(family, CourtKind.FAMILY, abbreviations=_abbreviate(family)))
         courts += _branches(family, CourtKind.FAMILY_BRANCH, _FAMILY_BRANCHES.get(city, ""))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any, Protocol, TypeVar
 
 import interegular
 from interegular.fsm import anything_else
@@ -25,9 +26,14 @@ from grammars.literals import LiteralLeaf, Registry
 
 DEAD = -1
 FINAL = "$"
-EMPTY: frozenset = frozenset()  # one shared empty node set: most steps of most nodes die
+# A node: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` once a root matched. Typed loosely on purpose:
+# the two shapes are told apart by `node[0] == FINAL`, which mypy cannot narrow a tuple union on.
+Node = tuple[Any, ...]
+NodeSet = frozenset[Node]
+EMPTY: frozenset[Any] = frozenset()  # one shared empty set: most steps of most nodes die
 ALL_BYTES: frozenset[int] = frozenset(range(256))  # the live bytes of free text, which never dies
 MAX_CODE_POINT = 0x10FFFF
+_T = TypeVar("_T")  # what a set holds: nodes, or bytes
 
 # Features the compiler rejects, with the reason shown to the grammar author. `\d`, `\w`, `\s` mean
 # Unicode classes to Python's `re` but ASCII to interegular: rejected so parse and mask never disagree.
@@ -46,7 +52,7 @@ _UNSUPPORTED = (
 )
 
 
-def union(sets: list[frozenset]) -> frozenset:
+def union(sets: list[frozenset[_T]]) -> frozenset[_T]:
     """The union of node sets; the one non-empty operand itself when there is one (no new object to keep)."""
     parts = [s for s in sets if s]
     if len(parts) == 1:
@@ -112,7 +118,7 @@ def utf8_byte_ranges(low: int, high: int) -> list[tuple[tuple[int, int], ...]]:
         if split:
             pending += [(low, split[0]), (split[1], high)]
             continue
-        out.append(tuple(zip(chr(low).encode(), chr(high).encode())))
+        out.append(tuple(zip(chr(low).encode(), chr(high).encode(), strict=True)))
     return sorted(out)
 
 
@@ -141,7 +147,7 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 class _RegexLeaf:
     """A regex as a small byte-level NFA: interegular's states plus intermediate UTF-8 states."""
 
-    __slots__ = ("edges", "start", "finals", "nullable")
+    __slots__ = ("edges", "finals", "nullable", "start")
 
     def __init__(self, pattern: str) -> None:
         check_pattern(pattern)
@@ -195,10 +201,10 @@ class ByteNFA:
         self._reserved: dict[int, int] = {}  # id of a shared head Literals → its leaf number
         self._registry = Registry(self._continuation)
         self._continuations: dict[int, int] = {}
-        self._continuation_keys: dict[tuple, int] = {}
+        self._continuation_keys: dict[tuple[frozenset[int], frozenset[object]], int] = {}
         self._follow: list[set[int]] = []
         self._ends: list[set[object]] = []  # roots a leaf may finish
-        self._starts: dict[object, frozenset] = {}
+        self._starts: dict[object, NodeSet] = {}
         for tag, expr in roots.items():
             nullable, first, last = self._add(expr)
             for leaf in last:
@@ -207,13 +213,13 @@ class ByteNFA:
             if nullable:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
-        self._live: dict[tuple, frozenset[int]] = {}
+        self._live: dict[Node, frozenset[int]] = {}
         # Per node, per byte: a dict per node rather than a (node, byte) key per step, so a first
         # visit leaves fewer new objects for the cyclic garbage collector to walk.
-        self._steps: dict[tuple, dict[int, frozenset]] = {}
+        self._steps: dict[Node, dict[int, NodeSet]] = {}
         # Closures by the nodes a step reached: bytes that reach the same nodes (the digits of a
         # `[0-9]` leaf, every dead byte) share one closure, computed once and stored once.
-        self._closures: dict[tuple, frozenset] = {(): EMPTY}
+        self._closures: dict[tuple[Node, ...], NodeSet] = {(): EMPTY}
 
     # Glushkov over leaves: (nullable, first leaves, last leaves); follow sets filled in place.
     def _add(self, expr: Expr) -> tuple[bool, set[int], set[int]]:
@@ -224,7 +230,9 @@ class ByteNFA:
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, (Regex, Literals)):
             index = self._new_leaf()
-            self._leaves[index] = _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else LiteralLeaf([(index, expr)], self._registry)
+            self._leaves[index] = (
+                _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else LiteralLeaf([(index, expr)], self._registry)
+            )
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, Opt):
             _, first, last = self._add(expr.inner)
@@ -268,7 +276,7 @@ class ByteNFA:
             return
         members = [(self._new_leaf(), head) for head in heads.values()]
         shared = LiteralLeaf(members, self._registry)
-        for (index, _), key in zip(members, heads):
+        for (index, _), key in zip(members, heads, strict=True):
             self._leaves[index] = shared
             self._home[index] = members[0][0]
             self._reserved[key] = index
@@ -282,25 +290,27 @@ class ByteNFA:
             found = self._continuations[leaf] = self._continuation_keys.setdefault(key, len(self._continuation_keys))
         return found
 
-    def _entry(self, leaf: int) -> tuple:
+    def _entry(self, leaf: int) -> Node:
         node = self._leaves[leaf]
         return (leaf, node.start, 0) if isinstance(node, _RegexLeaf) else (self._home[leaf], 0, 0)
 
-    def _leaf_accepts(self, node: tuple) -> bool:
+    def _leaf_accepts(self, node: Node) -> bool:
         leaf = self._leaves[node[0]]
+        position: int = node[1]
         if isinstance(leaf, _RegexLeaf):
-            return node[1] in leaf.finals
-        return len(leaf.words[node[1]]) == node[2]
+            return position in leaf.finals
+        depth: int = node[2]
+        return len(leaf.words[position]) == depth
 
-    def _finished(self, node: tuple) -> tuple[int, ...]:
+    def _finished(self, node: Node) -> tuple[int, ...]:
         """The leaf numbers an accepting node ends (several for a shared literal leaf's word)."""
         leaf = self._leaves[node[0]]
         return (node[0],) if isinstance(leaf, _RegexLeaf) else leaf.ends[node[1]]
 
-    def start(self, tag: object) -> frozenset:
+    def start(self, tag: object) -> NodeSet:
         return self._starts[tag]
 
-    def closure(self, nodes: Iterable[tuple]) -> frozenset:
+    def closure(self, nodes: Iterable[Node]) -> NodeSet:
         """Nodes plus everything reachable without reading a byte (leaf ends into followers)."""
         out = set()
         pending = list(nodes)
@@ -316,7 +326,7 @@ class ByteNFA:
                 pending.extend((FINAL, tag) for tag in self._ends[leaf])
         return frozenset(out)
 
-    def successors(self, node: tuple, byte: int) -> tuple[tuple, ...]:
+    def successors(self, node: Node, byte: int) -> tuple[Node, ...]:
         """Nodes reached from one node by one byte, before closure."""
         if node[0] == FINAL:
             return ()
@@ -326,7 +336,7 @@ class ByteNFA:
         found = leaf.step(node[1], node[2], byte)
         return () if found is None else (found,)
 
-    def node_step(self, node: tuple, byte: int) -> frozenset:
+    def node_step(self, node: Node, byte: int) -> NodeSet:
         """The closure of one node's successors on a byte (cached: states share their nodes)."""
         steps = self._steps.get(node)
         if steps is None:
@@ -340,7 +350,7 @@ class ByteNFA:
             steps[byte] = found
         return found
 
-    def step(self, nodes: Iterable[tuple], byte: int) -> frozenset:
+    def step(self, nodes: Iterable[Node], byte: int) -> NodeSet:
         return union([self.node_step(node, byte) for node in nodes])
 
     def final_bytes(self, tag: object) -> frozenset[int]:
@@ -357,7 +367,7 @@ class ByteNFA:
                 out.update(word[-1] for word in leaf.words if word)
         return frozenset(out)
 
-    def live_bytes(self, node: tuple) -> frozenset[int]:
+    def live_bytes(self, node: Node) -> frozenset[int]:
         """Bytes on which a node has a successor (cached)."""
         cached = self._live.get(node)
         if cached is None:
@@ -380,6 +390,26 @@ CITATION_MAY_CLOSE = 4  # a citation matched completely at this point (it may al
 PENDING = 8  # a partial anchor or citation is in progress (text here may become part of a citation)
 
 
+class Automaton(Protocol):
+    """What a TokenIndex walks: a `LazyDFA` explored as states are reached, or a `FrozenDFA`
+    (grammars.cache) read back complete from the disk cache."""
+
+    initial: int
+    free_text: bool
+    anchor_final_bytes: frozenset[int]
+
+    @property
+    def state_count(self) -> int: ...
+    def step(self, state: int, byte: int) -> int: ...
+    def walk(self, state: int, data: bytes) -> int: ...
+    def is_accepting(self, state: int) -> bool: ...
+    def flags(self, state: int) -> int: ...
+    def live_bytes(self, state: int) -> frozenset[int]: ...
+    def base_of(self, state: int) -> int | None: ...
+    def divergence(self, state: int) -> frozenset[int] | None: ...
+    def between_characters(self) -> tuple[int, ...]: ...
+
+
 class ByteWalker:
     """Walking bytes through an automaton that has `step(state, byte)`."""
 
@@ -398,14 +428,14 @@ class LazyDFA(ByteWalker):
     """Subset construction on demand: a state is an interned frozenset of nodes."""
 
     def __init__(self) -> None:
-        self.sets: list[frozenset] = []
-        self._ids: dict[frozenset, int] = {}
+        self.sets: list[NodeSet] = []
+        self._ids: dict[NodeSet, int] = {}
         self._rows: list[dict[int, int]] = []
         self._flags: list[int] = []
         self._accepting: list[bool] = []
         self._live: list[frozenset[int] | None] = []
 
-    def intern(self, nodes: frozenset) -> int:
+    def intern(self, nodes: NodeSet) -> int:
         found = self._ids.get(nodes)
         if found is None:
             found = len(self.sets)
@@ -453,6 +483,7 @@ class LazyDFA(ByteWalker):
         """For a free state: bytes on which it may step differently from `base_of(state)`; None = any."""
         return None
 
+    initial: int  # the start state, interned by each subclass's constructor
     free_text = False  # whether the language has free text (plain free-text states exist)
 
     def between_characters(self) -> tuple[int, ...]:
@@ -466,16 +497,16 @@ class LazyDFA(ByteWalker):
         return len(self.sets)
 
     # Subclasses define the node semantics.
-    def _successors(self, nodes: frozenset, byte: int) -> frozenset:
+    def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
         raise NotImplementedError
 
-    def _nodes_accept(self, nodes: frozenset) -> bool:
+    def _nodes_accept(self, nodes: NodeSet) -> bool:
         raise NotImplementedError
 
-    def _nodes_flags(self, nodes: frozenset) -> int:
+    def _nodes_flags(self, nodes: NodeSet) -> int:
         raise NotImplementedError
 
-    def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
+    def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
         raise NotImplementedError
 
 
@@ -487,16 +518,16 @@ class ExprDFA(LazyDFA):
         self.nfa = ByteNFA({0: expr})
         self.initial = self.intern(self.nfa.start(0))
 
-    def _successors(self, nodes: frozenset, byte: int) -> frozenset:
+    def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
         return self.nfa.step(nodes, byte)
 
-    def _nodes_accept(self, nodes: frozenset) -> bool:
+    def _nodes_accept(self, nodes: NodeSet) -> bool:
         return (FINAL, 0) in nodes
 
-    def _nodes_flags(self, nodes: frozenset) -> int:
+    def _nodes_flags(self, nodes: NodeSet) -> int:
         return CITATION_MAY_CLOSE if (FINAL, 0) in nodes else 0
 
-    def _nodes_live(self, nodes: frozenset) -> frozenset[int]:
+    def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
         return frozenset().union(*(self.nfa.live_bytes(n) for n in nodes))
 
     def matches(self, data: bytes) -> bool:

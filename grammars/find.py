@@ -29,6 +29,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from typing import Any
 
 from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
 from grammars.boundary import NOT_AFTER_WORD
@@ -160,7 +161,8 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
-        # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리` stay prose.
+        # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리`
+        # stay prose.
         rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
         rf"|(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
@@ -263,7 +265,8 @@ def _between(first: StatuteCitation, last: StatuteCitation) -> tuple[StatuteCita
         branches = (first.article_branch, last.article_branch, first.item_branch, last.item_branch)
         if low is None or high is None or not plain or any(branches) or not 0 < high - low <= _MOST_BETWEEN:
             return ()
-        return tuple(replace(first, **{level: number}) for number in range(low + 1, high))
+        between: list[dict[str, Any]] = [{level: number} for number in range(low + 1, high)]
+        return tuple(replace(first, **fields) for fields in between)
     return ()
 
 
@@ -334,13 +337,13 @@ class CitationFinder:
         """Every match of the lenient patterns, overlapping ones and `영`/`규칙` with no 시행령/시행규칙 included."""
         yield from find_cases(text, self.case_pattern, self.header_patterns)
         for match in self.statute_pattern.finditer(text):
-            first = self._statute(match)
-            if match["je"] is None and first.citation.act is None and match["supplement"] is None:
+            first, citation = self._statute(match)
+            if match["je"] is None and citation.act is None and match["supplement"] is None:
                 continue  # `법 3조`, `같은 법 3조`: a back-reference needs its 제
-            if _no_provision(first.citation):
+            if _no_provision(citation):
                 continue  # `민법 부칙 제3편`
             yield first
-            yield from _list_items(text, match.end(), first.citation)
+            yield from _list_items(text, match.end(), citation)
         yield from self._shaped_statutes(text)
         for match in _SUPPLEMENT_ALONE.finditer(text) if "부칙" in text else ():  # a search in C spares most texts
             alone, _ = _provision(None, False, match.groupdict())
@@ -348,7 +351,7 @@ class CitationFinder:
                 yield FoundCitation(match.span(), alone, CitationForm.SUPPLEMENT)
                 yield from _list_items(text, match.end(), alone)
         for match in _SAME_PROVISION.finditer(text):
-            fields = match.groupdict()
+            fields: dict[str, Any] = match.groupdict()  # named groups: build_statute's fields
             del fields["subitem_open"]
             reference = _pop_first(fields, "back_reference", "act_reference")
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
@@ -365,7 +368,7 @@ class CitationFinder:
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
             yield from _list_items(text, match.end(), citation)
 
-    def _statute(self, match: re.Match[str]) -> FoundCitation:
+    def _statute(self, match: re.Match[str]) -> tuple[FoundCitation, StatuteCitation]:
         fields = match.groupdict()
         written_act = _pop_first(fields, "quoted", "single_quoted", "act")
         decree_of, decree_kind = fields.pop("decree_of"), fields.pop("decree_kind")
@@ -383,7 +386,7 @@ class CitationFinder:
             act = self.lexicon.canonical_name(written_name) or written_act.translate(MIDDLE_DOTS)
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
         citation, declared = _provision(act, former, fields)
-        return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared)
+        return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared), citation
 
     def _shaped_statutes(self, text: str) -> Iterator[FoundCitation]:
         """Statutes whose act the lexicon does not know, or writes otherwise: grammars.act_names."""
@@ -435,7 +438,8 @@ def _no_provision(citation: StatuteCitation) -> bool:
 def _kind_needed(found: FoundCitation) -> str | None:
     """The kind of act that must be cited before a match for it to be a citation: a 시행령/시행규칙 before
     `영`/`규칙` (and the later items of their lists), any rule before `같은 규칙` (prose calls internal rules
-    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조`, `같은 제24호` and a bare `부칙 제3조`."""
+    규칙: `사내 규칙 제3조 … 같은 규칙 제5조`), any statute before `위 제46조`, `같은 제24호`
+    and a bare `부칙 제3조`."""
     if not isinstance(found.citation, StatuteCitation):
         return None
     reference = found.citation.back_reference

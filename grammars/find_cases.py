@@ -9,9 +9,10 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import cast
 
 from grammars.boundary import NOT_AFTER_WORD
-from grammars.citation import CaseCitation
+from grammars.citation import CaseCitation, Disposition, Panel
 from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
 from grammars.expr import Literals
 from grammars.found import CitationForm, FoundCitation
@@ -126,9 +127,10 @@ def _headers(text: str, patterns: tuple[re.Pattern[str], re.Pattern[str]]) -> It
             delivery="선고", panel=fields["panel"], disposition="결정"), CitationForm.CASE_HEADER)
 
 def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
-    first = _case(match)
-    head = first.citation
-    items, end = [], match.end()
+    head = _case_citation(match)
+    first = FoundCitation(match.span(), head, _case_form(match, head))
+    items: list[re.Match[str]] = []
+    end = match.end()
     # Only a head that wrote a court or date and no disposition yet can share them with a list.
     is_head = head.disposition is None and (head.court is not None or head.date is not None
                                              or text.startswith(("(본", "(반"), end))
@@ -144,7 +146,7 @@ def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
         yield first
         return
     last = items[-1]
-    shared = replace(head, panel=head.panel or last.group("panel"),
+    shared = replace(head, panel=head.panel or cast(Panel | None, last.group("panel")),
                      disposition=_disposition(last.group("disposition")))
     yield FoundCitation(first.span, shared, first.form)
     number = head.case_number
@@ -157,7 +159,7 @@ def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
             form = CitationForm.LIST_CONTINUATION
         yield FoundCitation(item.span("listed"), replace(shared, case_number=number), form)
 
-def _case(match: re.Match[str]) -> FoundCitation:
+def _case_citation(match: re.Match[str]) -> CaseCitation:
     fields = match.groupdict()
     written_court = fields["court"]
     court = _COURT_BY_ABBREVIATION.get(written_court, written_court)
@@ -168,16 +170,16 @@ def _case(match: re.Match[str]) -> FoundCitation:
         implied_disposition, implied_delivery = SUPREME_SHORTHAND[written_court]
         disposition, delivery = disposition or implied_disposition, delivery or implied_delivery
     date = _safe_date(fields["year"], fields["month"], fields["day"]) if fields["date"] else None
-    citation = build_case(
+    return build_case(
         case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
         court=court, date=date, delivery=delivery, panel=panel, disposition=disposition,
     )
-    return FoundCitation(match.span(), citation, _case_form(match, citation))
 
 
-def _disposition(written: str | None) -> str | None:
-    """`판결` of `제11부판결`: the division before it is not part of the citation's value."""
-    return written[-2:] if written else None
+def _disposition(written: str | None) -> Disposition | None:
+    """`판결` of `제11부판결`: the division before it is not part of the citation's value (the pattern
+    ends in one of DISPOSITIONS)."""
+    return cast(Disposition, written[-2:]) if written else None
 
 
 def _safe_date(year: str, month: str, day: str) -> dt.date | None:

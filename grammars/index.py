@@ -22,21 +22,37 @@ from __future__ import annotations
 
 import array
 import bisect
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, LazyDFA
+from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
 from grammars.vocabulary import DIGITS, Vocabulary
+
+if TYPE_CHECKING:  # grammars.cache imports this module
+    from grammars.cache import StoredMasks
 
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
 _MAX_WALKS_PER_STATE = 4096
 _SMALL_SET = 64  # pack_bits: up to this many ids in Python
+_NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
+_NO_IDS.setflags(write=False)
 
 
 class StateMasks:
-    __slots__ = ("free", "words", "values", "next_tokens", "next_states", "next", "base", "divergence", "walks",
-                 "unconstrained")
+    __slots__ = (
+        "base",
+        "divergence",
+        "free",
+        "next",
+        "next_states",
+        "next_tokens",
+        "unconstrained",
+        "values",
+        "walks",
+        "words",
+    )
 
     def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
         self.free = free
@@ -44,8 +60,8 @@ class StateMasks:
         self.values = values  # their values
         # constrained: the allowed tokens (sorted) and their next states, as int32 arrays; `next` is the
         # same as a dict, made on the first advance (a full build stores arrays only)
-        self.next_tokens: np.ndarray | None = None
-        self.next_states: np.ndarray | None = None
+        self.next_tokens: np.ndarray = _NO_IDS
+        self.next_states: np.ndarray = _NO_IDS
         self.next: dict[int, int] | None = None
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
@@ -61,9 +77,9 @@ def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.nd
         packed: dict[int, int] = {}
         for token in token_ids.tolist() if isinstance(token_ids, np.ndarray) else token_ids:
             packed[token >> 5] = packed.get(token >> 5, 0) | 1 << (token & 31)
-        words = sorted(packed)
-        return (np.asarray(words, dtype=np.intp),
-                np.asarray([packed[w] for w in words], dtype=np.uint32).view(np.int32))
+        indices = sorted(packed)
+        return (np.asarray(indices, dtype=np.intp),
+                np.asarray([packed[w] for w in indices], dtype=np.uint32).view(np.int32))
     ids = np.unique(np.asarray(token_ids, dtype=np.int64))
     if not len(ids):
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32)
@@ -76,7 +92,7 @@ def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.nd
 class TokenIndex:
     """Immutable in meaning, filled lazily; share one per (grammar, vocabulary) across requests."""
 
-    def __init__(self, automaton: LazyDFA, vocabulary: Vocabulary, key: str = "") -> None:
+    def __init__(self, automaton: Automaton, vocabulary: Vocabulary, key: str = "") -> None:
         self.automaton = automaton
         self.vocabulary = vocabulary
         self.key = key
@@ -88,7 +104,7 @@ class TokenIndex:
         self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64), self.word_count)
         self._states: list[StateMasks | None] = []
         self.complete = False  # every reachable state computed (build_all ran to the end)
-        self.stored = None  # masks loaded from the disk cache, materialised per state on first use
+        self.stored: StoredMasks | None = None  # masks from the disk cache, materialised per state on first use
         self._attach_vocabulary(vocabulary)
 
     def _attach_vocabulary(self, vocabulary: Vocabulary) -> None:
@@ -101,7 +117,7 @@ class TokenIndex:
             self._anchor_hits = vocabulary.hit_prefix(self.automaton.anchor_final_bytes)
             if not hasattr(self, "base_next"):
                 # per base free state, the next state of each token, filled as tokens are walked
-                self.base_next: dict[int, array.array] = {}
+                self.base_next: dict[int, array.array[int]] = {}
                 self._base_ranges: dict[int, list[tuple[int, int]]] = {}
 
     # ----- public API -----
@@ -170,27 +186,27 @@ class TokenIndex:
         if not masks.free:
             table = masks.next
             if table is None:
-                table = masks.next = dict(zip(masks.next_tokens.tolist(), masks.next_states.tolist()))
+                table = masks.next = dict(zip(masks.next_tokens.tolist(), masks.next_states.tolist(), strict=True))
             return table.get(token_id, DEAD)
-        if not 0 <= token_id < len(self._tokens) or self._tokens[token_id] is None:
+        token = self._tokens[token_id] if 0 <= token_id < len(self._tokens) else None
+        if token is None:
             return DEAD
-        divergence = masks.divergence
-        if divergence is not None and self._first_byte[token_id] not in divergence:
-            table = self._base_table(masks.base)
-            found = table[token_id]
-            if found == _UNKNOWN:
-                found = self.automaton.walk(masks.base, self._tokens[token_id])
-                table[token_id] = found
-            return found
-        found = masks.walks.get(token_id)
-        if found is None:
-            found = self.automaton.walk(state, self._tokens[token_id])
+        divergence, base = masks.divergence, masks.base
+        if divergence is not None and base is not None and self._first_byte[token_id] not in divergence:
+            base_table = self._base_table(base)
+            from_base = base_table[token_id]
+            if from_base == _UNKNOWN:
+                from_base = base_table[token_id] = self.automaton.walk(base, token)
+            return from_base
+        walked = masks.walks.get(token_id)
+        if walked is None:
+            walked = self.automaton.walk(state, token)
             if len(masks.walks) >= _MAX_WALKS_PER_STATE:  # bounded: a long-running server stays flat
                 masks.walks.clear()
-            masks.walks[token_id] = found
-        return found
+            masks.walks[token_id] = walked
+        return walked
 
-    def _base_table(self, base: int) -> array.array:
+    def _base_table(self, base: int) -> array.array[int]:
         table = self.base_next.get(base)
         if table is None:
             table = self.base_next[base] = array.array("i", [_UNKNOWN]) * self.vocab_size
@@ -216,13 +232,13 @@ class TokenIndex:
             if max_states is not None and len(seen) >= max_states:
                 break
             base = self.automaton.base_of(state)
+            divergence = None
             if base is not None and base != state:
-                candidates = self.automaton.divergence(state)  # on other bytes it goes where its base goes
+                divergence = self.automaton.divergence(state)  # on other bytes it goes where its base goes
                 if base not in seen:
                     seen.add(base)
                     pending.append(base)
-            else:
-                candidates = self.automaton.live_bytes(state)
+            candidates = divergence if divergence is not None else self.automaton.live_bytes(state)
             for byte in candidates:
                 target = self.automaton.step(state, byte)
                 if target != DEAD and target not in seen:
@@ -302,7 +318,9 @@ class TokenIndex:
         masks.next_tokens, masks.next_states = tokens[order], np.asarray(nexts, dtype=np.int32)[order]
         return masks
 
-    def _reach(self, child: int, target: int, allowed: list[int], nexts: list[int], pending: list) -> None:
+    def _reach(
+        self, child: int, target: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int]]
+    ) -> None:
         """Allow the tokens that end at trie node `child` (they lead to `target`); walk on below it."""
         low, high = self._trie.token_start[child], self._trie.token_start[child + 1]
         allowed.extend(self._trie.order[low:high])
@@ -310,7 +328,9 @@ class TokenIndex:
         if self._trie.edge_start[child] != self._trie.edge_start[child + 1]:
             pending.append((child, target))
 
-    def _digit_chain(self, state: int, mirror: int | None) -> tuple[list[tuple[int, int | None]], list, list] | None:
+    def _digit_chain(
+        self, state: int, mirror: int | None
+    ) -> tuple[list[tuple[int, int | None]], list[np.ndarray], list[np.ndarray]] | None:
         """Inside a number the digits that do not die usually all step to one state. Then the states
         after 1, 2, … digits, with the mirror's (None stays None, DEAD stays DEAD), and per depth which
         digits go on there (`alive[k]`, indexed by byte) and which reach the mirror's state (`meet[k]`:
@@ -338,7 +358,9 @@ class TokenIndex:
             alive[-1][going] = True
         return (chain, alive, meet) if len(chain) > 1 else None
 
-    def _number_runs(self, state: int, allowed: list[int], nexts: list[int], pending: list) -> bool:
+    def _number_runs(
+        self, state: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int]]
+    ) -> bool:
         """The ~1,100 number tokens of a vocabulary like DeepSeek's go where their length says, without
         a walk per trie node (`_digit_chain`). Adds the all-digit tokens, and the (trie node, state)
         pairs where non-digit bytes go on below them to `pending`; False: walk everything instead."""
@@ -363,7 +385,9 @@ class TokenIndex:
                         self._reach(self._trie.edge_child[edge], target, allowed, nexts, pending)
         return True
 
-    def _number_rejections(self, state: int, mirror: int | None, ranges: list, edges: list) -> bool:
+    def _number_rejections(
+        self, state: int, mirror: int | None, ranges: list[tuple[int, int]], edges: list[tuple[int, int, int | None]]
+    ) -> bool:
         """For a free state's walk: the subtrees below a dying digit go to `ranges`, the non-digit edges
         leaving live all-digit nodes to `edges`; False (walk everything) where `_digit_chain` does not
         apply; below a digit that reaches the mirror's state the base's rejected ranges are reused."""
@@ -383,24 +407,25 @@ class TokenIndex:
             met = meet[depth][last] if depth < len(meet) else np.zeros(len(paths), dtype=bool)
             meeting[depth] = set(runs.nodes[depth][lived & met].tolist())
             dying = runs.nodes[depth][lived & ~alive[depth][last] & ~met]
-            ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist()))
+            ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist(), strict=True))
             if depth < len(chain):
                 current, shadow = chain[depth]
                 for exits in runs.exits[depth].values():
                     edges.extend((edge, current, shadow) for edge, path in exits
                                  if all(alive[k + 1][d] for k, d in enumerate(path)))
-        if any(meeting.values()):
+        if mirror is not None and any(meeting.values()):  # without a mirror nothing meets it
             ranges.extend(self._base_ranges_below(mirror, meeting))
         return True
 
     def _base_ranges_below(self, base: int, meeting: dict[int, set[int]]) -> list[tuple[int, int]]:
         """The base's rejected ranges that start inside the subtree of one of the `meeting` nodes."""
-        trie, node_of, found = self._trie, self._trie.digit_runs.node_of, []
+        trie, node_of = self._trie, self._trie.digit_runs.node_of
+        found: list[tuple[int, int]] = []
         roots = [trie.root_child[d] for d in DIGITS if trie.root_child[d] >= 0]
         low, high = trie.token_start[roots[0]], trie.token_end[roots[-1]]
         for start, end in self._base_ranges_within(base, low, high):
-            token = self._tokens[trie.order[start]]
-            if any(node_of.get(token[:depth]) in nodes for depth, nodes in meeting.items()):
+            token = self._tokens[trie.order[start]] or b""  # the trie holds text tokens only
+            if any(node_of.get(token[:depth], DEAD) in nodes for depth, nodes in meeting.items()):
                 found.append((start, end))
         return found
 
@@ -413,7 +438,7 @@ class TokenIndex:
         token_start, token_end = trie.token_start, trie.token_end
         ranges: list[tuple[int, int]] = []
         divergence = self.automaton.divergence(state) if base is not None else None
-        if divergence is None:
+        if divergence is None or base is None:
             edges = [(e, state, base) for e in range(edge_start[0], edge_start[1])]
         else:
             if not divergence.isdisjoint(DIGITS):  # the number shortcut takes every digit subtree
@@ -422,7 +447,8 @@ class TokenIndex:
             spans = [(token_start[edge_child[e]], token_end[edge_child[e]]) for e, _, _ in edges]
             ranges = [r for r in self._base_rejected(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
         numbers: list[tuple[int, int, int | None]] = []
-        if (divergence is None or divergence.issuperset(DIGITS)) and self._number_rejections(state, base, ranges, numbers):
+        digits_diverge = divergence is None or divergence.issuperset(DIGITS)
+        if digits_diverge and self._number_rejections(state, base, ranges, numbers):
             edges = [edge for edge in edges if edge_byte[edge[0]] not in DIGITS] + numbers
         while edges:
             e, current, mirror = edges.pop()
@@ -436,7 +462,7 @@ class TokenIndex:
                 ranges.append((low, high))
                 continue
             mirror_target = None
-            if mirror is not None:
+            if mirror is not None and base is not None:  # a mirror is the base's walk
                 mirror_target = step(mirror, byte) if mirror != DEAD else DEAD
                 if mirror_target == target:
                     ranges.extend(self._base_ranges_within(base, low, high))

@@ -9,9 +9,14 @@ suffixes (`LiteralLeaf`). The nodes met are registered per automaton (`Registry`
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 from grammars.errors import LexiconError
 from grammars.expr import Literals
+
+Node = tuple[int, int, int]  # (leaf, first word, depth)
+# What makes two literal nodes candidates for one: word count, first and last suffix, and their keys.
+Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...]]
 
 
 class Registry:
@@ -20,9 +25,9 @@ class Registry:
 
     __slots__ = ("_sorted", "continuation", "first", "more")
 
-    def __init__(self, continuation) -> None:
-        self.first: dict[tuple, tuple[LiteralLeaf, tuple[int, int, int]]] = {}
-        self.more: dict[tuple, list[tuple[LiteralLeaf, tuple[int, int, int]]]] = {}
+    def __init__(self, continuation: Callable[[int], int]) -> None:
+        self.first: dict[Signature, tuple[LiteralLeaf, Node]] = {}
+        self.more: dict[Signature, list[tuple[LiteralLeaf, Node]]] = {}
         self.continuation = continuation  # leaf number → a key equal for leaves that go on alike
         self._sorted: dict[tuple[int, ...], tuple[tuple[Literals, ...], list[bytes], list[tuple[int, ...]]]] = {}
 
@@ -31,7 +36,7 @@ class Registry:
         hold it; once per tuple of Literals objects (a statute lexicon's names recur in several anchors)."""
         key = tuple(map(id, sets))
         found = self._sorted.get(key)
-        if found is None or any(a is not b for a, b in zip(found[0], sets)):
+        if found is None or any(a is not b for a, b in zip(found[0], sets, strict=True)):
             if len(sets) == 1:
                 words = sorted(word.encode() for word in sets[0].words)
                 found = (sets, words, [(0,)] * len(words))
@@ -58,6 +63,12 @@ class LiteralLeaf:
     only a check until an act is reached."""
 
     __slots__ = ("_classes", "_longest", "_members", "ends", "index", "keys", "nullable", "registry", "words")
+    # Made on first use by __getattr__:
+    words: list[bytes]
+    ends: list[tuple[int, ...]]
+    keys: list[tuple[int, ...]]
+    _longest: int
+    _classes: dict[int, Node]  # node → the first node met with its suffixes
 
     def __init__(self, members: list[tuple[int, Literals]], registry: Registry) -> None:
         """One leaf for the `Literals` of one or more alternatives, each `(its leaf number, Literals)`:
@@ -79,7 +90,7 @@ class LiteralLeaf:
         self.registry = registry
         self._members = members
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> object:
         """The sorted words and their ends, made on first use (slots are unset until then)."""
         if name not in ("words", "ends", "keys", "_longest", "_classes"):
             raise AttributeError(name)
@@ -93,7 +104,7 @@ class LiteralLeaf:
         keys = {ends: tuple(sorted({continuation(leaf) for leaf in ends})) for ends in set(self.ends)}
         self.keys = [keys[ends] for ends in self.ends]
         self._longest = max(map(len, self.words))
-        self._classes: dict[int, tuple[int, int, int]] = {}  # node → the first node met with its suffixes
+        self._classes = {}
         return getattr(self, name)
 
     def step(self, first: int, depth: int, byte: int) -> tuple[int, int, int] | None:
@@ -128,12 +139,12 @@ class LiteralLeaf:
             end = first + 1  # one word below: most nodes, deep inside a name
         else:
             end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
-        node = (self.index, first, depth)
+        node: Node = (self.index, first, depth)
         signature = (end - first, words[first][depth:], words[end - 1][depth:], keys[first], keys[end - 1])
         met = self.registry.first.setdefault(signature, (self, node))
         if met[1] is node:
             return node
-        for leaf, other in (met, *self.registry.more.get(signature, ())):
+        for leaf, other in (met, *self.registry.more.get(signature, [])):
             _, start, at = other
             if all(words[first + i][depth:] == leaf.words[start + i][at:] and keys[first + i] == leaf.keys[start + i]
                    for i in range(1, end - first - 1)):

@@ -13,8 +13,21 @@ import datetime as dt
 import functools
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
-from grammars.citation import AmendmentNote, CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, Supplement
+from grammars.citation import (
+    AmendmentNote,
+    BackReference,
+    CaseCitation,
+    CaseNumber,
+    Delivery,
+    Disposition,
+    Panel,
+    ParsedCitation,
+    StatuteCitation,
+    Supplement,
+)
+from grammars.errors import GrammarError
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import case_grammar
 from grammars.languages.dates import parse_date
@@ -52,13 +65,14 @@ def build_case(
     panel: str | None = None,
     disposition: str | None = None,
 ) -> CaseCitation:
+    # The grammar's Literals admit only the words these types name.
     return CaseCitation(
         case_number=build_case_number(case_year, code, serial, seat),
         court=court,
         date=date,
-        delivery=delivery,
-        disposition=disposition,
-        panel=panel,
+        delivery=cast(Delivery | None, delivery),
+        disposition=cast(Disposition | None, disposition),
+        panel=cast(Panel | None, panel),
     )
 
 
@@ -84,7 +98,7 @@ def build_statute(
         item=_int_or_none(item),
         item_branch=_int_or_none(item_branch),
         subitem=subitem,
-        back_reference=back_reference,
+        back_reference=cast(BackReference | None, back_reference),  # the grammar admits only these words
         former=former,
         amendment=amendment,
         supplement=supplement,
@@ -137,9 +151,12 @@ class CitationParser:
         )
 
     def statute_from_match(self, found: re.Match[str]) -> StatuteCitation:
-        fields = found.groupdict()
+        fields: dict[str, Any] = found.groupdict()  # the grammar's named groups: build_statute's fields
         written_act, _, written_article = fields.pop("head").rpartition(HEAD_SEPARATOR)
-        article, article_branch = _ARTICLE_WRITTEN.fullmatch(written_article).groups()
+        article_written = _ARTICLE_WRITTEN.fullmatch(written_article)
+        if article_written is None:  # the statute grammar's head always ends in an article
+            raise GrammarError(f"expected an article such as 제3조 after the act, got {written_article!r}")
+        article, article_branch = article_written.groups()
         act = self.lexicon.canonical_name(written_act)
         return build_statute(act=act, article=article, article_branch=article_branch, **fields)
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import cast
 
-from grammars.citation import AmendmentNote, Supplement
+from grammars.citation import AmendmentChange, AmendmentNote, Supplement
 
 _S = r"[ \t\u00a0\u3000]?"  # at most one space where notes put one
 _DATE = r"(?:19|20)[0-9]{2}\.[ ]?[0-9]{1,2}\.[ ]?[0-9]{1,2}\."
@@ -58,9 +59,10 @@ _DATE_NUMBERS = re.compile(r"([0-9]{4})\.[ ]?([0-9]{1,2})\.[ ]?([0-9]{1,2})\.")
 
 
 def _date(written: str | None) -> dt.date | None:
-    if written is None:
+    numbers = None if written is None else _DATE_NUMBERS.fullmatch(written)
+    if numbers is None:  # no date written (a date that `_DATE` matched always has its numbers)
         return None
-    year, month, day = (int(part) for part in _DATE_NUMBERS.fullmatch(written).groups())
+    year, month, day = (int(part) for part in numbers.groups())
     try:
         return dt.date(year, month, day)
     except ValueError:  # a note naming no real day names no date
@@ -71,7 +73,8 @@ def read_note(written: str) -> tuple[AmendmentNote, str | None]:
     """The note matched by `NOTE`, as a value, and the short name it declares (`구법`), if any."""
     clauses = list(_CLAUSES.finditer(written))
     notes = [
-        AmendmentNote(law_kind=clause["kind"], number=int(clause["number"]), change=clause["change"],
+        AmendmentNote(law_kind=clause["kind"], number=int(clause["number"]),
+                      change=cast(AmendmentChange, clause["change"]),  # `_CHANGE` admits only these words
                       before=clause["earlier"] is None and (clause["before"] or clause["effective"]) is not None,
                       promulgated_on=_date(clause["date"]), effective_on=_date(clause["effective"]))
         for clause in clauses

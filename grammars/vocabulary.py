@@ -14,8 +14,10 @@ import array
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -82,15 +84,15 @@ class Vocabulary:
         row.setflags(write=False)
         return row
 
-    def hit_prefix(self, hit_bytes: frozenset[int]) -> array.array:
+    def hit_prefix(self, hit_bytes: frozenset[int]) -> array.array[int]:
         """hits[p] = how many of the first p tokens in trie order contain one of `hit_bytes` (cached)."""
-        cache = self.__dict__.setdefault("_hit_prefixes", {})
+        cache: dict[frozenset[int], array.array[int]] = self.__dict__.setdefault("_hit_prefixes", {})
         found = cache.get(hit_bytes)
         if found is None:
             found = cache[hit_bytes] = self._count_hits(hit_bytes)
         return found
 
-    def _count_hits(self, hit_bytes: frozenset[int]) -> array.array:
+    def _count_hits(self, hit_bytes: frozenset[int]) -> array.array[int]:
         trie = self.trie.arrays
         table = np.zeros(256, dtype=np.int64)
         table[list(hit_bytes)] = 1
@@ -100,7 +102,7 @@ class Vocabulary:
 
     def with_size(self, size: int) -> Vocabulary:
         """The same tokens under a model's (padded) logits width; shares the byte trie, made once."""
-        sized = self.__dict__.setdefault("_sized", {})
+        sized: dict[int, Vocabulary] = self.__dict__.setdefault("_sized", {})
         if size not in sized:
             sized[size] = Vocabulary(self.tokens, self.eos_ids, size)
             if "trie" in self.__dict__:
@@ -108,7 +110,9 @@ class Vocabulary:
         return sized[size]
 
     @classmethod
-    def from_tiktoken(cls, encoding, eos_ids: list[int], text_specials: tuple[str, ...] = ()) -> Vocabulary:
+    def from_tiktoken(
+        cls, encoding: TiktokenEncoding, eos_ids: list[int], text_specials: tuple[str, ...] = ()
+    ) -> Vocabulary:
         """A tiktoken `Encoding`; special tokens are control tokens unless named in `text_specials`."""
         specials = {i: name for name, i in encoding._special_tokens.items()}
         tokens: list[bytes | None] = []
@@ -123,9 +127,10 @@ class Vocabulary:
         return cls(tuple(tokens), frozenset(eos_ids))
 
     @classmethod
-    def from_tokenizer(cls, tokenizer, *, size: int | None = None) -> Vocabulary:
-        """A Hugging Face `PreTrainedTokenizerBase` or a `tokenizers.Tokenizer`."""
-        backend = getattr(tokenizer, "backend_tokenizer", tokenizer)
+    def from_tokenizer(cls, tokenizer: object, *, size: int | None = None) -> Vocabulary:
+        """A Hugging Face `PreTrainedTokenizerBase` or a `tokenizers.Tokenizer` (duck-typed: grammars
+        never imports transformers or tokenizers)."""
+        backend: Any = getattr(tokenizer, "backend_tokenizer", tokenizer)  # a tokenizers.Tokenizer
         if not hasattr(backend, "to_str"):
             raise TokenizerError(
                 f"expected a fast Hugging Face tokenizer or tokenizers.Tokenizer, got {type(tokenizer).__name__}"
@@ -145,7 +150,7 @@ class Vocabulary:
         return cls(tuple(tokens), frozenset(eos_ids), size or count)
 
 
-def _piece_decoder(spec: dict):
+def _piece_decoder(spec: dict[str, Any]) -> Callable[[str, int], bytes]:
     text = json.dumps(spec.get("decoder")) + json.dumps(spec.get("pre_tokenizer"))
     model = spec.get("model", {})
     if '"ByteLevel"' in text:
@@ -172,7 +177,7 @@ def _piece_decoder(spec: dict):
     )
 
 
-def _eos_ids(tokenizer, vocab: dict[str, int]) -> list[int]:
+def _eos_ids(tokenizer: object, vocab: dict[str, int]) -> list[int]:
     eos = getattr(tokenizer, "eos_token_id", None)
     if isinstance(eos, int):
         return [eos]
@@ -182,6 +187,21 @@ def _eos_ids(tokenizer, vocab: dict[str, int]) -> list[int]:
     raise TokenizerError("expected an EOS token (eos_token_id or a known end-of-text piece), got none")
 
 
+class TiktokenEncoding(Protocol):
+    """What `Vocabulary.from_tiktoken` reads of a `tiktoken.Encoding` (grammars never imports tiktoken)."""
+
+    _special_tokens: dict[str, int]
+
+    @property
+    def n_vocab(self) -> int: ...
+
+    def decode_single_token_bytes(self, token: int, /) -> bytes: ...
+
+
+def _scalar(values: np.ndarray) -> array.array[int]:
+    return array.array("i", values.astype(np.int32).tobytes())
+
+
 class TokenTrie:
     """The text tokens' bytes as a trie in preorder: children of node n are edges
     `edge_start[n] .. edge_start[n+1]` (byte, child); tokens ending at n are
@@ -189,12 +209,14 @@ class TokenTrie:
     `blob[offset[p] : offset[p] + length[p]]` are the bytes of the p-th token in trie order, for walks
     vectorised over many tokens. The scalar arrays are `array.array` for fast reads from Python."""
 
-    _SCALAR = ("edge_start", "edge_byte", "edge_child", "token_start", "token_end", "order")
-
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.arrays = arrays
-        for name in self._SCALAR:
-            setattr(self, name, array.array("i", arrays[name].astype(np.int32).tobytes()))
+        self.edge_start = _scalar(arrays["edge_start"])
+        self.edge_byte = _scalar(arrays["edge_byte"])
+        self.edge_child = _scalar(arrays["edge_child"])
+        self.token_start = _scalar(arrays["token_start"])
+        self.token_end = _scalar(arrays["token_end"])
+        self.order = _scalar(arrays["order"])
         self.node_count = len(arrays["token_end"])
         self.root_child = [-1] * 256
         self.root_edge = [-1] * 256
@@ -291,7 +313,11 @@ class DigitRuns:
     @classmethod
     def build(cls, trie: TokenTrie) -> DigitRuns:
         node_of: dict[bytes, int] = {}
-        nodes, paths, ids, digits, exits = [], [], [], [], []
+        nodes: list[np.ndarray] = []
+        paths: list[np.ndarray] = []
+        ids: list[np.ndarray] = []
+        digits: list[np.ndarray] = []
+        exits: list[dict[int, tuple[tuple[int, bytes], ...]]] = []
 
         def rows_of(pairs: list[tuple[int, bytes]], depth: int) -> tuple[np.ndarray, np.ndarray]:
             packed = np.frombuffer(b"".join(path for _, path in pairs), dtype=np.uint8)
@@ -300,7 +326,9 @@ class DigitRuns:
         level = [(0, b"")]
         while level:
             depth = len(nodes)
-            tokens = [(trie.order[p], path) for n, path in level for p in range(trie.token_start[n], trie.token_start[n + 1])]
+            tokens = [
+                (trie.order[p], path) for n, path in level for p in range(trie.token_start[n], trie.token_start[n + 1])
+            ]
             node_of.update((path, node) for node, path in level)
             node_rows, token_rows = rows_of(level, depth), rows_of(tokens, depth)
             nodes.append(node_rows[0])

@@ -14,6 +14,7 @@
 
 from typing import TYPE_CHECKING, Any
 
+from streaming.anchors import AnchorPrefixes
 from streaming.config import StreamingSettings
 from streaming.errors import (
     BadEncodingError,
@@ -64,6 +65,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AdminSource",
+    "AnchorPrefixes",
     "BadEncodingError",
     "BodyTimeoutError",
     "BodyTooLargeError",

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from grammars.dfa import DEAD, ExprDFA
-from grammars.expr import Alt, Expr
-from grammars.grammar import AnswerGrammar
+from grammars import DEAD, Alt, AnswerGrammar, Expr, ExprDFA
 from streaming.errors import ConfigurationError
 
 # Longest anchor prefix looked for, in characters: act names run to about 60 characters.

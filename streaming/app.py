@@ -2,7 +2,7 @@
 
 Routes: `POST /v1/answers` (SSE: prose, citation, done, error), `POST /v1/chat/completions`
 (OpenAI-compatible, see `streaming.openai_compat`), `GET /healthz`, `/readyz`, `/metrics`,
-`/admin/audit` and `/admin/stats` (API key), and `/` (the answer page).
+`/admin/audit`, `/admin/stats` and `POST /admin/reload` (API key), and `/` (the answer page).
 """
 
 import asyncio
@@ -18,8 +18,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Res
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grammars import find_citations
-from grammars.languages.answer import DEFAULT_BYPASS
+from grammars import DEFAULT_BYPASS, find_citations
 from streaming import metrics as metrics_format
 from streaming.admission import Admission, NarrowingLimit
 from streaming.anchors import AnchorPrefixes
@@ -281,6 +280,10 @@ def create_app(
     @app.get("/admin/stats", responses={401: {"description": "No or wrong API key"}})
     async def stats(source: Annotated[AdminSource, Depends(require_admin)]) -> JSONResponse:
         return JSONResponse(dict(await source.stats()))
+
+    @app.post("/admin/reload", responses={401: {"description": "No or wrong API key"}})
+    async def reload(source: Annotated[AdminSource, Depends(require_admin)]) -> JSONResponse:
+        return JSONResponse(dict(await source.reload()))
 
     page = resources.files("streaming").joinpath("static/index.html").read_text(encoding="utf-8")
 

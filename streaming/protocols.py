@@ -165,11 +165,15 @@ class Verifier(Protocol):
 
 @runtime_checkable
 class AdminSource(Protocol):
-    """Audit log and statistics for the admin endpoints, as plain JSON-ready data."""
+    """Audit log and statistics for the admin endpoints, as plain JSON-ready data; `reload` makes
+    the verifier see what was imported since it started (`citegen-admin import`, `sync`) and says
+    what it did."""
 
     async def audit(self, limit: int, status: VerdictStatus | None) -> Sequence[Mapping[str, Any]]: ...
 
     async def stats(self) -> Mapping[str, Any]: ...
+
+    async def reload(self) -> Mapping[str, Any]: ...
 
 
 @runtime_checkable

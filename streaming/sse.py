@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
 from starlette.requests import Request
-
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 

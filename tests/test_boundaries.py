@@ -1,9 +1,17 @@
-"""The package boundaries of ../shared/DESIGN.md, checked in a fresh interpreter each."""
+"""The package boundaries of ../shared/DESIGN.md, checked in a fresh interpreter each, and the
+public surfaces: a package uses another only through the names its `__init__` exports."""
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+PACKAGES = ("citegen", "grammars", "streaming", "verifier")
+WITH_PUBLIC_SURFACE = ("grammars", "streaming", "verifier")  # each pins its __all__ in tests/<package>
+MOST_LINES = 600  # a module past this has grown a second concept: split it (../shared/STYLE.md)
 
 FORBIDDEN = {
     "grammars": {"torch", "transformers", "triton", "sqlalchemy", "fastapi", "citegen", "verifier", "streaming"},
@@ -44,3 +52,35 @@ def test_only_citegens_entry_points_import_verifier_and_streaming() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     crossed = {"verifier", "streaming"} & set(out.stdout.split())
     assert not crossed, f"citegen outside its entry points imports {sorted(crossed)}"
+
+
+def _internal_imports(package: str) -> list[str]:
+    """`path:line module` for each import of another package's inner module (`grammars.find`)."""
+    found = []
+    for path in sorted((REPOSITORY / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                top, _, inner = module.partition(".")
+                if inner and top in WITH_PUBLIC_SURFACE and top != package:
+                    found.append(f"{path.relative_to(REPOSITORY)}:{node.lineno} {module}")
+    return found
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=PACKAGES)
+def test_packages_use_each_other_through_public_names_only(package: str) -> None:
+    internal = _internal_imports(package)
+    assert not internal, f"{package} imports inner modules (export the name from the package instead): {internal}"
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=PACKAGES)
+def test_no_module_passes_the_line_cap(package: str) -> None:
+    modules = (REPOSITORY / package).rglob("*.py")
+    lengths = {path: len(path.read_text(encoding="utf-8").splitlines()) for path in modules}
+    long = sorted(f"{path.relative_to(REPOSITORY)}: {count}" for path, count in lengths.items() if count > MOST_LINES)
+    assert not long, f"modules past {MOST_LINES} lines: {long}"

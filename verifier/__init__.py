@@ -6,10 +6,13 @@
         verdict = verifier.verify(citation)          # Verdict(status, citation, detail, canonical, source, …)
     DocumentResolver(database).resolve_text(text)    # messy -> canonical, changes listed
     lexicon_data(database)                           # {act name or 약칭: [article labels]} for grammars
+
+The other packages import these names only (tests/test_boundaries.py checks it).
 """
 
+from verifier.admin import holds_law
 from verifier.config import default_database_url
-from verifier.database import Database
+from verifier.database import Database, head_revision
 from verifier.errors import (
     DatabaseError,
     DatabaseUnreachableError,
@@ -46,6 +49,8 @@ __all__ = [
     "VerifierError",
     "build_lexicon",
     "default_database_url",
+    "head_revision",
+    "holds_law",
     "import_file",
     "import_paths",
     "lexicon_data",

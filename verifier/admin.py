@@ -30,6 +30,13 @@ def row_counts(database: Database) -> dict[str, int]:
                 for name, table in COUNTED.items()}
 
 
+def holds_law(database: Database) -> bool:
+    """Whether the database holds any statute or decision (an empty one would answer every citation
+    `not_covered`)."""
+    with database.engine.connect() as connection:
+        return any(connection.execute(select(table.c.id).limit(1)).first() is not None for table in (ACTS, CASES))
+
+
 def audit_entries(database: Database, limit: int, status: str | None = None) -> list[dict[str, Any]]:
     """The `limit` most recent verifications, newest first, optionally of one verdict status:
     `at` (aware datetime, UTC), `status`, `citation`, `canonical`, `source_ref`, `reason`."""
@@ -51,7 +58,7 @@ def coverage(database: Database) -> list[tuple[str, str, dt.date | None, dt.date
     with database.engine.connect() as connection:
         columns = (COVERAGE.c.kind, COVERAGE.c.court, COVERAGE.c.starts_on, COVERAGE.c.ends_on)
         rows = connection.execute(select(*columns).order_by(COVERAGE.c.kind, COVERAGE.c.court)).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [tuple(row) for row in rows]
 
 
 def _utc(at: dt.datetime) -> dt.datetime:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Literal
@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy import desc, or_, select
+from sqlalchemy import ColumnElement, desc, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CitationFinder, CitationParser
@@ -30,8 +30,20 @@ from verifier.errors import DatabaseError, ImportFileError, VerifierError
 from verifier.importers import discover, import_file
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
 from verifier.lexicon import build_lexicon, lexicon_data
-from verifier.names import parse_case_number
+from verifier.names import normalise_court, parse_case_number
 from verifier.resolver import DocumentResolver, Resolution
+from verifier.sync import (
+    BASE_URL,
+    PAGE_SIZE,
+    TARGETS,
+    ClientConfig,
+    LawGoClient,
+    SyncError,
+    SyncPlan,
+    SyncReport,
+    run_sync,
+)
+from verifier.sync.targets import parse_day
 from verifier.verdict import STATUSES, Verdict
 from verifier.verify import Verifier
 
@@ -149,33 +161,36 @@ def search(query: Annotated[str, typer.Argument(help="An act name, `민법 750`,
     with _database(database_url) as database, database.engine.connect() as connection:
         found = 0
         if kind in ("all", "acts"):
-            rows = connection.execute(
-                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind).outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
+            act_rows = connection.execute(
+                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind)
+                .outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
                 .where(or_(ACTS.c.name.like(pattern, escape="\\"), ALIASES.c.alias.like(pattern, escape="\\")))
                 .distinct().order_by(ACTS.c.name).limit(limit)).all()
-            found += _table("acts", ("name", "법령ID", "MST", "kind"), rows)
+            found += _table("acts", ("name", "법령ID", "MST", "kind"), act_rows)
         if kind in ("all", "articles"):
             act_part, _, label = text.rpartition(" ")
             number, _, branch = label.removeprefix("제").removesuffix("조").partition("의")
             columns = (ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.title, ARTICLES.c.status)
+            where: ColumnElement[bool]
             if act_part and number.isdigit() and (not branch or branch.isdigit()):
                 where = (ACTS.c.name.like(_like(act_part), escape="\\") & (ARTICLES.c.number == int(number))
                          & (ARTICLES.c.branch == int(branch or 0)))
             else:  # words of an article's title (조문제목), `해고` finds 제23조(해고 등의 제한)
                 where = ARTICLES.c.title.like(pattern, escape="\\")
-            rows = connection.execute(select(*columns).join(ACTS, ACTS.c.id == ARTICLES.c.act_id).where(where)
-                                      .order_by(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch).limit(limit)).all()
-            found += _table("articles", ("act", "조", "가지", "title", "status"), rows)
+            article_rows = connection.execute(
+                select(*columns).join(ACTS, ACTS.c.id == ARTICLES.c.act_id).where(where)
+                .order_by(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch).limit(limit)).all()
+            found += _table("articles", ("act", "조", "가지", "title", "status"), article_rows)
         if kind in ("all", "cases"):
-            number = parse_case_number(text)
-            condition = (CASES.c.title.like(pattern, escape="\\") if number is None else
-                         (CASES.c.case_year == number.year) & (CASES.c.case_code == number.code)
-                         & (CASES.c.case_serial == number.serial))
-            rows = connection.execute(
+            case_number = parse_case_number(text)
+            condition = (CASES.c.title.like(pattern, escape="\\") if case_number is None else
+                         (CASES.c.case_year == case_number.year) & (CASES.c.case_code == case_number.code)
+                         & (CASES.c.case_serial == case_number.serial))
+            case_rows = connection.execute(
                 select(CASES.c.court, CASES.c.decided_on, CASES.c.case_year, CASES.c.case_code, CASES.c.case_serial,
                        CASES.c.disposition, CASES.c.title).where(condition)
                 .order_by(desc(CASES.c.decided_on)).limit(limit)).all()
-            found += _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"), rows)
+            found += _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"), case_rows)
         if not found:
             out.print(f"nothing matches {text!r}")
 
@@ -185,7 +200,7 @@ def _like(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def _table(title: str, headers: tuple[str, ...], rows: list) -> int:  # type: ignore[type-arg]
+def _table(title: str, headers: tuple[str, ...], rows: Sequence[Iterable[object]]) -> int:
     if rows:
         table = Table(*headers, title=title)
         for row in rows:
@@ -307,6 +322,75 @@ def audit(status: Annotated[str | None, typer.Option(help=f"Only this verdict: {
                 for entry in audit_entries(database, limit, status)]
         if not _table("audit log", ("at (UTC)", "status", "citation", "why"), rows):
             out.print("no verifications recorded" + (f" with status {status}" if status else ""))
+
+
+@app.command()
+def sync(oc: Annotated[str | None, typer.Option(
+            "--oc", envvar="CITEGEN_LAWGO_OC", show_envvar=True, show_default=False,
+            help="Your law.go.kr Open API key (OC); used in requests only, never logged or stored.")] = None,
+         targets: Annotated[str, typer.Option(help=f"Comma-separated, among {','.join(TARGETS)}.")] = ",".join(TARGETS),
+         since: Annotated[str | None, typer.Option(
+             help="First day to list (YYYY-MM-DD; 공포일자, 선고일자, 종국일자); default: the day after the "
+                  "last sync, else everything.")] = None,
+         court: Annotated[list[str] | None, typer.Option(
+             "--court", help="Only 판례 of this court (full name, e.g. 대법원); repeatable.")] = None,
+         rate: Annotated[float, typer.Option(min=0.01, help="Requests per second at most.")] = 2.0,
+         concurrency: Annotated[int, typer.Option(min=1, max=16, help="Bodies fetched at once.")] = 4,
+         page_size: Annotated[int, typer.Option(min=1, max=PAGE_SIZE, help="Rows per list request.")] = PAGE_SIZE,
+         json_output: Annotated[bool, typer.Option("--json", help="No progress bar; a JSON summary on stdout.")]
+         = False,
+         base_url: Annotated[str, typer.Option(help="The Open API's address (a mirror or proxy of it).")] = BASE_URL,
+         database_url: DatabaseUrl = None) -> None:
+    """Bring the database up to date from the law.go.kr Open API: new statute versions, 판례,
+    헌재 decisions and the official 약칭. Each item is imported in its own transaction and the sync
+    state is kept in the database, so an interrupted sync continues where it stopped. A refusal
+    (wrong key, quota), an HTML page instead of XML, a changed schema or a truncated body stops it
+    with exit 2, naming the request (key redacted); the item it hit is not imported."""
+    try:
+        config = ClientConfig(oc=oc or "", base_url=base_url, requests_per_s=rate, concurrency=concurrency)
+        plan = SyncPlan(targets=tuple(name.strip() for name in targets.split(",") if name.strip()),
+                        since=parse_day(since) if since else None,
+                        courts=tuple(normalise_court(name) for name in court or ()),
+                        page_size=page_size)
+    except ValueError as error:
+        err.print(f"error: {error}")
+        raise typer.Exit(EXIT_BAD_INPUT) from error
+    with _database(database_url) as database, LawGoClient(config) as client:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=err, transient=True, disable=json_output) as progress:
+            tasks: dict[str, TaskID] = {}
+
+            def on_progress(stream: str, done: int, total: int | None, what: str) -> None:
+                if stream not in tasks:
+                    tasks[stream] = progress.add_task(stream, total=total)
+                progress.update(tasks[stream], completed=done, total=total, description=f"{stream} {what}")
+
+            try:
+                report = run_sync(database, client, plan, on_progress)
+            except SyncError as error:
+                err.print(f"error: {error}", markup=False)
+                err.print("the item it hit was not imported; those before it were. Fix the cause and run sync "
+                          "again: it continues from that item.", markup=False)
+                raise typer.Exit(EXIT_BAD_INPUT) from error
+            except KeyboardInterrupt:
+                err.print("interrupted: the items imported so far are kept; run sync again to continue")
+                raise typer.Exit(130) from None
+    if json_output:
+        sys.stdout.write(json.dumps(report.as_json(), ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        _print_sync_report(report)
+
+
+def _print_sync_report(report: SyncReport) -> None:
+    table = Table("stream", "window", "added", "updated", "skipped", "why skipped", title="sync")
+    for summary in report.streams:
+        window = f"{summary.since or 'start'} – {summary.until}"
+        why = "; ".join(f"{count} {reason}" for reason, count in summary.skipped_why.most_common(3))
+        table.add_row(summary.stream, window, *(str(summary.counts[kind]) for kind in ("added", "updated", "skipped")),
+                      why)
+    out.print(table)
+    resumed = f"; resumed {', '.join(report.resumed)}" if report.resumed else ""
+    out.print(f"{report.requests} requests to law.go.kr{resumed}")
 
 
 def main() -> None:

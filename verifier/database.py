@@ -23,7 +23,9 @@ from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, inspect
 from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
 from verifier.models import Base
@@ -44,7 +46,7 @@ def _normalise_url(url: str) -> str:
     return url
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 (DB-API object)
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -109,7 +111,11 @@ class Database:
         head = head_revision()
         if revision != head:
             if upgrade or (revision is None and not ours):
-                database.migrate()
+                try:
+                    database.migrate()
+                except SchemaMismatchError:
+                    engine.dispose()  # else its pooled connections are left for the collector to close
+                    raise
             else:
                 engine.dispose()
                 found = f"revision {revision}" if revision else "tables without a schema revision"

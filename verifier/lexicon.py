@@ -4,8 +4,9 @@
 `grammars.statute_grammar(lexicon=...)` accepts; deleted and moved articles are left out, since a
 citation to them does not verify. Acts imported with their history (the statute book) give
 their current name the articles of their newest version, and every former name (a repealed
-act's, or a renamed act's old one) the articles of any version, which a `구` citation may name. An act imported from a list only (no body, so no articles
-known) maps to None: any article number. `build_lexicon(db)` is the richer `grammars.Lexicon`,
+act's, or a renamed act's old one) the articles of any version, which a `구` citation may name. An act
+imported from a list only (no body, so no articles known) maps to None: any article number.
+`build_lexicon(db)` is the richer `grammars.Lexicon`,
 keeping 약칭 and informal abbreviations apart so parsing maps them back to the full name.
 """
 
@@ -14,15 +15,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from sqlalchemy import select
-
-from sqlalchemy import Connection, func
+from sqlalchemy import Connection, func, select
 
 from grammars import Lexicon
 from verifier.database import Database
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES
-
 
 _UNCITABLE = re.compile(r"[「」\n\r\t]")
 

@@ -8,13 +8,15 @@ import functools
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from sqlalchemy import Connection, Row, bindparam, select
+import cachetools
+from sqlalchemy import Connection, bindparam, func, select
 
 from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
 from verifier.importers.history import VERSIONS
 from verifier.importers.store import ACTS, ALIASES, CASES
+from verifier.models import AnyRow
 from verifier.names import normalise_act_name
 
 _ACT_COLUMNS = (ACTS.c.id, ACTS.c.law_id, ACTS.c.mst, ACTS.c.name)
@@ -23,6 +25,10 @@ _ACT_BY_ALIAS = (select(*_ACT_COLUMNS).join(ALIASES, ALIASES.c.act_id == ACTS.c.
                  .where(ALIASES.c.alias == bindparam("name")).order_by(ACTS.c.name))
 _ACT_BY_FORMER_NAME = (select(*_ACT_COLUMNS).where(ACTS.c.id.in_(
     select(VERSIONS.c.act_id).where(VERSIONS.c.name == bindparam("name")))).order_by(ACTS.c.law_id))
+# Statute texts and older writing space act names otherwise than their titles (`국고금관리법` for
+# 국고금 관리법, `근로자퇴직급여보장법`): a name matches when it is equal with the spaces left out.
+_ACT_BY_UNSPACED_NAME = (select(*_ACT_COLUMNS).where(func.replace(ACTS.c.name, " ", "") == bindparam("name"))
+                         .order_by(ACTS.c.law_id))
 _CASES = select(CASES).where(
     CASES.c.case_year == bindparam("year"), CASES.c.case_code == bindparam("code"),
     CASES.c.case_serial == bindparam("serial"), CASES.c.case_seat == bindparam("seat"))
@@ -37,11 +43,11 @@ def _builtin_lexicon() -> Lexicon:
 _TITLES = {cited: title for title, cited in CITED_NAMES.items()}
 
 
-def acts_named(connection: Connection, written: str) -> tuple[Sequence[Row[Any]], str | None]:
+def acts_named(connection: Connection, written: str) -> tuple[Sequence[AnyRow], str | None]:
     """Acts a written name denotes, and how it was matched when not by its own name: the alias
-    kind (`former name`: the name of one of its versions, `약칭` from the database, or
+    kind (`former name`: the name of one of its versions, `약칭` from the database,
     `abbreviation` from grammars' built-in list of 약칭 and practitioners' abbreviations, used only
-    when the full name is in the database)."""
+    when the full name is in the database, or `spacing`: the title written with other spaces)."""
     name = normalise_act_name(written)
     acts = connection.execute(_ACT_BY_NAME, {"name": _TITLES.get(name, name)}).all()
     if acts:
@@ -55,10 +61,13 @@ def acts_named(connection: Connection, written: str) -> tuple[Sequence[Row[Any]]
     full = _builtin_lexicon().canonical_name(name)
     if full is not None and full != name:
         return connection.execute(_ACT_BY_NAME, {"name": full}).all(), "abbreviation"
+    acts = connection.execute(_ACT_BY_UNSPACED_NAME, {"name": name.replace(" ", "")}).all()
+    if acts:
+        return acts, "spacing"
     return (), None
 
 
-def cases_numbered(connection: Connection, number: CaseNumber) -> Sequence[Row[Any]]:
+def cases_numbered(connection: Connection, number: CaseNumber) -> Sequence[AnyRow]:
     return tuple(connection.execute(_CASES, {"year": number.year, "code": number.code, "serial": number.serial,
                                              "seat": number.seat or ""}).all())
 
@@ -69,31 +78,29 @@ Value = TypeVar("Value")
 
 
 class BoundedCache(Generic[Key, Value]):
-    """A dict of at most `size` answers, the oldest dropped first; thread-safe. Two threads that
-    miss the same key both compute it (the answers are equal): no lock is held over a query."""
+    """At most `size` answers, the oldest dropped first (a cachetools `FIFOCache`); thread-safe. Two
+    threads that miss the same key both compute it (the answers are equal): no lock is held over a
+    query, only over the cache itself."""
 
     def __init__(self, size: int) -> None:
         if size < 1:
             raise ValueError(f"expected a cache size of at least 1, got {size}")
-        self._size = size
-        self._entries: dict[Key, Value] = {}
+        self._entries: cachetools.FIFOCache[Key, Value] = cachetools.FIFOCache(size)
         self._lock = threading.Lock()
 
     def get(self, key: Key, compute: Callable[[], Value]) -> Value:
-        try:
-            return self._entries[key]
-        except KeyError:
-            pass
+        with self._lock:
+            if key in self._entries:
+                return self._entries[key]
         value = compute()
         with self._lock:
-            if key not in self._entries and len(self._entries) >= self._size:
-                self._entries.pop(next(iter(self._entries)))
             self._entries[key] = value
         return value
 
     def peek(self, key: Key) -> Value | None:
         """The answer if known, without computing it."""
-        return self._entries.get(key)
+        with self._lock:
+            return self._entries.get(key)
 
     def clear(self) -> None:
         with self._lock:
@@ -110,19 +117,19 @@ class LookupCache:
     and the `DocumentResolver`s built beside it."""
 
     def __init__(self, size: int = 100_000) -> None:
-        self._acts: BoundedCache[str, tuple[Sequence[Row[Any]], str | None]] = BoundedCache(size)
-        self._cases: BoundedCache[CaseNumber, Sequence[Row[Any]]] = BoundedCache(size)
+        self._acts: BoundedCache[str, tuple[Sequence[AnyRow], str | None]] = BoundedCache(size)
+        self._cases: BoundedCache[CaseNumber, Sequence[AnyRow]] = BoundedCache(size)
 
-    def acts_named(self, connect: Connect, written: str) -> tuple[Sequence[Row[Any]], str | None]:
-        def query() -> tuple[Sequence[Row[Any]], str | None]:
+    def acts_named(self, connect: Connect, written: str) -> tuple[Sequence[AnyRow], str | None]:
+        def query() -> tuple[Sequence[AnyRow], str | None]:
             with connect() as connection:
                 acts, matched_by = acts_named(connection, written)
             return tuple(acts), matched_by
 
         return self._acts.get(normalise_act_name(written), query)
 
-    def cases_numbered(self, connect: Connect, number: CaseNumber) -> Sequence[Row[Any]]:
-        def query() -> Sequence[Row[Any]]:
+    def cases_numbered(self, connect: Connect, number: CaseNumber) -> Sequence[AnyRow]:
+        def query() -> Sequence[AnyRow]:
             with connect() as connection:
                 return cases_numbered(connection, number)
 

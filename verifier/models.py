@@ -12,6 +12,7 @@ keys as distinct, which would let duplicates in).
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any, TypeAlias
 
 from sqlalchemy import (
     Boolean,
@@ -21,15 +22,29 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    Row,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+# A result row of a Core query over these tables, of any width (`Row[Any]` would be a one-column row).
+AnyRow: TypeAlias = Row[*tuple[Any, ...]]
+
 
 class Base(DeclarativeBase):
     pass
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table of a mapped class (SQLAlchemy types `__table__` as any FromClause; a declarative
+    class over one table always has a Table)."""
+    table = model.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"expected a class mapped to one table, got {model.__name__} over {table!r}")
+    return table
 
 
 class Act(Base):
@@ -119,7 +134,7 @@ class Case(Base):
     panel: Mapped[str | None] = mapped_column(String(10))  # 전원합의체 / 전원재판부 / 지정재판부
     title: Mapped[str | None] = mapped_column(String(500))  # 사건명
     source: Mapped[str] = mapped_column(String(40))
-    source_id: Mapped[str | None] = mapped_column(String(40))  # 판례일련번호 / 헌재결정례일련번호
+    source_id: Mapped[str | None] = mapped_column(String(40), index=True)  # 판례일련번호 / 헌재결정례일련번호
 
 
 class Coverage(Base):
@@ -204,3 +219,30 @@ class Supplement(Base):
     version_id: Mapped[int] = mapped_column(ForeignKey("act_versions.id", ondelete="CASCADE"), index=True)
     heading: Mapped[str] = mapped_column(String(200))
     text: Mapped[str | None] = mapped_column(Text)
+
+
+class SyncCursor(Base):
+    """Where `citegen-admin sync` stands with one law.go.kr list (a target, and a court for 판례):
+    `synced_through` is the last day a finished run covered (the next run starts after it); while
+    a run is under way `next_page` is the list page it reads next and `run_since`/`run_until` its
+    window, so an interrupted run resumes there. The OC key is never stored."""
+
+    __tablename__ = "sync_cursors"
+
+    stream: Mapped[str] = mapped_column(String(80), primary_key=True)  # `prec`, `prec:대법원`, `law`, …
+    synced_through: Mapped[dt.date | None] = mapped_column(Date)
+    run_since: Mapped[dt.date | None] = mapped_column(Date)
+    run_until: Mapped[dt.date | None] = mapped_column(Date)
+    next_page: Mapped[int | None] = mapped_column(Integer)  # None: no run under way
+
+
+class SyncItem(Base):
+    """One list row a run under way has imported (in the same transaction as the import), with
+    what it did: a resumed run skips it, and the run's summary counts it. Cleared when the run ends."""
+
+    __tablename__ = "sync_items"
+
+    stream: Mapped[str] = mapped_column(String(80), primary_key=True)
+    item: Mapped[str] = mapped_column(String(40), primary_key=True)  # MST, 판례일련번호, …
+    outcome: Mapped[str] = mapped_column(String(10))  # added / updated / skipped
+    reason: Mapped[str | None] = mapped_column(String(300))  # why it was skipped

@@ -6,8 +6,7 @@ import datetime as dt
 import re
 import unicodedata
 
-from grammars import CASE_CODES_BY_TEXT, COURTS, CaseNumber
-from grammars.case_codes import LEGACY_CODES
+from grammars import CASE_CODES_BY_TEXT, COURTS, LEGACY_CODES, CaseNumber
 
 # Every spelling of a court the data or a draft uses, mapped to its canonical name.
 COURT_NAMES: dict[str, str] = {

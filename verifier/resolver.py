@@ -12,8 +12,9 @@ A `DocumentResolver` completes them:
 - a 부칙 whose act the text leaves out (`부칙 제3조`, `법률 제7428호 부칙 제2조`) is the document's own
   act's, or, uncertain, that of the act cited before;
 - `같은 조`/`동조` take the act (with its version: `구`, the note) and article of the previous statute
-  citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its parent 법률 when that is a
-  시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and `같은 법 시행령`/`동법
+  citation, `같은 항`/`동항` also its paragraph; `같은 법`/`동법` name a 법률: the act cited before, or its
+  parent 법률 when that is a 시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법), and
+  `같은 법 시행령`/`동법
   시행규칙` the 시행령/시행규칙 of that 법률; no 법률 to name (after `민사소송규칙`) is no answer, never the
   decree itself. `이 법` is the document's own act, and `법` the parent 법률 of a document that is a
   시행령/시행규칙;
@@ -37,19 +38,32 @@ silently, and a back-reference to an uncertain citation is uncertain too.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Row
-
-from grammars import CaseCitation, CitationFinder, FoundCitation, ParsedCitation, StatuteCitation, format_date
-from grammars.find import DECREE_KIND_OF_SHORT_NAME, SAME_DECREE_KIND, default_finder
+from grammars import (
+    DECREE_KIND_OF_SHORT_NAME,
+    SAME_DECREE_KIND,
+    CaseCitation,
+    CitationFinder,
+    FoundCitation,
+    ParsedCitation,
+    StatuteCitation,
+    default_finder,
+    format_date,
+)
 from verifier.database import Database
 from verifier.lookups import LookupCache
+from verifier.models import AnyRow
 from verifier.names import normalise_court
 
 _SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
 _KINDS_CITED_AGAIN = frozenset(SAME_DECREE_KIND.values())  # 시행령, 시행규칙, 규칙: of `같은 영` and the like
+# An article written without its act (`제58조제5항`): the finder reports none, but a `같은 조` after
+# it refers to it, not to the citation before.
+_BARE_ARTICLE = re.compile(r"제 ?([1-9][0-9]*) ?조(?: ?의 ?([1-9][0-9]?))?(?! ?의 ?[1-9])(?: ?제 ?([1-9][0-9]*) ?항)?")
+_SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
 
 
 def parent_act(act: str) -> str:
@@ -119,8 +133,14 @@ class DocumentResolver:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
         otherwise than its canonical form also lists that rewrite, named by how it was written."""
         spans = []
+        end = 0
         for found in self.finder.find(text, True):
-            resolution = self.resolve(found.citation, declares=found.declares)
+            citation = found.citation
+            if isinstance(citation, StatuteCitation) and citation.act is None \
+                    and citation.back_reference in _SAME_ARTICLE:
+                self._follow_bare_article(text[end:found.span[0]])
+            resolution = self.resolve(citation, declares=found.declares)
+            end = found.span[1]
             written = text[found.span[0]:found.span[1]]
             canonical = resolution.canonical
             if canonical is not None and written != canonical:
@@ -128,6 +148,20 @@ class DocumentResolver:
                 resolution = replace(resolution, changes=(*resolution.changes, rewrite))
             spans.append(ResolvedSpan(found, resolution))
         return spans
+
+    def _follow_bare_article(self, between: str) -> None:
+        """`제58조제5항에 따라 … 같은 조 제6항`: the last article written without an act between the
+        citation before and a `같은 조` is what it refers to — in an act, the act's own article;
+        elsewhere an article of the act cited before, a guess."""
+        written = list(_BARE_ARTICLE.finditer(between))
+        bare = written[-1] if written else None
+        act = self.own_act or (self._last.act if self._last is not None else None)
+        if bare is None or act is None:
+            return
+        branch, paragraph = bare[2], bare[3]
+        self._last = StatuteCitation(act, int(bare[1]), article_branch=int(branch) if branch else None,
+                                     paragraph=int(paragraph) if paragraph else None)
+        self._last_doubts = () if self.own_act else (f"{bare[0]} names no act: {act}, cited before, is a guess",)
 
     def resolve(self, citation: ParsedCitation, *, declares: str | None = None) -> Resolution:
         """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
@@ -371,7 +405,7 @@ class DocumentResolver:
         return Resolution(citation, resolved, tuple(changes), not doubts, tuple(doubts))
 
     @staticmethod
-    def _complete_case(cited: CaseCitation, row: Row[Any], changes: list[Change], doubts: list[str]) -> CaseCitation:
+    def _complete_case(cited: CaseCitation, row: AnyRow, changes: list[Change], doubts: list[str]) -> CaseCitation:
         database_values = {"court": row.court, "date": row.decided_on, "delivery": row.delivery,
                            "disposition": row.disposition}
         filled: dict[str, Any] = {}
@@ -382,7 +416,8 @@ class DocumentResolver:
                 filled[name] = value
                 changes.append(Change(name, None, shown, "from the database"))
             elif written != value:
-                doubts.append(f"the database has {name} {shown}, the text {format_date(written) if name == 'date' else written}")
+                in_text = format_date(written) if name == "date" else written
+                doubts.append(f"the database has {name} {shown}, the text {in_text}")
         if cited.panel is None and row.panel == "전원합의체":
             filled["panel"] = row.panel
             changes.append(Change("panel", None, row.panel, "from the database"))

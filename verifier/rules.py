@@ -15,8 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from grammars import CASE_CODES_BY_TEXT, COURTS_BY_NAME, CaseCitation, CourtKind
-from grammars.case_codes import CONSTITUTIONAL_COURT_CODES, LEGACY_CODES
+from grammars import (
+    CASE_CODES_BY_TEXT,
+    CONSTITUTIONAL_COURT_CODES,
+    COURTS_BY_NAME,
+    LEGACY_CODES,
+    CaseCitation,
+    CourtKind,
+)
 
 SUPREME = "대법원"
 CONSTITUTIONAL = "헌법재판소"

@@ -18,28 +18,29 @@ caller may run `verify` in worker threads, and `verify_cached` on its loop.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import threading
 from contextlib import nullcontext
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Connection, Row, and_, bindparam, insert, select
+from sqlalchemy import Connection, and_, bindparam, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
 from verifier.importers.store import ARTICLES, COVERAGE, PROVISIONS
 from verifier.lookups import BoundedCache, LookupCache
-from verifier.models import AuditEntry
+from verifier.models import AnyRow, AuditEntry, table_of
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
 from verifier.verdict import Mismatch, Verdict
-from verifier.versions import ActUnderTest, StatuteHistory, choose_act, versions_of
+from verifier.versions import ActUnderTest, StatuteHistory, acts_meant, versions_of
 
 logger = logging.getLogger(__name__)
 
-AUDIT = AuditEntry.__table__
+AUDIT = table_of(AuditEntry)
 # The article and, when the citation names one, its 항/호/목, in one round trip.
 _ARTICLE_AND_PROVISION = (
     select(ARTICLES.c.status, ARTICLES.c.moved_to, ARTICLES.c.amended_on, PROVISIONS.c.id.label("provision"))
@@ -80,7 +81,7 @@ class Verifier:
                  audit_batch: int = 1000, audit_buffer: int = 1_000_000) -> None:
         self.database = database
         self._verdicts: BoundedCache[tuple[ParsedCitation, dt.date], Verdict] = BoundedCache(cache_size)
-        self._versions: BoundedCache[int, tuple[Row[Any], ...]] = BoundedCache(cache_size)
+        self._versions: BoundedCache[int, tuple[AnyRow, ...]] = BoundedCache(cache_size)
         self.lookups = LookupCache(cache_size)
         self._audit_enabled = audit
         self._audit_batch = audit_batch
@@ -95,7 +96,7 @@ class Verifier:
         self._lock = threading.Lock()
         self._reader: Connection | None = None
         # A few rows per court beside the verdict cache.
-        self._coverage: dict[tuple[str, str], Row[Any] | None] = {}
+        self._coverage: dict[tuple[str, str], AnyRow | None] = {}
 
     # --- public -----------------------------------------------------------------------------
 
@@ -243,16 +244,18 @@ class Verifier:
                            f"no act named {name!r} in the statute book" if covered
                            else "the database holds no statutes, so it cannot say", canonical=citation.canonical())
         note = f" (cited by the {matched_by} {name!r})" if matched_by else ""
-        histories = [ActUnderTest(act, self._versions.get(act.id, lambda act=act: versions_of(connection, act.id)))
+        histories = [ActUnderTest(act, self._versions.get(act.id, functools.partial(versions_of, connection, act.id)))
                      for act in acts]
         histories = [history for history in histories if history.versions]
         if histories:
-            chosen = choose_act(histories, citation, on)
-            if chosen is None:
+            meant = acts_meant(histories, citation, on)
+            if not meant:
                 return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts, none of them singled out by "
                                                       f"the date or the version note",
                                candidates=tuple(f"{h.row.name} (법령ID {h.row.law_id})" for h in histories))
-            return StatuteHistory(connection, chosen, citation, on, note).verify()
+            verdicts = (StatuteHistory(connection, act, citation, on, note).verify() for act in meant)
+            first = next(verdicts)
+            return first if first.verified else next((v for v in verdicts if v.verified), first)
         if len(acts) > 1:
             return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts",
                            candidates=tuple(act.name for act in acts))
@@ -324,13 +327,13 @@ class Verifier:
         return Verdict("not_found", cited, f"the database covers the {court} over {period} and holds no {number}",
                        canonical)
 
-    def _coverage_of(self, connection: Connection, kind: str, court: str) -> Row[Any] | None:
+    def _coverage_of(self, connection: Connection, kind: str, court: str) -> AnyRow | None:
         if (kind, court) not in self._coverage:
             self._coverage[kind, court] = connection.execute(_COVERAGE, {"kind": kind, "court": court}).first()
         return self._coverage[kind, court]
 
     @staticmethod
-    def _compare_case(cited: CaseCitation, row: Row[Any], problems: list[tuple[str, str]]) -> Verdict:
+    def _compare_case(cited: CaseCitation, row: AnyRow, problems: list[tuple[str, str]]) -> Verdict:
         record = _case_of_row(row, cited.panel)
         mismatches = [
             Mismatch(name, str(mine), str(theirs)) for name, mine, theirs in (
@@ -354,7 +357,7 @@ class Verifier:
         return Verdict("verified", cited, f"found {canonical}{note}", canonical, source)
 
 
-def _case_of_row(row: Row[Any], cited_panel: str | None = None) -> CaseCitation:
+def _case_of_row(row: AnyRow, cited_panel: str | None = None) -> CaseCitation:
     # 헌재 panels are optional in the canonical form: keep one only where the citation named it.
     panel = row.panel if row.panel == "전원합의체" or row.panel == cited_panel else None
     return CaseCitation(CaseNumber(row.case_year, row.case_code, row.case_serial, row.case_seat or None),

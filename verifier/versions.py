@@ -6,6 +6,7 @@
 - `구 X(… 법률 제N호로 개정되기 전의 것)` names the version before that amendment, `…개정된 것`
   the version it made; the note itself is checked against the act's real amendments.
 - `구 X` without a note verifies if some version other than the one in force had the provision.
+- An item cited without its 항 (`제2조제10호`) is the item of the one 항 that holds it.
 - A plain citation to a provision that the version in force lacks but an earlier one had is
   `outdated`, with the `구` form that would verify.
 """
@@ -17,12 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, Row, bindparam, select
+from sqlalchemy import Connection, bindparam, select
 
 from grammars import AmendmentNote, StatuteCitation, format_date
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.history import provision_code as history_code
 from verifier.importers.records import ProvisionKey
+from verifier.models import AnyRow
 from verifier.verdict import Mismatch, ProvisionSource, Verdict
 
 ADDRESS = "https://www.law.go.kr/LSW/lsInfoP.do?lsiSeq={mst}"
@@ -34,11 +36,11 @@ _SPANS = (select(SPANS.c.first, SPANS.c.last, SPANS.c.title, SPANS.c.deleted, SP
                  SPANS.c.branch == bindparam("branch")).order_by(SPANS.c.first))
 
 
-def versions_of(connection: Connection, act_id: int) -> tuple[Row[Any], ...]:
+def versions_of(connection: Connection, act_id: int) -> tuple[AnyRow, ...]:
     return tuple(connection.execute(_VERSIONS, {"act_id": act_id}).all())
 
 
-def in_force(versions: Sequence[Row[Any]], on: dt.date) -> Row[Any] | None:
+def in_force(versions: Sequence[AnyRow], on: dt.date) -> AnyRow | None:
     current = None
     for version in versions:
         if version.effective_on is not None and version.effective_on <= on:
@@ -46,8 +48,9 @@ def in_force(versions: Sequence[Row[Any]], on: dt.date) -> Row[Any] | None:
     return current
 
 
-def repealed(version: Row[Any]) -> bool:
-    return version.change == "폐지" or version.status == "폐지"
+def repealed(version: AnyRow) -> bool:
+    """Repealed by the act itself (`폐지`) or by another act (`타법폐지`)."""
+    return bool(version.change in ("폐지", "타법폐지") or version.status == "폐지")
 
 
 def provision_code(citation: StatuteCitation) -> str | None:
@@ -58,17 +61,29 @@ def provision_code(citation: StatuteCitation) -> str | None:
                                      citation.subitem or ""))
 
 
-def _has(span: Row[Any], code: str | None) -> bool:
-    return not span.deleted and (code is None or code in span.structure.split(" "))
+def _has(span: AnyRow, code: str | None) -> bool:
+    if span.deleted:
+        return False
+    if code is None:
+        return True
+    codes = span.structure.split(" ")
+    if code in codes:
+        return True
+    # `제2조제10호` of an article with numbered 항: statutes and judgments leave the 항 out where
+    # one 항 alone holds the item (정보통신망법 제2조제1항제10호); any other reading names nothing.
+    if code.startswith("0."):
+        item = code.removeprefix("0.")
+        return sum(1 for held in codes if held.partition(".")[2] == item) == 1
+    return False
 
 
-def version_label(version: Row[Any]) -> str:
+def version_label(version: AnyRow) -> str:
     number = f"{version.kind} 제{version.promulgation_number}호" if version.promulgation_number else version.kind
     date = format_date(version.promulgated_on) if version.promulgated_on else "?"
     return f"{date} {number}"
 
 
-def _period(versions: Sequence[Row[Any]], first: int, last: int) -> str:
+def _period(versions: Sequence[AnyRow], first: int, last: int) -> str:
     start = versions[first - 1].effective_on
     after = versions[last] if last < len(versions) else None
     end = f"until {format_date(after.effective_on)}" if after and after.effective_on else "to date"
@@ -79,26 +94,47 @@ def _period(versions: Sequence[Row[Any]], first: int, last: int) -> str:
 class ActUnderTest:
     """The act a citation resolved to: its row (id, law_id, name) and its versions."""
 
-    row: Row[Any]
-    versions: tuple[Row[Any], ...]
+    row: AnyRow
+    versions: tuple[AnyRow, ...]
 
 
-def choose_act(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.date) -> ActUnderTest | None:
-    """The act a name denotes when several share it (근로기준법 of 1953, repealed in 1997, and
-    today's): the one whose amendments hold the note's number, else for a plain citation the one
-    in force on the day, for 구 the one in force last before it; None if that leaves several."""
+def acts_meant(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.date) -> list[ActUnderTest]:
+    """The acts a name may denote when several share it (근로기준법 of 1953, repealed in 1997, and
+    today's), in the order to try them: the one whose amendments hold the note's number; for a plain
+    citation, or a note no act's amendments hold, the one in force on the day; for `구` without a
+    note the one in force (its earlier versions are what `구` usually means), then the others, the
+    later enacted first. Empty when the note or the date singles out none."""
     if len(acts) == 1:
-        return acts[0]
+        return [acts[0]]
     note = citation.amendment
     if note is not None:
         fitting = [act for act in acts if any(v.promulgation_number == note.number and v.kind == note.law_kind
                                               for v in act.versions)]
-        return fitting[0] if len(fitting) == 1 else None
-    live = [act for act in acts if (version := in_force(act.versions, on)) is not None and not repealed(version)]
+        if len(fitting) == 1:
+            return fitting
+    current = _in_force_under_the_name(acts, on)
+    if note is not None:  # no act holds the note's amendment: checked against the one in force, to say so
+        return [current] if current is not None and not fitting else []
     if not citation.former:
-        return live[0] if len(live) == 1 else None
-    gone = [act for act in acts if act not in live]
-    return gone[0] if len(gone) == 1 else (live[0] if len(live) == 1 else None)
+        return [current] if current is not None else []
+    others = sorted((act for act in acts if act is not current), key=_enacted_on, reverse=True)
+    return ([current] if current is not None else []) + others
+
+
+def _in_force_under_the_name(acts: Sequence[ActUnderTest], on: dt.date) -> ActUnderTest | None:
+    """Of acts sharing a name, the one in force on `on`. A name denotes one act in force at a time;
+    where the statute book leaves an older act without its repeal (a 1948 군정법령 민사소송법 beside the
+    1960 법률), the act enacted later under the name is the one in force: None only on a tie."""
+    standing = [act for act in acts if (version := in_force(act.versions, on)) is not None and not repealed(version)]
+    if len(standing) < 2:
+        return standing[0] if standing else None
+    enacted = sorted(standing, key=_enacted_on, reverse=True)
+    return enacted[0] if _enacted_on(enacted[0]) > _enacted_on(enacted[1]) else None
+
+
+def _enacted_on(act: ActUnderTest) -> dt.date:
+    first = act.versions[0]
+    return first.effective_on or first.promulgated_on or dt.date.min
 
 
 class StatuteHistory:
@@ -127,7 +163,8 @@ class StatuteHistory:
         first = self.versions[0]
         if current is None and not self._whole_history():  # the book starts after the version in force
             self.note += (f"; checked against the earliest version held ({version_label(first)}, in force from "
-                          f"{_date(first.effective_on)}), as the database holds none in force on {format_date(self.on)}")
+                          f"{_date(first.effective_on)}), as the database holds none in force on "
+                          f"{format_date(self.on)}")
             current = first
         if self.citation.former:
             return self._former(current)
@@ -145,7 +182,7 @@ class StatuteHistory:
                else f"{current.name} has no {self.label}")
         return self._gone(current, why)
 
-    def _gone(self, current: Row[Any], why: str) -> Verdict:
+    def _gone(self, current: AnyRow, why: str) -> Verdict:
         earlier = [span for span in self.spans if span.first <= current.sequence and _has(span, self.code)]
         if not earlier:
             later = [span for span in self.spans if span.first > current.sequence and _has(span, self.code)]
@@ -164,7 +201,7 @@ class StatuteHistory:
                         f"provision existed {_period(self.versions, span.first, span.last)}",
             self.versions[span.last - 1], span, suggestion=former.canonical())
 
-    def _former(self, current: Row[Any] | None) -> Verdict:
+    def _former(self, current: AnyRow | None) -> Verdict:
         before = current.sequence if current is not None else len(self.versions) + 1
         earlier = [span for span in self.spans if span.first < before and _has(span, self.code)]
         if not earlier and not self._whole_history():
@@ -222,9 +259,9 @@ class StatuteHistory:
 
     def _whole_history(self) -> bool:
         """Whether the database holds the act from its 제정 (a tree import holds one version only)."""
-        return self.versions[0].change == "제정"
+        return bool(self.versions[0].change == "제정")
 
-    def _span_at(self, sequence: int) -> Row[Any] | None:
+    def _span_at(self, sequence: int) -> AnyRow | None:
         return next((span for span in self.spans if span.first <= sequence <= span.last), None)
 
     def _provision(self) -> str:
@@ -233,7 +270,7 @@ class StatuteHistory:
     def _below_article(self) -> str:
         return self._provision().removeprefix(self.label).strip()
 
-    def _verdict(self, status: str, detail: str, version: Row[Any] | None, span: Row[Any] | None = None, *,
+    def _verdict(self, status: str, detail: str, version: AnyRow | None, span: AnyRow | None = None, *,
                  mismatches: tuple[Mismatch, ...] = (), suggestion: str | None = None) -> Verdict:
         resolved = replace(self.citation, act=self.act.row.name, back_reference=None)
         source = f"법령ID {self.act.row.law_id}" + (f", MST {version.mst}" if version is not None else "") + \

@@ -16,8 +16,7 @@ from citegen.constraint import (
 )
 from citegen.engine import Engine
 from citegen.models import LoadedModel
-from grammars import CitationParser
-from grammars.grammar import AnswerGrammar
+from grammars import AnswerGrammar, CitationParser
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
 
@@ -51,6 +50,21 @@ def answer_language(
     return compile_language(grammar, loaded.vocabulary, parser.parse, cache_dir=cache_dir)
 
 
+def constraint_library(
+    loaded: LoadedModel,
+    lexicon: ArticleLexicon,
+    *,
+    forbid_shorthand: bool = True,
+    cache_dir: Path | None = None,
+) -> ConstraintLibrary:
+    """The answer language and its narrowings over `lexicon`, each compiled when first asked for."""
+    parser = CitationParser.for_lexicon(dict(lexicon))
+    language = functools.partial(
+        answer_language, loaded, lexicon, parser, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
+    )
+    return ConstraintLibrary(language, loaded.vocab_size)
+
+
 def build_engine(
     loaded: LoadedModel,
     lexicon: ArticleLexicon,
@@ -59,8 +73,5 @@ def build_engine(
     forbid_shorthand: bool = True,
     cache_dir: Path | None = None,
 ) -> Engine:
-    parser = CitationParser.for_lexicon(dict(lexicon))
-    language = functools.partial(
-        answer_language, loaded, lexicon, parser, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
-    )
-    return Engine(loaded, ConstraintLibrary(language, loaded.vocab_size), max_batch=max_batch)
+    library = constraint_library(loaded, lexicon, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir)
+    return Engine(loaded, library, max_batch=max_batch)

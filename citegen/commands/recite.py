@@ -11,13 +11,14 @@ import functools
 import logging
 import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from citegen.commands.backends import Backend, recite_jobs
 from citegen.recite.limits import ARCHIVE_EXPANSION, DEFAULT_MAX_BYTES
 
 logger = logging.getLogger(__name__)
@@ -42,9 +43,10 @@ def recite(
     database_url: Annotated[str | None, typer.Option(
         "--database-url", help="The verifier database, as for citegen-admin (default: env CITEGEN_DATABASE_URL, "
                                "else the SQLite file citegen-admin uses).")] = None,
-    backend: Annotated[Literal["builtin", "vllm"], typer.Option(
-        "--backend", help="Where --regenerate decodes: citegen's own loop, or one vLLM engine (implies --jobs 1).")]
-    = "builtin",
+    backend: Annotated[Backend | None, typer.Option(
+        "--backend", help="Where --regenerate decodes: citegen's own loop, or one vLLM engine (implies --jobs 1); "
+                          "default: settings, CITEGEN_BACKEND.")]
+    = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Rewrite the citations of drafts in canonical, checked form and report what changed."""
@@ -56,9 +58,9 @@ def recite(
         settings = Settings()
     url = database_url or settings.database_url
     model_path = settings.model_path if regenerate else None
-    if backend == "vllm" and regenerate:
-        jobs = 1  # one engine holds the model (and its GPUs); vLLM batches inside it
-    options = BatchOptions(out=out, jobs=jobs or os.cpu_count() or 1, dry_run=dry_run, max_bytes=max_bytes,
+    chosen = backend or settings.backend
+    jobs = recite_jobs(chosen, regenerate, jobs or os.cpu_count() or 1)
+    options = BatchOptions(out=out, jobs=jobs, dry_run=dry_run, max_bytes=max_bytes,
                            fingerprint=f"db={url};regenerate={model_path}")
     console = Console(stderr=True)
     from citegen.commands.recite_wiring import build_pipeline, check_sources  # here: keeps --help fast
@@ -69,7 +71,7 @@ def recite(
     except UsageError as error:
         console.print(f"[red]citegen recite:[/red] {escape(str(error))}", soft_wrap=True)  # one line
         raise typer.Exit(code=2) from None
-    factory = functools.partial(build_pipeline, url, model_path, backend)
+    factory = functools.partial(build_pipeline, url, model_path, chosen, settings.device)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=quiet) as progress:
         task = progress.add_task("reciting", total=len(files))

@@ -6,17 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import select
-
+from citegen.commands import backends
+from citegen.commands.backends import Backend
 from citegen.recite import RecitePipeline, Resolution, UsageError
 from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation, default_lexicon
-from verifier.database import Database
-from verifier.errors import VerifierError
-from verifier.importers.store import ACTS, CASES
-from verifier.lexicon import build_lexicon
-from verifier.resolver import Change, DocumentResolver
-from verifier.verdict import Verdict
-from verifier.verify import Verifier
+from verifier import Change, Database, DocumentResolver, Verdict, Verifier, VerifierError, build_lexicon, holds_law
 
 
 class _ResolverAdapter:
@@ -71,8 +65,7 @@ def check_sources(database_url: str, model_path: Path | None) -> None:
     except VerifierError as error:
         raise UsageError(f"expected a usable verifier database, got: {error}") from None
     try:
-        with database.engine.connect() as connection:
-            empty = all(connection.execute(select(table.c.id).limit(1)).first() is None for table in (ACTS, CASES))
+        empty = not holds_law(database)
     finally:
         database.close()
     if empty:  # every citation would come back not_covered: almost surely the wrong database
@@ -82,19 +75,15 @@ def check_sources(database_url: str, model_path: Path | None) -> None:
         raise UsageError(f"expected the model that --regenerate uses at {model_path}, got no such folder")
 
 
-def build_pipeline(database_url: str, model_path: Path | None, backend: str = "builtin") -> RecitePipeline:
+def build_pipeline(
+    database_url: str, model_path: Path | None, backend: Backend = "builtin", device: str = "auto"
+) -> RecitePipeline:
     """The real pipeline, built in each worker process (hence a top-level function). With a
     model, unresolvable citations are re-generated under the database's canonical names only."""
     database = Database.open(database_url)
     known = build_lexicon(database)
     finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)))
     regenerator = None
-    if model_path is not None and backend == "vllm":
-        from citegen.integrations.vllm_recite import VllmRegenerator  # the citegen[vllm] extra
-
-        regenerator = VllmRegenerator.load(model_path, dict(known.acts) if known else {})
-    elif model_path is not None:
-        from citegen.recite.regenerate import EngineRegenerator  # loads torch
-
-        regenerator = EngineRegenerator.load(model_path, dict(known.acts) if known else {})
+    if model_path is not None:
+        regenerator = backends.regenerator(backend, model_path, dict(known.acts) if known else {}, device)
     return RecitePipeline(finder.find, VerifierAuthority(database), regenerator)

@@ -15,6 +15,8 @@ from typing import Annotated
 
 import typer
 
+from citegen.commands.backends import Backend
+
 logger = logging.getLogger(__name__)
 
 
@@ -26,56 +28,41 @@ def serve(
         int | None, typer.Option("--port", min=0, max=65535, help="Port (default from settings).")
     ] = None,
     database_url: Annotated[str | None, typer.Option("--database-url", help="Verifier database URL.")] = None,
-    backend: Annotated[str, typer.Option("--backend", help="Generation: 'builtin' (citegen's loop) or 'vllm'.")]
-    = "builtin",
+    backend: Annotated[Backend | None, typer.Option(
+        "--backend", help="Generation: 'builtin' (citegen's loop) or 'vllm' (default: settings, CITEGEN_BACKEND).")]
+    = None,
     vllm_args: Annotated[str, typer.Option("--vllm-args", help="JSON of vLLM engine arguments, e.g. "
                                            '\'{"tensor_parallel_size": 2}\' (with --backend vllm).')] = "{}",
     vllm_lexicon: Annotated[Path, typer.Option("--vllm-lexicon", help="Where the database's lexicon is written "
                                                "for vLLM's workers (the same path on every node).")]
-    = Path(tempfile.gettempdir()) / "citegen-vllm-lexicon.json",
+    = Path(tempfile.gettempdir()) / "citegen-vllm-lexicon.json",  # noqa: B008  typer shows it in --help
 ) -> None:
     """Run the HTTP streaming answer service."""
     import uvicorn  # noqa: PLC0415  the imports below load torch; keep `citegen --help` fast
 
+    from citegen.commands import backends  # noqa: PLC0415
     from citegen.commands import serve_wiring as wiring  # noqa: PLC0415
     from citegen.commands.recite_wiring import finding_lexicon  # noqa: PLC0415
     from citegen.commands.settings import Settings  # noqa: PLC0415
-    from citegen.commands.startup import require_acts, require_vllm, starting  # noqa: PLC0415
-    from citegen.models import load_model  # noqa: PLC0415
+    from citegen.commands.startup import require_acts, starting  # noqa: PLC0415
     from grammars import CitationFinder, CitationParser  # noqa: PLC0415
     from streaming import create_app  # noqa: PLC0415
-    from verifier.database import Database  # noqa: PLC0415
-    from verifier.lexicon import build_lexicon, lexicon_data  # noqa: PLC0415
-    from verifier.verify import Verifier  # noqa: PLC0415
+    from verifier import Database, Verifier, build_lexicon, lexicon_data  # noqa: PLC0415
 
-    if backend not in ("builtin", "vllm"):
-        raise typer.BadParameter(f"expected --backend builtin or vllm, got {backend!r}")
     with starting("serve"):
         settings = Settings()
         config = settings.streaming
-        if backend == "vllm":
-            require_vllm()
+        chosen = backend or settings.backend
+        backends.require(chosen)
         database = Database.open(database_url or settings.database_url)
         lexicon = lexicon_data(database)
         require_acts(lexicon, database.url)
         known = build_lexicon(database)
-        if backend == "vllm":
-            from citegen.commands.serve_vllm import vllm_source  # noqa: PLC0415  the citegen[vllm] extra
-
-            source = vllm_source(
-                str(settings.model_path), lexicon, vllm_lexicon, vllm_args, config.max_active,
-                forbid_shorthand=settings.forbid_shorthand, index_cache_dir=settings.index_cache_dir,
-            )
-        else:
-            source = wiring.EngineSource(
-                wiring.build_engine(
-                    load_model(settings.model_path, settings.device), lexicon, max_batch=config.max_active,
-                    forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
-                )
-            )
+        source = backends.answer_source(chosen, settings, lexicon, vllm_lexicon=vllm_lexicon, vllm_args=vllm_args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     checker = Verifier(database)
-    admin = wiring.DatabaseAdmin(database, checker)
+    use_lexicon = source.use_lexicon if isinstance(source, wiring.EngineSource) else None  # vLLM: restart
+    admin = wiring.DatabaseAdmin(database, checker, lexicon, use_lexicon)
     verifier = wiring.database_verifier(checker)
     wiring.favour_latency()
     app = create_app(

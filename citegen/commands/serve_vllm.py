@@ -13,9 +13,9 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import streaming
 import typer
 
+import streaming
 from citegen.commands.serve_wiring import ArticleLexicon, engine_request, stream_event
 from citegen.errors import RequestError
 from citegen.integrations.vllm_source import VllmGenerator, start_engine

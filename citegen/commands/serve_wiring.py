@@ -6,26 +6,30 @@ engine, the verifier and streaming meet."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import streaming
 from citegen import events as engine_events
-from citegen.commands.languages import ArticleLexicon, answer_grammar_for, build_engine  # noqa: F401  re-exported
-from citegen.constraint import Narrowing
+from citegen.commands.languages import (  # noqa: F401  re-exported
+    ArticleLexicon,
+    answer_grammar_for,
+    build_engine,
+    constraint_library,
+)
+from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.sampling import SamplingParams
 from grammars import COURTS_BY_NAME, Lexicon, ParsedCitation
-from streaming.anchors import AnchorPrefixes
-from streaming.metrics import Gauges
+from streaming import AnchorPrefixes, Gauges
+from verifier import Database, Verifier, head_revision, lexicon_data
 from verifier import admin as admin_queries
-from verifier.database import Database, head_revision
-from verifier.verify import Verifier
 
 logger = logging.getLogger(__name__)
 
@@ -78,8 +82,10 @@ class EngineSource:
     """`streaming.GenerationSource` over the continuous-batching engine, whose loop runs on its own
     thread: every request joins the running batch. Closing the stream cancels the request."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine,
+                 relanguage: Callable[[ArticleLexicon], ConstraintLibrary] | None = None) -> None:
         self.engine = engine
+        self.relanguage = relanguage  # the library of the answer language over another lexicon
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=engine.run_forever, args=(self._stop,), name="engine", daemon=True
@@ -90,6 +96,18 @@ class EngineSource:
         self._stop.set()
         self.engine.wake()
         self._thread.join(timeout=10)
+
+    async def use_lexicon(self, lexicon: ArticleLexicon) -> bool:
+        """Compile the whole answer language over `lexicon` (on the new library's own compile
+        thread, off the event loop) and make it the engine's: requests submitted from then on are
+        constrained by it, those running keep the constraint they started with. False when the
+        source was built without a way to compile another language."""
+        if self.relanguage is None:
+            return False
+        library = self.relanguage(lexicon)
+        await library.get_async()
+        self.engine.constraints = library
+        return True
 
     async def prepare(self, request: streaming.GenerationRequest) -> None:
         """Before the request takes a slot: refuse a prompt the model's context cannot hold, and
@@ -131,10 +149,8 @@ class EngineSource:
 
 def _thread_safe_sink(loop: asyncio.AbstractEventLoop, put: Callable[[Any], None]) -> Callable[[Any], None]:
     def sink(event: engine_events.Event) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the server's loop has closed: nobody is listening any more
             loop.call_soon_threadsafe(put, event)
-        except RuntimeError:  # the server's loop has closed: nobody is listening any more
-            pass
 
     return sink
 
@@ -168,13 +184,42 @@ class DatabaseVerifier:
 
 class DatabaseAdmin:
     """Audit log and counts for the admin endpoints (verifier.admin's queries, on worker threads),
-    and the database's readiness probe."""
+    the database's readiness probe, and `reload` after an import or a `citegen-admin sync`.
+    `lexicon` is the lexicon_data() the answer language was compiled from."""
 
     name = "database"
 
-    def __init__(self, database: Database, verifier: Verifier) -> None:
+    def __init__(self, database: Database, verifier: Verifier, lexicon: ArticleLexicon | None = None,
+                 use_lexicon: Callable[[ArticleLexicon], Awaitable[bool]] | None = None) -> None:
         self.database = database
         self.verifier = verifier
+        self.lexicon = _label_sets(lexicon or {})
+        self.use_lexicon = use_lexicon  # EngineSource.use_lexicon: recompile the answer language
+
+    async def reload(self) -> Mapping[str, Any]:
+        """Forget the verifier's cached verdicts and lookups (on a worker thread), so decisions and
+        versions written since are verified at once; and if the database's lexicon moved from the one
+        the answer language was compiled from (acts or articles added or gone), compile the language
+        anew off the event loop (`use_lexicon`). `restart_needed`: the language is behind and this
+        source cannot recompile it (vLLM); names a request may narrow to are those of the start."""
+        def refresh() -> Mapping[str, list[str] | None]:
+            self.verifier.clear_cache()
+            return lexicon_data(self.database)
+
+        fresh = await asyncio.to_thread(refresh)
+        current = _label_sets(fresh)
+        added = sorted(set(current) - set(self.lexicon))
+        removed = sorted(set(self.lexicon) - set(current))
+        changed = sorted(name for name in set(current) & set(self.lexicon) if current[name] != self.lexicon[name])
+        moved = bool(added or removed or changed)
+        recompiled = moved and self.use_lexicon is not None and await self.use_lexicon(fresh)
+        if recompiled:
+            self.lexicon = current
+        logger.info("reloaded: caches cleared; %d names added, %d removed, %d with other articles; language %s",
+                    len(added), len(removed), len(changed), "recompiled" if recompiled else "unchanged")
+        return {"caches_cleared": True, "names_added": added[:100], "names_removed": removed[:100],
+                "articles_changed": changed[:100], "language_recompiled": recompiled,
+                "restart_needed": moved and not recompiled}
 
     async def audit(self, limit: int, status: str | None) -> Sequence[Mapping[str, Any]]:
         def read() -> list[dict[str, Any]]:
@@ -199,6 +244,10 @@ class DatabaseAdmin:
             "citegen_audit_rows_lost": ("Audit rows dropped since start (must stay 0).",
                                         lambda: self.verifier.audit_rows_lost),
         }
+
+
+def _label_sets(lexicon: ArticleLexicon) -> dict[str, set[str] | None]:
+    return {name: None if labels is None else set(labels) for name, labels in lexicon.items()}
 
 
 def anchors_for(lexicon: ArticleLexicon) -> AnchorPrefixes:

@@ -12,8 +12,9 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from streaming.config import StreamingSettings
-from verifier.config import default_database_url
+from citegen.commands.backends import Backend
+from streaming import StreamingSettings
+from verifier import default_database_url
 
 REPO_DATA_DIR = Path(__file__).resolve().parents[2] / "data"  # citegen/commands/settings.py -> the repo
 
@@ -28,6 +29,7 @@ class Settings(BaseSettings):
     database_url: str = Field(default_factory=default_database_url)
     data_dir: Path = REPO_DATA_DIR
     model_path: Path = REPO_DATA_DIR / "models" / "ko-legal-tiny"
+    backend: Backend = "builtin"  # what generates: citegen.commands.backends
     device: str = "auto"  # "auto" picks CUDA when available, else CPU
     seed: int = 0
     # Generation writes citations in canonical form only: heads written otherwise (`형법제355조`,

@@ -40,8 +40,8 @@ def _hint_for(error: BaseException) -> str | None:
     from pydantic import ValidationError  # noqa: PLC0415  only when something failed
 
     from citegen.errors import ModelLoadError, VocabularyMismatchError  # noqa: PLC0415
-    from streaming.errors import ConfigurationError  # noqa: PLC0415
-    from verifier.errors import DatabaseError  # noqa: PLC0415
+    from streaming import ConfigurationError  # noqa: PLC0415
+    from verifier import DatabaseError  # noqa: PLC0415
 
     if isinstance(error, StartupError):
         return error.hint
@@ -84,7 +84,7 @@ def require_vllm() -> None:
 
     if find_spec("vllm") is None:
         raise StartupError(
-            "expected vLLM for --backend vllm, got no `vllm` module in this environment",
+            "expected vLLM for the vllm backend (--backend or CITEGEN_BACKEND), got no `vllm` module here",
             "install the extra (`pip install 'citegen[vllm]'`, on CPU see bench/setup_vllm_env.sh) "
             "or use --backend builtin",
         )

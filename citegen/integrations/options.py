@@ -26,15 +26,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grammars import COURTS_BY_NAME, case_grammar, statute_grammar
-from grammars.errors import GrammarError
-from grammars.expr import Alt
-from grammars.grammar import AnswerGrammar, CitationGrammar
-from grammars.languages.answer import DEFAULT_BYPASS
-from grammars.languages.lexicon import as_lexicon
-
 from citegen.constraint import Narrowing, narrowed_answer_grammar, narrowed_lexicon
 from citegen.errors import RequestError
+from grammars import (
+    COURTS_BY_NAME,
+    DEFAULT_BYPASS,
+    Alt,
+    AnswerGrammar,
+    CitationGrammar,
+    GrammarError,
+    as_lexicon,
+    case_grammar,
+    statute_grammar,
+)
 
 PREFIX = "citegen_"
 GRAMMARS = ("answer", "citation", "case", "statute")
@@ -107,7 +111,7 @@ class CitationOptions:
                 raise ExtraArgsError(
                     f"expected act names found in {where} in {PREFIX}acts, got {unknown_acts}"
                 )
-        if self.grammar == "case" and acts is not None or self.grammar == "statute" and courts is not None:
+        if (self.grammar == "case" and acts is not None) or (self.grammar == "statute" and courts is not None):
             raise ExtraArgsError(
                 f"expected no narrowing the {self.grammar} grammar cannot use, got {self.narrowing}"
             )

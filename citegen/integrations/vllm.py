@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
-from grammars import GrammarError, compile_index
-from grammars.compile import vocabulary_of
 from transformers import AutoTokenizer
 from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
 
@@ -38,6 +36,7 @@ from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
 from citegen.errors import CitegenError, EmptyMaskError
 from citegen.integrations.options import CitationOptions
 from citegen.kernels import apply_token_bitmask_inplace
+from grammars import GrammarError, compile_index, vocabulary_of
 
 if TYPE_CHECKING:
     from vllm import SamplingParams

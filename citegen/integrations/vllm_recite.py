@@ -15,12 +15,12 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from grammars import CitationFinder, CitationParser, ParsedCitation
 from vllm import SamplingParams
 
 from citegen.integrations.options import ArticleLexicon, CitationOptions
 from citegen.integrations.vllm_batch import VllmBatch, build_llm
 from citegen.recite.regenerate import SLOT_TOKENS, narrowing_for
+from grammars import CitationFinder, CitationParser, ParsedCitation
 
 logger = logging.getLogger(__name__)
 

@@ -16,8 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grammars import CitationParser
-from grammars.compile import vocabulary_of
 from transformers import AutoTokenizer
 from vllm import SamplingParams as VllmSamplingParams
 from vllm.engine.arg_utils import AsyncEngineArgs
@@ -30,6 +28,7 @@ from citegen.errors import RequestError
 from citegen.events import Event, Finished, TextEventMachine
 from citegen.integrations.options import ArticleLexicon, CitationOptions
 from citegen.integrations.vllm import CitationLogitsProcessor, engine_config
+from grammars import CitationParser, vocabulary_of
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ CP949 draft made only of syllables such as 청, 화, 회, 카, 타 is also valid
 letters). A reading is weighed by the share of its non-ASCII letters that are Hangul where Korean
 puts Hangul (not directly before a Latin letter, as `M체ller` from UTF-8 `Müller`); symbols and
 punctuation count for neither. CP949 wins when its reading looks Korean and more Korean than the
-UTF-8 one; otherwise UTF-8 does. When the winner does not look Korean, the loser looks Korean too, or there are too few letters to
-tell, the text carries a `doubt` that sends the document to review.
+UTF-8 one; otherwise UTF-8 does. When the winner does not look Korean, the loser looks Korean too, or there
+are too few letters to tell, the text carries a `doubt` that sends the document to review.
 """
 
 from __future__ import annotations
@@ -119,4 +119,6 @@ def _strict(data: bytes, encoding: str, where: str) -> str:
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
-        raise EncodingError(f"expected {encoding} in {where} (it has a BOM), got an invalid byte at {error.start}") from None
+        raise EncodingError(
+            f"expected {encoding} in {where} (it has a BOM), got an invalid byte at {error.start}"
+        ) from None

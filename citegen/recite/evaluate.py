@@ -20,7 +20,7 @@ from pathlib import Path
 
 from citegen.recite.documents import read_document
 from citegen.recite.pipeline import CitationOutcome, RecitePipeline
-from grammars.citation import CaseCitation, ParsedCitation, StatuteCitation, format_date
+from grammars import CaseCitation, ParsedCitation, StatuteCitation, format_date
 
 APPLIED = ("kept", "rewritten")
 

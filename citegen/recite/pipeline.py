@@ -31,9 +31,7 @@ from typing import Literal, Protocol
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
-from grammars.citation import CITED_NAMES, ParsedCitation, StatuteCitation
-from grammars.errors import IncompleteCitationError
-from grammars.find import CitationForm, FoundCitation
+from grammars import CITED_NAMES, CitationForm, FoundCitation, IncompleteCitationError, ParsedCitation, StatuteCitation
 
 logger = logging.getLogger(__name__)
 

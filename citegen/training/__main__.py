@@ -82,7 +82,8 @@ def model(
                f"{sum(p.numel() for p in network.parameters())} parameters")
     result = train(network, blocks, schedule, seed)
     summary = {
-        "command": f"python -m citegen.training model --law {law} --cases {cases} --out {out} --seed {seed} --samples {samples} --messy-rate {messy_rate} "
+        "command": f"python -m citegen.training model --law {law} --cases {cases} --out {out} --seed {seed} "
+                   f"--samples {samples} --messy-rate {messy_rate} "
                    f"--vocab-size {vocab_size} --layers {layers} --steps {steps} --batch-size {batch_size} "
                    f"--block-size {block_size} --learning-rate {learning_rate} --threads {threads}",
         "seed": seed, "samples": samples, "acts": len(data.acts), "decisions": len(data.decisions),

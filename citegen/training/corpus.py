@@ -20,9 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grammars import COURTS_BY_NAME, CaseCitation, ParsedCitation, StatuteCitation
-
 from citegen.training.sources import Act, Article, Decision, LawData
+from grammars import COURTS_BY_NAME, CaseCitation, ParsedCitation, StatuteCitation
 
 CANONICAL = "canonical"
 SYSTEM_PROMPT = "당신은 한국 법령과 판례를 근거로 답하는 법률 정보 도우미입니다. 답변은 법률 자문이 아닙니다."
@@ -206,7 +205,8 @@ class CorpusGenerator:
         self._decisions_by_article: dict[tuple[str, int, int | None], list[Decision]] = defaultdict(list)
         for decision in data.decisions:
             for statute in decision.statutes:
-                self._decisions_by_article[(statute.act or "", statute.article or 0, statute.article_branch)].append(decision)
+                key = (statute.act or "", statute.article or 0, statute.article_branch)
+                self._decisions_by_article[key].append(decision)
         self._linked = [d for d in data.decisions if any(self._article_of(s) for s in d.statutes)]
         # Articles with their real text or a decision that applied them make the better answers.
         self._featured = [(act, article) for act in data.acts for article in act.articles

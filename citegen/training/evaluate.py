@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
-from grammars.find import CitationForm, find_citations
 from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from grammars import CitationForm, find_citations
 
 
 @dataclass

@@ -20,11 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grammars import COURTS, COURTS_BY_NAME, CaseCitation, CaseNumber, CitationParser, StatuteCitation
-from grammars.citation import Disposition, Panel
-from grammars.find import CitationFinder
-
 from citegen.training.errors import TrainingDataError
+from grammars import (
+    COURTS,
+    COURTS_BY_NAME,
+    CaseCitation,
+    CaseNumber,
+    CitationFinder,
+    CitationParser,
+    Disposition,
+    Panel,
+    StatuteCitation,
+)
 
 logger = logging.getLogger(__name__)
 

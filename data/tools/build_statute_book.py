@@ -9,8 +9,8 @@ of every article (label, title, deletion, 항/호/목) as spans over the act's v
 kept for the articles of the versions in force on the build date (and of versions promulgated but
 not yet in force), older text is dropped to keep the file small. 부칙: a version in force keeps all its
 blocks with text; an older version keeps only the headings of the blocks it brought (each legalize-kr
-file repeats every earlier 부칙, which would make the file grow with the square of the amendments). `citegen-admin import` reads the
-result; a full import of the repository itself keeps every version's text.
+file repeats every earlier 부칙, which would make the file grow with the square of the amendments).
+`citegen-admin import` reads the result; a full import of the repository itself keeps every version's text.
 """
 
 from __future__ import annotations

@@ -31,8 +31,9 @@ def answer_grammar(
         citations.append(statute_grammar(lexicon, forbid_shorthand=forbid_shorthand))
     if not citations:
         raise GrammarError("expected case=True or statute=True, got neither: an answer needs a citation kind")
-    pairs = tuple(tuple(pair) for pair in bypass)
-    for position, pair in enumerate(pairs):
+    pairs: list[tuple[str, str]] = []
+    for position, pair in enumerate(tuple(pair) for pair in bypass):
         if len(pair) != 2 or not all(isinstance(mark, str) and mark for mark in pair):
             raise GrammarError(f"expected bypass pairs of two non-empty strings, got {pair!r} at {position}")
-    return AnswerGrammar(citations=tuple(citations), bypass=pairs)
+        pairs.append((pair[0], pair[1]))
+    return AnswerGrammar(citations=tuple(citations), bypass=tuple(pairs))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from grammars.case_codes import ALL_CASE_CODES, LEGACY_CODES
+from grammars.citation import Delivery, Disposition
 from grammars.courts import COURTS, COURTS_BY_NAME
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
@@ -19,7 +20,7 @@ from grammars.languages.drafts import LOOSE_GAP, LOOSE_SPACE
 
 PANELS = ("전원합의체", "전원재판부", "지정재판부")
 # Supreme Court shorthand of drafts: 대판 = 대법원 판결 (선고), 대결 = 대법원 결정 (자).
-SUPREME_SHORTHAND = {"대판": ("판결", "선고"), "대결": ("결정", "자")}
+SUPREME_SHORTHAND: dict[str, tuple[Disposition, Delivery]] = {"대판": ("판결", "선고"), "대결": ("결정", "자")}
 FULL_BENCH_MARK = "(전)"  # `대판(전)`: 전원합의체
 ANY_DIGIT = Literals(tuple("0123456789"))
 DISPOSITIONS = ("판결", "결정", "명령")
@@ -117,7 +118,7 @@ def case_grammar(
         " ",
         Capture("disposition", Literals(DISPOSITIONS)),
     )
-    anchor = seq(court, " ", ANY_DIGIT)
+    anchor: Expr = seq(court, " ", ANY_DIGIT)
     if forbid_shorthand:
         anchor = Alt((anchor, *malformed_heads(court_names, code_texts, first_year, last_year)))
     return CitationGrammar(name="case", expr=expr, anchor=anchor)

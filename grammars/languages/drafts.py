@@ -4,7 +4,7 @@ defined once for both."""
 
 from __future__ import annotations
 
-from grammars.expr import Literals, Regex, Seq, seq
+from grammars.expr import Expr, Regex, Seq, seq
 
 # Spaces, tabs, no-break and ideographic spaces (HWP and PDF exports); never a line break, so two
 # lines never fuse into one citation.
@@ -12,6 +12,6 @@ LOOSE_SPACE = "[ \t\u00a0\u3000]"
 LOOSE_GAP = Regex(LOOSE_SPACE + "*")
 
 
-def loose_article_head(name: Literals | Seq) -> Seq:
+def loose_article_head(name: Expr) -> Seq:
     """`name 제3`, `name제3`, `name 제 3`: a name, any loose gap, 제, any loose gap and a digit."""
     return seq(name, LOOSE_GAP, "제", LOOSE_GAP, Regex("[0-9]"))

@@ -90,7 +90,7 @@ def statute_grammar(
         for labels, names in _groups(lexicon).items()
     ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
-    anchor = seq(Literals(tuple(sorted(lexicon.grammar_names))), HEAD_SEPARATOR, ANY_DIGIT)
+    anchor: Expr = seq(Literals(tuple(sorted(lexicon.grammar_names))), HEAD_SEPARATOR, ANY_DIGIT)
     if forbid_shorthand:
         anchor = Alt((anchor, *malformed_heads(lexicon)))
     return CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)

@@ -10,10 +10,10 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).parent))  # tiny_lm (and test_engine helpers) beside this file
 
-from tiny_lm import build_tiny, citation_language  # noqa: E402
+from tiny_lm import build_tiny, citation_language
 
-from citegen.constraint import ConstraintLibrary  # noqa: E402
-from citegen.models import LoadedModel  # noqa: E402
+from citegen.constraint import ConstraintLibrary
+from citegen.models import LoadedModel
 
 
 @pytest.fixture(scope="session")

@@ -117,7 +117,7 @@ def test_utf8_byte_ranges_encode_exactly_the_code_points(low: int, span: int, pr
             continue
         encoded = chr(point).encode()
         covered = any(
-            len(seq_) == len(encoded) and all(a <= b <= z for (a, z), b in zip(seq_, encoded)) for seq_ in sequences
+            len(seq_) == len(encoded) and all(a <= b <= z for (a, z), b in zip(seq_, encoded, strict=True)) for seq_ in sequences
         )
         assert covered == (low <= point <= high), (hex(low), hex(high), hex(point))
 

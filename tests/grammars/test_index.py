@@ -50,10 +50,14 @@ _PIECES = [
     "대", "법", "원", "대법원", "대법원 2", "원 20", "서울", "고법원", "법원", " ", " 2", *"0123456789",
     "20", "24", "202", "10", "12", ".", ". ", ".선", " 선고", "선고 ", "선고", " 선", "고 ", "도", "다", "도1",
     " 판결", "판결", "판결은", "결", "은", "민법", "형법", "민", "형", " 제", "제", "제1", "조", "조 제", "조에", "항",
-    " 제1항", "<think>", "</think>", "<", "/", "think", ">", "x", "\n", "。", "의", "(", ")", "에", " 따른", "따", "군", "ㅋ",
+    " 제1항", "<think>", "</think>", "<", "/", "think", ">", "x", "\n", "。", "의", "(", ")", "에", " 따른", "따",
+    "군", "ㅋ",
 ]
-_PARTIAL = [piece for char in "대법원제조판결선고" for piece in (char.encode()[:1], char.encode()[:2], char.encode()[1:],
-                                                              char.encode()[2:])]
+_PARTIAL = [
+    piece
+    for char in "대법원제조판결선고"
+    for piece in (char.encode()[:1], char.encode()[:2], char.encode()[1:], char.encode()[2:])
+]
 TOKENS: tuple[bytes | None, ...] = (None, *sorted({p.encode() for p in _PIECES} | set(_PARTIAL)))
 EOS = 0
 VOCAB = Vocabulary(TOKENS, frozenset({EOS}), size=len(TOKENS) + 7)  # padded past the tokenizer, as models do
@@ -101,12 +105,13 @@ def answer_status(text: bytes) -> tuple[bool, bool]:
     kept = [True]  # free text carried on from the previous position (partial anchors survive)
     skips: list[int] = []  # positions where a bypass span began
     boundary = [p == 0 or not is_word_char(text[:p].decode(errors="replace")[-1]) for p in range(len(text) + 1)]
-    for q in range(1, len(text) + 1):
-        def begun_in_free(start: int) -> bool:
-            return free[start] and all(kept[j] for j in range(start + 1, q))
 
-        anchor_end = any(text[p:q] in ANCHORS and boundary[p] and begun_in_free(p) for p in range(q))
-        opener_end = q >= len(OPENER) and text[q - len(OPENER):q] == OPENER and begun_in_free(q - len(OPENER))
+    def begun_in_free(start: int, end: int) -> bool:
+        return free[start] and all(kept[j] for j in range(start + 1, end))
+
+    for q in range(1, len(text) + 1):
+        anchor_end = any(text[p:q] in ANCHORS and boundary[p] and begun_in_free(p, q) for p in range(q))
+        opener_end = q >= len(OPENER) and text[q - len(OPENER):q] == OPENER and begun_in_free(q - len(OPENER), q)
         carried = free[q - 1] and not anchor_end and not opener_end
         if free[q - 1] and opener_end:
             skips.append(q)
@@ -142,7 +147,7 @@ def test_mask_equals_brute_force_along_random_walks(name: str, choices: list[int
     """At every step the mask is exactly the reference set; a step may also take a rejected token."""
     index, status = INDEXES[name], STATUS[name]
     state, text = index.initial_state, b""
-    for choice, go_wild in zip(choices, wild + [False] * len(choices)):
+    for choice, go_wild in zip(choices, wild + [False] * len(choices), strict=False):
         expected = reference_allowed(status, text)
         assert _allowed(index, state) == expected, text.decode(errors="replace")
         if not expected:  # a byte-alive prefix this toy vocabulary cannot continue (it lacks single bytes)
@@ -162,7 +167,9 @@ def test_mask_equals_brute_force_along_random_walks(name: str, choices: list[int
 def _token_edges(text: bytes) -> list[tuple[int, int, int]]:
     """Every (start, end, token) used by at least one tokenization of the whole text."""
     ids_of = {t: i for i, t in enumerate(TOKENS) if t}
-    edges = [(i, j, ids_of[text[i:j]]) for i in range(len(text)) for j in range(i + 1, len(text) + 1) if text[i:j] in ids_of]
+    edges = [
+        (i, j, ids_of[text[i:j]]) for i in range(len(text)) for j in range(i + 1, len(text) + 1) if text[i:j] in ids_of
+    ]
     reach, finish = {0}, {len(text)}
     for i, j, _ in sorted(edges):
         if i in reach:
@@ -277,11 +284,13 @@ def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
     built = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
     loaded = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
     assert loaded is not built and loaded.state_count == built.state_count
-    for text in ["", "대법원 2023. ", "형법 제1", "형법 제12조", "<think>", "판결", "대법", "군형법 제", "서울대법원 2"]:
+    texts = ["", "대법원 2023. ", "형법 제1", "형법 제12조", "<think>", "판결", "대법", "군형법 제", "서울대법원 2"]
+    for text in texts:
         state = loaded.advance_bytes(loaded.initial_state, text.encode())
         assert state == built.advance_bytes(built.initial_state, text.encode())
         np.testing.assert_array_equal(loaded.bitmask(state), built.bitmask(state))
-        assert [loaded.advance(state, t) for t in range(VOCAB.size)] == [built.advance(state, t) for t in range(VOCAB.size)]
+        tokens = range(VOCAB.size)
+        assert [loaded.advance(state, t) for t in tokens] == [built.advance(state, t) for t in tokens]
         assert loaded.is_accepting(state) == built.is_accepting(state)
     assert save_index(loaded, tmp_path).exists()
 
@@ -299,7 +308,8 @@ def test_model_vocabulary_smaller_than_the_tokenizer_is_refused() -> None:
 _NUMBER_PIECES = [
     *"0123456789", "00", "05", "10", "12", "20", "23", "24", "99", "120", "202", "2024",
     "1.", "12.", "7. ", "2024.", "9 ", "12 판결", "3항", "9조", "12조 제", "0조",  # digits, then more
-    "대법원", "서울고법원", " ", ". ", ".", "선고", " 선고 ", "도", "다", " 판결", "판결", "민법", "형법", " 제", "제", "조", "항",
+    "대법원", "서울고법원", " ", ". ", ".", "선고", " 선고 ", "도", "다", " 판결", "판결", "민법", "형법", " 제", "제",
+    "조", "항",
 ]
 NUMBER_TOKENS: tuple[bytes | None, ...] = (None, *sorted({p.encode() for p in _NUMBER_PIECES}))
 NUMBER_VOCAB = Vocabulary(NUMBER_TOKENS, frozenset({EOS}))
@@ -342,11 +352,14 @@ ITEM_LAW = CitationGrammar(
 )
 ITEM = CitationGrammar("item", seq(Regex("[1-9]"), "호 가목"), seq(Regex("[0-9]"), "호"))
 ITEM_TOKENS: tuple[bytes | None, ...] = (
-    None, *sorted({p.encode() for p in [*_NUMBER_PIECES, "0호 나", "05호", "0호", "9호 가목", "호", " 가목", "가", "나"]})
+    None,
+    *sorted({p.encode() for p in [*_NUMBER_PIECES, "0호 나", "05호", "0호", "9호 가목", "호", " 가목", "가", "나"]}),
 )
 
 
-@pytest.mark.parametrize("text", ["형법 05호 형법 0호 나 형법 1조 9호 가목", "형법 0 형법 3조"], ids=["items", "articles"])
+@pytest.mark.parametrize(
+    "text", ["형법 05호 형법 0호 나 형법 1조 9호 가목", "형법 0 형법 3조"], ids=["items", "articles"]
+)
 def test_digits_that_lead_where_the_base_goes_reuse_its_rejections(text: str) -> None:
     """After `형법 ` a digit 1-9 begins an article but 0 is free text, where it may begin an item
     anchor (`0호` then dies): below that 0 the index reuses, and must keep, what free text rejects.

@@ -90,9 +90,11 @@ def test_not_a_tokenizer_is_refused() -> None:
         compile_index(CITATION, object())
 
 
-@pytest.mark.parametrize(("eos_ids", "size", "message"), [([], 0, "at least one EOS"), ([9], 3, "inside the vocabulary"),
-                                                          ([0], 1, "at least the tokenizer's 2 ids")],
-                         ids=["no-eos", "eos-outside", "model-smaller"])
+@pytest.mark.parametrize(
+    ("eos_ids", "size", "message"),
+    [([], 0, "at least one EOS"), ([9], 3, "inside the vocabulary"), ([0], 1, "at least the tokenizer's 2 ids")],
+    ids=["no-eos", "eos-outside", "model-smaller"],
+)
 def test_inconsistent_vocabularies_are_refused(eos_ids: list[int], size: int, message: str) -> None:
     with pytest.raises(TokenizerError, match=message):
         Vocabulary((None, b"a"), frozenset(eos_ids), size)

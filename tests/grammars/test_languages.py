@@ -10,10 +10,10 @@ import pytest
 
 from grammars import (
     COURTS,
+    CitationForm,
     GrammarError,
     Lexicon,
     LexiconError,
-    CitationForm,
     answer_grammar,
     case_grammar,
     find_citations,
@@ -23,9 +23,9 @@ from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.index import TokenIndex
-from grammars.vocabulary import Vocabulary
 from grammars.languages.case import default_codes
 from grammars.languages.dates import date_expr
+from grammars.vocabulary import Vocabulary
 
 DB_LEXICON = {"민법": ["750", "751", "3의2"], "형법": ["250"], "근로기준법 시행령": ["30"]}
 
@@ -272,8 +272,9 @@ def test_grammars_are_hashable_and_equal_when_built_twice() -> None:
 
 # A vocabulary built in code: every single byte, so any text has a tokenization, plus pieces that
 # straddle the fields of a citation (`원 2`, `조 제`, `결정`) the way BPE merges do, and one EOS.
-PIECES = ("대법원", "법원 ", "원 2", "20", "24", ". ", "7. ", "11.", " 선고", "고 2", "도4", "42", " 판결", "결정", "자 ",
-          "민법", " 제", "조 제", "750", "조", "항", "호 ", "가목", "헌법재판소", "재판부", "(춘천)", "서울", "<think>")
+PIECES = ("대법원", "법원 ", "원 2", "20", "24", ". ", "7. ", "11.", " 선고", "고 2", "도4", "42", " 판결", "결정",
+          "자 ", "민법", " 제", "조 제", "750", "조", "항", "호 ", "가목", "헌법재판소", "재판부", "(춘천)", "서울",
+          "<think>")
 VOCABULARY = Vocabulary(tuple(bytes([b]) for b in range(256)) + tuple(p.encode() for p in PIECES) + (None,),
                         eos_ids=frozenset({256 + len(PIECES)}))
 _TOKEN_IDS = {token: i for i, token in enumerate(VOCABULARY.tokens) if token is not None}

@@ -108,7 +108,8 @@ def test_non_canonical_text_parses_to_none(text: str) -> None:
         ("대법원 1996. 2. 29. 선고 95다38677 판결",
          CaseCitation(CaseNumber(1995, "다", 38677), "대법원", dt.date(1996, 2, 29), "선고", "판결")),
         ("서울고등법원(춘천재판부) 2013. 1. 2. 선고 (춘천)2012노368 판결",
-         CaseCitation(CaseNumber(2012, "노", 368, "춘천"), "서울고등법원(춘천재판부)", dt.date(2013, 1, 2), "선고", "판결")),
+         CaseCitation(CaseNumber(2012, "노", 368, "춘천"), "서울고등법원(춘천재판부)", dt.date(2013, 1, 2),
+                      "선고", "판결")),
     ],
     ids=["official-abbreviation", "constitution", "two-digit-year", "out-of-seat"],
 )

@@ -119,7 +119,9 @@ def _explain(side: Side, ours: np.ndarray, theirs: np.ndarray) -> str:
         return set(np.flatnonzero(np.unpackbits(row.view(np.uint8), bitorder="little")).tolist())
 
     only_ours, only_theirs = ids(ours) - ids(theirs), ids(theirs) - ids(ours)
-    show = lambda s: [side.vocabulary.tokens[i] if i < len(side.vocabulary.tokens) else i for i in sorted(s)[:8]]
+    def show(found: set[int]) -> list[bytes | int | None]:
+        return [side.vocabulary.tokens[i] if i < len(side.vocabulary.tokens) else i for i in sorted(found)[:8]]
+
     return f"only ours {len(only_ours)} {show(only_ours)}; only xgrammar {len(only_theirs)} {show(only_theirs)}"
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from grammars import CaseCitation, StatuteCitation, parse_citation
 
 from citegen.training.corpus import CANONICAL, CorpusGenerator, Sample, josa
 from citegen.training.errors import TrainingDataError
 from citegen.training.sources import LawData, read_law_data
+from grammars import CaseCitation, StatuteCitation, parse_citation
 
 from .conftest import ACTS, CONSTITUTIONAL, DECISIONS
 
@@ -90,7 +90,8 @@ def test_some_answers_think_first(samples: list[Sample]) -> None:
 
 @pytest.mark.parametrize(
     ("word", "expected"),
-    [("민법 제750조", "민법 제750조는"), ("대법원 2024. 7. 11. 선고 2024도4202 판결", "대법원 2024. 7. 11. 선고 2024도4202 판결은"),
+    [("민법 제750조", "민법 제750조는"),
+     ("대법원 2024. 7. 11. 선고 2024도4202 판결", "대법원 2024. 7. 11. 선고 2024도4202 판결은"),
      ("형법 제250조 제1항", "형법 제250조 제1항은"), ("대판 2024.7.11, 2024도4202", "대판 2024.7.11, 2024도4202는"),
      ("(2024도4203)", "(2024도4203)은")],
     ids=["vowel", "final-consonant", "hang", "digit-vowel", "digit-consonant-in-parentheses"],

@@ -75,7 +75,9 @@ def test_think_tags_are_single_tokens_that_decoding_keeps(tokenizer: PreTrainedT
 def test_chat_template_renders_chatml(tokenizer: PreTrainedTokenizerBase) -> None:
     messages = [{"role": "system", "content": "법률 도우미"}, {"role": "user", "content": "질문"}]
     rendered = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-    assert rendered == "<|im_start|>system\n법률 도우미<|im_end|>\n<|im_start|>user\n질문<|im_end|>\n<|im_start|>assistant\n"
+    assert rendered == (
+        "<|im_start|>system\n법률 도우미<|im_end|>\n<|im_start|>user\n질문<|im_end|>\n<|im_start|>assistant\n"
+    )
     config = json.loads((MODEL_DIR / "tokenizer_config.json").read_text(encoding="utf-8"))
     assert config["chat_template"] == tokenizer.chat_template and config["eos_token"] == "<|im_end|>"
 

@@ -143,7 +143,8 @@ REPOSITORY = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def shipped_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The sample statutes and decisions of data/synthetic_law and data/cases (synthetic sample acts the demo model was trained on)."""
+    """The sample statutes and decisions of data/synthetic_law and data/cases (synthetic sample acts the demo
+    model was trained on)."""
     url = f"sqlite:///{tmp_path_factory.mktemp('shipped-db') / 'citegen.sqlite3'}"
     database = Database.open(url)
     import_paths(database, [REPOSITORY / "data" / "synthetic_law", REPOSITORY / "data" / "cases"])

@@ -24,7 +24,9 @@ def test_the_labelled_drafts_are_resolved_with_the_required_precision_and_recall
 
 def test_the_score_counts_wrong_answers_against_precision_and_abstentions_against_recall(
         sample_database_url: str, tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("민소법 제1조와 대법원 2020. 1. 1. 선고 2019다1 판결, 그리고 형법 제250조.", encoding="utf-8")
+    (tmp_path / "a.txt").write_text(
+        "민소법 제1조와 대법원 2020. 1. 1. 선고 2019다1 판결, 그리고 형법 제250조.", encoding="utf-8"
+    )
     labels = [
         Label("a.txt", "민소법 제1조", "민사소송법 제1조"),  # right
         Label("a.txt", "대법원 2020. 1. 1. 선고 2019다1 판결", "대법원 2020. 1. 1. 선고 2019다1 판결"),  # abstains

@@ -26,7 +26,9 @@ def factory(sample_database_url: str):
 DRAFTS = {
     "opinions/clean.txt": ("민법 제750조와 같은 법 제751조에 따라 판단한다.", "utf-8"),
     "opinions/legacy.txt": ("대판 2024.7.11, 2024도4202 판결을 참조하라. 민소법 제1조.", "cp949"),
-    "opinions/notes.md": ("# 메모\n\n- 대법원 2023. 1. 12.자 2022마6489 결정\n- 대법원 2020. 1. 1. 선고 2019다1 판결\n", "utf-8"),
+    "opinions/notes.md": (
+        "# 메모\n\n- 대법원 2023. 1. 12.자 2022마6489 결정\n- 대법원 2020. 1. 1. 선고 2019다1 판결\n", "utf-8"
+    ),
     "opinions/none.txt": ("인용이 없는 문단입니다.", "utf-8"),
     "opinions/empty.txt": ("", "utf-8"),
     "opinions/broken.docx": ("이것은 zip이 아니다", "utf-8"),
@@ -39,8 +41,8 @@ def drafts(tmp_path: Path, docx_bytes) -> Path:
     root.mkdir(parents=True)
     for name, (text, encoding) in DRAFTS.items():
         (tmp_path / "in" / name).write_bytes(text.encode(encoding))
-    (root / "brief.docx").write_bytes(docx_bytes([[("원고는 ", False), ("대판 2024.7.", True), ("11, 2024도4202", False),
-                                                   ("을 근거로 한다.", False)]]))
+    runs = [("원고는 ", False), ("대판 2024.7.", True), ("11, 2024도4202", False), ("을 근거로 한다.", False)]
+    (root / "brief.docx").write_bytes(docx_bytes([runs]))
     (root / ".hidden.txt").write_text("민법 제750조", encoding="utf-8")
     return root
 
@@ -67,7 +69,9 @@ def test_a_batch_rewrites_what_it_can_reports_the_rest_and_leaves_its_inputs_alo
     assert (documents / "legacy.txt").read_bytes() == (
         "대법원 2024. 7. 11. 선고 2024도4202 판결을 참조하라. 민사소송법 제1조.".encode("cp949"))
     assert (documents / "clean.txt").read_text("utf-8") == "민법 제750조와 민법 제751조에 따라 판단한다."
-    assert read_document(documents / "brief.docx").streams == ["원고는 대법원 2024. 7. 11. 선고 2024도4202 판결을 근거로 한다."]
+    assert read_document(documents / "brief.docx").streams == [
+        "원고는 대법원 2024. 7. 11. 선고 2024도4202 판결을 근거로 한다."
+    ]
     records = _records(out)
     assert {r["file"] for r in records} >= {"opinions/legacy.txt", "opinions/broken.docx", "opinions/empty.txt"}
     for record in records:
@@ -261,8 +265,9 @@ def test_같은_법_after_a_decree_is_rewritten_as_its_법률_and_the_report_say
     assert act["context"] == [("act: 같은 법 → 소득세법 (같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before "
                                "(같은 법 names a 법률))")]
     decree = records["같은 영 제99조"]
-    assert (decree["action"], decree["form"]) == ("rewritten", ("같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 "
-                                                               "cited before"))
+    assert (decree["action"], decree["form"]) == (
+        "rewritten", "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 cited before"
+    )
     assert decree["context"] == ["act: 같은 영 → 소득세법 시행령 (같은 영: 소득세법 시행령, the 시행령 cited last)"]
     page = (out / "report.html").read_text("utf-8")
     assert "<b>rewritten from context</b> <code>같은 법 제41조</code>" in page

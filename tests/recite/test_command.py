@@ -70,7 +70,9 @@ def test_bad_usage_exits_2(folder: Path, tmp_path: Path, arguments) -> None:
     assert exit_code == 2, output
 
 
-def test_regenerate_without_a_model_exits_2_before_any_work(folder: Path, tmp_path: Path, sample_database_url: str) -> None:
+def test_regenerate_without_a_model_exits_2_before_any_work(
+    folder: Path, tmp_path: Path, sample_database_url: str
+) -> None:
     (folder / "a.txt").write_text("민법 제750조", encoding="utf-8")
     result = CliRunner().invoke(app, ["recite", str(folder), "--out", str(tmp_path / "out"), "--regenerate",
                                       "--database-url", sample_database_url],

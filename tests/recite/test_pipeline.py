@@ -52,8 +52,11 @@ class _Regenerator:
 
 
 def _find_written(text: str) -> list[FoundCitation]:
-    return [FoundCitation((text.index(w), text.index(w) + len(w)), CASE, CitationForm.BARE_CASE_NUMBER) for w in (BARE, CANONICAL, REGENERATED)
-            if w in text]
+    return [
+        FoundCitation((text.index(w), text.index(w) + len(w)), CASE, CitationForm.BARE_CASE_NUMBER)
+        for w in (BARE, CANONICAL, REGENERATED)
+        if w in text
+    ]
 
 
 ROWS = [
@@ -188,8 +191,8 @@ def test_a_resolution_that_changes_a_stated_part_goes_to_review_with_the_reason(
 _REPOSITORY = Path(__file__).resolve().parents[2]
 _DOCUMENTS = [p.text for p in load_passages(_REPOSITORY / "tests" / "realtext" / "passages.jsonl")] + [
     "".join(read_document(path).streams) for path in sorted((_REPOSITORY / "data" / "drafts").glob("*.[tm][xd]*"))]
-_NOISE = st.text(alphabet=st.sampled_from(list("민법형제조항호의구 ,.()[]「」‘’\n0123456789대판원선고다도헌바<>*#|·ㆍ~")),
-                 max_size=40)
+_NOISE_CHARACTERS = "민법형제조항호의구 ,.()[]「」‘’\n0123456789대판원선고다도헌바<>*#|·ㆍ~"
+_NOISE = st.text(alphabet=st.sampled_from(list(_NOISE_CHARACTERS)), max_size=40)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

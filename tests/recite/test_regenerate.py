@@ -103,8 +103,9 @@ def test_a_batch_with_a_model_re_generates_but_offers_nothing_that_changes_what_
     model_dir = tmp_path / "model"
     loaded.model.save_pretrained(model_dir)
     loaded.tokenizer.save_pretrained(model_dir)
+    draft = "이 점은 판례(대법원 2020. 1. 1. 선고 2019다1 판결)와 같다."
     (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "a.txt").write_text("이 점은 판례(대법원 2020. 1. 1. 선고 2019다1 판결)와 같다.", encoding="utf-8")
+    (tmp_path / "in" / "a.txt").write_text(draft, encoding="utf-8")
     out = tmp_path / "out"
     factory = functools.partial(build_pipeline, sample_database_url, model_dir)
 
@@ -116,4 +117,4 @@ def test_a_batch_with_a_model_re_generates_but_offers_nothing_that_changes_what_
     re_generated = re.search(r"re-generated '([^']+)', but .* would change what the draft states", record["reason"])
     assert re_generated is not None, record["reason"]
     assert isinstance(parse_citation(re_generated.group(1)), CaseCitation)
-    assert (out / "documents" / "in" / "a.txt").read_text("utf-8") == "이 점은 판례(대법원 2020. 1. 1. 선고 2019다1 판결)와 같다."
+    assert (out / "documents" / "in" / "a.txt").read_text("utf-8") == draft

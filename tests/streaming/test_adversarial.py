@@ -47,7 +47,7 @@ from verifier.database import Database
 from verifier.verify import Verifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
-from tiny_lm import CORPUS, build_tiny  # noqa: E402
+from tiny_lm import CORPUS, build_tiny
 
 ARTICLES = range(750, 760)
 RECORDS = [

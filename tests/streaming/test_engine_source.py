@@ -23,7 +23,7 @@ from streaming import create_app
 from streaming.config import StreamingSettings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
-from tiny_lm import CORPUS, build_tiny  # noqa: E402
+from tiny_lm import CORPUS, build_tiny
 
 RECORDS = [
     {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}]},
@@ -71,7 +71,7 @@ def test_a_client_that_leaves_cancels_its_sequence_in_the_engine(serve, parts) -
 
 
 def test_a_question_longer_than_the_context_is_refused_before_any_stream(serve, parts) -> None:
-    source, verifier, lexicon = parts
+    source, verifier, _lexicon = parts
     base = serve(create_app(StreamingSettings(), source, verifier))  # the engine marks tentative prose
     context = source.engine.loaded.context_length
     response = httpx.post(f"{base}/v1/answers", json={"question": "민법 " * context}, timeout=60)

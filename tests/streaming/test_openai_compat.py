@@ -100,11 +100,13 @@ def test_a_failing_source_raises_in_the_client(serve, stream: bool) -> None:
         Fail(GenerationError("expected a model, got none")),
     ]
     base = serve(create_app(StreamingSettings(), ScriptedSource(lambda request: script), DictVerifier()))
-    with openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0) as client:
-        with pytest.raises(openai.APIError, match="expected a model, got none"):
-            list(
-                client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
-            ) if stream else client.chat.completions.create(model="m", messages=MESSAGES)
+    with (
+        openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0) as client,
+        pytest.raises(openai.APIError, match="expected a model, got none"),
+    ):
+        list(
+            client.chat.completions.create(model="m", messages=MESSAGES, stream=True)
+        ) if stream else client.chat.completions.create(model="m", messages=MESSAGES)
 
 
 def test_a_client_that_leaves_a_completion_cancels_it_and_frees_its_slot(serve) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streaming
 
 EXPECTED = {
-    "AdminSource", "BadEncodingError", "BodyTimeoutError", "BodyTooLargeError", "CitableNames", "CitationDelta", "CitationEnd",
-    "CitationStart", "ConfigurationError", "Finished", "Gauges", "GenerationError", "GenerationRequest", "GenerationSource",
-    "Message", "OverloadedError", "PreparingSource", "ProseDelta", "Provision", "ReadinessProbe", "RequestRejectedError", "SegmentMachine",
-    "SegmentProtocolError", "SourceEvent", "StreamingError", "StreamingSettings", "UnauthorizedError",
-    "Usage", "Verdict", "Verifier", "create_app",
+    "AdminSource", "AnchorPrefixes", "BadEncodingError", "BodyTimeoutError", "BodyTooLargeError", "CitableNames",
+    "CitationDelta", "CitationEnd", "CitationStart", "ConfigurationError", "Finished", "Gauges", "GenerationError",
+    "GenerationRequest", "GenerationSource", "Message", "OverloadedError", "PreparingSource", "ProseDelta",
+    "Provision", "ReadinessProbe", "RequestRejectedError", "SegmentMachine", "SegmentProtocolError", "SourceEvent",
+    "StreamingError", "StreamingSettings", "UnauthorizedError", "Usage", "Verdict", "Verifier", "create_app",
 }  # fmt: skip
 
 

@@ -8,6 +8,7 @@ prefix of an anchor, found by brute force over the expanded anchor strings).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -367,7 +368,7 @@ def test_reasoning_spans_never_reach_the_reader_however_the_text_is_split(
     bounds = sorted({0, len(whole), *(c for c in cuts if c < len(whole))})
     machine = SegmentMachine("strict", bypass=(("<think>", "</think>"),))
     outputs = [
-        o for a, b in zip(bounds, bounds[1:], strict=False) for o in machine.feed(ProseDelta(whole[a:b]))
+        o for a, b in itertools.pairwise(bounds) for o in machine.feed(ProseDelta(whole[a:b]))
     ]
     outputs += machine.feed(Finished(Usage(1, 1)))
     assert render(outputs) == without_reasoning(whole)

@@ -20,7 +20,7 @@ from verifier.database import Database
 from verifier.importers import import_paths
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
-from tiny_lm import CORPUS, build_tiny  # noqa: E402
+from tiny_lm import CORPUS, build_tiny
 
 CITEGEN = Path(sys.executable).parent / "citegen"
 RECORDS = [
@@ -71,11 +71,14 @@ def served(tmp_path: Path):
             break
     else:
         pytest.fail("expected `citegen serve` to start listening, got:\n" + "".join(log))
-    threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
+    reader = threading.Thread(target=lambda: log.extend(process.stderr), daemon=True)
+    reader.start()
     yield process, f"http://127.0.0.1:{port}"
     if process.poll() is None:
         process.kill()
         process.wait(10)
+    reader.join(10)  # the pipe is at its end once the process has gone
+    process.stderr.close()
 
 
 @pytest.mark.slow

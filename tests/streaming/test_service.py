@@ -202,9 +202,9 @@ def test_a_client_that_leaves_while_queued_frees_its_place_at_once(serve, path, 
         client.stream("POST", f"{base}/v1/answers", json=QUESTION) as running,
     ):
         assert hold.reached.wait(5)
-        with httpx.Client(timeout=10) as leaving:
-            with pytest.raises(httpx.ReadTimeout):  # queued behind the held answer; gives up
-                leaving.post(f"{base}{path}", json=body, timeout=httpx.Timeout(10, read=0.5))
+        # Queued behind the held answer; gives up.
+        with httpx.Client(timeout=10) as leaving, pytest.raises(httpx.ReadTimeout):
+            leaving.post(f"{base}{path}", json=body, timeout=httpx.Timeout(10, read=0.5))
         wait_for_metric(base, "citegen_answers_waiting", 0)
         assert len(source.requests) == 1  # the departed request never reached the source
         queued: list[list] = []

@@ -23,7 +23,9 @@ CASES = [
     ("serve", ["serve"], {"CITEGEN_MODEL_PATH": "/nonexistent/model"}, "expected a model directory"),
     ("serve", ["serve"], {"CITEGEN_DATABASE_URL": UNREACHABLE}, "expected a reachable database"),
     ("serve", ["serve"], {"CITEGEN_DATABASE_URL": "EMPTY"}, "expected a database holding acts"),
-    ("serve", ["serve", "--backend", "vllm"], {}, "expected vLLM for --backend vllm"),
+    ("serve", ["serve", "--backend", "vllm"], {}, "expected vLLM for the vllm backend"),
+    ("serve", ["serve"], {"CITEGEN_BACKEND": "vllm"}, "expected vLLM for the vllm backend"),
+    ("serve", ["serve"], {"CITEGEN_BACKEND": "tgi"}, "got backend: Input should be 'builtin' or 'vllm'"),
     ("serve", ["serve"], {"CITEGEN_STREAMING__ADMIN_API_KEY": ""}, "expected an admin API key"),
     ("ask", ["ask", "질문"], {"CITEGEN_MODEL_PATH": "/nonexistent/model"}, "expected a model directory"),
     ("ask", ["ask", "질문"], {"CITEGEN_DATABASE_URL": UNREACHABLE}, "expected a reachable database"),
@@ -37,12 +39,12 @@ CASES = [
 @pytest.mark.parametrize(
     "command, arguments, environment, expected",
     CASES,
-    ids=["serve-model", "serve-db", "serve-empty-db", "serve-vllm", "serve-admin-key", "ask-model", "ask-db",
-         "ask-empty-question", "recite-db", "recite-settings"],
+    ids=["serve-model", "serve-db", "serve-empty-db", "serve-vllm", "serve-vllm-setting", "serve-unknown-backend",
+         "serve-admin-key", "ask-model", "ask-db", "ask-empty-question", "recite-db", "recite-settings"],
 )  # fmt: skip
 def test_a_bad_start_says_one_line_and_a_hint(tmp_path: Path, command, arguments, environment, expected) -> None:
-    if "vllm" in arguments and _has_vllm():
-        pytest.skip("vLLM is installed here: --backend vllm starts")
+    if "vllm" in (*arguments, *environment.values()) and _has_vllm():
+        pytest.skip("vLLM is installed here: the vllm backend starts")
     (tmp_path / "IN").mkdir()
     (tmp_path / "IN" / "a.txt").write_text("민법 제750조", encoding="utf-8")
     records = tmp_path / "records.jsonl"

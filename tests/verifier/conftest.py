@@ -18,10 +18,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the samples module beside this file
 
-from verifier_samples import SAMPLES  # noqa: E402
+from verifier_samples import SAMPLES
 
-from verifier.database import Database  # noqa: E402
-from verifier.importers import import_paths  # noqa: E402
+from verifier.database import Database
+from verifier.importers import import_paths
 
 POSTGRES_CONNINFO = "host=127.0.0.1 port=5432 user=postgres dbname=test connect_timeout=3"
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -39,7 +39,10 @@ def postgres_admin() -> Iterator[psycopg.Connection]:
     connection.close()
 
 
-BACKENDS = [pytest.param("sqlite", id="sqlite"), pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres)]
+BACKENDS = [
+    pytest.param("sqlite", id="sqlite"),
+    pytest.param("postgresql", id="postgresql", marks=pytest.mark.postgres),
+]
 
 
 @contextmanager

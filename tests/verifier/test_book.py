@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REAL_HISTORY, build_legalize_repo
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 
 from verifier import Database, import_paths
 from verifier.errors import MalformedFileError, UnsupportedShapeError
@@ -24,7 +24,7 @@ def _real_file(path: str, newest: bool = True) -> str:
         return tar.extractfile(names[-1 if newest else 0]).read().decode()  # type: ignore[union-attr]
 
 
-def _count(database: Database, table) -> int:  # noqa: ANN001
+def _count(database: Database, table: Table) -> int:
     with database.engine.connect() as connection:
         return connection.execute(select(func.count()).select_from(table)).scalar_one()
 
@@ -63,7 +63,7 @@ def test_import_history_versions_spans_and_names(book: Database) -> None:
                                              VERSIONS.c.promulgation_number).order_by(VERSIONS.c.mst)).all()
         spans = connection.execute(select(func.count()).select_from(SPANS)).scalar_one()
     assert acts["001769"] == acts["001872"] == "근로기준법"  # two acts, one name, told apart by 법령ID
-    assert len(versions) == 33  # every version in the fixture
+    assert len(versions) == 40  # every version in the fixture
     by_mst = {row.mst: row for row in versions}
     assert by_mst[58058].change == "전부개정" and by_mst[58058].promulgation_number == 6626
     total_articles = 0
@@ -82,7 +82,7 @@ def test_reimport_processes_only_new_versions(database: Database, tmp_path: Path
     assert (again.versions, again.acts) == (0, 0)
     build_legalize_repo(tmp_path / "repo")  # the source moves on
     more = import_book(database, repo)
-    assert more.versions == 13 and _count(database, VERSIONS) == 33
+    assert more.versions == 20 and _count(database, VERSIONS) == 40
     assert _count(database, SPANS) > spans_before
     # the incremental result equals a fresh import of the whole history
     fresh = Database.open(f"sqlite:///{tmp_path / 'fresh.sqlite3'}")

@@ -30,7 +30,8 @@ def url(tmp_path: Path, sample_dir: Path) -> str:
 COMMANDS = [
     ("verify canonical statute", ["verify", "민법 제750조"], 0, "verified"),
     ("verify messy case", ["verify", "대판 2024.7.11, 2024도4202"], 0, "대법원 2024. 7. 11. 선고 2024도4202 판결"),
-    ("verify a document with back-references", ["verify", "민법 제750조, 같은 법 제23조 제1항"], 0, "민법 제23조 제1항"),
+    ("verify a document with back-references",
+     ["verify", "민법 제750조, 같은 법 제23조 제1항"], 0, "민법 제23조 제1항"),
     ("verify a deleted article", ["verify", "민법 제3조의2"], 1, "삭제"),
     ("verify a wrong date", ["verify", "대법원 2024. 7. 12. 선고 2024도4202 판결"], 1, "mismatch"),
     ("verify text without a citation", ["verify", "오늘 날씨가 좋다"], 2, "expected a citation"),

@@ -52,6 +52,10 @@ DOCUMENTS = [
     ("부칙 of a named act, and of 같은 법", "민법 부칙(2005. 3. 31. 법률 제7427호) 제2조, 같은 법 부칙 제3항",
      ["민법 부칙(2005. 3. 31. 법률 제7427호) 제2조", "민법 부칙 제3항"], []),
     ("부칙 with nothing before it", "부칙(2005. 5. 26.) 제3항", [None], [0]),
+    # 국제조세조정법: `「외국환거래법」 제3조 … 제58조제5항에 따라 … 같은 조 제6항` — 같은 조 is 제58조, written
+    # without its act after the citation before; outside an act whose own it is, a guess.
+    ("같은 조 after an article written without its act", "민법 제750조에 따른 배상, 제751조제1항에 따라 같은 조 제2항",
+     ["민법 제750조", "민법 제751조 제2항"], [1]),
 ]
 
 
@@ -275,3 +279,11 @@ def test_a_reference_the_text_does_not_settle_is_doubted_with_a_reason(
     last = DocumentResolver(with_decrees).resolve_text(text)[-1].resolution
     assert (last.canonical, last.certain) == (canonical, False)
     assert any(reason in doubt for doubt in last.doubts), last.doubts
+
+
+def test_같은_조_after_an_article_of_the_act_itself(loaded: Database) -> None:
+    # In an act's own text an article written without its act is the act's own: 같은 조 is certain.
+    text = "「민사소송법」 제1조에 따른 기간, 제751조제1항에 따라 같은 조 제2항"
+    spans = DocumentResolver(loaded, own_act="민법").resolve_text(text)
+    assert [s.resolution.canonical for s in spans] == ["민사소송법 제1조", "민법 제751조 제2항"]
+    assert all(s.resolution.certain for s in spans)

@@ -44,7 +44,7 @@ def test_built_bundle_holds_every_version_and_verifies_former_law(database: Data
     bundle = tmp_path / "book.book.jsonl.xz"
     _builder().build(repo, bundle, TODAY)
     report = import_book(database, bundle)
-    assert report.skipped == [] and report.versions == 33  # every version of the fixture's history
+    assert report.skipped == [] and report.versions == 40  # every version of the fixture's history
     with Verifier(database, audit=False) as verifier:
         note = AmendmentNote("법률", 6626, "전부개정", True, dt.date(2002, 1, 26))
         noted = verifier.verify(StatuteCitation("민사소송법", 263, former=True, amendment=note), TODAY)

@@ -14,7 +14,7 @@ TODAY = dt.date(2026, 12, 1)
 NOTE_6626 = AmendmentNote("법률", 6626, "전부개정", True, dt.date(2002, 1, 26))
 
 
-def S(act: str, article: int, **fields: object) -> StatuteCitation:  # noqa: N802
+def S(act: str, article: int, **fields: object) -> StatuteCitation:
     return StatuteCitation(act, article, **fields)  # type: ignore[arg-type]
 
 
@@ -34,8 +34,14 @@ def verifier(book: Database) -> Verifier:
     (S("근로기준법", 27, paragraph=1), dt.date(1990, 1, 1), "verified", "1990. 1. 1."),
     (S("근로기준법", 35), dt.date(1998, 1, 1), "verified", "1998. 1. 1."),
     (S("근로기준법", 1), dt.date(1950, 1, 1), "ambiguous", "none of them singled out"),
+    # 방송법 of 1963 was repealed by another act (타법폐지, 1980): today's 방송법 is meant
+    (S("방송법", 2), TODAY, "verified", "in force on 2026. 12. 1."),
+    # a 1948 군정법령 shares the name and has no repeal on record: the act enacted later is in force
+    (S("민사소송법", 1), TODAY, "verified", "in force on 2026. 12. 1."),
+    (S("국고금관리법", 7), TODAY, "verified", "spacing '국고금관리법'"),
 ], ids=["constitution-paragraph", "constitution-as-cited", "invented-paragraph", "article", "unknown-act",
-        "old-version-by-date", "repealed-act-by-date", "current-act-by-date", "before-both"])
+        "old-version-by-date", "repealed-act-by-date", "current-act-by-date", "before-both",
+        "repealed-by-another-act", "superseded-without-repeal", "title-spaced-otherwise"])
 def test_point_in_time(verifier: Verifier, citation: StatuteCitation, on: dt.date, status: str, says: str) -> None:
     verdict = verifier.verify(citation, on)
     assert verdict.status == status, verdict.detail
@@ -89,6 +95,22 @@ def test_note_made_by_names_that_version(verifier: Verifier) -> None:
     assert verdict.provision.title == "청구의 변경의 불허가"  # 제263조 of the 2002 text
 
 
+@pytest.mark.parametrize(("article", "item", "verified"), [
+    (2, 1, True),    # 제2조 ① holds the definitions' 제1호; ② has no items
+    (2, 10, False),  # ① ends at 제9호
+    (52, 1, False),  # ① and ② both hold a 제1호: 제52조제1호 names neither
+])
+def test_item_cited_without_its_paragraph(verifier: Verifier, article: int, item: int, verified: bool) -> None:
+    assert verifier.verify(S("근로기준법", article, item=item), TODAY).verified is verified
+
+
+def test_former_without_note_tries_the_act_in_force_first(verifier: Verifier) -> None:
+    # 구 민사소송법: an earlier version of the 1960 법률, not the 1948 군정법령 that shares its name
+    verdict = verifier.verify(S("민사소송법", 263, former=True), TODAY)
+    assert verdict.provision is not None and verdict.provision.promulgation_number != 181
+    assert verifier.verify(S("방송법", 2, former=True), TODAY).status == "verified"
+
+
 def test_former_without_note_says_which_period(verifier: Verifier) -> None:
     verdict = verifier.verify(S("민사소송법", 263, former=True), TODAY)
     assert verdict.status == "verified" and "existed from" in verdict.detail
@@ -102,11 +124,11 @@ def test_future_version_not_in_force(verifier: Verifier) -> None:
     assert verdict.provision is not None and verdict.provision.promulgation_number == 7427
 
 
-def test_book_without_history_checks_the_earliest_version_held(database: Database, tmp_path) -> None:  # noqa: ANN001
+def test_book_without_history_checks_the_earliest_version_held(database: Database, tmp_path: Path) -> None:
     # a tree holds one version per act; 민사소송법's takes effect on 2028-03-01 and no earlier one is held
     import tarfile
 
-    REAL_HISTORY = Path(__file__).parents[1] / "fixtures" / "legalize-real-history.tar.xz"  # noqa: N806
+    REAL_HISTORY = Path(__file__).parents[1] / "fixtures" / "legalize-real-history.tar.xz"
 
     from verifier.importers.book import import_book
 

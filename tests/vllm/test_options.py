@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from grammars import DEAD
-from grammars.compile import automaton_of
-from grammars.grammar import AnswerGrammar, CitationGrammar
 
 from citegen.constraint import Narrowing
 from citegen.integrations.options import CitationOptions, ExtraArgsError
+from grammars import DEAD
+from grammars.compile import automaton_of
+from grammars.grammar import AnswerGrammar, CitationGrammar
 
 ACCEPTED = [
     ({}, None),

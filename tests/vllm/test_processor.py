@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import re
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from grammars import CaseCitation, StatuteCitation, answer_grammar, find_citations, parse_citation
-from grammars.compile import vocabulary_of
 
 from citegen.constraint import ConstraintLibrary, compile_language
 from citegen.engine import Engine, Request
-from citegen.integrations.options import CitationOptions
 from citegen.events import Finished
+from citegen.integrations.options import CitationOptions
 from citegen.models import LoadedModel, load_model
 from citegen.sampling import SamplingParams
+from grammars import CaseCitation, StatuteCitation, answer_grammar, find_citations, parse_citation
+from grammars.compile import vocabulary_of
 
 pytestmark = pytest.mark.vllm
 

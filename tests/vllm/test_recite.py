@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from grammars import StatuteCitation, parse_citation
 
 pytestmark = pytest.mark.vllm

@@ -47,9 +47,7 @@ def discover(paths: Iterable[Path | str]) -> list[Path]:
         if path.is_dir() and not is_book_source(path):
             found += sorted((p for p in path.rglob("*") if p.is_file() and (
                 p.suffix.lower() in READERS or is_book_source(p))), key=lambda p: (not is_book_source(p), p))
-        elif path.is_dir():
-            found.append(path)
-        elif path.is_file():
+        elif path.is_dir() or path.is_file():
             found.append(path)
         else:
             raise ImportFileError(path, None, "expected a file or a folder, got nothing at that path")
@@ -64,7 +62,8 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
         return FileReport(path, +counts, [SkippedRow(where, why) for where, why in book.skipped])
     reader = READERS.get(path.suffix.lower())
     if reader is None:
-        raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {path.suffix or 'no suffix'!r}")
+        got = path.suffix or "no suffix"
+        raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {got!r}")
     if path.stat().st_size == 0:
         raise MalformedFileError(path, None, "expected law.go.kr XML/JSON or JSONL, got an empty file")
     with database.engine.begin() as connection:

@@ -72,7 +72,7 @@ def bundle_line(versions: list[ActVersion], spans: list[Span]) -> str:
 def _open_text(path: Path) -> IO[str]:
     name = path.name.lower()
     opener: Callable[..., IO[str]] = (lzma.open if name.endswith(".xz") else gzip.open if name.endswith(".gz")
-                                      else open)  # type: ignore[assignment]
+                                      else open)
     return opener(path, "rt", encoding="utf-8")
 
 
@@ -83,7 +83,8 @@ def _read_bundle(path: Path) -> Iterator[ActHistory]:
                 if line.strip():
                     yield _bundle_act(path, number, line)
     except (EOFError, lzma.LZMAError, gzip.BadGzipFile, UnicodeDecodeError) as error:
-        raise MalformedFileError(path, None, f"expected a complete compressed bundle, got a broken one ({error})")
+        message = f"expected a complete compressed bundle, got a broken one ({error})"
+        raise MalformedFileError(path, None, message) from error
 
 
 def _bundle_act(path: Path, number: int, line: str) -> ActHistory:
@@ -160,7 +161,7 @@ class _BlobReader:
 
     def read(self, spec: str) -> str | None:
         stdin, stdout = self._process.stdin, self._process.stdout
-        assert stdin is not None and stdout is not None  # noqa: S101 (Popen with PIPE always sets them)
+        assert stdin is not None and stdout is not None  # Popen with PIPE always sets them
         stdin.write(spec.encode("utf-8") + b"\n")
         stdin.flush()
         header = stdout.readline().split()
@@ -173,6 +174,8 @@ class _BlobReader:
         if self._process.stdin is not None:
             self._process.stdin.close()
         self._process.wait()
+        if self._process.stdout is not None:  # left open, it is a ResourceWarning when collected
+            self._process.stdout.close()
 
 
 # --- the import ----------------------------------------------------------------------------------

@@ -16,17 +16,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from verifier.importers.legalize import ActVersion
 from verifier.importers.records import ProvisionKey
 from verifier.importers.store import ACTS, COVERAGE, upsert
 from verifier.models import ActVersion as ActVersionRow
-from verifier.models import ArticleSpan, Supplement
+from verifier.models import ArticleSpan, Supplement, table_of
 
-VERSIONS: Table = ActVersionRow.__table__  # type: ignore[assignment]
-SPANS: Table = ArticleSpan.__table__  # type: ignore[assignment]
-SUPPLEMENTS: Table = Supplement.__table__  # type: ignore[assignment]
+VERSIONS = table_of(ActVersionRow)
+SPANS = table_of(ArticleSpan)
+SUPPLEMENTS = table_of(Supplement)
 SOURCE = "legalize-kr"
 _EARLIEST = dt.date.min
 
@@ -192,7 +192,8 @@ def _act_row(connection: Connection, latest: ActVersion) -> int:
     upsert(connection, ACTS, [row], ("law_id",))
     upsert(connection, COVERAGE, [{"kind": "statute", "court": "", "starts_on": None, "ends_on": None}],
            ("kind", "court"), update=False)
-    return connection.execute(select(ACTS.c.id).where(ACTS.c.law_id == latest.law_id)).scalar_one()
+    act_id: int = connection.execute(select(ACTS.c.id).where(ACTS.c.law_id == latest.law_id)).scalar_one()
+    return act_id
 
 
 def _insert_versions(connection: Connection, act_id: int, versions: Sequence[ActVersion], start: int) -> dict[int, int]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ def _optional_text(line: dict[str, Any], key: str) -> str | None:
     return value or None
 
 
-def _optional_date(line: dict[str, Any], key: str):  # noqa: ANN202 (date | None)
+def _optional_date(line: dict[str, Any], key: str) -> date | None:
     text = line.get(key)
     if text is None:
         return None
@@ -82,7 +83,8 @@ def _provision(entry: Any) -> ProvisionKey:
     subitem = entry.get("subitem", "")
     if not isinstance(subitem, str) or len(subitem) > 1:
         raise _LineError(f"expected subitem as one letter such as '가', got {subitem!r}")
-    return ProvisionKey(*numbers, subitem)
+    paragraph, item, item_branch = numbers
+    return ProvisionKey(paragraph, item, item_branch, subitem)
 
 
 def _article(entry: Any) -> ArticleRecord:

@@ -282,7 +282,8 @@ def _root_tag(path: Path) -> tuple[str, str]:
     if declared and declared.group(1).lower() not in (b"utf-8", b"utf8", b"us-ascii", b"ascii"):
         raise MalformedFileError(path, "the XML declaration", "expected UTF-8 XML (as law.go.kr serves it), got "
                                  f"encoding {declared.group(1).decode('ascii')!r}; convert the file to UTF-8")
-    end = _PROLOG.match(head).end()  # type: ignore[union-attr] (the pattern matches the empty string)
+    prolog = _PROLOG.match(head)
+    end = prolog.end() if prolog else 0  # it always matches: the pattern matches the empty string
     if head.startswith(b"<!DOCTYPE", end):
         raise UnsafeXmlError(path, _line_column(head, end), "expected XML without a DTD (entity declarations and "
                                                            "external references are refused), got <!DOCTYPE")

@@ -26,17 +26,17 @@ from verifier.importers.records import (
     Record,
     SkippedRow,
 )
-from verifier.models import Act, ActAlias, Article, Case, Coverage, Provision
+from verifier.models import Act, ActAlias, Article, Case, Coverage, Provision, table_of
 
 logger = logging.getLogger(__name__)
 
 BATCH_ROWS = 2000
-ACTS: Table = Act.__table__  # type: ignore[assignment]
-ALIASES: Table = ActAlias.__table__  # type: ignore[assignment]
-ARTICLES: Table = Article.__table__  # type: ignore[assignment]
-PROVISIONS: Table = Provision.__table__  # type: ignore[assignment]
-CASES: Table = Case.__table__  # type: ignore[assignment]
-COVERAGE: Table = Coverage.__table__  # type: ignore[assignment]
+ACTS = table_of(Act)
+ALIASES = table_of(ActAlias)
+ARTICLES = table_of(Article)
+PROVISIONS = table_of(Provision)
+CASES = table_of(Case)
+COVERAGE = table_of(Coverage)
 
 
 def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], keys: tuple[str, ...],

@@ -5,6 +5,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sample_data.build import main  # noqa: E402
+from sample_data.build import main
 
 main()

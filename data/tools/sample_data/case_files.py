@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sample_data.catalogue import CATEGORY_CODES
 from sample_data.cases import CaseRecord, reference_statutes
+from sample_data.catalogue import CATEGORY_CODES
 from sample_data.nodes import Node, json_document, search_list, write_json, write_xml
 
 NO_RECORD = "일치하는 판례가 없습니다.  판례명을 확인하여 주십시오."

@@ -14,10 +14,20 @@ from dataclasses import dataclass, field
 
 from grammars import CaseCitation, CaseNumber, StatuteCitation
 from grammars.parse import full_year
-
 from sample_data.catalogue import (
-    ADMIN_SUBJECTS, CIVIL_SUBJECTS, CONSTITUTION_BASIS, CONSTITUTIONAL, CRIMINAL_SUBJECTS, FAMILY_SUBJECTS,
-    ORDER_SUBJECTS, PATENT_SUBJECTS, REAL_DECISIONS, TAX_SUBJECTS, Provision, RealDecision, Subject,
+    ADMIN_SUBJECTS,
+    CIVIL_SUBJECTS,
+    CONSTITUTION_BASIS,
+    CONSTITUTIONAL,
+    CRIMINAL_SUBJECTS,
+    FAMILY_SUBJECTS,
+    ORDER_SUBJECTS,
+    PATENT_SUBJECTS,
+    REAL_DECISIONS,
+    TAX_SUBJECTS,
+    Provision,
+    RealDecision,
+    Subject,
 )
 
 _HOLIDAYS = {(1, 1), (3, 1), (5, 5), (6, 6), (8, 15), (10, 3), (10, 9), (12, 25)}

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from grammars import StatuteCitation
 from grammars.find import SAME_DECREE_KIND
-
 from sample_data.acts import ACTS_BY_NAME, INFORMAL_ALIASES
 from sample_data.cases import CaseRecord
 from sample_data.messy import CASE_FORMS, full_width, provision_text
@@ -206,9 +205,7 @@ def shaped_provision(act: Act, rng: random.Random, shape: str) -> dict[str, obje
             for item in paragraph.items:
                 base = dict(article=article.number, branch=article.branch, paragraph=paragraph.number,
                             item=item.number, item_branch=item.branch or None)
-                if shape == "item" and not item.branch:
-                    choices.append(base)
-                elif shape == "item branch" and item.branch:
+                if (shape == "item" and not item.branch) or (shape == "item branch" and item.branch):
                     choices.append(base)
                 elif shape == "subitem" and item.subitems:
                     choices.append({**base, "subitem": rng.choice(item.subitems).letter})

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from grammars import COURTS_BY_NAME, StatuteCitation
-
 from sample_data.cases import CaseRecord
 
 
