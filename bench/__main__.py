@@ -92,6 +92,7 @@ BENCHES = (
     Bench("kernel_ptx", "Mask kernels' instructions for an H200", _out("kernel_ptx"), 300, _triton),
     Bench("cpu_apply", "CPU mask apply", ("--repeats", "500", *_out("cpu_apply")), 300),
     Bench("verify_bench", "Verifier", ("--citations", "5000", "--warm-rounds", "2"), 600),
+    Bench("sync_bench", "Sync", ("--decisions", "1000", "--versions", "20"), 600),
     Bench("stream_bench", "Streaming service", ("--source", "engine", "--streams", "32"), 900),
     Bench("adversarial_bench", "Under attack", ("--clients", "16", "--fault-s", "4"), 600),
     Bench("find_bench", "Finding on real text", ("--megabytes", "2"), 900),
@@ -190,9 +191,7 @@ def machine() -> str:
 
 def commit() -> str:
     def git(*arguments: str) -> str:
-        return subprocess.run(
-            ["git", *arguments], check=True, cwd=REPO, capture_output=True, text=True
-        ).stdout
+        return subprocess.run(["git", *arguments], check=True, cwd=REPO, capture_output=True, text=True).stdout
 
     head, changed = git("rev-parse", "--short", "HEAD"), git("status", "--porcelain", "--untracked-files=no")
     return head.strip() + (" with uncommitted changes" if changed.strip() else "")

@@ -35,6 +35,8 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.report import results_page  # noqa: E402
+from citegen.commands.languages import answer_grammar_for  # noqa: E402
 from citegen.commands.serve_wiring import build_engine  # noqa: E402
 from citegen.constraint import CompiledConstraint, ConstraintCursor, compile_language  # noqa: E402
 from citegen.engine import Engine, Request  # noqa: E402
@@ -42,8 +44,6 @@ from citegen.events import Finished  # noqa: E402
 from citegen.kernels import apply_token_bitmask_inplace  # noqa: E402
 from citegen.models import load_model  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
-from bench.report import results_page  # noqa: E402
-from citegen.commands.languages import answer_grammar_for  # noqa: E402
 from grammars import Vocabulary, find_citations  # noqa: E402
 from verifier import Database, Verifier, import_paths, lexicon_data  # noqa: E402
 
@@ -273,7 +273,8 @@ def bench_step(batch: int = 32) -> list[str]:
     lines += [
         "",
         "Grammar: as `citegen serve` builds it (`answer_grammar_for`: shorthand forbidden, every court, "
-        "the sample database's acts, `<think>` bypass); the walks are the tokenizer's own encodings of answers with case and statute citations.",
+        "the sample database's acts, `<think>` bypass); the walks are the tokenizer's own encodings of "
+        "answers with case and statute citations.",
     ]
     return lines
 
