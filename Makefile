@@ -2,6 +2,7 @@
 #   make demo   installs everything, fills the SQLite database from data/, answers a sample question on CPU
 #   make test   installs everything, then runs the whole test suite
 #   make lint   ruff over the repository, mypy --strict over grammars and verifier (pyproject.toml's config)
+#   make bench  regenerates every table of the README's Numbers section (python -m bench, about an hour)
 VENV        ?= .venv
 PYTHON      ?= python3
 # The CPU wheel on these machines; a GPU machine may set TORCH_SPEC to its own build.
@@ -32,3 +33,6 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+bench: install
+	$(BIN)/python -m bench $(if $(ONLY),--only $(ONLY))

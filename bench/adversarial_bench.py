@@ -38,8 +38,9 @@ from pathlib import Path
 import httpx
 import psycopg
 import uvicorn
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from bench.report import results_page
 from citegen.commands.serve_wiring import DatabaseAdmin, database_verifier
 from grammars import StatuteCitation
 from streaming import create_app
@@ -47,7 +48,8 @@ from streaming.config import StreamingSettings
 from streaming.protocols import CitationDelta, CitationEnd, CitationStart, Finished, ProseDelta, Usage
 from verifier.database import Database
 from verifier.importers import import_paths
-from verifier.importers.store import ACTS, ARTICLES
+from verifier.importers.history import SPANS, VERSIONS
+from verifier.importers.store import ACTS
 from verifier.verify import Verifier
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -229,7 +231,7 @@ def sqlite_file_moved(context) -> Iterator[None]:
 @contextlib.contextmanager
 def postgres_lock(context) -> Iterator[None]:
     with psycopg.connect(context["postgres_dsn"]) as holder:
-        holder.execute("LOCK TABLE articles, acts, audit_log IN ACCESS EXCLUSIVE MODE")
+        holder.execute("LOCK TABLE article_spans, act_versions, acts, audit_log IN ACCESS EXCLUSIVE MODE")
         yield
         holder.rollback()
 
@@ -241,11 +243,22 @@ FAULTS = {
 }  # fmt: skip
 
 
-def measure(name: str, database: Database, context: dict, clients: int, seconds: float) -> dict:
+def current_articles(database: Database) -> list[tuple[str, int]]:
+    """(act, article number) of every live article in each act's latest version of the statute book."""
+    latest = (select(VERSIONS.c.act_id, func.max(VERSIONS.c.sequence).label("sequence"))
+              .group_by(VERSIONS.c.act_id).subquery())  # fmt: skip
     with database.engine.connect() as connection:
         articles = [(act, number) for act, number in connection.execute(
-            select(ACTS.c.name, ARTICLES.c.number).join(ACTS, ACTS.c.id == ARTICLES.c.act_id)
-            .where(ARTICLES.c.branch == 0, ARTICLES.c.status == "현행").order_by(ARTICLES.c.id))]  # fmt: skip
+            select(ACTS.c.name, SPANS.c.number).join(ACTS, ACTS.c.id == SPANS.c.act_id)
+            .join(latest, (latest.c.act_id == SPANS.c.act_id) & (latest.c.sequence == SPANS.c.last))
+            .where(SPANS.c.branch == 0, SPANS.c.deleted.is_(False)).order_by(SPANS.c.id))]  # fmt: skip
+    if not articles:
+        raise SystemExit(f"expected live articles in {database.url} to cite, got none: is data/law imported?")
+    return articles
+
+
+def measure(name: str, database: Database, context: dict, clients: int, seconds: float) -> dict:
+    articles = current_articles(database)
     checker = Verifier(database, audit_batch=50)
     admin = DatabaseAdmin(database, checker)
     config = StreamingSettings(
@@ -278,8 +291,16 @@ def main() -> None:
     parser.add_argument("--fault-s", type=float, default=6.0)
     arguments = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)  # a verification given up on is expected here, not news
-    folder = Path(tempfile.mkdtemp(prefix="citegen-adversarial-"))
-    path = folder / "citegen.sqlite3"
+    with tempfile.TemporaryDirectory(prefix="citegen-adversarial-") as scratch:
+        rows = measure_all(Path(scratch) / "citegen.sqlite3", arguments)
+    table = render(rows, arguments)
+    print(table)
+    RESULTS.write_text(results_page([table], about=__doc__), encoding="utf-8")
+
+
+def measure_all(path: Path, arguments: argparse.Namespace) -> list[dict]:
+    """Every fault against an SQLite file at `path` built from data/law and data/cases, then the
+    PostgreSQL one when the server at 127.0.0.1:5432 answers."""
     database = Database.open(f"sqlite:///{path}")
     import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
     rows = []
@@ -296,9 +317,8 @@ def main() -> None:
             rows.append(measure("PostgreSQL exclusive lock", pg, {"postgres_dsn": dsn}, arguments.clients,
                                 arguments.fault_s))  # fmt: skip
             pg.close()
-    table = render(rows, arguments)
-    print(table)
-    RESULTS.write_text(table, encoding="utf-8")
+    database.close()
+    return rows
 
 
 @contextlib.contextmanager

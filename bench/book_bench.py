@@ -44,6 +44,7 @@ from bench.grammar_bench import (
     percentile,
     timed_steps,
 )
+from bench.report import results_page
 from bench.statute_book import book_slice, full_book
 from citegen.kernels import apply_token_bitmask_inplace
 from grammars import compile_index, statute_grammar
@@ -198,7 +199,8 @@ def narrowing(lexicon, vocabulary, encode) -> str:
     narrowed = {name: lexicon[name] for name in NARROWED_ACTS}
     walks = [encode(f"이 경우 {text}에 따른다.") for text in citations_of(narrowed, 12)]
     first = steps(index, walks, 1)
-    return (f"Narrowing to 대법원 and {', '.join(NARROWED_ACTS)} over {len(lexicon):,} names: grammar "
+    return (f"Narrowing (as served: shorthand forbidden) to 대법원 and {', '.join(NARROWED_ACTS)} "
+            f"over {len(lexicon):,} names: grammar "
             f"{(made - started) * 1e3:.1f} ms, compile → first mask {(done - made) * 1e3:.1f} ms, first-visit steps "
             f"median / p99 {statistics.median(first):.1f} / {percentile(first, 0.99):.1f} µs ({len(first)} steps).")
 
@@ -263,11 +265,15 @@ def main() -> None:
                         rows.append(found)
                         print(render(rows[-1:], ""), flush=True)
     table = render(rows, header)
+    table += (
+        "\n\nRows: `statute_grammar` over the lexicon alone, the peers given its regex and not run past "
+        f"{args.peers_up_to} acts. One thread on a shared machine: compare times within a row group."
+    )
     if "full" in args.sizes and "citegen" in args.engines:
         table += "\n\n" + narrowing(full_book(), vocabulary, encode)
     print(table)
     if args.out:
-        args.out.write_text(table + "\n")
+        args.out.write_text(results_page([table], about=__doc__))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bench.report import results_page
 from citegen.kernels import apply_token_bitmask_inplace
 
 VOCABULARIES = {"129k": 129_280, "152k": 151_851}
@@ -120,7 +121,7 @@ def main() -> None:
     table = "\n".join(lines)
     print(table)
     if args.out:
-        args.out.write_text(table + "\n")
+        args.out.write_text(results_page([table], about=__doc__))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,8 @@ import torch
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.report import results_page  # noqa: E402
+from citegen.commands.languages import answer_grammar_for  # noqa: E402
 from citegen.commands.serve_wiring import build_engine  # noqa: E402
 from citegen.constraint import CompiledConstraint, ConstraintCursor, compile_language  # noqa: E402
 from citegen.engine import Engine, Request  # noqa: E402
@@ -45,7 +47,7 @@ from citegen.events import Finished  # noqa: E402
 from citegen.kernels import apply_token_bitmask_inplace  # noqa: E402
 from citegen.models import load_model  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
-from grammars import Vocabulary, answer_grammar, find_citations  # noqa: E402
+from grammars import Vocabulary, find_citations  # noqa: E402
 from verifier import Database, Verifier, import_paths, lexicon_data  # noqa: E402
 
 QUESTIONS = [
@@ -237,7 +239,11 @@ def deepseek_vocabulary() -> Vocabulary:
 
 def bench_step(batch: int = 32) -> list[str]:
     vocabulary, tokenizer = deepseek_vocabulary()
-    language = compile_language(answer_grammar(), vocabulary)
+    with tempfile.TemporaryDirectory() as scratch:
+        database = sample_database(Path(scratch))
+        lexicon = lexicon_data(database)
+        database.close()
+    language = compile_language(answer_grammar_for(lexicon), vocabulary)  # the grammar `citegen serve` builds
     compiled = CompiledConstraint(language.index, vocabulary.size)
     # every row walks all the texts, in its own order and from its own offset (its first `row` tokens
     # are walked untimed), so the rows of a step are in different phases
@@ -282,8 +288,9 @@ def bench_step(batch: int = 32) -> list[str]:
         )
     lines += [
         "",
-        "Grammar: `answer_grammar()` (every court, the built-in statute names, `<think>` bypass); the "
-        "walks are the tokenizer's own encodings of answers with case and statute citations.",
+        "Grammar: as `citegen serve` builds it (`answer_grammar_for`: shorthand forbidden, every court, "
+        "the sample database's acts, `<think>` bypass); the walks are the tokenizer's own encodings of "
+        "answers with case and statute citations.",
     ]
     return lines
 
@@ -310,6 +317,7 @@ def main() -> None:
     parser.add_argument("--database", help="URL of a database filled by `citegen-admin import data/law data/cases` "
                                            "(default: import them into a temporary SQLite file)")
     parser.add_argument("--index-cache", type=Path, help="token index cache folder to reuse (default: a temporary one)")
+    parser.add_argument("--repeats", type=int, default=5, help="overhead runs per mode (the best is kept)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -321,14 +329,15 @@ def main() -> None:
     if args.part in ("step", "all"):
         lines += bench_step() + [""]
     if args.part in ("overhead", "all"):
-        lines += bench_overhead(args.model, args.max_new_tokens) + [""]
+        lines += bench_overhead(args.model, args.max_new_tokens, args.repeats) + [""]
     if args.part in ("quality", "all"):
         lines += bench_quality(args.model, args.answers, args.max_new_tokens, args.database, args.index_cache) + [""]
-    write_report(lines, args.out)
+    write_report(lines, args.out, __doc__)
 
 
-def write_report(lines: list[str], out: Path | None) -> None:
-    """Print the tables with the command that made them; append them to `out` if given."""
+def write_report(lines: list[str], out: Path | None, about: str | None) -> None:
+    """Print the tables with the command that made them; write them to `out` if given, all of them
+    the summary `python -m bench` shows, with `about` (how they are measured) below."""
     command = " ".join(
         ["HF_HUB_OFFLINE=1 .venv/bin/python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]]
     )
@@ -336,8 +345,7 @@ def write_report(lines: list[str], out: Path | None) -> None:
     print(text)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("a") as report:
-            report.write(text + "\n")
+        out.write_text(results_page([text], about=about), encoding="utf-8")
 
 
 if __name__ == "__main__":

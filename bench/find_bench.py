@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench.report import results_page
 from citegen.commands.recite_wiring import build_pipeline
 from citegen.recite.documents import PlainTextDocument
 from citegen.recite.evaluate import Passage, load_passages, reading
@@ -39,7 +40,8 @@ def _ratio(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f} %" if whole else "—"
 
 
-def finding_tables(passages: list[Passage]) -> tuple[list[str], list[str]]:
+def finding_tables(passages: list[Passage]) -> tuple[list[str], list[str], list[str]]:
+    """The summary (recall and precision over all forms, readings), the tables by form, the misses."""
     recall_exact, recall_overlap, labelled = Counter(), Counter(), Counter()
     precise_exact, precise_overlap, reported = Counter(), Counter(), Counter()
     readings_right = readings = 0
@@ -77,9 +79,16 @@ def finding_tables(passages: list[Passage]) -> tuple[list[str], list[str]]:
               f"{_ratio(precise_overlap[form], reported[form])} |" for form in sorted(reported)]
     lines.append(f"| **all** | {found_total} | **{_ratio(sum(precise_exact.values()), found_total)}** | "
                  f"**{_ratio(sum(precise_overlap.values()), found_total)}** |")
-    lines += ["", (f"Readings of exactly found citations equal to the label's: {readings_right}/{readings} "
-                   f"({_ratio(readings_right, readings)}).")]
-    return lines, misses
+    summary = [
+        "| finder | citations | exact span | overlap |", "|---|---:|---:|---:|",
+        f"| recall (of the labelled) | {total} | **{_ratio(sum(recall_exact.values()), total)}** | "
+        f"**{_ratio(sum(recall_overlap.values()), total)}** |",
+        f"| precision (of the found) | {found_total} | **{_ratio(sum(precise_exact.values()), found_total)}** | "
+        f"**{_ratio(sum(precise_overlap.values()), found_total)}** |",
+        "", (f"Readings of exactly found citations equal to the label's: {readings_right}/{readings} "
+             f"({_ratio(readings_right, readings)})."),
+    ]
+    return summary, lines, misses
 
 
 def rewrite_table(passages: list[Passage], database_url: str) -> tuple[list[str], list[str]]:
@@ -139,18 +148,18 @@ def main() -> None:
     passages = load_passages(PASSAGES)
     sources = len({passage.source for passage in passages})
     labels = sum(len(passage.labels) for passage in passages)
-    finding, misses = finding_tables(passages)
+    summary, finding, misses = finding_tables(passages)
     with tempfile.TemporaryDirectory() as folder:
         rewriting, wrongs = rewrite_table(passages, args.database_url or _sample_database(Path(folder)))
-    out = [f"# find_bench — {platform.python_version()}, {platform.machine()}", "",
-           (f"{len(passages)} real passages from {sources} sources, {labels} labelled citations "
-            f"(tests/realtext)."), "", "## Finding", "", *finding, "", "## Re-citation (data/law + data/cases)", "",
-           *rewriting, "", "## Speed", "", speed_line(passages, args.megabytes)]
-    report = "\n".join(out)
-    print(report)
+    speed = speed_line(passages, args.megabytes)
+    short = [(f"{len(passages)} real passages from {sources} sources, {labels} labelled citations "
+              f"(tests/realtext; {platform.python_version()}, {platform.machine()})."), "", *summary, "",
+             "Re-citation of the same passages against data/law + data/cases:", "", *rewriting, "", speed]
+    out = ["## Finding by form", "", *finding]
+    print("\n".join([*short, "", *out]))
     if args.show_misses:
         print("\n".join(["", "## Misses", *misses, *wrongs]))
-    (ROOT / "bench" / "results" / "find_bench.md").write_text(report + "\n", encoding="utf-8")
+    (ROOT / "bench" / "results" / "find_bench.md").write_text(results_page(short, out, __doc__), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -195,7 +195,7 @@ def main() -> None:
             lines += bench_decode_share(args.model) + [""]
         except Exception as error:  # the kernel tables above are worth keeping either way
             lines += [f"Decode-step share not measured: {type(error).__name__}: {error}", ""]
-    write_report(lines, args.out)
+    write_report(lines, args.out, __doc__)
 
 
 if __name__ == "__main__":

@@ -133,9 +133,9 @@ def table() -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, help="append the table to this markdown file")
+    parser.add_argument("--out", type=Path, help="write the table to this markdown file")
     args = parser.parse_args()
-    write_report(table() + [""], args.out)
+    write_report(table() + [""], args.out, __doc__)
 
 
 if __name__ == "__main__":

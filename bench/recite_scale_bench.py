@@ -38,6 +38,8 @@ from collections.abc import Callable
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from bench.report import results_page
+
 ROOT = Path(__file__).resolve().parent.parent
 DRAFTS = ROOT / "data" / "drafts"
 MB = 1_000_000
@@ -316,7 +318,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     arguments.results.parent.mkdir(parents=True, exist_ok=True)
-    arguments.results.write_text(text, encoding="utf-8")
+    arguments.results.write_text(results_page([text], about=__doc__), encoding="utf-8")
 
 
 if __name__ == "__main__":

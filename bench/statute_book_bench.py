@@ -34,6 +34,7 @@ from pathlib import Path
 import psycopg
 from sqlalchemy import func, select
 
+from bench.report import results_page
 from grammars import StatuteCitation
 from verifier.database import Database
 from verifier.importers import import_paths
@@ -198,7 +199,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(text, encoding="utf-8")
+    RESULTS.write_text(results_page([text], about=__doc__), encoding="utf-8")
 
 
 if __name__ == "__main__":

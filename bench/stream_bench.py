@@ -12,7 +12,7 @@ httpx, and checks:
 
 `--source scripted` replays a fixed answer per stream (prose tokens and citations of the sample
 database), measuring the service itself; `--source engine` runs the shipped model on CPU.
-Prints a markdown table and writes bench/results/stream_bench.md (appending a section per source).
+Prints a markdown table and writes it to bench/results/stream_bench.md.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 
+from bench.report import results_page
 from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -267,12 +268,12 @@ def main() -> None:
         f"max_tokens {arguments.max_tokens}\n\n"
         f"{platform.processor() or platform.machine()}, {when}; "
         f"command: `{command}`\n\n"
-        f"{table(rows)}\n\nconcurrent / one-at-a-time tokens/s: {speedup:.2f}×\n"
+        f"{table(rows)}\n\nconcurrent / one-at-a-time tokens/s: {speedup:.2f}×; text intact compared on "
+        f"{len(sequential)} of {arguments.streams} streams\n"
     )
     print(report)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    previous = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# stream_bench results\n\n"
-    RESULTS.write_text(previous.rstrip() + "\n\n" + report, encoding="utf-8")
+    RESULTS.write_text(results_page([report], about=__doc__), encoding="utf-8")
 
 
 if __name__ == "__main__":

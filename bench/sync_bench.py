@@ -31,6 +31,7 @@ from pathlib import Path
 import httpx
 import psycopg
 
+from bench.report import results_page
 from verifier.database import Database
 from verifier.sync import ClientConfig, LawGoClient, SyncPlan, run_sync
 
@@ -158,7 +159,7 @@ def main() -> None:
     schemas.close()
     text = "\n".join(lines) + "\n"
     print(text)
-    RESULTS.write_text(text, encoding="utf-8")
+    RESULTS.write_text(results_page([text], about=__doc__), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import psycopg
 
+from bench.report import results_page
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
 from verifier.database import Database
 from verifier.errors import DatabaseUnreachableError
@@ -170,7 +171,7 @@ def main() -> None:
     command = "`.venv/bin/python bench/verify_bench.py`"
     text = "\n".join(["# verifier benchmark", "", command, "", setup, "", *table, ""])
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(text, encoding="utf-8")
+    RESULTS.write_text(results_page([text], about=__doc__), encoding="utf-8")
     print(text)
 
 

@@ -31,12 +31,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.engine_bench import QUESTIONS  # noqa: E402  the engine bench's question set, the same prompts
-from citegen.constraint import ConstraintLibrary, compile_language  # noqa: E402
+from bench.report import results_page  # noqa: E402
+from citegen.constraint import ConstraintLibrary, Narrowing, compile_language, narrowed_answer_grammar  # noqa: E402
 from citegen.engine import Engine, Request  # noqa: E402
 from citegen.events import Finished  # noqa: E402
 from citegen.models import LoadedModel, load_model  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
-from grammars import answer_grammar  # noqa: E402
 from grammars.compile import vocabulary_of  # noqa: E402
 
 VLLM_PYTHON = REPO / ".venv-vllm" / "bin" / "python"
@@ -80,7 +80,10 @@ def measure_engine(
     loaded: LoadedModel, levels: list[int], tokens: int, repeats: int
 ) -> dict[tuple[str, int], dict]:
     vocabulary = vocabulary_of(loaded.tokenizer, loaded.vocab_size)
-    library = ConstraintLibrary(lambda _: compile_language(answer_grammar(), vocabulary), loaded.vocab_size)
+    # the grammar the processor builds for `citegen_grammar: answer` (and `citegen serve --backend vllm`):
+    # the built-in lexicon, shorthand forbidden
+    grammar = narrowed_answer_grammar(None, Narrowing(), forbid_shorthand=True)
+    library = ConstraintLibrary(lambda _: compile_language(grammar, vocabulary), loaded.vocab_size)
     engine = Engine(loaded, library, max_batch=max(levels))
     engine_run(engine, 2, 8, True)  # warm-up: compile the first states, touch the weights
     found = {}
@@ -198,7 +201,7 @@ def main() -> None:
     text = report(
         {"vLLM + processor": vllm_found, "citegen engine": engine_found}, args.concurrency, startup, args
     )
-    args.out.write_text(text, encoding="utf-8")
+    args.out.write_text(results_page([text], about=__doc__), encoding="utf-8")
     print(text)
 
 
