@@ -47,11 +47,19 @@ def _normalise_url(url: str) -> str:
 
 
 def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
+    # The driver's own transaction handling (BEGIN only before a write, none before a SAVEPOINT)
+    # would let a SAVEPOINT's release commit the work around it: SQLAlchemy begins each transaction
+    # itself instead (`_begin_sqlite`), so a savepoint nests inside a real transaction.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _begin_sqlite(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
 
 
 def _open_existing_sqlite(path: Path) -> sqlite3.Connection:
@@ -144,6 +152,7 @@ class Database:
                     arguments["creator"] = functools.partial(_open_existing_sqlite, path)
                 engine = create_engine(parsed, pool_pre_ping=True, **arguments)
                 event.listen(engine, "connect", _sqlite_pragmas)
+                event.listen(engine, "begin", _begin_sqlite)
                 event.listen(engine, "handle_error", _recycle_sqlite_on_error)
                 return engine
             if parsed.get_backend_name() == "postgresql":

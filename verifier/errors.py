@@ -64,4 +64,10 @@ class InvalidValueError(ImportFileError):
 
 
 class ShrinkError(ImportFileError):
-    """Refused unless the import is told the shrinking is wanted (`--allow-shrink`)."""
+    """Refused unless the import is told the shrinking is wanted (`--allow-shrink`); `dropped` says
+    what the body would have removed."""
+
+    def __init__(self, path: Path | str, position: str | None, dropped: str) -> None:
+        self.dropped = dropped
+        super().__init__(path, position, f"{dropped}; nothing was written. If the act did shrink, import again "
+                                         f"with --allow-shrink")

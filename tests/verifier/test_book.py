@@ -7,7 +7,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import REAL_HISTORY, build_legalize_repo
+from legalize_history import REAL_HISTORY, build_legalize_repo
 from sqlalchemy import Table, func, select
 
 from verifier import Database, import_paths

@@ -13,7 +13,7 @@ import tarfile
 from pathlib import Path
 from types import ModuleType
 
-from conftest import REAL_HISTORY, build_legalize_repo
+from legalize_history import REAL_HISTORY, build_legalize_repo
 from sqlalchemy import func, select
 
 from grammars import AmendmentNote, StatuteCitation

@@ -116,8 +116,7 @@ class _Replacement:
         return ("expected a body that keeps the act's articles and provisions (dropping no more than "
                 f"{SHRINK_SHARE:.0%} or {SHRINK_FLOOR} of either), got one that would remove "
                 f"{len(gone_articles)} of {len(self.held_articles)} articles and {len(gone_provisions)} of "
-                f"{len(self.held_provisions)} provisions ({shown}); nothing was written. If the act did "
-                "shrink, import again with --allow-shrink")
+                f"{len(self.held_provisions)} provisions ({shown})")
 
 
 class RecordWriter:

@@ -26,7 +26,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 from sqlalchemy import Connection, select
 
-from verifier.errors import ImportFileError
+from verifier.errors import ImportFileError, ShrinkError
 from verifier.importers.history import VERSIONS, ActHistory, write_act
 from verifier.importers.lawgo import read_xml
 from verifier.importers.legalize import ActVersion, ArticleText
@@ -38,6 +38,7 @@ from verifier.sync.errors import ResponseShapeError
 
 SOURCE = "law.go.kr sync"
 _NO_RECORD_ROOT = "Law"  # <Law>일치하는 판례가 없습니다…</Law>
+_WHOLE_TEXT_CHANGES = frozenset({"전부개정", "폐지", "타법폐지", "폐지제정"})  # 제개정구분 that replace every article
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,10 +254,17 @@ def _import_law(connection: Connection, item: Item) -> Outcome:
         savepoint.rollback()  # write_act touched the act's row before it found nothing to add
         return Outcome("skipped", outcome.skipped or f"version MST {mst} is held already")
     savepoint.commit()
-    writer = RecordWriter(connection, SOURCE)  # the act's current articles: this version is its newest
-    for record in records:
-        writer.write(record)
-    writer.finish()
+    # The act's current articles: this version is its newest. A 전부개정 (or a repeal) replaces the
+    # whole text, so dropping articles is what it does; any other amendment keeps a deleted article
+    # as a `삭제` row, and a body of one that drops many is refused as mis-shaped.
+    writer = RecordWriter(connection, SOURCE, allow_shrink=version.change in _WHOLE_TEXT_CHANGES)
+    try:
+        for record in records:
+            writer.write(record)
+        writer.finish()
+    except ShrinkError as error:
+        raise ResponseShapeError(item.request, f"a {version.change or '개정'} of {act.name} that drops articles "
+                                               f"without keeping them as 삭제 rows: {error.dropped}") from error
     return Outcome("added")
 
 

@@ -240,6 +240,38 @@ def test_a_version_older_than_one_held_is_skipped_and_touches_nothing(database: 
         table: rows for table, rows in before.items() if table != "sync_cursors"}
 
 
+def _newer_version_keeping(articles: int, change: str) -> Replay:
+    """건축법's next version (MST 290000, promulgated 2026-01-01) whose body keeps its first `articles`."""
+    import re
+
+    real = body("real/law-service-001823.xml").decode()
+    units = list(re.finditer(r"<조문단위.*?</조문단위>\s*", real, flags=re.S))
+    shrunk = real[:units[articles].start()] + real[units[-1].end():]
+    shrunk = shrunk.replace("<공포일자>20251001", "<공포일자>20260101", 1)
+    shrunk = shrunk.replace("<제개정구분>타법개정<", f"<제개정구분>{change}<", 1)
+    newer_row = body("built/law-search-page1.xml").replace(b"277031", b"290000")
+    return {("lawSearch.do", "law", "1"): [newer_row], ("lawService.do", "law", "290000"): [shrunk.encode()]}
+
+
+@pytest.mark.parametrize("change", ["일부개정", "전부개정"])
+def test_a_new_version_that_drops_most_articles_is_refused_unless_it_replaces_the_whole_text(
+        database: Database, replay: ReplayFactory, fake_time: FakeTime, change: str) -> None:
+    sync(database, replay(), fake_time, targets=("law",))
+    before = snapshot(database)
+    answers = replay(faults=_newer_version_keeping(60, change))
+    later = TODAY + dt.timedelta(days=40)
+    if change == "전부개정":  # a full revision: its 60 articles are the act's articles now
+        sync(database, answers, fake_time, targets=("law",), until=later)
+        with database.engine.connect() as connection:
+            assert len(connection.execute(select(ARTICLES.c.id)).all()) == 56  # 60 rows less 4 편/장 headings
+        return
+    with pytest.raises(ResponseShapeError, match=r"일부개정 of 건축법 that drops articles .* would remove 110 of 166 "):
+        sync(database, answers, fake_time, targets=("law",), until=later)
+    after = snapshot(database)
+    assert {table: rows for table, rows in after.items() if table != "sync_cursors"} == {
+        table: rows for table, rows in before.items() if table != "sync_cursors"}
+
+
 def test_a_case_body_without_its_fields_is_a_changed_schema_one_with_them_empty_a_skipped_row(
         database: Database, replay: ReplayFactory, fake_time: FakeTime) -> None:
     renamed = body("built/prec-service-217381.xml").replace("사건번호>".encode(), "사건No>".encode())
