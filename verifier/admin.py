@@ -11,11 +11,12 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, desc, func, literal, select
+from sqlalchemy import ColumnElement, Select, case, desc, func, literal, or_, select
 
 from verifier.database import Database
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.names import parse_case_number
 from verifier.verdict import STATUSES
 from verifier.verify import AUDIT
 from verifier.versions import in_force_sequences, standing
@@ -71,9 +72,35 @@ class ArticleHit:
     in_title: bool
 
 
-def like_pattern(text: str) -> str:
+def _like(text: str) -> str:
     """A LIKE pattern matching `text` anywhere (escape character `\\`), its own % and _ taken literally."""
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def find_acts(database: Database, query: str, limit: int) -> list[dict[str, Any]]:
+    """Acts whose name or a 약칭 holds `query`, by name: `name`, `law_id`, `mst`, `kind`."""
+    text = query.strip()
+    with database.engine.connect() as connection:
+        return [row._asdict() for row in connection.execute(
+            select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind)
+            .outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
+            .where(or_(_holds(ACTS.c.name, text), _holds(ALIASES.c.alias, text)))
+            .distinct().order_by(ACTS.c.name).limit(limit))]
+
+
+def find_cases(database: Database, query: str, limit: int) -> list[dict[str, Any]]:
+    """The case of a 사건번호, else cases whose 사건명 holds `query`, newest first: `court`, `decided_on`,
+    `case_year`, `case_code`, `case_serial`, `disposition`, `title`."""
+    text = query.strip()
+    number = parse_case_number(text)
+    condition = (_holds(CASES.c.title, text) if number is None else
+                 (CASES.c.case_year == number.year) & (CASES.c.case_code == number.code)
+                 & (CASES.c.case_serial == number.serial))
+    with database.engine.connect() as connection:
+        return [row._asdict() for row in connection.execute(
+            select(CASES.c.court, CASES.c.decided_on, CASES.c.case_year, CASES.c.case_code, CASES.c.case_serial,
+                   CASES.c.disposition, CASES.c.title).where(condition)
+            .order_by(desc(CASES.c.decided_on)).limit(limit))]
 
 
 def find_articles(database: Database, query: str, limit: int, on: dt.date) -> list[ArticleHit]:
@@ -127,7 +154,7 @@ _RANKING = ("rank", "title_length", "name", "number", "branch")
 
 
 def _holds(column: ColumnElement[str | None], text: str) -> ColumnElement[bool]:
-    return column.ilike(like_pattern(text), escape="\\")
+    return column.ilike(_like(text), escape="\\")
 
 
 def _article_of(text: str) -> tuple[str, int, int] | None:

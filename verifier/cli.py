@@ -14,24 +14,22 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy import desc, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CitationFinder, CitationParser
-from verifier.admin import audit_entries, coverage, find_articles, like_pattern, row_counts
+from verifier.admin import audit_entries, coverage, find_acts, find_articles, find_cases, row_counts
 from verifier.config import default_database_url
 from verifier.database import Database
 from verifier.errors import DatabaseError, ImportFileError, VerifierError
 from verifier.importers import discover, import_file
-from verifier.importers.store import ACTS, ALIASES, CASES
 from verifier.lexicon import build_lexicon, lexicon_data
-from verifier.names import normalise_court, parse_case_number
+from verifier.names import normalise_court
 from verifier.resolver import DocumentResolver, Resolution
 from verifier.sync import (
     BASE_URL,
@@ -163,25 +161,12 @@ def search(query: Annotated[str, typer.Argument(
     if not text:
         err.print("error: expected something to search for, got an empty query")
         raise typer.Exit(EXIT_BAD_INPUT)
-    pattern = like_pattern(text)
-    found: dict[str, list[dict[str, object]]] = {}
+    found: dict[str, list[dict[str, Any]]] = {}
     with _database(database_url) as database:
-        with database.engine.connect() as connection:
-            if kind in ("all", "acts"):
-                found["acts"] = [row._asdict() for row in connection.execute(
-                    select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind)
-                    .outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
-                    .where(or_(ACTS.c.name.like(pattern, escape="\\"), ALIASES.c.alias.like(pattern, escape="\\")))
-                    .distinct().order_by(ACTS.c.name).limit(limit))]
-            if kind in ("all", "cases"):
-                case_number = parse_case_number(text)
-                condition = (CASES.c.title.like(pattern, escape="\\") if case_number is None else
-                             (CASES.c.case_year == case_number.year) & (CASES.c.case_code == case_number.code)
-                             & (CASES.c.case_serial == case_number.serial))
-                found["cases"] = [row._asdict() for row in connection.execute(
-                    select(CASES.c.court, CASES.c.decided_on, CASES.c.case_year, CASES.c.case_code,
-                           CASES.c.case_serial, CASES.c.disposition, CASES.c.title).where(condition)
-                    .order_by(desc(CASES.c.decided_on)).limit(limit))]
+        if kind in ("all", "acts"):
+            found["acts"] = find_acts(database, text, limit)
+        if kind in ("all", "cases"):
+            found["cases"] = find_cases(database, text, limit)
         if kind in ("all", "articles"):
             found["articles"] = [asdict(hit) for hit in find_articles(database, text, limit, dt.date.today())]
     if json_output:

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from verifier.admin import ArticleHit, find_articles
+from verifier.admin import ArticleHit, find_acts, find_articles
 from verifier.cli import app
 from verifier.database import Database
 
@@ -46,6 +46,11 @@ def test_queries(book: Database, query: str, expected: list[ArticleHit]) -> None
     hits = find_articles(book, query, 20, TODAY)
     assert [(hit.act, hit.article, hit.title, hit.in_title) for hit in hits] == \
         [(hit.act, hit.article, hit.title, hit.in_title) for hit in expected]
+
+
+def test_acts_by_words_of_their_name(book: Database) -> None:
+    assert "근로기준법" in {row["name"] for row in find_acts(book, "근로기준", 20)}
+    assert find_acts(book, "%", 20) == []
 
 
 def test_limit_keeps_the_best_ranked(book: Database) -> None:
