@@ -1,14 +1,16 @@
 """The engine's numbers: what the constraint buys and what it costs.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/engine_bench.py [--part quality|step|all]
-        [--model data/models/ko-legal-tiny] [--answers 200] [--out bench/results/engine_bench.md]
+        [--model data/models/ko-legal-tiny] [--answers 200] [--database URL] [--index-cache DIR]
+        [--out bench/results/engine_bench.md]
 
 overhead greedy answers constrained and not (identical texts where the model cites well): the
          tokens/s the constraint costs, at batch 1 and batch 20.
 quality  the shipped model answers a fixed question set (questions × seeds, the same seeds in both
          modes) constrained and unconstrained, 32 at a time through the continuous-batching engine:
-         share of citations written in canonical form, share verifying against the sample database
-         (data/ imported into a temporary SQLite file), completion tokens per second.
+         share of citations written in canonical form, their verdicts against the real statute book
+         (`--database URL` of a database `citegen-admin import data/law data/cases` filled, or those
+         two imported into a temporary SQLite file, 1–2 min), completion tokens per second.
 step     the constraint's work per decode step at the DeepSeek V4 vocabulary (129,280 ids) for a
          batch of 32 sequences walking answers with citations: advance each cursor and fill its row
          of one preallocated int32 bitmask with `ConstraintCursor.fill_bitmask` (what the GPU kernel
@@ -27,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +93,13 @@ def sample_database(directory: Path) -> Database:
     return database
 
 
+def book_database(directory: Path) -> Database:
+    """The statute book and the sample decisions, as `make demo` imports them."""
+    database = Database.open(f"sqlite:///{directory / 'book.sqlite3'}")
+    import_paths(database, [REPO / "data" / "law", REPO / "data" / "cases"])
+    return database
+
+
 def answer_all(
     engine: Engine, requests: list[Request], clock=time.perf_counter
 ) -> tuple[list[Finished], float]:
@@ -106,23 +116,26 @@ def answer_all(
     return finished, elapsed
 
 
-def citation_counts(texts: list[str], verifier: Verifier) -> dict[str, int]:
-    """Citations of the answers proper: `<think>` blocks are reasoning, unconstrained by design."""
-    counts = {"found": 0, "canonical": 0, "verified": 0}
+def citation_counts(texts: list[str], verifier: Verifier) -> Counter[str]:
+    """Citations of the answers proper (`<think>` blocks are reasoning, unconstrained by design):
+    found, canonical, and one count per verdict status."""
+    counts: Counter[str] = Counter()
     for text in texts:
         for found in find_citations(THINK.sub("", text)):
             counts["found"] += 1
             counts["canonical"] += found.form == "canonical"
-            counts["verified"] += verifier.verify(found.citation).status == "verified"
+            counts[verifier.verify(found.citation).status] += 1
     return counts
 
 
-def bench_quality(model: Path, answers: int, max_new_tokens: int) -> list[str]:
+def bench_quality(model: Path, answers: int, max_new_tokens: int, database_url: str | None,
+                  index_cache: Path | None) -> list[str]:
     loaded = load_model(model, "auto")
     with tempfile.TemporaryDirectory() as scratch:
-        database = sample_database(Path(scratch))
+        database = Database.open(database_url) if database_url else book_database(Path(scratch))
         # As served: shorthand forbidden, the index built whole into a cache before the first answer.
-        engine = build_engine(loaded, lexicon_data(database), max_batch=32, cache_dir=Path(scratch) / "index")
+        engine = build_engine(loaded, lexicon_data(database), max_batch=32,
+                              cache_dir=index_cache or Path(scratch) / "index")
         seeds = range(max(1, answers // len(QUESTIONS)))
         rows = []
         with Verifier(database) as verifier:
@@ -141,10 +154,11 @@ def bench_quality(model: Path, answers: int, max_new_tokens: int) -> list[str]:
                 tokens = sum(f.completion_tokens for f in finished)
                 counts = citation_counts([f.text for f in finished], verifier)
                 found = counts["found"]
+                other = found - counts["verified"] - counts["outdated"] - counts["not_found"]
                 rows.append(
                     f"| {'constrained' if constrain else 'unconstrained'} | {len(finished)} | {found} "
                     f"| {percent(counts['canonical'], found)} | {percent(counts['verified'], found)} "
-                    f"| {tokens} "
+                    f"| {counts['outdated']} | {counts['not_found']} | {other} | {tokens} "
                     f"| {tokens / elapsed:.0f} |"
                 )
         database.close()
@@ -152,13 +166,15 @@ def bench_quality(model: Path, answers: int, max_new_tokens: int) -> list[str]:
         f"### Constrained vs unconstrained ({model.name}, {answers} answers, batch 32, temperature 0.8, "
         f"≤ {max_new_tokens} tokens, same seeds)",
         "",
-        "| mode | answers | citations found | canonical form | verify in the sample DB | tokens | tokens/s |",
-        "|---|---|---|---|---|---|---|",
+        "| mode | answers | citations found | canonical form | verified | outdated | not_found | other verdicts "
+        "| tokens | tokens/s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         "Citations are found leniently (`grammars.find_citations`) in the answer outside `<think>` blocks "
         "(reasoning is never constrained), so malformed ones count in the denominator; 'verify' is "
-        "`Verifier.verify(...).status == 'verified'`.",
+        "`Verifier.verify(...).status` against the real statute book (data/law) and the sample decisions "
+        "(data/cases); 'other' counts mismatch, ambiguous and not_covered.",
     ]
 
 
@@ -291,6 +307,9 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=REPO / "data" / "models" / "ko-legal-tiny")
     parser.add_argument("--answers", type=int, default=200)
     parser.add_argument("--max-new-tokens", type=int, default=160)
+    parser.add_argument("--database", help="URL of a database filled by `citegen-admin import data/law data/cases` "
+                                           "(default: import them into a temporary SQLite file)")
+    parser.add_argument("--index-cache", type=Path, help="token index cache folder to reuse (default: a temporary one)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -304,7 +323,7 @@ def main() -> None:
     if args.part in ("overhead", "all"):
         lines += bench_overhead(args.model, args.max_new_tokens) + [""]
     if args.part in ("quality", "all"):
-        lines += bench_quality(args.model, args.answers, args.max_new_tokens) + [""]
+        lines += bench_quality(args.model, args.answers, args.max_new_tokens, args.database, args.index_cache) + [""]
     write_report(lines, args.out)
 
 

@@ -38,7 +38,9 @@ from grammars import (
     answer_grammar,
     as_lexicon,
     compile_index,
+    names_then_je,
     parse_citation,
+    title_then_je,
 )
 
 logger = logging.getLogger(__name__)
@@ -322,7 +324,9 @@ def narrowed_answer_grammar(
     """The answer language over `lexicon` (None: grammars' built-in one), narrowed to the courts and
     acts of `narrowing` (`()`: no citation of that kind). Every head of the whole language stays an
     anchor, so a citation the narrowing leaves out begins no citation and dies in the automaton, as a
-    malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법)."""
+    malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법);
+    and with acts narrowed no title may be followed by 제 unless a citation goes on (`title_then_je`),
+    so no half-written head remains either."""
     whole = answer_grammar(lexicon=lexicon, bypass=bypass, forbid_shorthand=forbid_shorthand)
     if narrowing == Narrowing():
         return whole
@@ -335,8 +339,14 @@ def narrowed_answer_grammar(
         forbid_shorthand=forbid_shorthand,
     )
     first, *rest = narrowed.citations  # anchors are one set whichever citation carries them
-    heads = Alt((first.anchor, *(citation.anchor for citation in whole.citations)))
-    return replace(narrowed, citations=(replace(first, anchor=heads), *rest))
+    heads = [first.anchor, *(citation.anchor for citation in whole.citations)]
+    glued = narrowed.glued
+    if narrowing.acts:  # `형법 제`, where title_then_je completes: the start of the citation it goes on to
+        heads.append(names_then_je(as_lexicon(narrowed_lexicon(lexicon, narrowing.acts)).grammar_names))
+    if narrowing.acts is not None:
+        glued = (*glued, title_then_je(as_lexicon(lexicon)))
+    return replace(narrowed, citations=(replace(first, anchor=Alt(tuple(heads))), *rest), glued=glued)
+    return replace(narrowed, citations=(replace(first, anchor=heads), *rest), glued=glued)
 
 
 @dataclass(frozen=True, slots=True)

@@ -113,9 +113,13 @@ class TextEventMachine:
         if transition is not None:
             if transition.in_citation and not transition.was_in_citation:
                 start = self._anchor_start(before)
-                if self._citation_start is not None:  # the last one ended where this one's anchor begins
-                    self._close(start, events)
-                self._open(start, events)
+                if start is None and self._citation_start is None:
+                    start = before
+                if start is not None:
+                    if self._citation_start is not None:  # the last one ended where this one's anchor begins
+                        self._close(start, events)
+                    self._open(start, events)
+                # else no new anchor: the open citation goes on past a point where it could end (`의2`, ` 제1항`)
             elif self._citation_start is not None and not transition.in_citation and not transition.pending:
                 self._close(len(self.text), events)
             if self._citation_start is not None and transition.may_close:
@@ -188,17 +192,13 @@ class TextEventMachine:
                     break
         return longest
 
-    def _anchor_start(self, before: int) -> int:
-        """Start of the anchor that ends inside the text added by the entering token."""
+    def _anchor_start(self, before: int) -> int | None:
+        """Start of the anchor that ends inside the text added by the entering token (None: none does)."""
         if self._anchor is not None:
-            start = None
             for match in self._anchor.finditer(self.text, self._prose_from):
                 if match.end() > before:
-                    start = match.start()
-                    break
-            if start is not None:
-                return start
-        return before
+                    return match.start()
+        return None
 
     def _open(self, start: int, events: list[Event]) -> None:
         self._send(ProseDelta, start, events)

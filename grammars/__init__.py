@@ -31,7 +31,16 @@ from grammars.find import DECREE_KIND_OF_SHORT_NAME, SAME_DECREE_KIND, CitationF
 from grammars.found import CitationForm, FoundCitation
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.index import FINISHED, TokenIndex
-from grammars.languages import Lexicon, answer_grammar, as_lexicon, case_grammar, default_lexicon, statute_grammar
+from grammars.languages import (
+    Lexicon,
+    answer_grammar,
+    as_lexicon,
+    case_grammar,
+    default_lexicon,
+    names_then_je,
+    statute_grammar,
+    title_then_je,
+)
 from grammars.languages.answer import DEFAULT_BYPASS
 from grammars.parse import CitationParser, parse_citation
 from grammars.vocabulary import Vocabulary
@@ -84,7 +93,9 @@ __all__ = [
     "default_lexicon",
     "find_citations",
     "format_date",
+    "names_then_je",
     "parse_citation",
     "statute_grammar",
+    "title_then_je",
     "vocabulary_of",
 ]

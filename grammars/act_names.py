@@ -31,11 +31,13 @@ _WORD = "[0-9가-힣ㆍ·‧・]"
 # Drafts write the official middle dot ㆍ (U+318D) as ·, ・ or ‧; names are read with the official one.
 MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ", "‧": "ㆍ"})
 _SPACE = "[ \t\u00a0\u3000]"
+# How the title of an act (or a treaty) ends; 법률 ends in 률 but shares 법's reading.
+ACT_ENDINGS = ("법", "령", "규칙", "규정", "조약", "협약", "협정")
 SHAPE_HEAD = re.compile(
     # A name starts with a syllable, or a date such as `10ㆍ27`, and holds no other digits (`제4조·민법` is
     # no name); two syllables ending in 법 are the lexicon's (`민법`) or words (`방법`).
     rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*"
-    rf"(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:법|령|규칙|규정|조약|협약|협정)|[가-힣ㆍ·‧・]*법률))"
+    rf"(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:{'|'.join(ACT_ENDINGS)})|[가-힣ㆍ·‧・]*법률))"
     rf"(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
     # an article (`제3조`, `3조`, `- 제3조`), a note's parenthesis or a 부칙 follows
     rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조|부칙))"

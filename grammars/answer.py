@@ -15,6 +15,8 @@ of threads:
 - `(SKIP, i, k)`: inside bypass span i (`<think>` … `</think>`), k bytes of its closer matched. An
   opener completed in free text switches to it, wherever it begins; nothing inside is constrained.
 
+The grammar's `glued` anchors are spawned like bypass openers, wherever free text is alive (inside a
+word too), its `continued` anchors right after a citation finished; both complete as an anchor does.
 Anchors begun in free text are tracked by one set, so an anchor that starts in free text must start a
 citation even if another citation begins and ends while it is still partial.
 """
@@ -45,6 +47,9 @@ ANCHOR = "A"
 CITE = "C"
 SKIP = "B"
 _ANCHOR_TAG = "anchor"
+_GLUED_TAG = "glued"
+_CONTINUED_TAG = "continued"
+_ANCHOR_TAGS = (_ANCHOR_TAG, _GLUED_TAG, _CONTINUED_TAG)
 
 
 class AnswerDFA(LazyDFA):
@@ -62,12 +67,20 @@ class AnswerDFA(LazyDFA):
         self._word_steps: dict[tuple[WordClass, int], tuple[bool, WordClass]] = {}
         self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
         anchor_roots: dict[object, Expr] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
+        if grammar.glued:
+            anchor_roots[_GLUED_TAG] = Alt(grammar.glued)
+        if grammar.continued:
+            anchor_roots[_CONTINUED_TAG] = Alt(grammar.continued)
         for i, (opener, _) in enumerate(grammar.bypass):
             anchor_roots[("open", i)] = Literals((opener,))
         self.anchors = ByteNFA(anchor_roots)
         self._anchor_start = [n for n in self.anchors.start(_ANCHOR_TAG) if n[0] != FINAL]
+        self._glued_start = [n for n in self.anchors.start(_GLUED_TAG) if n[0] != FINAL] if grammar.glued else []
+        self._continued = frozenset(
+            (ANCHOR, n) for n in self.anchors.start(_CONTINUED_TAG) if n[0] != FINAL
+        ) if grammar.continued else EMPTY
         self._opener_start = [
-            n for tag in anchor_roots if tag != _ANCHOR_TAG for n in self.anchors.start(tag) if n[0] != FINAL
+            n for tag in anchor_roots if tag not in _ANCHOR_TAGS for n in self.anchors.start(tag) if n[0] != FINAL
         ]
         self._citation_start = [
             n for i in range(len(grammar.citations)) for n in self.citations.start(i) if n[0] != FINAL
@@ -77,23 +90,26 @@ class AnswerDFA(LazyDFA):
         self._bases: dict[int, int | None] = {}
         self.initial = self.intern(frozenset({(FREE_MARK, BOUNDARY)}))
         self.free_text = True
-        self.anchor_final_bytes = self.anchors.final_bytes(_ANCHOR_TAG)
+        self.anchor_final_bytes = frozenset().union(*(self.anchors.final_bytes(tag) for tag in anchor_roots
+                                                      if tag in _ANCHOR_TAGS))
 
     def _spawn_step(self, byte: int) -> tuple[NodeSet, NodeSet, NodeSet]:
-        """What the threads a free position spawns (bypass openers, anchor and citation starts) reach
-        on a byte. The spawned nodes are implied by the free mark, not stored: there may be thousands."""
+        """What the threads a free position spawns (bypass openers and glued anchors anywhere, anchor
+        and citation starts at a word boundary) reach on a byte. The spawned nodes are implied by the
+        free mark, not stored: there may be thousands."""
         found = self._spawned.get(byte)
         if found is None:
-            openers = union([self.anchors.node_step(n, byte) for n in self._opener_start])
+            openers = union([self.anchors.node_step(n, byte) for n in (*self._opener_start, *self._glued_start)])
             anchors = union([self.anchors.node_step(n, byte) for n in self._anchor_start])
             cites = union([self._cite_step(n, byte) for n in self._citation_start])
             found = self._spawned[byte] = (openers, anchors, cites)
         return found
 
     def _free_closure(self, nodes: set[Node]) -> NodeSet:
-        """Restart free text after a finished citation."""
+        """Restart free text after a finished citation, with its continuations as partial anchors."""
         if not nodes.isdisjoint(self._citation_finals):
             nodes.add((FREE_MARK, WORD))
+            nodes |= self._continued
         return frozenset(nodes)
 
     def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
@@ -138,10 +154,10 @@ class AnswerDFA(LazyDFA):
         (None, None) when an anchor completed (free text ends), else (None, the partial anchors)."""
         found = self._anchor_outcomes.get(reached)
         if found is None:
-            opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] != _ANCHOR_TAG]
+            opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] not in _ANCHOR_TAGS]
             if opened:
                 found = (opened[0], None)
-            elif (FINAL, _ANCHOR_TAG) in reached:
+            elif any((FINAL, tag) in reached for tag in _ANCHOR_TAGS):
                 found = (None, None)
             else:
                 found = (None, frozenset((ANCHOR, n) for n in reached if n[0] != FINAL))

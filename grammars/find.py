@@ -104,11 +104,46 @@ def _as_scanned(found: FoundCitation, written: str, read: str) -> FoundCitation:
     return replace(found, form=form, scanned=scanned)
 
 
+def _lenient_char(char: str) -> str:
+    """How a name's character is matched: a space may be left out, ㆍ be any middle dot."""
+    if char == " ":
+        return _SPACE + "?"
+    return "[ㆍ·・‧]" if char == "ㆍ" else re.escape(char)
+
+
+_Trie = dict[str, "_Trie"]  # a name's next character, as `_lenient_char` matches it -> the rest
+_END = ""  # a trie key no character maps to: a name ends at this node
+
+
 def _lenient_names(names: Iterable[str]) -> str:
-    alternatives = sorted(set(names), key=len, reverse=True)
-    return "(?:" + "|".join(
-        re.escape(name).replace("\\ ", _SPACE + "?").replace("ㆍ", "[ㆍ·・‧]") for name in alternatives
-    ) + ")"
+    """One alternative per name, longest first, written as a trie: names sharing a prefix share
+    its branch, so the regex engine tries a few branches per position instead of every name (a
+    flat alternation of the statute book's 5,700 names cost 5.5 of the 6 s a 1 MB draft took to
+    scan). At each node the branch holding the longest name is tried first and a name ending
+    there last, the order of the flat longest-first alternation wherever two branches can match
+    the same text."""
+    root: _Trie = {}
+    for name in set(names):
+        node = root
+        for char in name:
+            node = node.setdefault(_lenient_char(char), {})
+        node[_END] = {}
+    return _trie_regex(root)[0]
+
+
+def _trie_regex(node: _Trie) -> tuple[str, int]:
+    """The regex of a trie node and the length of the longest name below it."""
+    branches = []
+    for piece, child in node.items():
+        if piece != _END:
+            below, longest = _trie_regex(child)
+            branches.append((piece + below, longest + 1))
+    branches.sort(key=lambda branch: -branch[1])
+    longest = branches[0][1] if branches else 0
+    alternatives = [regex for regex, _ in branches] + ([""] if _END in node else [])
+    if len(alternatives) == 1:
+        return alternatives[0], longest
+    return "(?:" + "|".join(alternatives) + ")", longest
 
 
 SHORT_NAMES = ("법", "영", "규칙")  # what `(이하 '영'이라 한다)` may declare; `법 제3조` and `영 제5조` use them

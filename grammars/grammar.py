@@ -6,7 +6,8 @@ anchors that switch it on in running text. An `AnswerGrammar` is the whole outpu
 free text in which every anchor occurrence must begin a well-formed citation, i.e.
 `(F C)* F` where `F` is any text containing no anchor and `C` any of the citations; anchors and
 citations count only at a word boundary (grammars.boundary), so `군형법 제100조` is free text to
-a lexicon without 군형법; text between a bypass pair (`<think>` … `</think>`) is never constrained.
+a lexicon without 군형법, unless a `glued` anchor, which counts anywhere, forbids it; text between
+a bypass pair (`<think>` … `</think>`) is never constrained.
 """
 
 from __future__ import annotations
@@ -27,3 +28,8 @@ class CitationGrammar:
 class AnswerGrammar:
     citations: tuple[CitationGrammar, ...]
     bypass: tuple[tuple[str, str], ...] = (("<think>", "</think>"),)
+    # Anchors that count wherever they begin, inside a word too (`…는형법제257조`); like any anchor,
+    # one that completes must be part of a citation begun at a word boundary.
+    glued: tuple[Expr, ...] = ()
+    # Anchors that count right after a citation closed (`의3` after `민법 제81조`).
+    continued: tuple[Expr, ...] = ()

@@ -6,6 +6,7 @@
         verdict = verifier.verify(citation)          # Verdict(status, citation, detail, canonical, source, …)
     DocumentResolver(database).resolve_text(text)    # messy -> canonical, changes listed
     lexicon_data(database)                           # {act name or 약칭: [article labels]} for grammars
+    read_histories(bundle, set(), BookReport())      # the statute book's acts, read without a database
 
 The other packages import these names only (tests/test_boundaries.py checks it).
 """
@@ -24,12 +25,16 @@ from verifier.errors import (
     VerifierError,
 )
 from verifier.importers import FileReport, import_file, import_paths
+from verifier.importers.book import BUNDLE_SUFFIX, read_histories
+from verifier.importers.history import BookReport
 from verifier.lexicon import build_lexicon, lexicon_data
 from verifier.resolver import Change, DocumentResolver, Resolution
 from verifier.verdict import Mismatch, Verdict, VerdictStatus
 from verifier.verify import Verifier
 
 __all__ = [
+    "BUNDLE_SUFFIX",
+    "BookReport",
     "Change",
     "Database",
     "DatabaseError",
@@ -54,4 +59,5 @@ __all__ = [
     "import_file",
     "import_paths",
     "lexicon_data",
+    "read_histories",
 ]

@@ -1,4 +1,4 @@
-"""`citegen-admin`: create, import, search, verify and audit the statute/case database.
+"""`citegen-admin`: create, import, dump, search, verify and audit the statute/case database.
 
 Every command takes `--database-url` (default: env CITEGEN_DATABASE_URL, else an SQLite file in
 the user's data directory). Exit codes: 0 ok, 1 a citation that did not verify, 2 bad usage or
@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CitationFinder, CitationParser
@@ -28,6 +29,7 @@ from verifier.config import default_database_url
 from verifier.database import Database
 from verifier.errors import DatabaseError, ImportFileError, VerifierError
 from verifier.importers import discover, import_file
+from verifier.importers.snapshot import write_snapshot
 from verifier.lexicon import build_lexicon, lexicon_data
 from verifier.names import normalise_court
 from verifier.resolver import DocumentResolver, Resolution
@@ -98,10 +100,17 @@ def init(database_url: DatabaseUrl = None) -> None:
 def import_(paths: Annotated[list[Path], typer.Argument(
         help="Files or folders: law.go.kr .xml/.json, .jsonl, a legalize-kr repository, tree, tarball or .md "
              "file, or a *.book.jsonl.xz statute book.")],
+            allow_shrink: Annotated[bool, typer.Option(
+                "--allow-shrink", help="Let an act body remove more than 2 % (and more than 5) of the act's "
+                                       "articles or provisions; refused otherwise, saying what would go.")] = False,
             database_url: DatabaseUrl = None) -> None:
     """Import law.go.kr responses (XML/JSON) and JSONL files (one transaction per file), and the
     statute book from legalize-kr or its bundle (one transaction per act; versions already held
-    are not read again, files that cannot be read are skipped and listed).
+    are not read again, files or acts that cannot be read or written are skipped and listed).
+
+    A file is refused whole (exit 2, the file and the node named, the database unchanged) when it is
+    not well-formed, an act body lacks the shape of one (기본정보, 조문/조문단위 rows with 조문번호),
+    a value is out of bounds (NaN, a name over 200 characters), or a body would shrink its act.
 
     Records already in the database (the same act, article or decision in an XML and a JSON
     response, or a file imported again) are updated in place, so the summary says what the
@@ -125,16 +134,16 @@ def import_(paths: Annotated[list[Path], typer.Argument(
                                     description=f"  {name[:40]}")
 
                 try:
-                    report = import_file(database, path, on_act)
+                    report = import_file(database, path, on_act, allow_shrink=allow_shrink)
                 except ImportFileError as error:
-                    err.print(f"error: {error}")
+                    err.print(f"error: {error}", markup=False)
                     err.print(f"{done} of {len(files)} files were imported before it, none after; the failed file "
                               "changed nothing. Fix or remove it and run the import again (re-importing is safe).")
                     raise typer.Exit(EXIT_BAD_INPUT) from error
                 progress.remove_task(acts)
                 skipped += len(report.skipped)
                 for row in report.skipped[:SKIPPED_SHOWN]:
-                    err.print(f"skipped {path} {row.position}: {row.reason}")
+                    err.print(f"skipped {path} {row.position}: {row.reason}", markup=False)
                 if len(report.skipped) > SKIPPED_SHOWN:
                     err.print(f"skipped {len(report.skipped) - SKIPPED_SHOWN} more rows of {path}")
                 progress.advance(task)
@@ -179,14 +188,14 @@ def search(query: Annotated[str, typer.Argument(
                  _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"),
                         [row.values() for row in found.get("cases", [])])))
     if not shown:
-        out.print(f"nothing matches {text!r}")
+        out.print(f"nothing matches {text!r}", markup=False)
 
 
 def _table(title: str, headers: tuple[str, ...], rows: Sequence[Iterable[object]]) -> int:
     if rows:
         table = Table(*headers, title=title)
         for row in rows:
-            table.add_row(*("" if value is None else str(value) for value in row))
+            table.add_row(*(Text("" if value is None else str(value)) for value in row))  # no markup in data
         out.print(table)
     return len(rows)
 
@@ -289,6 +298,21 @@ def export(output: Annotated[Path | None, typer.Option("--output", "-o", help="F
         err.print(f"error: expected a writable file at {output}, got: {error.strerror}")
         raise typer.Exit(EXIT_BAD_INPUT) from error
     out.print(f"wrote {len(data)} names to {output}")
+
+
+@app.command()
+def dump(output: Annotated[Path, typer.Argument(help="File to write the snapshot to (JSON lines).")],
+         database_url: DatabaseUrl = None) -> None:
+    """Write every imported table as JSON lines in a stable order (natural keys, no row ids), so two
+    databases, or one before and after a re-import, can be compared byte for byte."""
+    with _database(database_url) as database:
+        try:
+            with output.open("wb") as handle:
+                rows = write_snapshot(database, handle)
+        except OSError as error:
+            err.print(f"error: expected a writable file at {output}, got: {error.strerror}", markup=False)
+            raise typer.Exit(EXIT_BAD_INPUT) from error
+    out.print(f"wrote {rows} rows to {output}", markup=False)
 
 
 @app.command()

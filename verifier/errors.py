@@ -7,7 +7,9 @@
     └── ImportFileError            an input file cannot be imported; names the file and position
         ├── UnsafeXmlError             DTDs, entities (billion laughs), external references
         ├── MalformedFileError         not well-formed XML/JSON/JSONL, wrong encoding, truncated
-        └── UnsupportedShapeError      well-formed, but not a law.go.kr or JSONL shape we know
+        ├── UnsupportedShapeError      well-formed, but not a law.go.kr or JSONL shape we know
+        ├── InvalidValueError          a known shape holding a value out of bounds (too long, wrong type)
+        └── ShrinkError                a body that would drop more of an act than an amendment does
 
 Expected outcomes are values, not exceptions: a citation that does not verify is a `Verdict`,
 a citation the resolver cannot complete is a `Resolution` marked uncertain.
@@ -55,3 +57,11 @@ class MalformedFileError(ImportFileError):
 
 class UnsupportedShapeError(ImportFileError):
     pass
+
+
+class InvalidValueError(ImportFileError):
+    pass
+
+
+class ShrinkError(ImportFileError):
+    """Refused unless the import is told the shrinking is wanted (`--allow-shrink`)."""

@@ -29,6 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
+from cachetools import FIFOCache
+
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
 from grammars import CITED_NAMES, CitationForm, FoundCitation, IncompleteCitationError, ParsedCitation, StatuteCitation
@@ -38,6 +40,7 @@ logger = logging.getLogger(__name__)
 Action = Literal["kept", "rewritten", "suggested", "review"]
 NEEDS_REVIEW: frozenset[str] = frozenset({"suggested", "review"})
 CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
+MEMO_ENTRIES = 100_000  # answers a pipeline keeps of each kind, the oldest dropped first
 _VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it differently",
                     "not_found": "not in the database", "ambiguous": "more than one record matches",
                     "not_covered": "the database does not cover this court or period"}
@@ -124,6 +127,13 @@ class RecitePipeline:
     find: Callable[[str], Sequence[FoundCitation]]
     authority: Authority
     regenerator: Regenerator | None = None
+    # Answers kept for the run, at most MEMO_ENTRIES each, since a batch meets the same citations again
+    # and again: `_read_back`'s by canonical form (reading one back is a find), and, without a
+    # regenerator, `_decide`'s by what was written and how it resolved (`_decision_key`).
+    _read_backs: FIFOCache[str, ParsedCitation | None] = field(
+        default_factory=lambda: FIFOCache(MEMO_ENTRIES), init=False, repr=False)
+    _decisions: FIFOCache[tuple[object, ...], CitationOutcome] = field(
+        default_factory=lambda: FIFOCache(MEMO_ENTRIES), init=False, repr=False)
 
     def recite(self, document: Document) -> RecitedDocument:
         resolver = self.authority.document_resolver()  # one per document: back-references are local
@@ -131,7 +141,7 @@ class RecitePipeline:
         edits: dict[int, list[Edit]] = {}
         for stream, text in enumerate(document.streams):
             for found in self.find(text):
-                outcome = self._decide(text, stream, found, resolver.resolve(found))
+                outcome = self._decided(text, stream, found, resolver.resolve(found))
                 if outcome.action == "rewritten" and not document.is_editable(stream, *outcome.span):
                     outcome = replace(outcome, action="suggested",
                                        reason="the citation crosses a tab, line break or field; not rewritten")
@@ -141,6 +151,19 @@ class RecitePipeline:
                 logger.debug("%s %r -> %r (%s)", outcome.action, outcome.original, outcome.canonical, outcome.verdict)
                 outcomes.append(outcome)
         return RecitedDocument(tuple(outcomes), edits)
+
+    def _decided(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
+        """`_decide`'s outcome, from the run's memo where it can be: a decision depends on where the
+        citation stands only through re-generation, which reads the text around it."""
+        if self.regenerator is not None:
+            return self._decide(text, stream, found, resolution)
+        start, end = found.span
+        key = (text[start:end], found.citation, found.form, found.declares, found.through, found.scanned, resolution)
+        decided = self._decisions.get(key)
+        if decided is None:
+            decided = self._decisions[key] = self._decide(text, stream, found, resolution)
+        return decided if decided.span == found.span and decided.stream == stream else \
+            replace(decided, stream=stream, span=found.span)
 
     def _decide(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         start, end = found.span
@@ -226,10 +249,14 @@ class RecitePipeline:
 
     def _read_back(self, canonical: str) -> ParsedCitation | None:
         """The one complete citation the finder reads in `canonical`, spanning all of it; None otherwise."""
+        if canonical in self._read_backs:
+            return self._read_backs[canonical]
         found = self.find(canonical)
-        if len(found) != 1 or found[0].span != (0, len(canonical)) or not found[0].citation.is_complete:
-            return None
-        return found[0].citation
+        read = None
+        if len(found) == 1 and found[0].span == (0, len(canonical)) and found[0].citation.is_complete:
+            read = found[0].citation
+        self._read_backs[canonical] = read
+        return read
 
     def _replacement_problem(self, written: ParsedCitation, replacement: str) -> str | None:
         """Why `replacement` may not stand for the citation as written, in words; None when it may."""

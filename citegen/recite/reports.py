@@ -27,6 +27,7 @@ from markupsafe import Markup
 from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome
 
 ACTIONS = ("kept", "rewritten", "suggested", "review")
+DIFF_PIECE = 1 << 20  # characters of a document's diff fragment the report writer holds at a time
 _NEWLINE = re.compile("\n")
 
 
@@ -92,8 +93,12 @@ class ResultFiles:
             with self.outcomes.open(encoding="utf-8") as lines:
                 yield from lines
 
-    def diff_html(self) -> Markup:
-        return Markup(self.diff.read_text("utf-8")) if self.diff.exists() else Markup()
+    def diff_html(self) -> Iterator[Markup]:
+        """The diff fragment in pieces of at most DIFF_PIECE characters: a 50 MB draft's is ~200 MB."""
+        if self.diff.exists():
+            with self.diff.open(encoding="utf-8") as fragment:
+                for piece in iter(lambda: fragment.read(DIFF_PIECE), ""):
+                    yield Markup(piece)
 
 
 def outcome_record(outcome: CitationOutcome) -> dict:

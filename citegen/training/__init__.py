@@ -1,6 +1,7 @@
-"""Build the shipped test-and-demo model `data/models/ko-legal-tiny` from the sample law data.
+"""Build the shipped test-and-demo model `data/models/ko-legal-tiny` from the real statute book.
 
-    sources    read acts and decisions from data/synthetic_law (synthetic sample acts) and data/cases (law.go.kr shapes)
+    sources    the corpus's acts (the statute book in force, handed over as plain values by
+               citegen.commands.statute_book; or law.go.kr `<법령>` bodies) and decisions (data/cases)
     corpus     seeded synthetic Korean legal Q&A, citations mostly canonical, some messy or wrong
     tokenizer  byte-level BPE with a ChatML template
     train      a tiny LlamaForCausalLM trained with a plain torch loop

@@ -1,4 +1,5 @@
-"""A synthetic corpus of Korean legal Q&A in chat form, generated from the sample law data.
+"""A synthetic corpus of Korean legal Q&A in chat form, generated from the law data (the real
+statute book's acts in force, the sample decisions).
 
 Answers cite statutes and decisions. Most citations are rendered by grammars' value types
 (`CaseCitation.canonical()`, `StatuteCitation.canonical()`: the one definition of a citation); a
@@ -188,9 +189,9 @@ def _quoted_act(citation: StatuteCitation) -> str:
 
 
 class CorpusGenerator:
-    """Draws samples of four kinds: explain an article, explain a decision, link a decision to the
-    articles it applied, compare two articles of an act. ~`think_rate` of answers open with a
-    `<think>` block."""
+    """Draws samples of five kinds: explain an article, explain a decision, link a decision to the
+    articles it applied, compare two articles of an act, follow an article's reference to another
+    article (the references its text makes). ~`think_rate` of answers open with a `<think>` block."""
 
     def __init__(self, data: LawData, seed: int, messy_rate: float = 0.15, think_rate: float = 0.25,
                  system_rate: float = 0.2, asked_messy_rate: float = 0.4, mirror_rate: float = 0.6) -> None:
@@ -212,10 +213,12 @@ class CorpusGenerator:
         self._featured = [(act, article) for act in data.acts for article in act.articles
                           if not article.is_placeholder
                           or (act.name, article.number, article.branch) in self._decisions_by_article]
+        self._referring = [(act, article) for act in data.acts for article in act.articles if article.references]
 
     def samples(self, count: int) -> Iterator[Sample]:
-        kinds = (self._explain_article, self._explain_decision, self._link_decision, self._compare_articles)
-        weights = (0.4, 0.25, 0.25 if self._linked else 0.0, 0.1)
+        kinds = (self._explain_article, self._explain_decision, self._link_decision, self._compare_articles,
+                 self._follow_reference)
+        weights = (0.35, 0.2, 0.2 if self._linked else 0.0, 0.1, 0.15 if self._referring else 0.0)
         for _ in range(count):
             yield self._rng.choices(kinds, weights)[0]()
 
@@ -327,6 +330,23 @@ class CorpusGenerator:
                f"반면 {josa(other.text, '은', '는')} {josa(second.title, '을', '를')} 정합니다. {second.text}"
         thought = f"{act.name}의 두 조문을 나란히 놓고 비교한다."
         return self._finish(question, body, [one, other], thought)
+
+    def _follow_reference(self) -> Sample:
+        act, article = self._rng.choice(self._referring)
+        target = self._rng.choice(article.references)
+        referred = self._article_of(target)
+        assert referred is not None  # sources keeps only references to live articles of the corpus's acts
+        source = act.cite(article)
+        asked = self._writer.statute(source, self._asked_messy_rate)
+        use = self._answer_as_asked(asked, lambda: self._writer.statute(source))
+        other = self._writer.statute(target)
+        question = self._rng.choice((f"{josa(asked.text, '이', '가')} 언급하는 조문은 무엇인가요?",
+                                     f"{josa(asked.text, '과', '와')} 함께 보아야 할 조문을 알려 주세요."))
+        body = f"{josa(use.text, '은', '는')} {_about(article)}다음과 같이 규정합니다. {article.text} " \
+               f"이 조문은 {josa(other.text, '을', '를')} 언급하는데, {josa(other.text, '은', '는')} " \
+               f"{_about(referred)}다음과 같이 규정합니다. {referred.text}"
+        thought = f"{source.canonical()}의 본문에서 다른 조문을 가리키는 부분을 찾아 그 조문을 확인한다."
+        return self._finish(question, body, [use, other], thought, asked)
 
 
 def write_corpus(samples: list[Sample], path: Path) -> None:

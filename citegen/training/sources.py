@@ -1,11 +1,18 @@
-"""Read the sample law data (law.go.kr shapes, ../shared/reference/legal-citations.md §2.4) into the
-few facts the corpus needs: acts with their articles, and decisions with their citation fields.
+"""Turn law data into the few facts the corpus needs: acts with their articles (title, what the
+text says, the provisions it refers to), and decisions with their citation fields.
+
+Two sources of acts:
+- the real statute book (data/law): the composition root reads the bundle with the verifier's
+  reader (`citegen.commands.statute_book`) and hands the articles in force over as plain
+  `ArticleText` values; `book_acts` chooses the acts of the corpus and reads their texts;
+- law.go.kr `<법령>` bodies (../shared/reference/legal-citations.md §2.4, the synthetic sample
+  and test fixtures), read leniently here by `read_law_data`.
+Decisions come from law.go.kr case bodies (data/cases: synthetic sample decisions), any record with
+a 사건번호 and a date, whatever its wrapper (PrecService, PrecSearch rows, 헌재 detc bodies).
 
 This is a reader for corpus generation only. The verifier owns the real importers (validation,
 hostile input, the database); this module never imports it (STYLE.md: citegen's library code sees
-grammars only), so it reads the same files leniently: any XML or JSON file under a folder, any
-`<법령>` body, and any record with a 사건번호 and a date, whatever its wrapper
-(PrecService, PrecSearch rows, 헌재 detc bodies).
+grammars only).
 """
 
 from __future__ import annotations
@@ -13,12 +20,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import random
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from citegen.training.errors import TrainingDataError
 from grammars import (
@@ -45,6 +53,30 @@ _COURT_NAMES = {**{short: court.name for court in COURTS for short in court.abbr
                 **{name: name for name in COURTS_BY_NAME}}
 
 
+# The acts most cited in real writing: the codes, procedure, labour, lease, tax, crime and
+# administrative acts that data/cases' decisions apply and data/law/aliases.json abbreviates.
+CORE_ACTS = (
+    "대한민국헌법", "민법", "형법", "민사소송법", "형사소송법", "상법", "민사집행법", "가사소송법", "행정소송법",
+    "행정심판법", "행정절차법", "행정기본법", "국가배상법", "헌법재판소법", "근로기준법", "근로자퇴직급여 보장법",
+    "산업안전보건법", "중대재해 처벌 등에 관한 법률", "주택임대차보호법", "상가건물 임대차보호법",
+    "집합건물의 소유 및 관리에 관한 법률", "건축법", "도로교통법", "소득세법", "부가가치세법", "국세기본법",
+    "특정범죄 가중처벌 등에 관한 법률", "특정경제범죄 가중처벌 등에 관한 법률", "폭력행위 등 처벌에 관한 법률",
+    "성폭력범죄의 처벌 등에 관한 특례법", "가정폭력범죄의 처벌 등에 관한 특례법", "아동ㆍ청소년의 성보호에 관한 법률",
+    "개인정보 보호법", "정보통신망 이용촉진 및 정보보호 등에 관한 법률", "독점규제 및 공정거래에 관한 법률",
+    "저작권법", "특허법",
+)
+MIN_ARTICLES = 10  # an act drawn besides the core ones has at least this many articles with text
+
+
+class ArticleText(NamedTuple):
+    """An article of an act in force as the statute book holds it (label, title, Markdown text)."""
+
+    number: int
+    branch: int  # 0 for 제N조, M for 제N조의M
+    title: str | None
+    text: str
+
+
 @dataclass(frozen=True, slots=True)
 class Article:
     number: int
@@ -52,6 +84,7 @@ class Article:
     title: str  # empty for acts without article titles (대한민국헌법)
     text: str  # the first sentence of its first paragraph, numbering marks removed
     paragraphs: int
+    references: tuple[StatuteCitation, ...] = ()  # other articles its text refers to, in the corpus's acts
 
     @property
     def is_placeholder(self) -> bool:
@@ -86,13 +119,21 @@ class LawData:
 
 
 def read_law_data(law_dir: Path, case_dir: Path) -> LawData:
-    """Read every act under `law_dir` and every decision under `case_dir`, sorted for reproducibility."""
-    for folder in (law_dir, case_dir):
-        if not folder.is_dir():
-            raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {folder}")
+    """Read every `<법령>` body under `law_dir` and every decision under `case_dir`."""
+    if not law_dir.is_dir():
+        raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {law_dir}")
     acts = {act.name: act for tree in _trees(law_dir) for act in _acts(tree)}
+    return law_data(tuple(acts.values()), case_dir, law_dir / "aliases.json")
+
+
+def law_data(acts: Sequence[Act], case_dir: Path, aliases_file: Path) -> LawData:
+    """The acts with every decision under `case_dir` and the aliases of `aliases_file` (if it
+    exists) that name one of them, sorted for reproducibility."""
+    if not case_dir.is_dir():
+        raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {case_dir}")
+    by_name = {act.name: act for act in acts}
     # The grammars' own finder reads 사건번호 and 참조조문: "a citation" is defined once.
-    finder = CitationFinder(CitationParser.for_lexicon({name: None for name in acts}))
+    finder = CitationFinder(CitationParser.for_lexicon({name: None for name in by_name}))
     decisions: dict[str, Decision] = {}
     for tree in _trees(case_dir):
         for record in _case_records(tree):
@@ -102,20 +143,94 @@ def read_law_data(law_dir: Path, case_dir: Path) -> LawData:
             key = str(decision.citation.case_number)
             if key not in decisions or len(decision.holding) > len(decisions[key].holding):
                 decisions[key] = decision
-    if not acts or not decisions:
+    if not by_name or not decisions:
         raise TrainingDataError(
-            f"expected acts in {law_dir} and decisions in {case_dir}, got {len(acts)} acts and "
-            f"{len(decisions)} decisions"
+            f"expected acts and decisions, got {len(by_name)} acts and {len(decisions)} decisions in {case_dir}"
         )
-    aliases_file = law_dir / "aliases.json"
     aliases = json.loads(aliases_file.read_text(encoding="utf-8")) if aliases_file.is_file() else {}
-    aliases = {alias: name for alias, name in sorted(aliases.items()) if name in acts}
-    logger.info("read %d acts and %d decisions", len(acts), len(decisions))
+    aliases = {alias: name for alias, name in sorted(aliases.items()) if name in by_name}
+    logger.info("read %d acts and %d decisions", len(by_name), len(decisions))
     return LawData(
-        tuple(acts[name] for name in sorted(acts)),
+        tuple(by_name[name] for name in sorted(by_name)),
         tuple(decisions[number] for number in sorted(decisions)),
         aliases,
     )
+
+
+def book_acts(book: Mapping[str, tuple[str, Sequence[ArticleText]]], others: int, seed: int,
+              core: Sequence[str] = CORE_ACTS) -> tuple[Act, ...]:
+    """The corpus's acts from the statute book in force (`{name: (법령구분, articles)}`): every
+    `core` act, and `others` 법률 drawn with `seed` from the rest that have MIN_ARTICLES articles
+    with text. Each keeps its live articles: real titles, the first sentence of the text, and the
+    references its text makes to articles of the chosen acts."""
+    missing = [name for name in core if name not in book]
+    if missing:
+        raise TrainingDataError(f"expected the statute book to hold every core act in force, got none named {missing}")
+    rest = sorted(name for name, (kind, articles) in book.items()
+                  if name not in core and kind == "법률" and len(articles) >= MIN_ARTICLES)
+    if not 0 <= others <= len(rest):
+        raise TrainingDataError(f"expected 0 to {len(rest)} other acts to draw, got {others}")
+    chosen = sorted((*core, *random.Random(seed).sample(rest, others)))
+    finder = CitationFinder(CitationParser.for_lexicon({name: None for name in chosen}))
+    live = {name: {(a.number, a.branch) for a in book[name][1]} for name in chosen}
+    acts = []
+    for name in chosen:
+        articles = [_book_article(name, article, finder, live) for article in book[name][1]]
+        kept = tuple(article for article in articles if article is not None)
+        acts.append(Act(name, None, kept, max(article.number for article in kept)))
+    logger.info("chose %d acts of the statute book (%d core, %d drawn), %d articles",
+                len(acts), len(core), others, sum(len(act.articles) for act in acts))
+    return tuple(acts)
+
+
+_CIRCLED = re.compile(r"\*\*([①-⑳])\*\*")  # Markdown's bold 항 marks
+_ESCAPED_DOT = re.compile(r"\\\.")  # `1\.` in Markdown: a 호 number
+# Notes the statute book appends to provisions (`<개정 2018.3.20>`, `[본조신설 2009. 5. 8.]`), not law text.
+_EDITORIAL_NOTE = re.compile(r"\s*(?:<[^<>]*\d{4}[^<>]*>|\[[^\[\]]*\d{4}\.[^\[\]]*\])")
+# A bare `제N조` in an act's text names an article of the same act; `법 제N조` / `영 제N조` (a decree's
+# 법률) and `「다른 법」 제N조` of an act outside the corpus do not.
+_BARE_ARTICLE = re.compile(r"(?<!법 )(?<!영 )(?<!규칙 )(?<!」 )(?<![가-힣0-9」])제(\d+)조(?:의(\d+))?")
+_PARAGRAPH = re.compile(r"^[①-⑳]", re.MULTILINE)
+
+
+def _book_article(act: str, article: ArticleText, finder: CitationFinder,
+                  live: Mapping[str, set[tuple[int, int]]]) -> Article | None:
+    text = _EDITORIAL_NOTE.sub("", _ESCAPED_DOT.sub(".", _CIRCLED.sub(r"\1", article.text)))
+    first = _LEADING_MARK.sub("", text.split("\n\n", 1)[0])
+    if not first.strip() or first.lstrip().startswith("삭제"):
+        return None
+    itself = (act, article.number, article.branch)
+    references = [ref for ref in _references(act, text, finder) if ref != itself]
+    return Article(
+        article.number,
+        article.branch or None,
+        article.title or "",
+        _first_sentence(first),
+        len(_PARAGRAPH.findall(text)),
+        tuple(dict.fromkeys(StatuteCitation(name, number, branch or None) for name, number, branch in references
+                            if (number, branch) in live.get(name, ()))),
+    )
+
+
+def _references(act: str, text: str, finder: CitationFinder) -> Iterator[tuple[str, int, int]]:
+    """(act, article, branch) of each article `act`'s text refers to: named (`「민법」 제3조`, and
+    what continues it), `이 법 제N조`, `같은 법 제N조` (the act named last), and bare `제N조`."""
+    named_spans: list[tuple[int, int]] = []
+    previous: str | None = None
+    for found in finder.find(text, lenient=True):
+        citation = found.citation
+        if not isinstance(citation, StatuteCitation) or citation.article is None:
+            continue
+        named_spans.append(found.span)
+        back = (citation.back_reference or "").replace(" ", "")
+        target = citation.act or {"이법": act, "같은법": previous, "동법": previous}.get(back)
+        if target is None:
+            continue
+        previous = target if citation.act is not None else previous
+        yield target, citation.article, citation.article_branch or 0
+    for match in _BARE_ARTICLE.finditer(text):
+        if not any(start <= match.start() < end for start, end in named_spans):
+            yield act, int(match.group(1)), int(match.group(2) or 0)
 
 
 def _trees(folder: Path) -> Iterator[Tree]:
@@ -169,10 +284,14 @@ def _text(node: Tree, key: str) -> str:
 
 
 def _first_sentence(text: str, limit: int = 140) -> str:
+    """Up to the first `다.`, or the words that fit in `limit` characters and `…` (never half a word)."""
     text = " ".join(text.split())
     end = text.find("다.")
-    sentence = text[: end + 2] if 0 <= end < limit else text[:limit]
-    return sentence.strip()
+    if 0 <= end < limit:
+        return text[: end + 2].strip()
+    if len(text) <= limit:
+        return text.strip()
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",") + "…"
 
 
 def _acts(tree: Tree) -> Iterator[Act]:
@@ -249,8 +368,9 @@ def _decision(record: Tree, finder: CitationFinder) -> Decision | None:
 
 def _case_number(text: str, finder: CitationFinder) -> CaseNumber | None:
     found = finder.find(text, lenient=True)
-    whole = len(found) == 1 and found[0].span == (0, len(text)) and isinstance(found[0].citation, CaseCitation)
-    return found[0].citation.case_number if whole else None  # type: ignore[union-attr]
+    if len(found) != 1 or found[0].span != (0, len(text)) or not isinstance(found[0].citation, CaseCitation):
+        return None
+    return found[0].citation.case_number
 
 
 def _referenced_statutes(text: str, finder: CitationFinder) -> tuple[StatuteCitation, ...]:

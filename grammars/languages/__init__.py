@@ -3,6 +3,7 @@
 from grammars.languages.answer import answer_grammar
 from grammars.languages.case import case_grammar
 from grammars.languages.lexicon import Lexicon, as_lexicon, default_lexicon
-from grammars.languages.statute import statute_grammar
+from grammars.languages.statute import names_then_je, statute_grammar, title_then_je
 
-__all__ = ["Lexicon", "answer_grammar", "as_lexicon", "case_grammar", "default_lexicon", "statute_grammar"]
+__all__ = ["Lexicon", "answer_grammar", "as_lexicon", "case_grammar", "default_lexicon", "names_then_je",
+           "statute_grammar", "title_then_je"]

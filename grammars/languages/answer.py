@@ -8,7 +8,7 @@ from grammars.errors import GrammarError
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.languages.case import case_grammar
 from grammars.languages.lexicon import Lexicon
-from grammars.languages.statute import statute_grammar
+from grammars.languages.statute import continued_head, glued_head, statute_grammar
 
 DEFAULT_BYPASS = (("<think>", "</think>"),)
 
@@ -23,7 +23,9 @@ def answer_grammar(
 ) -> AnswerGrammar:
     """The answer language over the chosen citation kinds; text between a bypass pair is never
     constrained (a `<think>` block may mention `대법원 2` freely). `forbid_shorthand` adds the
-    abbreviations and back-references to the anchors (see case_grammar, statute_grammar)."""
+    abbreviations and back-references to the anchors (see case_grammar, statute_grammar), and a
+    statute-shaped head anywhere, inside a word too (statute.glued_head) or right after a citation
+    (statute.continued_head), whatever kinds are cited."""
     citations: list[CitationGrammar] = []
     if case:
         citations.append(case_grammar(courts=courts, forbid_shorthand=forbid_shorthand))
@@ -36,4 +38,8 @@ def answer_grammar(
         if len(pair) != 2 or not all(isinstance(mark, str) and mark for mark in pair):
             raise GrammarError(f"expected bypass pairs of two non-empty strings, got {pair!r} at {position}")
         pairs.append((pair[0], pair[1]))
-    return AnswerGrammar(citations=tuple(citations), bypass=tuple(pairs))
+    if not forbid_shorthand:
+        return AnswerGrammar(citations=tuple(citations), bypass=tuple(pairs))
+    return AnswerGrammar(
+        citations=tuple(citations), bypass=tuple(pairs), glued=(glued_head(),), continued=(continued_head(),)
+    )

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from grammars.act_names import ACT_ENDINGS
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import ANY_DIGIT
-from grammars.languages.drafts import LOOSE_SPACE, loose_article_head
+from grammars.languages.drafts import LOOSE_GAP, LOOSE_SPACE, loose_article_head
 from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
 
 # Numbers up to 99 as Literals (the compiler's cheap path); articles up to 9999 stay a small regex.
@@ -31,6 +32,8 @@ BACK_REFERENCES = ("같은 법", "동법", "이 법")
 # 목 are lettered in 가나다 order; 14 letters are the most any item has.
 SUBITEM_LETTERS = tuple("가나다라마바사아자차카타파하")
 HEAD_SEPARATOR = " 제"
+# How the title of an act or a treaty ends (grammars.act_names), 법률 included.
+TITLE_ENDINGS = (*ACT_ENDINGS, "법률")
 
 
 def provision_tail() -> Expr:
@@ -71,6 +74,37 @@ def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:
         # cannot be cited canonically either.
         loose_article_head(seq("「", names, "」")),
     )
+
+
+def glued_head() -> Expr:
+    """The end of a title and an article, wherever it begins (`법 제3`, `령제5`, `법률 제766`): with
+    `forbid_shorthand` an anchor that counts inside a word too, so no statute-shaped text is written
+    outside a citation, whether its act is one no lexicon holds (`민법 시행령 제1조`, `…에 관한 법률
+    제766조`) or a name glued to the word before it (`…는형법제257조`, `근로기준법소득세법 제12조`). A
+    lexicon's citation holds it and goes on; prose rarely does (`방법 제1안`)."""
+    return loose_article_head(Literals(TITLE_ENDINGS))
+
+
+def title_then_je(lexicon: Lexicon) -> Expr:
+    """`법 제`, `령제`, `법률 제`: the end of a title (TITLE_ENDINGS, or a name of `lexicon` ending
+    otherwise), a loose gap and 제. As a glued anchor of an answer narrowed to some acts, only a
+    citation of those acts goes on from it: a model that began `민법 제…` or `민법 시행령 제…` and had its
+    digit refused cannot leave the head half-written (`민법 제 있다`, `민법 시행령 제조는`). The name alone
+    stays prose (`민법에 따르면`, `민법 규정`); `…법 제정` is not writable in such answers."""
+    others = (name for name in (*lexicon.grammar_names, *lexicon.informal) if not name.endswith(TITLE_ENDINGS))
+    return seq(Literals(tuple(sorted({*TITLE_ENDINGS, *others}))), LOOSE_GAP, "제")
+
+
+def names_then_je(names: Iterable[str]) -> Expr:
+    """`형법 제`: where `title_then_je` completes inside a citation of one of `names`, the start of that
+    citation, for an anchor that says where it begins."""
+    return seq(Literals(tuple(sorted(names))), HEAD_SEPARATOR)
+
+
+def continued_head() -> Expr:
+    """A provision's continuation (`의3`, ` 제5`) right after a citation closed: with `forbid_shorthand`
+    an anchor there, so a branch or part the act lacks is not written on as prose (`민법 제81조` + `의3`)."""
+    return Alt((seq("의", ANY_DIGIT), seq(LOOSE_GAP, "제", LOOSE_GAP, ANY_DIGIT)))
 
 
 def statute_grammar(

@@ -59,3 +59,43 @@ def test_a_citation_the_narrowing_leaves_out_cannot_be_written_as_free_text(
 ) -> None:
     automaton = automaton_of(answer_grammar_for(LEXICON, narrowing))
     assert (automaton.walk(automaton.initial, text.encode()) != DEAD) == writable
+
+
+HALF_WRITTEN = [
+    ("민법 제 있다", False),
+    ("민법 제조의", False),
+    ("민법제도", False),
+    ("민법 규정에 따르면", True),
+    ("민법에 따라", True),
+    ("형법 제250조", True),
+    ("형법 제정 당시", False),  # 제 after a title goes on only as a citation of the acts kept
+    ("민법 시행령 제 있다", False),
+    ("형법 제250조 제1항", True),
+]
+
+
+@pytest.mark.parametrize(("text", "writable"), HALF_WRITTEN, ids=[t for t, _ in HALF_WRITTEN])
+def test_no_head_of_an_act_left_out_can_be_begun(text: str, writable: bool) -> None:
+    automaton = automaton_of(answer_grammar_for(LEXICON, Narrowing(courts=(), acts=("형법",))))
+    assert (automaton.walk(automaton.initial, text.encode()) != DEAD) == writable
+
+
+UNANCHORED = [  # statute-shaped text the strict last check used to withhold: now unwritable
+    ("그는형법제355조를", False),
+    ("근로기준법소득세법 제12조", False),
+    ("민법 시행령 제1조", False),
+    ("손해배상청구권의 소멸시효에 관한 법률 제766조", False),
+    ("민법 제750조의3", False),
+    ("민법 제750조 제100항", False),
+    ("민법 제750조의 요건", True),
+    ("민법 제750조 제1항", True),
+    ("방법 제시", True),
+    ("<think>민법 시행령 제1조</think>", True),
+]
+
+
+@pytest.mark.parametrize(("text", "writable"), UNANCHORED, ids=[t for t, _ in UNANCHORED])
+def test_no_statute_shaped_text_is_written_outside_a_citation(text: str, writable: bool) -> None:
+    for forbid, expected in ((True, writable), (False, True)):
+        automaton = automaton_of(answer_grammar_for(LEXICON, forbid_shorthand=forbid))
+        assert (automaton.walk(automaton.initial, text.encode()) != DEAD) == expected, forbid

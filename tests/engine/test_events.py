@@ -5,10 +5,10 @@ straddles anchors and splits Hangul characters)."""
 from __future__ import annotations
 
 import pytest
-from tiny_lm import citation_language
 
-from citegen.constraint import Constraint
+from citegen.constraint import Constraint, Narrowing, compile_language, narrowed_answer_grammar
 from citegen.events import CitationDelta, CitationEnd, CitationStart, ProseDelta, TextEventMachine
+from grammars import answer_grammar
 
 
 def held_heads(events: list) -> int:
@@ -47,9 +47,18 @@ def feed(tiny, constraint: Constraint, tokens: list[int], stop: tuple[str, ...] 
     return events, machine.text
 
 
-@pytest.fixture(scope="module")
-def constraint(tiny) -> Constraint:
-    return Constraint.of(citation_language(tiny), tiny.vocab_size)
+LANGUAGES = {
+    "lenient": answer_grammar,
+    # every anchor of generation: glued heads and a citation's continuation (` 제1항` after `제750조`)
+    "strict": lambda: answer_grammar(forbid_shorthand=True),
+    # `형법 제` opens the citation: 제 after a title goes on only into an act kept
+    "narrowed": lambda: narrowed_answer_grammar(None, Narrowing(acts=("민법", "형법")), forbid_shorthand=True),
+}
+
+
+@pytest.fixture(scope="module", params=list(LANGUAGES), ids=list(LANGUAGES))
+def constraint(tiny, request: pytest.FixtureRequest) -> Constraint:
+    return Constraint.of(compile_language(LANGUAGES[request.param](), tiny.vocabulary), tiny.vocab_size)
 
 
 TEXTS = {

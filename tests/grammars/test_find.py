@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import replace
 
 import pytest
 
 from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, find_citations
-from grammars.find import SAME_DECREE_KIND, read_scanned
+from grammars.find import SAME_DECREE_KIND, default_finder, read_scanned
+from grammars.find import _lenient_names as trie_of_names
+from grammars.find import _statute_pattern as statute_pattern
 
 F = CitationForm
 
@@ -515,3 +518,29 @@ def test_hostile_input_costs_time_in_proportion_to_its_length(text: str) -> None
 
     quarter = text[: len(text) // 4]
     assert cost(text) <= 8 * cost(quarter) + 0.05
+
+
+def _flat_names(names: tuple[str, ...]) -> str:
+    """The alternation the trie stands for: every name, longest first, spaces optional, any middle dot."""
+    return "(?:" + "|".join(re.escape(name).replace("\\ ", "[ \t\u00a0\u3000]?").replace("ㆍ", "[ㆍ·・‧]")
+                            for name in sorted(set(names), key=len, reverse=True)) + ")"
+
+
+def test_the_trie_of_act_names_finds_what_the_flat_longest_first_alternation_finds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    lexicon = default_finder().lexicon
+    names = lexicon.grammar_names + tuple(lexicon.informal)
+    variants = [variant for name in names for variant in
+                (name, name.replace(" ", ""), name.replace("ㆍ", "·"), f"{name} 시행령", f"{name.replace(' ', '')}시행규칙")]
+    text = "\n".join(f"{variant} 제3조 제1항, {variant}제4조의2 및 구 {variant} 부칙 제2조" for variant in variants)
+    trie = statute_pattern(names)
+    monkeypatch.setattr("grammars.find._lenient_names", _flat_names)
+    flat = statute_pattern(names)
+
+    found = [(match.span(), match.groupdict()) for match in trie.finditer(text)]
+
+    assert found == [(match.span(), match.groupdict()) for match in flat.finditer(text)]
+    assert len(found) > len(variants)  # each line has a head with a name
+    # Shared prefixes share a branch; the longer branch first, a name ending at a node last.
+    assert (trie_of_names(["민법", "민법 시행규칙", "민사소송법", "민사 집행법"])
+            == "민(?:법(?:[ \t\u00a0\u3000]?시행규칙|)|사(?:[ \t\u00a0\u3000]?집행법|소송법))")

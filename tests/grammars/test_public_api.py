@@ -13,7 +13,8 @@ EXPECTED = {
     "GrammarError", "IncompleteCitationError", "LEGACY_CODES", "Lexicon", "LexiconError", "Panel", "ParsedCitation",
     "SAME_DECREE_KIND", "StatuteCitation", "TokenIndex", "TokenizerError", "UnsupportedPatternError", "Vocabulary",
     "answer_grammar", "as_lexicon", "case_grammar", "compile_index", "default_finder", "default_lexicon",
-    "find_citations", "format_date", "parse_citation", "statute_grammar", "vocabulary_of",
+    "find_citations", "format_date", "names_then_je", "parse_citation", "statute_grammar", "title_then_je",
+    "vocabulary_of",
 }  # fmt: skip
 
 

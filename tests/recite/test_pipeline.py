@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -254,3 +255,40 @@ def test_the_articles_inside_a_range_are_verified_too(tmp_path: Path, written: s
     later_end = outcomes[-1]
     assert later_end.verdict == "verified" and says in later_end.reason, later_end
     assert later_end.action == action or (action == "kept" and later_end.action == "rewritten"), later_end
+
+
+
+def _find_every_bare(text: str) -> list[FoundCitation]:
+    """Each `BARE` in the draft; a canonical or re-generated form read back is one citation."""
+    if text in (CANONICAL, REGENERATED):
+        return [FoundCitation((0, len(text)), CASE, CitationForm.CANONICAL)]
+    return [FoundCitation(match.span(), CASE, CitationForm.BARE_CASE_NUMBER)
+            for match in re.finditer(re.escape(BARE), text)]
+
+
+class _AfterCaseLaw:
+    """Suggests only right after 판례: its answer depends on where the citation stands."""
+
+    def suggest(self, before: str, written: ParsedCitation, after: str) -> str | None:
+        return REGENERATED if before.endswith("판례") else None
+
+
+@pytest.mark.parametrize(("resolution", "regenerator", "actions"), [
+    (Resolution(CASE), None, ["rewritten", "rewritten", "rewritten"]),
+    (Resolution(None), _AfterCaseLaw(), ["review", "suggested", "review"]),
+], ids=["decided-once", "regenerated-in-context"])
+def test_a_citation_written_again_is_decided_where_it_stands(tmp_path: Path, resolution: Resolution,
+                                                             regenerator: _AfterCaseLaw | None,
+                                                             actions: list[str]) -> None:
+    path = tmp_path / "draft.txt"
+    path.write_text(f"첫째 {BARE}.\n판례{BARE}에 따르면\n다시 {BARE}.", encoding="utf-8")
+    document = read_document(path)
+    pipeline = RecitePipeline(_find_every_bare, _Given(resolution, Check("verified")), regenerator)
+
+    first, again = pipeline.recite(document), pipeline.recite(document)  # the second from the run's memo
+
+    spans = [match.span() for match in re.finditer(re.escape(BARE), document.streams[0])]
+    for recited in (first, again):
+        assert [outcome.span for outcome in recited.outcomes] == spans
+        assert [outcome.action for outcome in recited.outcomes] == actions
+    assert first == again

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from pathlib import Path
 
+import pytest
+
+from citegen.recite import reports
 from citegen.recite.pipeline import CitationOutcome
-from citegen.recite.reports import write_diff
+from citegen.recite.reports import DocumentReport, ResultFiles, SummaryRow, write_diff, write_html
 
 
 def _outcome(stream: int, text: str, cited: str, action: str, canonical: str | None, reason: str = "",
@@ -51,3 +55,23 @@ def test_each_changed_line_is_one_row_numbered_in_its_stream_and_kept_citations_
 
 def test_a_document_without_changes_says_so() -> None:
     assert render_diff(["민법 제750조"], []) == '<p class="quiet">No citation changed or needs review.</p>'
+
+
+def test_the_page_holds_a_documents_diff_whole_whatever_the_pieces_it_is_read_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "민소법 제1조와 민소법 제2조\n둘째 줄의 민소법 제3조"
+    outcomes = [_outcome(0, body, cited, "rewritten", cited.replace("민소법", "민사소송법"))
+                for cited in ("민소법 제1조", "민소법 제2조", "민소법 제3조")]
+    result, report = ResultFiles(tmp_path / "result.json"), DocumentReport("draft.txt", None, "done")
+    result.write(report, outcomes, [body])
+    fragment = result.diff.read_text("utf-8")
+
+    def page() -> str:
+        out = io.StringIO()
+        write_html([SummaryRow.of(report)], [(report, result)], out, "batch")
+        return out.getvalue()
+
+    whole = page()
+    monkeypatch.setattr(reports, "DIFF_PIECE", 5)  # pieces that split a line, a tag and a syllable run
+    assert page() == whole
+    assert len(fragment) > 5 and fragment + "\n" in whole

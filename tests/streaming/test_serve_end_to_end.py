@@ -8,6 +8,7 @@ naming it before any stream starts; the same narrowing, however spelled, compile
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import httpx
@@ -20,7 +21,8 @@ from streaming_kit import (
 )
 
 from citegen.commands.serve_wiring import citable_names
-from grammars import CaseCitation, find_citations
+from grammars import CaseCitation, as_lexicon, find_citations
+from grammars.boundary import NOT_AFTER_WORD
 from streaming import create_app
 from streaming.config import StreamingSettings
 from verifier.database import Database
@@ -80,6 +82,14 @@ def test_concurrent_answers_show_only_verified_citations(base: str, parts) -> No
 QUESTION = "임금을 받지 못하면 어떻게 하나요?"
 ASKED = {"max_tokens": 48, "seed": 0, "policy": "annotate"}
 ALLOWED = {"courts": ["대법원"], "acts": ["형법"]}
+# Sampled answers to a question on what the narrowing allows: QUESTION's answer may, narrowed, cite
+# nothing (its 근로기준법 refused, the model need not turn to 형법 or 대법원).
+NARROWED_SAMPLES = [
+    {"question": "사기죄는 언제 성립하나요?", "max_tokens": 48, "seed": seed, "temperature": 0.8,
+     "policy": "annotate", **ALLOWED}
+    for seed in range(3)
+]
+THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)  # never constrained
 
 
 def cited(text: str, lexicon: dict) -> list[str]:
@@ -99,29 +109,57 @@ def test_a_narrowed_answer_cites_only_the_allowed_courts_and_acts(base: str, par
     lexicon = parts[2]
     unnarrowed = cited(answer_text(answer(base, {"question": QUESTION, **ASKED}, timeout_s=120)), lexicon)
     assert "근로기준법" in unnarrowed  # what the narrowing has to keep out
-    events = answer(base, {"question": QUESTION, **ASKED, **ALLOWED}, timeout_s=120)
-    narrowed = cited(answer_text(events), lexicon)
-    assert narrowed and set(narrowed) <= {"대법원", "형법"}, narrowed
-    assert [name for name, _ in events].count("citation") == len(narrowed)
+    bodies = [{"question": QUESTION, **ASKED, **ALLOWED}, *NARROWED_SAMPLES]
+    narrowed = []
+    for events in answer_concurrently(base, bodies, timeout_s=120):
+        found = cited(answer_text(events), lexicon)
+        assert set(found) <= {"대법원", "형법"}, found
+        assert [name for name, _ in events].count("citation") == len(found)
+        narrowed += found
+    assert narrowed  # the answers cite at all: the check above is not vacuous
+
+
+def test_a_narrowed_answer_leaves_no_head_of_an_act_left_out_half_written(base: str, parts) -> None:
+    """Narrowed to 근기법 (no cases), sampled answers never hold an act left out followed by 제 outside
+    a <think> block: the model began `민법 제…` and, its digit refused, left `민법 제 있다` behind."""
+    known = as_lexicon(parts[2])
+    left_out = sorted(
+        (name for name in (*known.grammar_names, *known.informal) if known.canonical_name(name) != "근로기준법"),
+        key=len, reverse=True,
+    )
+    head = re.compile(NOT_AFTER_WORD + "(?:" + "|".join(map(re.escape, left_out)) + r")[ \t]*제")
+    bodies = [
+        {"question": question, "max_tokens": 48, "seed": seed, "temperature": 1.0, "policy": "annotate",
+         "courts": [], "acts": ["근기법"]}
+        for seed in range(2) for question in QUESTIONS
+    ]
+    for events in answer_concurrently(base, bodies):
+        prose = THINKING.sub("", answer_text(events))
+        assert not head.search(prose), prose
 
 
 def test_the_chat_endpoint_narrows_by_its_extension_fields(base: str, parts) -> None:
     lexicon = parts[2]
-    body = {
-        "model": "ko-legal-tiny",
-        "messages": [{"role": "user", "content": QUESTION}],
-        "max_tokens": ASKED["max_tokens"],
-        "seed": ASKED["seed"],
-        "citation_policy": "annotate",
-        "citegen_courts": ALLOWED["courts"],
-        "citegen_acts": ALLOWED["acts"],
-    }
-    response = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=120)
-    assert response.status_code == 200, response.text
-    completion = response.json()
-    narrowed = cited(completion["choices"][0]["message"]["content"], lexicon)
-    assert narrowed and set(narrowed) <= {"대법원", "형법"}, narrowed
-    assert len(completion["citations"]) == len(narrowed)
+    narrowed = []
+    for asked in NARROWED_SAMPLES:
+        body = {
+            "model": "ko-legal-tiny",
+            "messages": [{"role": "user", "content": asked["question"]}],
+            "max_tokens": asked["max_tokens"],
+            "seed": asked["seed"],
+            "temperature": asked["temperature"],
+            "citation_policy": "annotate",
+            "citegen_courts": ALLOWED["courts"],
+            "citegen_acts": ALLOWED["acts"],
+        }
+        response = httpx.post(f"{base}/v1/chat/completions", json=body, timeout=120)
+        assert response.status_code == 200, response.text
+        completion = response.json()
+        found = cited(completion["choices"][0]["message"]["content"], lexicon)
+        assert set(found) <= {"대법원", "형법"}, found
+        assert len(completion["citations"]) == len(found)
+        narrowed += found
+    assert narrowed
 
 
 REFUSED = [

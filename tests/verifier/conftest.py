@@ -67,6 +67,14 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 @pytest.fixture
+def both_backends(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """URLs to an empty SQLite and an empty PostgreSQL database, for tests that compare the two."""
+    with _empty_database_url("sqlite", tmp_path, request) as sqlite, \
+            _empty_database_url("postgresql", tmp_path, request) as postgresql:
+        yield sqlite, postgresql
+
+
+@pytest.fixture
 def database(database_url: str) -> Iterator[Database]:
     db = Database.open(database_url)
     yield db

@@ -196,11 +196,9 @@ def test_jsonl_format_documented_example_reads(tmp_path: Path) -> None:
                      "CaseRecord", "CoverageRecord"]
 
 
+# A statute body's odd rows are refused, not skipped (a body replaces the act's articles, so a row
+# skipped is an article deleted): test_import_guards.py holds those.
 ODD_ROWS = [
-    ("기본정보 as text", "info.json", '{"법령": {"기본정보": "x", "조문": [1]}}', 1),
-    ("empty 기본정보 element", "info.xml", "<법령><기본정보/><조문><조문단위><조문번호>1</조문번호></조문단위></조문></법령>", 2),
-    ("article number past 9999", "big.xml", "<법령><기본정보><법령ID>1</법령ID><법령명_한글>가법</법령명_한글></기본정보><조문>"
-     "<조문단위><조문번호>99999999999999999999</조문번호></조문단위></조문></법령>", 1),
     ("case row as text", "row.json", '{"PrecSearch": {"prec": ["text"]}}', 0),
     ("empty case body element", "body.xml", "<PrecService><a/></PrecService>", 1),
 ]

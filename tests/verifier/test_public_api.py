@@ -6,10 +6,12 @@ from __future__ import annotations
 import verifier
 
 EXPECTED = {
-    "Change", "Database", "DatabaseError", "DatabaseUnreachableError", "DocumentResolver", "FileReport",
+    "BUNDLE_SUFFIX", "BookReport", "Change",
+    "Database", "DatabaseError", "DatabaseUnreachableError", "DocumentResolver", "FileReport",
     "ImportFileError", "MalformedFileError", "Mismatch", "Resolution", "SchemaMismatchError", "UnsafeXmlError",
     "UnsupportedShapeError", "Verdict", "VerdictStatus", "Verifier", "VerifierError", "build_lexicon",
     "default_database_url", "head_revision", "holds_law", "import_file", "import_paths", "lexicon_data",
+    "read_histories",
 }  # fmt: skip
 
 

@@ -72,3 +72,11 @@ def test_cli_json(book_url: str) -> None:
     assert len(articles) == 5 and {"act", "article", "title", "snippet", "in_title"} <= set(articles[0])
     assert {"act": "근로기준법", "article": "제23조"}.items() <= next(
         row for row in articles if row["article"] == "제23조").items()
+
+
+@pytest.mark.parametrize("query", ["[/x]", "[bold]해고"], ids=["closing-tag", "opening-tag"])
+def test_cli_shows_brackets_as_text(book_url: str, query: str) -> None:
+    # a query or an article's text holding `[...]` (`[본조신설 2020.5.26]`) is data, never console markup
+    result = CliRunner().invoke(app, ["search", query, "--database-url", book_url])
+    assert result.exit_code == 0, result.output
+    assert "nothing matches" in result.output and query in result.output

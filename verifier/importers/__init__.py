@@ -1,10 +1,11 @@
 """Import law.go.kr responses (XML, JSON) and the JSONL format into the database.
 
-One transaction per file: a file that fails (hostile, malformed, an unknown shape) raises an
+One transaction per file: a file that fails (hostile, malformed, an unknown shape, an act body
+without the shape of one, a value out of bounds, a body that would shrink its act) raises an
 `ImportFileError` naming the file and position, and the database is left as it was before it.
 The statute book (a legalize-kr repository, tree, tarball or `.md` file, or the compact
-`*.book.jsonl.xz` bundle) is imported by `book.import_book`: one transaction per act, files it
-cannot read skipped and listed in the report.
+`*.book.jsonl.xz` bundle) is imported by `book.import_book`: one transaction per act, files,
+bundle lines and acts it cannot read or write skipped and listed in the report.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ class FileReport:
 
 
 def discover(paths: Iterable[Path | str]) -> list[Path]:
-    """The importable files under `paths` (folders searched recursively, in name order, statute
-    books first: an alias file or a list beside one names acts the book brings)."""
+    """The importable files under `paths` (folders searched recursively, in name order), statute
+    books first, from whichever path they come: an alias names every act of its name held when it
+    is written, so aliases written before a book that brings another act of that name would
+    change on a re-import of the same paths."""
     found: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -51,10 +54,13 @@ def discover(paths: Iterable[Path | str]) -> list[Path]:
             found.append(path)
         else:
             raise ImportFileError(path, None, "expected a file or a folder, got nothing at that path")
-    return found
+    return sorted(found, key=lambda p: not is_book_source(p))  # stable: the given order otherwise
 
 
-def import_file(database: Database, path: Path, on_progress: Progress | None = None) -> FileReport:
+def import_file(database: Database, path: Path, on_progress: Progress | None = None, *,
+                allow_shrink: bool = False) -> FileReport:
+    """Import one file or statute book; `allow_shrink`: let a body drop any share of its act's
+    articles and provisions (see `store.RecordWriter`)."""
     if is_book_source(path):
         book = import_book(database, path, on_progress)
         counts = Counter({"acts": book.acts, "versions": book.versions, "article spans": book.spans,
@@ -67,7 +73,8 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
     if path.stat().st_size == 0:
         raise MalformedFileError(path, None, "expected law.go.kr XML/JSON or JSONL, got an empty file")
     with database.engine.begin() as connection:
-        writer = RecordWriter(connection, source=f"{path.suffix.lstrip('.').lower()}:{path.name}"[:40])
+        writer = RecordWriter(connection, f"{path.suffix.lstrip('.').lower()}:{path.name}"[:40], path,
+                              allow_shrink=allow_shrink)
         for record in reader(path):
             writer.write(record)
         counts = writer.finish()
@@ -76,11 +83,11 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
 
 
 def import_paths(database: Database, paths: Iterable[Path | str],
-                 on_file: Callable[[Path], None] | None = None) -> list[FileReport]:
+                 on_file: Callable[[Path], None] | None = None, *, allow_shrink: bool = False) -> list[FileReport]:
     """Import every file; stops at the first file that fails (earlier files stay imported)."""
     reports = []
     for path in discover(paths):
         if on_file is not None:
             on_file(path)
-        reports.append(import_file(database, path))
+        reports.append(import_file(database, path, allow_shrink=allow_shrink))
     return reports

@@ -3,10 +3,12 @@ legalize-kr tree or tarball (the versions in it), single `.md` files, and the co
 (`*.book.jsonl.xz`, one act per line, spans already folded) that data/law ships.
 
 `import_book(database, path)` writes each act in its own transaction (`history.write_act`):
-a file that cannot be read (malformed front matter, not an act) is skipped and named with its
-commit, the rest goes on; a bundle cut short stops where it breaks, the acts before it kept,
-and the report says so. Versions already held (same `commit:path` origin, or same MST) are not
-read again, so a re-import after the source moved on processes only the new versions.
+a file that cannot be read (malformed front matter, not an act, a value out of bounds) is skipped
+and named with its commit, a bundle line likewise, an act the database refuses (IntegrityError,
+DataError) is rolled back and named, and the rest goes on; a bundle whose compression is cut
+short stops where it breaks, the acts before it kept, and the report says so. Versions already
+held (same `commit:path` origin, or same MST) are not read again, so a re-import after the source
+moved on processes only the new versions.
 
 Bundle line:
     {"law_id": "001706",
@@ -28,12 +30,23 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from pydantic import ValidationError
 from sqlalchemy import select
+from sqlalchemy.exc import DataError, IntegrityError
 
 from verifier.database import Database
-from verifier.errors import ImportFileError, MalformedFileError, UnsupportedShapeError
-from verifier.importers.history import VERSIONS, ActHistory, BookReport, Span, normalize, write_act
+from verifier.errors import ImportFileError, InvalidValueError, MalformedFileError, UnsupportedShapeError
+from verifier.importers.history import (
+    VERSIONS,
+    ActHistory,
+    ActOutcome,
+    BookReport,
+    Span,
+    normalize,
+    write_act,
+)
 from verifier.importers.legalize import ActVersion, parse_act
+from verifier.importers.records import describe
 
 BUNDLE_SUFFIX = ".book.jsonl"
 TARBALL_SUFFIXES = (".tar", ".tar.xz", ".tar.gz", ".tgz")
@@ -76,12 +89,17 @@ def _open_text(path: Path) -> IO[str]:
     return opener(path, "rt", encoding="utf-8")
 
 
-def _read_bundle(path: Path) -> Iterator[ActHistory]:
+def _read_bundle(path: Path, report: BookReport) -> Iterator[ActHistory]:
+    """The bundle's acts; a line that is not one (or holds a value out of bounds) is skipped, said."""
     try:
         with _open_text(path) as lines:
             for number, line in enumerate(lines, start=1):
-                if line.strip():
+                if not line.strip():
+                    continue
+                try:
                     yield _bundle_act(path, number, line)
+                except ImportFileError as error:
+                    report.skipped.append((f"{path} line {number}", error.problem))
     except (EOFError, lzma.LZMAError, gzip.BadGzipFile, UnicodeDecodeError) as error:
         message = f"expected a complete compressed bundle, got a broken one ({error})"
         raise MalformedFileError(path, None, message) from error
@@ -100,6 +118,8 @@ def _bundle_act(path: Path, number: int, line: str) -> ActHistory:
         # spans name versions by sequence: number them as `write_act` will (a bundle written before the
         # builder normalized its acts may hold an act's versions out of order or one MST twice)
         versions, spans = normalize(versions, [Span(*row) for row in data["spans"]])
+    except ValidationError as error:
+        raise InvalidValueError(path, f"line {number}", describe(error)) from None
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise MalformedFileError(path, f"line {number}", f"expected a bundle line (law_id, versions, spans), got "
                                                          f"{type(error).__name__}: {error}") from None
@@ -195,7 +215,7 @@ def _parsed(origin: str, text: str | None, change: str | None, report: BookRepor
 def read_histories(path: Path, known: set[str], report: BookReport) -> Iterator[tuple[ActHistory, int, int | None]]:
     """(act history, units done, units in all) from any source."""
     if path.is_file() and BUNDLE_SUFFIX in path.name.lower():
-        for done, history in enumerate(_read_bundle(path), start=1):
+        for done, history in enumerate(_read_bundle(path, report), start=1):
             yield history, done, None
         return
     if path.is_dir() and _is_git(path):
@@ -231,8 +251,12 @@ def import_book(database: Database, path: Path, on_progress: Progress | None = N
         known = set(connection.execute(select(VERSIONS.c.origin)).scalars())
     try:
         for history, done, total in read_histories(path, known, report):
-            with database.engine.begin() as connection:
-                outcome = write_act(connection, history)
+            try:
+                with database.engine.begin() as connection:
+                    outcome = write_act(connection, history)
+            except (IntegrityError, DataError) as error:  # this act's data; a lost connection stops it all
+                reason = str(error.orig or error).strip().splitlines()[0]
+                outcome = ActOutcome(skipped=f"the database refused it ({reason}); the act was left as it was")
             if outcome.skipped:
                 report.skipped.append((f"{path} 법령ID {history.law_id}", outcome.skipped))
             elif outcome.versions_added:

@@ -198,10 +198,10 @@ def _act_row(connection: Connection, latest: ActVersion) -> int:
 
 def _insert_versions(connection: Connection, act_id: int, versions: Sequence[ActVersion], start: int) -> dict[int, int]:
     connection.execute(insert(VERSIONS), [{
-        "act_id": act_id, "sequence": start + offset, "mst": version.mst, "name": version.name[:200],
+        "act_id": act_id, "sequence": start + offset, "mst": version.mst, "name": version.name,
         "kind": version.kind, "promulgated_on": version.promulgated_on,
         "promulgation_number": version.promulgation_number, "effective_on": version.effective_on,
-        "status": version.status, "change": version.change, "origin": version.origin[:400]}
+        "status": version.status, "change": version.change, "origin": version.origin}
         for offset, version in enumerate(versions)])
     rows = connection.execute(select(VERSIONS.c.mst, VERSIONS.c.id).where(VERSIONS.c.act_id == act_id,
                                                                           VERSIONS.c.sequence >= start))

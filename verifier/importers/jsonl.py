@@ -22,7 +22,6 @@ act only. Dates are ISO (YYYY-MM-DD) or law.go.kr's YYYYMMDD. `delivery` default
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from datetime import date
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.errors import MalformedFileError, UnsupportedShapeError
+from verifier.importers.jsontext import decode_utf8, load_json
 from verifier.importers.records import (
     ActRecord,
     AliasRecord,
@@ -39,6 +39,7 @@ from verifier.importers.records import (
     ProvisionKey,
     Record,
     SkippedRow,
+    checked,
 )
 from verifier.names import normalise_act_name, normalise_court, parse_case_number, parse_date
 
@@ -84,7 +85,7 @@ def _provision(entry: Any) -> ProvisionKey:
     if not isinstance(subitem, str) or len(subitem) > 1:
         raise _LineError(f"expected subitem as one letter such as '가', got {subitem!r}")
     paragraph, item, item_branch = numbers
-    return ProvisionKey(paragraph, item, item_branch, subitem)
+    return ProvisionKey(paragraph=paragraph, item=item, item_branch=item_branch, subitem=subitem)
 
 
 def _article(entry: Any) -> ArticleRecord:
@@ -159,25 +160,14 @@ def read_jsonl(path: Path) -> Iterator[Record]:
             if len(raw) > MAX_LINE_BYTES:
                 raise MalformedFileError(path, position, f"expected a line under {MAX_LINE_BYTES} bytes, "
                                                          f"got {len(raw)}")
-            text = _decode_line(path, raw, position)
+            text = decode_utf8(path, raw, number).strip()
             if not text:
                 continue
-            try:
-                line = json.loads(text)
-            except json.JSONDecodeError as error:
-                raise MalformedFileError(path, f"{position}, column {error.colno}",
-                                         f"expected one JSON object per line, got: {error.msg}") from error
+            line = load_json(path, text, number)
             if not isinstance(line, dict):
                 raise UnsupportedShapeError(path, position, f"expected a JSON object, got {type(line).__name__}")
             try:
-                yield from _records_of_line(line, position)
+                with checked(path, position):
+                    yield from _records_of_line(line, position)
             except (_LineError, TypeError, ValueError) as error:
                 raise UnsupportedShapeError(path, position, str(error)) from error
-
-
-def _decode_line(path: Path, raw: bytes, position: str) -> str:
-    try:
-        return raw.decode("utf-8-sig").strip()
-    except UnicodeDecodeError as error:
-        raise MalformedFileError(path, f"{position}, byte {error.start + 1}",
-                                 f"expected UTF-8 text, got byte {raw[error.start]:#04x}") from error

@@ -18,6 +18,12 @@ Gotchas handled here: 조문여부=전문 rows are chapter headings, not article
 종국일자; an empty body means no record; a JSON single hit is an object, not a list; 법령ID keeps
 its leading zeros (`1747` and `001747` are one act); 단기 years in old 선고일자.
 
+A statute body replaces its act's articles, so a body is read all or nothing: 기본정보 must name
+the act, 조문 must hold 조문단위 rows, and every row must be an article (or a 전문 heading) with a
+조문번호 1–9999; anything else is refused with the path to the node (`법령/조문/조문단위[3]`),
+never skipped, since a row skipped would be an article deleted. A list row that cannot be used is
+skipped and reported.
+
 XML is parsed as a stream (one row in memory at a time) by the C parser, after a check of the
 prolog that refuses any DTD: without one no entity can be declared, which rules out entity
 expansion (billion laughs) and external references; a DOCTYPE is only allowed in the prolog.
@@ -25,7 +31,6 @@ expansion (billion laughs) and external references; a DOCTYPE is only allowed in
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -34,6 +39,7 @@ from typing import Any
 from xml.etree.ElementTree import Element, ParseError, iterparse
 
 from verifier.errors import MalformedFileError, UnsafeXmlError, UnsupportedShapeError
+from verifier.importers.jsontext import decode_utf8, load_json
 from verifier.importers.records import (
     ActRecord,
     AliasRecord,
@@ -42,6 +48,7 @@ from verifier.importers.records import (
     ProvisionKey,
     Record,
     SkippedRow,
+    checked,
 )
 from verifier.names import normalise_act_name, normalise_court, parse_case_number, parse_date
 
@@ -125,12 +132,49 @@ def _act(fields: Any, names: dict[str, str], *, replaces_articles: bool) -> ActR
         replaces_articles=replaces_articles)
 
 
-def act_from_list_row(row: Any) -> ActRecord:
-    return _act(row, _LIST_ROW_NAMES, replaces_articles=False)
+def act_from_list_row(row: Any, position: str) -> ActRecord | SkippedRow:
+    fields = _fields(row)
+    if not _text(fields.get("법령ID")) or not _text(fields.get(_LIST_ROW_NAMES["name"])):
+        return SkippedRow(position, "expected an act with 법령ID and 법령명한글, got one missing")
+    return _act(fields, _LIST_ROW_NAMES, replaces_articles=False)
 
 
-def act_from_basic_info(info: Any) -> ActRecord:
-    return _act(info, _BASIC_INFO_NAMES, replaces_articles=True)
+def act_from_basic_info(path: Path, info: Any) -> ActRecord:
+    """The act a body replaces the articles of: refused unless 기본정보 names it."""
+    _require_object(path, "법령/기본정보", info, ("법령ID", _BASIC_INFO_NAMES["name"]))
+    with checked(path, "법령/기본정보"):
+        return _act(info, _BASIC_INFO_NAMES, replaces_articles=True)
+
+
+def _kind(value: Any) -> str:
+    """How a node that is not the expected object reads in an error: "a string", "none" …"""
+    if value is None:
+        return "none"
+    if isinstance(value, bool | int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "a list" if isinstance(value, list) else "an object"
+
+
+def _require_object(path: Path, node: str, value: Any, keys: tuple[str, ...]) -> None:
+    """A body whose node is not an object holding `keys` is not a body: refused, the node named."""
+    wanted = " and ".join(keys)
+    if not isinstance(value, dict):
+        raise UnsupportedShapeError(path, node, f"expected an object with {wanted}, got {_kind(value)}")
+    missing = [key for key in keys if not _text(value.get(key))]
+    if missing:
+        raise UnsupportedShapeError(path, node, f"expected an object with {wanted}, got an object without "
+                                                f"{' and '.join(missing)}")
+
+
+def article_of_body(path: Path, node: str, unit: Any) -> ArticleRecord | None:
+    """The article a body's 조문단위 holds (None for a 전문 heading); a row that is not one is refused,
+    since the body replaces the act's articles and a row dropped is an article deleted."""
+    _require_object(path, node, unit, ("조문번호",))
+    with checked(path, node):
+        article = article_from_unit(unit)
+    if isinstance(article, SkippedRow):
+        raise UnsupportedShapeError(path, f"{node}/조문번호", article.reason + f", got {article.position}")
+    return article
 
 
 def _provisions(unit: dict[str, Any]) -> tuple[ProvisionKey, ...]:
@@ -228,18 +272,30 @@ _CASE_CONVERTERS: dict[str, Callable[[dict[str, Any], str], CaseRecord | Skipped
 }
 
 
-def _records_of_list(root: str, row: dict[str, Any], position: str) -> Iterator[Record]:
-    if root == "LawSearch":
-        yield act_from_list_row(row)
-    else:
-        yield _CASE_CONVERTERS[root](row, position)
+def _record_of_list(path: Path, root: str, row: dict[str, Any], position: str) -> Record:
+    with checked(path, position):
+        return act_from_list_row(row, position) if root == "LawSearch" else _CASE_CONVERTERS[root](row, position)
 
 
-def _records_of_law_body(body: dict[str, Any]) -> Iterator[Record]:
-    yield act_from_basic_info(body.get("기본정보"))
-    units = body.get("조문") or {}
-    for unit in _as_list(units.get("조문단위") if isinstance(units, dict) else units):
-        if isinstance(unit, dict) and (article := article_from_unit(unit)) is not None:
+_UNITS = "법령/조문/조문단위"
+
+
+def _no_articles(path: Path) -> UnsupportedShapeError:
+    return UnsupportedShapeError(path, _UNITS, "expected at least one article, got none: a body replaces the "
+                                               "act's articles, so an empty one would delete them")
+
+
+def _records_of_law_body(path: Path, body: dict[str, Any]) -> Iterator[Record]:
+    yield act_from_basic_info(path, body.get("기본정보"))
+    section = body.get("조문")
+    if not isinstance(section, dict) or "조문단위" not in section:
+        shown = "an object without 조문단위" if isinstance(section, dict) else _kind(section)
+        raise UnsupportedShapeError(path, "법령/조문", f"expected an object with 조문단위, got {shown}")
+    units = _as_list(section["조문단위"])
+    if not units:
+        raise _no_articles(path)
+    for index, unit in enumerate(units, start=1):
+        if (article := article_of_body(path, f"{_UNITS}[{index}]", unit)) is not None:
             yield article
 
 
@@ -324,46 +380,34 @@ def _read_xml_events(path: Path, root_tag: str) -> Iterator[Record]:
                                      f"{MAX_TEXT_CHARS} characters, got {len(element.text)}")
         if tag in row_tags:
             rows += 1
-            yield from _records_of_list(root_tag, _element_to_value(element), f"row {rows}")
+            yield _record_of_list(path, root_tag, _element_to_value(element), f"row {rows}")
         elif tag == "조문단위" and root_tag == "법령":
-            if not have_basic_info:
-                raise UnsupportedShapeError(path, f"조문단위 {rows + 1}", "expected <기본정보> before the "
-                                                                       "articles, got an article first")
             rows += 1
-            if (article := article_from_unit(_element_to_value(element))) is not None:
+            if not have_basic_info:
+                raise UnsupportedShapeError(path, f"{_UNITS}[{rows}]", "expected <기본정보> before the "
+                                                                        "articles, got an article first")
+            if (article := article_of_body(path, f"{_UNITS}[{rows}]", _element_to_value(element))) is not None:
                 yield article
         elif tag == "기본정보" and root_tag == "법령":
             have_basic_info = True
-            yield act_from_basic_info(_element_to_value(element))
+            yield act_from_basic_info(path, _element_to_value(element))
         elif tag == root_tag and root_tag in _CASE_BODY_ROOTS and len(element):
-            yield _CASE_CONVERTERS[root_tag](_element_to_value(element), "the body")
+            with checked(path, "the body"):
+                yield _CASE_CONVERTERS[root_tag](_element_to_value(element), "the body")
         elif tag not in _UNREAD_SECTIONS:
             continue
         element.clear()
+    if root_tag == "법령" and not rows:
+        raise _no_articles(path)
 
 
 # --- JSON -----------------------------------------------------------------------------------
-
-def decode_utf8(path: Path, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise MalformedFileError(path, f"byte {error.start}",
-                                 f"expected UTF-8 text, got byte {data[error.start]:#04x}") from error
-
 
 def read_json(path: Path) -> Iterator[Record]:
     if path.stat().st_size > MAX_JSON_BYTES:
         raise MalformedFileError(path, None, f"expected a JSON file under {MAX_JSON_BYTES} bytes, "
                                              f"got {path.stat().st_size}")
-    text = decode_utf8(path, path.read_bytes())
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise MalformedFileError(path, f"line {error.lineno}, column {error.colno}",
-                                 f"expected well-formed JSON, got: {error.msg}") from error
-    except RecursionError as error:
-        raise MalformedFileError(path, None, "expected JSON nested less deeply, got too deep a nesting") from error
+    document = load_json(path, decode_utf8(path, path.read_bytes()))
     if not isinstance(document, dict):
         raise UnsupportedShapeError(path, "line 1", f"expected a JSON object, got {type(document).__name__}")
     if not document or set(document) <= set(_NO_RECORD_ROOTS):
@@ -373,17 +417,19 @@ def read_json(path: Path) -> Iterator[Record]:
     if all(isinstance(key, str) and isinstance(value, str) for key, value in document.items()) \
             and top not in _NO_RECORD_ROOTS:
         for alias, name in document.items():
-            yield AliasRecord(normalise_act_name(alias), normalise_act_name(name))
+            with checked(path, f"key {alias[:40]!r}"):
+                yield AliasRecord(normalise_act_name(alias), normalise_act_name(name))
     elif top in _LIST_ROOTS and isinstance(body, dict):
         row_key = next((key for key in _LIST_ROOTS[top] if key in body), _LIST_ROOTS[top][0])
         for index, row in enumerate(_as_list(body.get(row_key)), start=1):
             if isinstance(row, dict):
-                yield from _records_of_list(top, row, f"row {index}")
+                yield _record_of_list(path, top, row, f"row {index}")
     elif top == "법령" and isinstance(body, dict):
-        yield from _records_of_law_body(body)
+        yield from _records_of_law_body(path, body)
     elif top in _CASE_CONVERTERS and isinstance(body, dict):
         if body:
-            yield _CASE_CONVERTERS[top](body, "the body")
+            with checked(path, "the body"):
+                yield _CASE_CONVERTERS[top](body, "the body")
     else:
         raise UnsupportedShapeError(path, "line 1", "expected a law.go.kr top key (LawSearch, 법령, PrecSearch, "
                                                     f"PrecService, DetcSearch, DetcService), got {top!r}")

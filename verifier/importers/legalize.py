@@ -24,10 +24,12 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import Field
 
 from verifier.errors import MalformedFileError, UnsupportedShapeError
-from verifier.importers.records import ProvisionKey
+from verifier.importers.records import ActName, LawId, ProvisionKey, Serial, checked, record_kind
 
 _FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 _KEY = re.compile(r"^([^\s:#-][^:]*):(?: (.*))?$")
@@ -44,13 +46,13 @@ _REQUIRED = ("제목", "법령ID", "법령MST", "법령구분")
 _NO_DATE = dt.date(9999, 1, 1)
 
 
-@dataclass(frozen=True, slots=True)
+@record_kind
 class ArticleText:
     """One 조 as a version has it; `provisions` are its 항/호/목 keys in order of appearance."""
 
-    number: int
-    branch: int
-    title: str | None
+    number: Annotated[int, Field(ge=1, le=9999)]
+    branch: Annotated[int, Field(ge=0, le=99)]
+    title: Annotated[str, Field(max_length=300)] | None
     deleted: bool
     text: str
     provisions: tuple[ProvisionKey, ...]
@@ -60,23 +62,23 @@ class ArticleText:
         return f"{self.number}의{self.branch}" if self.branch else str(self.number)
 
 
-@dataclass(frozen=True, slots=True)
+@record_kind
 class ActVersion:
     """One version of an act, as one legalize-kr file holds it; `origin` says where it came
     from (`commit:path`, or a file path), so a re-import can skip what it has seen."""
 
-    law_id: str
-    mst: int
-    name: str
-    kind: str
+    law_id: LawId
+    mst: Serial
+    name: ActName
+    kind: Annotated[str, Field(max_length=40)]
     promulgated_on: dt.date | None
-    promulgation_number: int | None
+    promulgation_number: Serial | None
     effective_on: dt.date | None
-    status: str
-    change: str | None
-    origin: str
+    status: Annotated[str, Field(max_length=20)]
+    change: Annotated[str, Field(max_length=20)] | None
+    origin: Annotated[str, Field(max_length=400)]
     articles: tuple[ArticleText, ...]
-    supplements: tuple[tuple[str, str], ...]  # (heading, text) of each 부칙 block
+    supplements: tuple[tuple[str, str | None], ...]  # (heading, text) of each 부칙 block; the bundle may drop text
 
 
 def _scalar(raw: str) -> str:
@@ -173,12 +175,14 @@ def parse_act(text: str, origin: str, change: str | None = None) -> ActVersion:
     body_start = _FRONT.match(text).end()  # type: ignore[union-attr]  # read_front_matter checked it
     supplement = _SUPPLEMENT.search(text, body_start)
     body = text[body_start:supplement.start() if supplement else len(text)]
-    articles = _articles(body)
+    with checked(origin, "front matter"):
+        articles = _articles(body)
     if not articles and "##### 제" not in body and not body.strip().startswith("#"):
         raise UnsupportedShapeError(origin, "body", "expected an act's articles (##### 제N조), got none")
-    return ActVersion(
-        law_id=law_id.zfill(6), mst=int(mst), name=str(fields["제목"]).strip(), kind=str(fields["법령구분"]),
-        promulgated_on=_date(fields, "공포일자", origin), promulgation_number=int(number) if number else None,
-        effective_on=_date(fields, "시행일자", origin), status=str(fields.get("상태") or ""), change=change,
-        origin=origin, articles=articles,
-        supplements=_supplements(text[supplement.end():]) if supplement else ())
+    with checked(origin, "front matter"):
+        return ActVersion(
+            law_id=law_id.zfill(6), mst=int(mst), name=str(fields["제목"]).strip(), kind=str(fields["법령구분"]),
+            promulgated_on=_date(fields, "공포일자", origin), promulgation_number=int(number) if number else None,
+            effective_on=_date(fields, "시행일자", origin), status=str(fields.get("상태") or ""), change=change,
+            origin=origin, articles=articles,
+            supplements=_supplements(text[supplement.end():]) if supplement else ())

@@ -3,6 +3,12 @@
 Re-importing a file updates rows in place (natural keys, ON CONFLICT DO UPDATE on SQLite and
 PostgreSQL alike); an act body replaces the act's articles and provisions, so rows a newer
 version dropped disappear. Coverage is widened to the dates of the decisions written, per court.
+
+A body that would drop more than `SHRINK_SHARE` of the act's articles or of its provisions (and
+more than `SHRINK_FLOOR` of them) is refused with a `ShrinkError` saying what would go, unless
+the writer is told the shrinking is wanted (`allow_shrink`, `citegen-admin import --allow-shrink`):
+an amendment keeps a deleted article as a `삭제` row, so a real body rarely drops articles at all,
+and loses at most the 항 of the articles it deletes.
 """
 
 from __future__ import annotations
@@ -10,13 +16,16 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter
+from dataclasses import dataclass, field
 from operator import itemgetter
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Table, delete, func, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from verifier.errors import ShrinkError
 from verifier.importers.records import (
     ActRecord,
     AliasRecord,
@@ -31,6 +40,9 @@ from verifier.models import Act, ActAlias, Article, Case, Coverage, Provision, t
 logger = logging.getLogger(__name__)
 
 BATCH_ROWS = 2000
+SHRINK_SHARE = 0.02  # a body may drop up to 2 % of an act's articles, and of its provisions,
+SHRINK_FLOOR = 5  # or 5 of each, whichever is more; dropping more needs `allow_shrink`
+SHRINK_SHOWN = 5  # labels of what would go named in the refusal
 ACTS = table_of(Act)
 ALIASES = table_of(ActAlias)
 ARTICLES = table_of(Article)
@@ -41,14 +53,17 @@ COVERAGE = table_of(Coverage)
 
 def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], keys: tuple[str, ...],
            *, keep_existing_when_null: bool = False, update: bool = True) -> None:
-    """INSERT … ON CONFLICT (keys) DO UPDATE (or DO NOTHING); the one place dialects differ."""
+    """INSERT … ON CONFLICT (keys) DO UPDATE (or DO NOTHING); the one place dialects differ.
+    A row's `source` names the import that created it and is never updated: with sources that
+    overlap (a JSONL file and the statute book naming one act), the last one imported would
+    otherwise decide it, and a re-import of the same sources would not leave the same database."""
     if not rows:
         return
     key_of = itemgetter(*keys)
     unique = list({key_of(row): row for row in rows}.values())  # one row per key: ON CONFLICT needs it
     insert = sqlite_insert if connection.dialect.name == "sqlite" else postgresql_insert
     statement = insert(table)
-    columns = [column for column in unique[0] if column not in keys]
+    columns = [column for column in unique[0] if column not in keys and column != "source"]
     if update and columns:
         statement = statement.on_conflict_do_update(index_elements=list(keys), set_={
             column: func.coalesce(statement.excluded[column], table.c[column]) if keep_existing_when_null
@@ -58,12 +73,65 @@ def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], key
     connection.execute(statement, unique)
 
 
-class RecordWriter:
-    """Stores one file's records on an open transaction; `finish()` flushes and returns counts."""
+ArticleKey = tuple[int, int]  # (number, branch)
+ProvisionRow = tuple[int, int, int, int, int, str]  # (article, branch, paragraph, item, item branch, subitem)
 
-    def __init__(self, connection: Connection, source: str) -> None:
+
+def _article_label(number: int, branch: int) -> str:
+    return f"제{number}조" + (f"의{branch}" if branch else "")
+
+
+def _provision_label(key: ProvisionRow) -> str:
+    article, branch, paragraph, item, item_branch, subitem = key
+    return " ".join(part for part in (
+        _article_label(article, branch), f"제{paragraph}항" if paragraph else "",
+        (f"제{item}호" + (f"의{item_branch}" if item_branch else "")) if item else "",
+        f"{subitem}목" if subitem else "") if part)
+
+
+def _over_share(gone: int, held: int) -> bool:
+    return gone > max(SHRINK_FLOOR, int(held * SHRINK_SHARE))
+
+
+@dataclass
+class _Replacement:
+    """An act body being written: what the act held before it, and what it brought so far."""
+
+    act: str  # "민법 (법령ID 001706)"
+    held_articles: set[ArticleKey]
+    held_provisions: set[ProvisionRow]
+    articles: set[ArticleKey] = field(default_factory=set)
+    provisions: set[ProvisionRow] = field(default_factory=set)
+
+    def shrinkage(self) -> str | None:
+        """What the body would drop, said, when that is more than an amendment drops; else None."""
+        gone_articles = sorted(self.held_articles - self.articles)
+        gone_provisions = sorted(self.held_provisions - self.provisions)
+        if not (_over_share(len(gone_articles), len(self.held_articles))
+                or _over_share(len(gone_provisions), len(self.held_provisions))):
+            return None
+        labels = ([_article_label(*key) for key in gone_articles]
+                  or [_provision_label(key) for key in gone_provisions])
+        shown = ", ".join(labels[:SHRINK_SHOWN]) + (", …" if len(labels) > SHRINK_SHOWN else "")
+        return ("expected a body that keeps the act's articles and provisions (dropping no more than "
+                f"{SHRINK_SHARE:.0%} or {SHRINK_FLOOR} of either), got one that would remove "
+                f"{len(gone_articles)} of {len(self.held_articles)} articles and {len(gone_provisions)} of "
+                f"{len(self.held_provisions)} provisions ({shown}); nothing was written. If the act did "
+                "shrink, import again with --allow-shrink")
+
+
+class RecordWriter:
+    """Stores one file's records on an open transaction; `finish()` flushes and returns counts.
+    A `ShrinkError` names `path` (else `source`, for records that came from no file: a sync);
+    `allow_shrink` lets a body drop any share of its act."""
+
+    def __init__(self, connection: Connection, source: str, path: Path | None = None, *,
+                 allow_shrink: bool = False) -> None:
         self.connection = connection
         self.source = source
+        self.path = path if path is not None else Path(source)
+        self.allow_shrink = allow_shrink
+        self._replacement: _Replacement | None = None
         self.counts: Counter[str] = Counter()
         self.skipped: list[SkippedRow] = []
         self._act_id: int | None = None
@@ -94,12 +162,7 @@ class RecordWriter:
 
     def _write_act(self, record: ActRecord) -> None:
         self._flush_articles()
-        if not record.law_id or not record.name:
-            self.skipped.append(SkippedRow(f"act {record.law_id or record.name!r}",
-                                           "expected an act with 법령ID and 법령명, got one missing"))
-            self.counts["skipped"] += 1
-            self._act_id = None
-            return
+        self._check_shrinkage()
         row = {"law_id": record.law_id, "name": record.name, "mst": record.mst, "abbreviation": record.abbreviation,
                "kind": record.kind, "promulgated_on": record.promulgated_on, "effective_on": record.effective_on,
                "status": record.status, "source": self.source}
@@ -114,9 +177,26 @@ class RecordWriter:
         self.counts["acts"] += 1
         self._act_id = None
         if record.replaces_articles:
+            self._replacement = self._held(act_id, f"{record.name} (법령ID {record.law_id})")
             self.connection.execute(delete(PROVISIONS).where(PROVISIONS.c.act_id == act_id))
             self.connection.execute(delete(ARTICLES).where(ARTICLES.c.act_id == act_id))
             self._act_id = act_id
+
+    def _held(self, act_id: int, act: str) -> _Replacement:
+        articles = self.connection.execute(select(ARTICLES.c.number, ARTICLES.c.branch)
+                                           .where(ARTICLES.c.act_id == act_id))
+        provisions = self.connection.execute(select(
+            PROVISIONS.c.article, PROVISIONS.c.article_branch, PROVISIONS.c.paragraph, PROVISIONS.c.item,
+            PROVISIONS.c.item_branch, PROVISIONS.c.subitem).where(PROVISIONS.c.act_id == act_id))
+        return _Replacement(act, {tuple(row) for row in articles}, {tuple(row) for row in provisions})
+
+    def _check_shrinkage(self) -> None:
+        """Raise (rolling the file back) if the body just written dropped more than an amendment does."""
+        replacement, self._replacement = self._replacement, None
+        if replacement is None or self.allow_shrink:
+            return
+        if (problem := replacement.shrinkage()) is not None:
+            raise ShrinkError(self.path, f"act {replacement.act}", problem)
 
     def _add_article(self, record: ArticleRecord) -> None:
         if self._act_id is None:
@@ -131,6 +211,10 @@ class RecordWriter:
         self._provisions += [{"act_id": self._act_id, "article": record.number, "article_branch": record.branch,
                               "paragraph": key.paragraph, "item": key.item, "item_branch": key.item_branch,
                               "subitem": key.subitem} for key in record.provisions]
+        if self._replacement is not None:
+            self._replacement.articles.add((record.number, record.branch))
+            self._replacement.provisions.update((record.number, record.branch, key.paragraph, key.item,
+                                                 key.item_branch, key.subitem) for key in record.provisions)
         if len(self._articles) >= BATCH_ROWS:
             self._flush_articles()
 
@@ -183,6 +267,7 @@ class RecordWriter:
 
     def finish(self) -> Counter[str]:
         self._flush_articles()
+        self._check_shrinkage()
         self._flush_cases()
         self._widen_coverage()
         self._write_aliases()
