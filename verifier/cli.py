@@ -12,26 +12,26 @@ import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy import ColumnElement, desc, or_, select
+from rich.text import Text
 from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CitationFinder, CitationParser
-from verifier.admin import audit_entries, coverage, row_counts
+from verifier.admin import audit_entries, coverage, find_acts, find_articles, find_cases, row_counts
 from verifier.config import default_database_url
 from verifier.database import Database
 from verifier.errors import DatabaseError, ImportFileError, VerifierError
 from verifier.importers import discover, import_file
 from verifier.importers.snapshot import write_snapshot
-from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
 from verifier.lexicon import build_lexicon, lexicon_data
-from verifier.names import normalise_court, parse_case_number
+from verifier.names import normalise_court
 from verifier.resolver import DocumentResolver, Resolution
 from verifier.sync import (
     BASE_URL,
@@ -155,64 +155,47 @@ def import_(paths: Annotated[list[Path], typer.Argument(
 
 
 @app.command()
-def search(query: Annotated[str, typer.Argument(help="An act name, `민법 750`, a 사건번호 or words of a 사건명.")],
+def search(query: Annotated[str, typer.Argument(
+               help="Words of an act's name or 약칭, of an article's title or text (`해고`), `민법 750`, "
+                    "a 사건번호 or words of a 사건명.")],
            kind: Annotated[Literal["all", "acts", "articles", "cases"], typer.Option(help="What to search.")] = "all",
            limit: Annotated[int, typer.Option(min=1, max=1000, help="Most rows shown of each kind.")] = 20,
+           json_output: Annotated[bool, typer.Option("--json", help="One JSON object on stdout: acts, articles, "
+                                                                    "cases, each a list of rows.")] = False,
            database_url: DatabaseUrl = None) -> None:
-    """Search acts (by name or 약칭), articles (`민법 750`, or words of their titles) and cases
-    (사건번호 or words of the 사건명)."""
+    """Search acts (by name or 약칭), articles of the version in force today (by title or text, title
+    hits first, with the text around the hit; or `민법 750`) and cases (사건번호 or words of the 사건명).
+    A substring search, case-insensitive, with no stemming: `해고` finds 해고의 and 부당해고."""
     text = query.strip()
     if not text:
         err.print("error: expected something to search for, got an empty query")
         raise typer.Exit(EXIT_BAD_INPUT)
-    pattern = _like(text)
-    with _database(database_url) as database, database.engine.connect() as connection:
-        found = 0
+    found: dict[str, list[dict[str, Any]]] = {}
+    with _database(database_url) as database:
         if kind in ("all", "acts"):
-            act_rows = connection.execute(
-                select(ACTS.c.name, ACTS.c.law_id, ACTS.c.mst, ACTS.c.kind)
-                .outerjoin(ALIASES, ALIASES.c.act_id == ACTS.c.id)
-                .where(or_(ACTS.c.name.like(pattern, escape="\\"), ALIASES.c.alias.like(pattern, escape="\\")))
-                .distinct().order_by(ACTS.c.name).limit(limit)).all()
-            found += _table("acts", ("name", "법령ID", "MST", "kind"), act_rows)
-        if kind in ("all", "articles"):
-            act_part, _, label = text.rpartition(" ")
-            number, _, branch = label.removeprefix("제").removesuffix("조").partition("의")
-            columns = (ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.title, ARTICLES.c.status)
-            where: ColumnElement[bool]
-            if act_part and number.isdigit() and (not branch or branch.isdigit()):
-                where = (ACTS.c.name.like(_like(act_part), escape="\\") & (ARTICLES.c.number == int(number))
-                         & (ARTICLES.c.branch == int(branch or 0)))
-            else:  # words of an article's title (조문제목), `해고` finds 제23조(해고 등의 제한)
-                where = ARTICLES.c.title.like(pattern, escape="\\")
-            article_rows = connection.execute(
-                select(*columns).join(ACTS, ACTS.c.id == ARTICLES.c.act_id).where(where)
-                .order_by(ACTS.c.name, ARTICLES.c.number, ARTICLES.c.branch).limit(limit)).all()
-            found += _table("articles", ("act", "조", "가지", "title", "status"), article_rows)
+            found["acts"] = find_acts(database, text, limit)
         if kind in ("all", "cases"):
-            case_number = parse_case_number(text)
-            condition = (CASES.c.title.like(pattern, escape="\\") if case_number is None else
-                         (CASES.c.case_year == case_number.year) & (CASES.c.case_code == case_number.code)
-                         & (CASES.c.case_serial == case_number.serial))
-            case_rows = connection.execute(
-                select(CASES.c.court, CASES.c.decided_on, CASES.c.case_year, CASES.c.case_code, CASES.c.case_serial,
-                       CASES.c.disposition, CASES.c.title).where(condition)
-                .order_by(desc(CASES.c.decided_on)).limit(limit)).all()
-            found += _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"), case_rows)
-        if not found:
-            out.print(f"nothing matches {text!r}")
-
-
-def _like(text: str) -> str:
-    """A LIKE pattern matching `text` anywhere, its own % and _ taken literally."""
-    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            found["cases"] = find_cases(database, text, limit)
+        if kind in ("all", "articles"):
+            found["articles"] = [asdict(hit) for hit in find_articles(database, text, limit, dt.date.today())]
+    if json_output:
+        sys.stdout.write(json.dumps(found, ensure_ascii=False, default=str) + "\n")
+        return
+    shown = sum((_table("acts", ("name", "법령ID", "MST", "kind"), [row.values() for row in found.get("acts", [])]),
+                 _table("articles", ("act", "article", "title", "text"),
+                        [(hit["act"], hit["article"], hit["title"], hit["snippet"])
+                         for hit in found.get("articles", [])]),
+                 _table("cases", ("court", "date", "year", "code", "serial", "disposition", "사건명"),
+                        [row.values() for row in found.get("cases", [])])))
+    if not shown:
+        out.print(f"nothing matches {text!r}", markup=False)
 
 
 def _table(title: str, headers: tuple[str, ...], rows: Sequence[Iterable[object]]) -> int:
     if rows:
         table = Table(*headers, title=title)
         for row in rows:
-            table.add_row(*("" if value is None else str(value) for value in row))
+            table.add_row(*(Text("" if value is None else str(value)) for value in row))  # no markup in data
         out.print(table)
     return len(rows)
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import ColumnElement, Connection, Subquery, and_, bindparam, case, func, or_, select
 
 from grammars import AmendmentNote, StatuteCitation, format_date
 from verifier.importers.history import SPANS, VERSIONS
@@ -48,9 +48,29 @@ def in_force(versions: Sequence[AnyRow], on: dt.date) -> AnyRow | None:
     return current
 
 
+def in_force_sequences(on: dt.date) -> Subquery:
+    """`in_force` for every act at once, in SQL: (act_id, sequence) of the version in force on `on`,
+    or of the earliest version held where the book starts after it (the verifier's fallback, see
+    `StatuteHistory.verify`); an act enacted with its first version not yet in force has no row."""
+    earliest_without_enactment = case((and_(VERSIONS.c.sequence == 1, or_(VERSIONS.c.change.is_(None),
+                                                                             VERSIONS.c.change != "제정")), 1))
+    sequence = func.coalesce(func.max(case((VERSIONS.c.effective_on <= on, VERSIONS.c.sequence))),
+                             func.min(earliest_without_enactment))
+    return (select(VERSIONS.c.act_id, sequence.label("sequence")).group_by(VERSIONS.c.act_id)
+            .having(sequence.is_not(None)).subquery("in_force"))
+
+
+REPEALING_CHANGES = ("폐지", "타법폐지")
+
+
 def repealed(version: AnyRow) -> bool:
     """Repealed by the act itself (`폐지`) or by another act (`타법폐지`)."""
-    return bool(version.change in ("폐지", "타법폐지") or version.status == "폐지")
+    return bool(version.change in REPEALING_CHANGES or version.status == "폐지")
+
+
+def standing() -> ColumnElement[bool]:
+    """`not repealed(version)` over `act_versions`, in SQL."""
+    return ~or_(func.coalesce(VERSIONS.c.change, "").in_(REPEALING_CHANGES), VERSIONS.c.status == "폐지")
 
 
 def provision_code(citation: StatuteCitation) -> str | None:

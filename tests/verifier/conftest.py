@@ -111,12 +111,20 @@ def legalize_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
-def book(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, legalize_repo: Path
-         ) -> Iterator[Database]:
-    """A database holding the real history fixture, shared by tests that only read it."""
+def book_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, legalize_repo: Path
+             ) -> Iterator[str]:
+    """The URL of a database holding the real history fixture (for commands given a URL)."""
     folder = tmp_path_factory.mktemp("book")
     with _empty_database_url(request.param, folder, request) as url:
         db = Database.open(url)
         import_paths(db, [legalize_repo])
-        yield db
         db.close()
+        yield url
+
+
+@pytest.fixture(scope="session")
+def book(book_url: str) -> Iterator[Database]:
+    """A database holding the real history fixture, shared by tests that only read it."""
+    db = Database.open(book_url)
+    yield db
+    db.close()
