@@ -175,6 +175,11 @@ def _class_of(verdict: Verdict) -> str:
     return verdict.status
 
 
+def _shown(path: Path) -> str:
+    """A source inside the repository by its relative path (results files name no checkout)."""
+    return str(path.resolve().relative_to(ROOT)) if path.resolve().is_relative_to(ROOT) else str(path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", type=Path, nargs="+", default=[ROOT / "data" / "law"])
@@ -184,7 +189,7 @@ def main() -> None:
     parser.add_argument("--self-check-acts", type=int, default=0, help="check only the first N acts (0: all)")
     args = parser.parse_args()
     lines = [f"# statute_book_bench ({dt.date.today()}, {platform.machine()}, {os.cpu_count()} CPUs)", "",
-             f"source: {', '.join(str(path) for path in args.source)}", "",
+             f"source: {', '.join(_shown(path) for path in args.source)}", "",
              "| backend | acts | versions | article spans | skipped | import | database | verify cold | verify warm |"
              " verdicts (cold run) |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     checked: Database | None = None

@@ -59,7 +59,10 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
 
 
 def _begin_sqlite(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+    # An AUTOCOMMIT connection (the verifier's long-lived reader) must hold no transaction: in WAL
+    # mode an open one would keep reading the snapshot it began with.
+    if connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+        connection.exec_driver_sql("BEGIN")
 
 
 def _open_existing_sqlite(path: Path) -> sqlite3.Connection:

@@ -143,6 +143,9 @@ class AuditLog:
     async def stats(self):
         return {"acts": 1, "articles": 1}
 
+    async def reload(self):
+        return {"caches_cleared": True, "language_recompiled": False, "restart_needed": False}
+
 
 QUESTION = {"question": "불법행위 책임의 근거는?"}
 
