@@ -92,11 +92,14 @@ def browser(tmp_path: Path) -> Iterator[int]:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert process.stderr is not None
+    reader: threading.Thread | None = None
     try:
         for line in process.stderr:  # Chromium announces its DevTools endpoint on stderr
             if line.startswith("DevTools listening on ws://"):
                 # keep reading its chatter, or a full pipe would stall it
-                threading.Thread(target=process.stderr.read, daemon=True).start()
+                reader = threading.Thread(target=process.stderr.read, daemon=True)
+                reader.start()
                 yield int(line.split(":")[2].split("/")[0])
                 break
         else:
@@ -104,6 +107,9 @@ def browser(tmp_path: Path) -> Iterator[int]:
     finally:
         process.terminate()
         process.wait(10)
+        if reader is not None:
+            reader.join(10)  # the pipe's end once Chromium is gone
+        process.stderr.close()
 
 
 def test_citations_appear_only_once_verified_with_badge_and_source(serve, browser: int) -> None:
