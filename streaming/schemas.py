@@ -3,7 +3,7 @@ settings, so the OpenAPI schema states the real limits (and schemathesis tests e
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, model_validator
@@ -59,15 +59,17 @@ Penalty = Annotated[float, Strict(), Field(ge=-2.0, le=2.0, allow_inf_nan=False)
 Name = Annotated[Text, Field(min_length=1, max_length=MAX_NAME_CHARS)]
 
 
-def _citable(kind: str, known: Mapping[str, str]) -> Any:
-    """Names of `kind` as a request field: refused unless `known`, then as the source cites them,
-    sorted and each once (one narrowing, one compiled language, whatever the order or spelling)."""
+def _citable(kind: str, known: Callable[[], Mapping[str, str]]) -> Any:
+    """Names of `kind` as a request field: refused unless `known()` (asked on each request) holds
+    them, then as the source cites them, sorted and each once (one narrowing, one compiled
+    language, whatever the order or spelling)."""
 
     def cited(names: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [name for name in dict.fromkeys(names) if name not in known]
+        current = known()
+        unknown = [name for name in dict.fromkeys(names) if name not in current]
         if unknown:
             raise ValueError(f"expected {kind} names this service knows, got unknown {unknown}")
-        return tuple(sorted({known[name] for name in names}))
+        return tuple(sorted({current[name] for name in names}))
 
     return Annotated[tuple[Name, ...], Field(max_length=MAX_NARROWING_NAMES), AfterValidator(cited)]
 
@@ -78,12 +80,13 @@ def _leave_a_kind(courts_field: str, courts: object, acts_field: str, acts: obje
 
 
 def request_models(
-    config: StreamingSettings, citable: CitableNames
+    config: StreamingSettings, citable: Callable[[], CitableNames]
 ) -> tuple[type[BaseModel], type[BaseModel]]:
-    """(AnswerRequest, ChatCompletionRequest) bounded by `config`, narrowable to `citable`."""
+    """(AnswerRequest, ChatCompletionRequest) bounded by `config`, narrowable to the names
+    `citable()` gives when a request arrives."""
     TokenCount = Annotated[Integer, Field(ge=1, le=config.max_tokens_limit)]
     PromptText = Annotated[Text, Field(max_length=config.max_prompt_chars)]
-    Courts, Acts = _citable("court", citable.courts), _citable("act", citable.acts)
+    Courts, Acts = _citable("court", lambda: citable().courts), _citable("act", lambda: citable().acts)
 
     class AnswerRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
