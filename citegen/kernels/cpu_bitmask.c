@@ -8,9 +8,10 @@
  *     for token in [0, width): if token >= vocab or bit (token % 32) of word (token / 32) is 0:
  *         logits[r][token] = -inf
  *
- * A word of 32 allowed tokens (-1, most of free text) is skipped; every other word is masked without a
- * branch per token, 32 lanes at a time (the compiler vectorizes the inner loop), so a row costs about
- * one pass over its logits whatever the share of allowed tokens.
+ * A word of 32 allowed tokens (-1, most of free text) is skipped, one of none (0, most of a citation) is
+ * stored -inf without being read, every other word is masked without a branch per token, 32 lanes at a
+ * time (the compiler vectorizes the inner loops), so a row costs about one pass over its logits whatever
+ * the share of allowed tokens.
  */
 #include <stdint.h>
 
@@ -26,6 +27,10 @@
                 uint32_t word = w[i];                                                                   \
                 if (word == UINT32_MAX) continue;                                                       \
                 T *restrict chunk = x + 32 * i;                                                         \
+                if (word == 0) {                                                                        \
+                    for (int j = 0; j < 32; j++) chunk[j] = neg_inf;                                    \
+                    continue;                                                                           \
+                }                                                                                       \
                 for (int j = 0; j < 32; j++) {                                                          \
                     T keep = (T)((word & (1u << j)) ? ~(T)0 : 0);                                       \
                     chunk[j] = (T)((chunk[j] & keep) | (neg_inf & ~keep));                              \
