@@ -21,8 +21,9 @@ from tests.engine.test_kernels import naive_reference
 
 HAS_CC = shutil.which("cc") is not None
 WIDTH = 1000  # 31 whole words and 8 tokens of a 32nd
-# (logits width, vocab_size): DeepSeek V4; Qwen's 151,851 ids in its 151,936-wide embedding
-SERVED = {"deepseek-129280": (129_280, 129_280), "qwen-151851-of-151936": (151_936, 151_851)}
+# (logits width, vocab_size): DeepSeek V4; Qwen's 151,851 ids in its 151,936-wide embedding, and all 151,936
+SERVED = {"deepseek-129280": (129_280, 129_280), "qwen-151851-of-151936": (151_936, 151_851),
+          "qwen-151936": (151_936, 151_936)}  # fmt: skip
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
