@@ -14,7 +14,8 @@ The bitmask layout is xgrammar's (../shared/STYLE.md): int32 words, bit j of wor
 `vocab_size` defaults to the number of bits in a bitmask row, so logits wider than the
 tokenizer's vocabulary (embedding tables padded to a multiple of 64 or 128) have their extra
 columns masked. The Triton backend lives in `citegen.kernels.triton_bitmask` and is imported
-only when CUDA logits arrive, so CPU-only users never import triton.
+only when CUDA logits arrive, so CPU-only users never import triton; the CPU backend
+(`citegen.kernels.cpu_bitmask`) builds its C kernel when CPU logits first arrive.
 """
 
 from __future__ import annotations
