@@ -33,6 +33,7 @@ SOURCE = Path(__file__).with_suffix(".c")
 # -inf as the kernel writes it: the bits of each dtype's -inf
 _NEG_INF_BITS = {torch.float32: 0xFF800000, torch.bfloat16: 0xFF80, torch.float16: 0xFC00}
 _SHIFTS = torch.arange(32, dtype=torch.int32)
+_BUILD_TIMEOUT_S = 120  # ~0.1 s of CPU; a compiler that takes minutes is not one to wait for on a request
 
 
 class NativeKernel:
@@ -69,18 +70,20 @@ class NativeKernel:
         )  # fmt: skip
 
 
-def build_native_kernel(compiler: str = "cc") -> NativeKernel | None:
-    """Compile and load cpu_bitmask.c with `compiler`; None, with a warning, where that fails."""
+def build_native_kernel(compiler: str = "cc", source: Path = SOURCE) -> NativeKernel | None:
+    """Compile and load `source` (cpu_bitmask.c) with `compiler`; None, with a warning, where that fails."""
     with tempfile.TemporaryDirectory(prefix="citegen-kernel-") as folder:
         library = Path(folder) / "cpu_bitmask.so"
-        command = [compiler, "-O3", "-march=native", "-shared", "-fPIC", "-o", str(library), str(SOURCE)]
+        command = [compiler, "-O3", "-march=native", "-shared", "-fPIC", "-o", str(library), str(source)]
         try:
-            subprocess.run(command, check=True, capture_output=True, text=True)
+            subprocess.run(command, check=True, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S)
             loaded = ctypes.CDLL(str(library))  # stays mapped once its file is removed with the folder
-        except (OSError, subprocess.CalledProcessError) as error:
-            reason = (getattr(error, "stderr", None) or str(error)).strip().splitlines() or [str(error)]
+        except (OSError, subprocess.SubprocessError) as error:  # no compiler, it failed or hung, no dlopen
+            stderr = error.stderr if isinstance(error, subprocess.CalledProcessError) else None
+            lines = (stderr or str(error)).strip().splitlines() or [str(error)]
+            reason = next((line for line in lines if "error" in line), lines[0])  # gcc opens with "In function"
             logger.warning("CPU logits take the slower torch mask path: `%s` could not build %s (%s)",
-                           compiler, SOURCE.name, reason[0])  # fmt: skip
+                           compiler, source.name, reason)  # fmt: skip
             return None
     return NativeKernel(loaded)
 

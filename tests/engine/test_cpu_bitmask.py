@@ -127,3 +127,13 @@ def test_a_compiler_that_fails_is_named_with_its_exit_status(caplog) -> None:
         assert build_native_kernel("false") is None  # coreutils' false: exits 1, says nothing
     assert "`false` could not build cpu_bitmask.c" in caplog.text
     assert "non-zero exit status 1" in caplog.text
+
+
+@needs_cc
+def test_a_source_the_compiler_rejects_is_logged_with_the_compilers_error(caplog, tmp_path) -> None:
+    broken = tmp_path / "broken.c"
+    broken.write_text("void apply_bitmask_32(void) { this is not C; }\n")
+    with caplog.at_level(logging.WARNING, logger="citegen.kernels.cpu_bitmask"):
+        assert build_native_kernel("cc", broken) is None
+    assert "`cc` could not build broken.c" in caplog.text
+    assert "error:" in caplog.text  # the compiler's own diagnostic
