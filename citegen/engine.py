@@ -402,7 +402,7 @@ class Engine:
         return self._bitmask_host
 
     def _apply_bitmask(self, logits: torch.Tensor, bitmask: torch.Tensor, rows: list[int]) -> None:
-        """The filled rows through the kernel dispatcher: Triton on CUDA logits, numpy on CPU."""
+        """The filled rows through the kernel dispatcher: Triton on CUDA logits, C on CPU (cpu_bitmask.c)."""
         batch = logits.shape[0]
         if logits.is_cuda:
             if self._bitmask_device is None:

@@ -12,7 +12,7 @@ per batch row, a `ConstraintCursor` (citegen's own, over the token index of the 
 and the live list of the row's output ids that vLLM hands over when the request joins. Before
 each step the cursor catches up on the ids appended since; rows whose state needs no mask (free
 text) cost a dictionary lookup. The masked rows' bitmasks go through the engine's kernel
-(`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, torch on CPU).
+(`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, a C kernel built at first use on CPU).
 
 A citation in progress always closes within the request's `max_tokens`: each row is filled by the
 cursor's `fill_bitmask` with the tokens left, the one operation citegen's engine and its

@@ -1,77 +1,117 @@
 """The CPU path of `apply_token_bitmask_inplace`.
 
-float32 rows (the CPU model dtype) go through numpy views of the same memory, 32 logits per bitmask
-word. Real masks are made of whole words: inside a citation nearly every word is 0 (a few tokens
-allowed), in free text nearly every word is -1 (a few tokens rejected). So only the words that are
-not all-allowed are touched:
-- sparse rows (most words 0): the allowed words' logits are gathered, the row is filled with -inf
-  (a memset) and the gathered words are written back with their disallowed bits at -inf;
-- dense rows (few words not -1): those words are gathered, masked and scattered back;
-- rows where most words are mixed: every bit is unpacked and `copyto(where=)` masks the row.
-`bench/cpu_apply.py` measures these against unpacking every bit, torch and a per-state id list
-(bench/results/cpu_apply.md). Other dtypes (bf16 has no numpy type) take the torch path.
+float32, bfloat16 and float16 rows go through a small C kernel, cpu_bitmask.c, that the machine's C
+compiler (`cc`) builds with -O3 -march=native the first time a process masks CPU logits (a fraction of
+a second), in a temporary folder removed as soon as the library is loaded: nothing is cached on disk or
+downloaded, and the instructions are the machine's own (AVX-512 or AVX2 on x86, NEON on ARM). The
+kernel skips all-allowed words and masks every other word without a branch per token, so one row costs
+about one pass over its logits whatever the share of allowed tokens, and a batch is one call.
+`bench/cpu_apply.py` measures it against the candidates issue 18 names (per-state allowed and banned id
+lists, the word-by-word numpy path it replaced, the torch path) and against xgrammar's and llguidance's
+CPU kernels (bench/results/cpu_apply.md).
+
+Other dtypes, and every dtype where no C compiler works, take the torch path: each row's bits expanded
+with shifts, then `masked_fill_`. It is exact and an order of magnitude slower; a warning says once why
+the kernel could not be built.
 """
 
 from __future__ import annotations
 
-import sys
+import ctypes
+import functools
+import logging
+import subprocess
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import torch
 
-# unpackbits(bitorder="little") on the bytes of little-endian int32 words yields token order.
-_LITTLE_ENDIAN = sys.byteorder == "little"
-_NEG_INF = np.float32(-np.inf)
+logger = logging.getLogger(__name__)
+
+SOURCE = Path(__file__).with_suffix(".c")
+# -inf as the kernel writes it: the bits of each dtype's -inf
+_NEG_INF_BITS = {torch.float32: 0xFF800000, torch.bfloat16: 0xFF80, torch.float16: 0xFC00}
+_SHIFTS = torch.arange(32, dtype=torch.int32)
+_BUILD_TIMEOUT_S = 120  # ~0.1 s of CPU; a compiler that takes minutes is not one to wait for on a request
 
 
-def _bits(words: np.ndarray) -> np.ndarray:
-    """(len(words), 32) bool: bit j of word i."""
-    return np.unpackbits(words.view(np.uint8), bitorder="little").view(np.bool_).reshape(len(words), 32)
+class NativeKernel:
+    """cpu_bitmask.c compiled and loaded: one C call masks every listed row of a batch."""
+
+    def __init__(self, library: ctypes.CDLL) -> None:
+        self._functions = {}
+        for bits, neg_inf_type in ((32, ctypes.c_uint32), (16, ctypes.c_uint16)):
+            function = getattr(library, f"apply_bitmask_{bits}")
+            function.restype = None
+            function.argtypes = [
+                ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,  # logits, row stride, bitmask, words
+                ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,  # rows, row count, vocab, width
+                neg_inf_type,
+            ]  # fmt: skip
+            self._functions[bits] = function
+
+    @staticmethod
+    def supports(dtype: torch.dtype) -> bool:
+        return dtype in _NEG_INF_BITS
+
+    def apply_inplace(
+        self, logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
+    ) -> None:
+        """`logits` (batch, width) of a supported dtype with unit stride along the width, `bitmask`
+        (batch, words) contiguous int32, `rows` a contiguous int32 array of row indices (None: all) — as
+        `check_bitmask_arguments` leaves them."""
+        width = logits.shape[1]
+        self._functions[logits.element_size() * 8](
+            logits.data_ptr(), logits.stride(0), bitmask.data_ptr(), bitmask.shape[1],
+            # the rows as bytes: `rows.ctypes.data` costs ~7 µs a call, `tobytes` a copy of a few ints
+            None if rows is None else rows.tobytes(), logits.shape[0] if rows is None else len(rows),
+            min(width, vocab_size), width, _NEG_INF_BITS[logits.dtype],
+        )  # fmt: skip
 
 
-def _mask_words_inplace(logits: np.ndarray, words: np.ndarray) -> None:
-    """logits: (n, 32) float32, words: (n,) int32 — one bitmask word per 32 logits."""
-    if 2 * np.count_nonzero(words) <= len(words):  # mostly empty words: keep the allowed ones, clear the rest
-        allowed = np.flatnonzero(words)
-        kept = logits[allowed]
-        logits.fill(_NEG_INF)
-        logits[allowed] = np.where(_bits(words[allowed]), kept, _NEG_INF)
-        return
-    partial = np.flatnonzero(words != -1)
-    if 2 * len(partial) <= len(words):  # mostly full words: mask the others
-        touched = logits[partial]
-        np.copyto(touched, _NEG_INF, where=~_bits(words[partial]))
-        logits[partial] = touched
-        return
-    np.copyto(logits, _NEG_INF, where=~_bits(words))
+def build_native_kernel(compiler: str = "cc", source: Path = SOURCE) -> NativeKernel | None:
+    """Compile and load `source` (cpu_bitmask.c) with `compiler`; None, with a warning, where that fails."""
+    with tempfile.TemporaryDirectory(prefix="citegen-kernel-") as folder:
+        library = Path(folder) / "cpu_bitmask.so"
+        command = [compiler, "-O3", "-march=native", "-shared", "-fPIC", "-o", str(library), str(source)]
+        try:
+            subprocess.run(command, check=True, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S)
+            loaded = ctypes.CDLL(str(library))  # stays mapped once its file is removed with the folder
+        except (OSError, subprocess.SubprocessError) as error:  # no compiler, it failed or hung, no dlopen
+            stderr = error.stderr if isinstance(error, subprocess.CalledProcessError) else None
+            lines = (stderr or str(error)).strip().splitlines() or [str(error)]
+            reason = next((line for line in lines if "error" in line), lines[0])  # gcc opens with "In function"
+            logger.warning("CPU logits take the slower torch mask path: `%s` could not build %s (%s)",
+                           compiler, source.name, reason)  # fmt: skip
+            return None
+    return NativeKernel(loaded)
 
 
-def _mask_row_inplace(logits: np.ndarray, words: np.ndarray, covered: int) -> None:
-    whole = covered // 32
-    if whole:
-        _mask_words_inplace(logits[: whole * 32].reshape(whole, 32), words[:whole])
-    rest = covered - whole * 32
-    if rest:
-        allowed = _bits(words[whole : whole + 1])[0, :rest]
-        np.copyto(logits[whole * 32 : covered], _NEG_INF, where=~allowed)
+@functools.cache
+def native_kernel() -> NativeKernel | None:
+    """The kernel this process masks CPU logits with, built on first use (None: the torch path)."""
+    return build_native_kernel()
+
+
+def apply_token_bitmask_torch_inplace(
+    logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
+) -> None:
+    """The same masking in torch operations, one row at a time, for any floating dtype."""
+    width = logits.shape[1]
+    covered = min(width, vocab_size)
+    for row in range(logits.shape[0]) if rows is None else rows.tolist():
+        bits = ((bitmask[row].unsqueeze(-1) >> _SHIFTS) & 1).view(-1)[:covered]
+        logits[row, :covered].masked_fill_(bits == 0, float("-inf"))
+    if covered < width:
+        logits[slice(None) if rows is None else torch.from_numpy(rows).long(), covered:] = float("-inf")
 
 
 def apply_token_bitmask_cpu_inplace(
-    logits: torch.Tensor, bitmask: torch.Tensor, rows: torch.Tensor | None, vocab_size: int
+    logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
 ) -> None:
-    width = logits.shape[1]
-    covered = min(width, vocab_size)
-    row_ids = range(logits.shape[0]) if rows is None else rows.tolist()
-    if logits.dtype == torch.float32 and _LITTLE_ENDIAN:
-        logits_np = logits.detach().numpy()
-        words_np = bitmask.numpy()
-        for row in row_ids:
-            _mask_row_inplace(logits_np[row], words_np[row], covered)
+    kernel = native_kernel() if NativeKernel.supports(logits.dtype) else None
+    if kernel is None:
+        apply_token_bitmask_torch_inplace(logits, bitmask, rows, vocab_size)
     else:
-        shifts = torch.arange(32, dtype=torch.int32)
-        for row in row_ids:
-            bits = ((bitmask[row].unsqueeze(-1) >> shifts) & 1).view(-1)[:covered]
-            logits[row, :covered].masked_fill_(bits == 0, float("-inf"))
-    if covered < width:
-        index = slice(None) if rows is None else rows.long()
-        logits[index, covered:] = float("-inf")
+        kernel.apply_inplace(logits, bitmask, rows, vocab_size)

@@ -84,11 +84,14 @@ def test_a_one_dimensional_row_is_masked_like_a_batch_of_one() -> None:
         (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int64), None, None, "int32 bitmask"),
         (torch.zeros(2, 64), torch.zeros(3, 2, dtype=torch.int32), None, None, "one row per logits row"),
         (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int32), [2], None, "row indices in"),
+        (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int32), torch.tensor([0, -1]), None, "row indices in"),
+        (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int32), [[0], [1]], None, "1-D list of row indices"),
         (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int32), None, 65, "vocab_size <= 64"),
         (torch.zeros(2, 64, dtype=torch.int64), torch.zeros(2, 2, dtype=torch.int32), None, None, "floating"),
         (torch.zeros(2, 2, 64), torch.zeros(2, 2, dtype=torch.int32), None, None, "(batch, vocab)"),
     ],
-    ids=["int64-bitmask", "row-count", "index-out-of-range", "vocab-past-bitmask", "int-logits", "3-d"],
+    ids=["int64-bitmask", "row-count", "index-out-of-range", "negative-index", "nested-indices", "vocab-past-bitmask",
+         "int-logits", "3-d"],
 )
 def test_bad_arguments_raise_a_typed_error(logits, bitmask, indices, vocab_size, message) -> None:
     with pytest.raises(MaskError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -103,8 +106,9 @@ cases = torch.load(sys.argv[1])
 results = []
 for logits, bitmask, indices, vocab_size, vector in cases:
     logits_2d, bitmask_2d, rows, vocab = check_bitmask_arguments(logits, bitmask, indices, vocab_size)
-    if rows is None or rows.numel():
+    if rows is None or rows.size:
         shape = None if vector is None else LaunchShape(vector=vector, num_warps=4)
+        rows = None if rows is None else torch.from_numpy(rows)
         apply_token_bitmask_triton_inplace(logits_2d, bitmask_2d, rows, vocab, shape)
     results.append(logits)
 torch.save(results, sys.argv[2])
