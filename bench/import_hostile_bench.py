@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.report import results_page
+
 ROOT = Path(__file__).resolve().parent.parent
 LAW = ROOT / "data" / "synthetic_law"
 ADMIN = Path(sys.executable).with_name("citegen-admin")
@@ -108,12 +110,12 @@ def main() -> None:
         url = arguments.database_url or f"sqlite:///{scratch / 'hostile.sqlite3'}"
         code, message, seconds, peak = import_once([LAW], [], url)
         assert code == 0, message
-        first = dump_hash(url, scratch)
+        first = after = dump_hash(url, scratch)
         rows = []
         for name, what, source, make, extra, may_change in ATTACKS:
             path = scratch / name
             path.write_text(make((LAW / source).read_text(encoding="utf-8")), encoding="utf-8")
-            before = dump_hash(url, scratch)
+            before = after  # nothing touches the database between one attack's dump and the next import
             code, message, seconds, peak = import_once([path], extra, url)
             after = dump_hash(url, scratch)
             shown = message.replace(str(scratch) + "/", "").replace("|", "\\|")
@@ -131,11 +133,12 @@ def main() -> None:
     lines = ["# citegen-admin import under attack\n",
              (f"{platform.node()} · Python {platform.python_version()} · {backend} · "
               f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"),
-             __doc__.split("\n\n", 1)[1].strip() + "\n",
+             "Each attack is one file imported by `citegen-admin import` in its own process into a database of "
+             "data/synthetic_law; dump hashes are the SHA-256 of `citegen-admin dump` before and after it.\n",
              "| input | what | exit | message | seconds | peak MB | dump before | dump after | database |",
              "|---|---|---:|---|---:|---:|---|---|---|", *rows]
     arguments.out.parent.mkdir(parents=True, exist_ok=True)
-    arguments.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    arguments.out.write_text(results_page(lines, about=__doc__), encoding="utf-8")
     print("\n".join(lines))
 
 
