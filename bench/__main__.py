@@ -28,9 +28,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from bench.report import BenchReportError, Block, blocks_of, preamble_of, rewrite_numbers, summary_of
 from bench.shared_book import SharedBook, shared_book
@@ -72,7 +72,7 @@ class Bench:
     # The run's statute book (bench/shared_book.py): "fills" imports it; "reads" is given a copy of the
     # SQLite file (data/law and data/cases) as --database-url, "reads+postgresql" also a copy of the
     # PostgreSQL database (data/law) as --postgres-url; "" does not use it.
-    book: str = ""
+    book: Literal["", "fills", "reads", "reads+postgresql"] = ""
 
     @property
     def results(self) -> Path:
@@ -179,13 +179,16 @@ def run_with_book(bench: Bench, logs: Path, book: SharedBook) -> tuple[Outcome, 
     to a bench that reads it."""
     if bench.book == "fills":
         outcome, summary = run_one(bench, logs, book.filling_arguments())
-        why = book.add_cases(REPO / "data" / "cases", environment(), logs / f"{bench.name}.log") \
-            if outcome.status == "ran" else f"{bench.name} {outcome.status}"
+        if outcome.status == "ran":
+            why = book.add_cases(REPO / "data" / "cases", environment(), logs / f"{bench.name}.log")
+        else:
+            why = f"{bench.name} {outcome.status}"
         if why is not None:
             print(f"{bench.name}: {why}; the benches after it import the statute book themselves", flush=True)
         return outcome, summary
-    with book.lent(bench.name, postgresql=bench.book == "reads+postgresql") if bench.book else nullcontext(()) \
-            as lent:  # fmt: skip
+    if not bench.book:
+        return run_one(bench, logs)
+    with book.lent(bench.name, postgresql=bench.book == "reads+postgresql") as lent:
         return run_one(bench, logs, lent)
 
 
@@ -263,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     if args.list:
         for bench in BENCHES:
-            print(f"{bench.name:20} {bench.timeout_s:5} s  {bench.command}")
+            lends = f"  (statute book: {bench.book})" if bench.book else ""
+            print(f"{bench.name:20} {bench.timeout_s:5} s  {bench.command}{lends}")
         return 0
     readme = README.read_text(encoding="utf-8")
     previous = blocks_of(readme)  # before any bench runs: a README without markers stops here
