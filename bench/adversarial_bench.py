@@ -43,7 +43,7 @@ import uvicorn
 from sqlalchemy import func, select
 
 from bench.report import results_page
-from citegen.commands.serve_wiring import DatabaseAdmin, database_verifier
+from citegen.commands.serve_wiring import DatabaseAdmin, DatabaseViews, database_verifier
 from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -262,7 +262,7 @@ def current_articles(database: Database) -> list[tuple[str, int]]:
 def measure(name: str, database: Database, context: dict, clients: int, seconds: float) -> dict:
     articles = current_articles(database)
     checker = Verifier(database, audit_batch=50)
-    admin = DatabaseAdmin(database, checker)
+    admin = DatabaseAdmin(DatabaseViews(database, checker))
     config = StreamingSettings(
         max_active=clients, max_queued=clients, verify_timeout_s=1.0, body_timeout_s=2.0
     )

@@ -8,7 +8,7 @@ Routes: `POST /v1/answers` (SSE: prose, citation, done, error), `POST /v1/chat/c
 import asyncio
 import hmac
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from typing import Annotated, cast
 
@@ -174,7 +174,7 @@ def create_app(
     probes: Sequence[ReadinessProbe] = (),
     anchors: AnchorPrefixes | None = None,
     bypass: Sequence[tuple[str, str]] = DEFAULT_BYPASS,
-    citable: CitableNames = CitableNames(),
+    citable: CitableNames | Callable[[], CitableNames] = CitableNames(),
     screen: Finder = find_citations,
     gauges: Gauges | None = None,
 ) -> FastAPI:
@@ -182,10 +182,12 @@ def create_app(
     may begin a citation (needed when the source sends anchors as prose before `CitationStart`);
     text between a `bypass` pair (the grammar's, `<think>` … `</think>`) is kept from readers;
     `citable` names the courts and acts a request may narrow its citations to (the source honours
-    `GenerationRequest.courts` and `.acts`); `screen` finds what a reader would take for a citation
-    in prose about to be released under `strict` or `drop` (grammars' lenient finder; the serving
-    command passes one that knows the database's act names); `gauges` adds numbers read at each
-    scrape of `/metrics` (the verifier's audit rows pending and lost)."""
+    `GenerationRequest.courts` and `.acts`), or is a function asked for them on each request; `screen`
+    finds what a reader would take for a citation in prose about to be released under `strict` or
+    `drop` (grammars' lenient finder; the serving command passes one that knows the database's act
+    names), called on each answer screened. Both are read as requests come, so a composition root
+    whose data change (`POST /admin/reload`) may pass functions that follow them. `gauges` adds
+    numbers read at each scrape of `/metrics` (the verifier's audit rows pending and lost)."""
     admission = Admission(config.max_active, config.max_queued, config.retry_after_s)
     metrics = Metrics(
         {
@@ -196,7 +198,8 @@ def create_app(
     )
     narrowings = NarrowingLimit(config.max_narrowings_per_client, config.retry_after_s)
     service = Service(config, source, verifier, anchors, tuple(bypass), admission, metrics, screen, narrowings)
-    AnswerRequest, ChatCompletionRequest = request_models(config, citable)
+    names = citable if callable(citable) else lambda: citable
+    AnswerRequest, ChatCompletionRequest = request_models(config, names)
     app = FastAPI(
         title="citegen",
         version="0.1.0",

@@ -3,7 +3,7 @@ settings, so the OpenAPI schema states the real limits (and schemathesis tests e
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, model_validator
@@ -60,15 +60,17 @@ Name = Annotated[Text, Field(min_length=1, max_length=MAX_NAME_CHARS)]
 Names = Annotated[tuple[Name, ...], Field(max_length=MAX_NARROWING_NAMES)]
 
 
-def _citable(kind: str, known: Mapping[str, str]) -> AfterValidator:
-    """What makes `Names` a request field of `kind`: refused unless `known`, then as the source cites
-    them, sorted and each once (one narrowing, one compiled language, whatever the order or spelling)."""
+def _citable(kind: str, known: Callable[[], Mapping[str, str]]) -> AfterValidator:
+    """What makes `Names` a request field of `kind`: refused unless `known()` (asked on each request)
+    holds them, then as the source cites them, sorted and each once (one narrowing, one compiled
+    language, whatever the order or spelling)."""
 
     def cited(names: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [name for name in dict.fromkeys(names) if name not in known]
+        current = known()
+        unknown = [name for name in dict.fromkeys(names) if name not in current]
         if unknown:
             raise ValueError(f"expected {kind} names this service knows, got unknown {unknown}")
-        return tuple(sorted({known[name] for name in names}))
+        return tuple(sorted({current[name] for name in names}))
 
     return AfterValidator(cited)
 
@@ -119,12 +121,13 @@ class ChatFields(Protocol):
 
 
 def request_models(
-    config: StreamingSettings, citable: CitableNames
+    config: StreamingSettings, citable: Callable[[], CitableNames]
 ) -> tuple[type[BaseModel], type[BaseModel]]:
-    """(AnswerRequest, ChatCompletionRequest) bounded by `config`, narrowable to `citable`."""
+    """(AnswerRequest, ChatCompletionRequest) bounded by `config`, narrowable to the names
+    `citable()` gives when a request arrives."""
     TokenCount = Annotated[Integer, Field(ge=1, le=config.max_tokens_limit)]
     PromptText = Annotated[Text, Field(max_length=config.max_prompt_chars)]
-    court_names, act_names = _citable("court", citable.courts), _citable("act", citable.acts)
+    court_names, act_names = _citable("court", lambda: citable().courts), _citable("act", lambda: citable().acts)
 
     class AnswerRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")

@@ -42,12 +42,9 @@ def serve(
 
     from citegen.commands import backends  # noqa: PLC0415
     from citegen.commands import serve_wiring as wiring  # noqa: PLC0415
-    from citegen.commands.recite_wiring import finding_lexicon  # noqa: PLC0415
     from citegen.commands.settings import Settings  # noqa: PLC0415
     from citegen.commands.startup import require_acts, starting  # noqa: PLC0415
-    from grammars import CitationFinder, CitationParser  # noqa: PLC0415
-    from streaming import create_app  # noqa: PLC0415
-    from verifier import Database, Verifier, build_lexicon, lexicon_data  # noqa: PLC0415
+    from verifier import Database, Verifier  # noqa: PLC0415
 
     with starting("serve"):
         settings = Settings()
@@ -55,22 +52,13 @@ def serve(
         chosen = backend or settings.backend
         backends.require(chosen)
         database = Database.open(database_url or settings.database_url)
-        lexicon = lexicon_data(database)
-        require_acts(lexicon, database.url)
-        known = build_lexicon(database)
-        source = backends.answer_source(chosen, settings, lexicon, vllm_lexicon=vllm_lexicon, vllm_args=vllm_args)
+        views = wiring.DatabaseViews(database, Verifier(database))  # all the service derives from the database
+        require_acts(views.lexicon, database.url)
+        source = backends.answer_source(chosen, settings, views.lexicon, vllm_lexicon=vllm_lexicon,
+                                        vllm_args=vllm_args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    checker = Verifier(database)
-    use_lexicon = source.use_lexicon if isinstance(source, wiring.EngineSource) else None  # vLLM: restart
-    admin = wiring.DatabaseAdmin(database, checker, lexicon, use_lexicon)
-    verifier = wiring.database_verifier(checker)
+    app, verifier = wiring.service_app(config, source, views)
     wiring.favour_latency()
-    app = create_app(
-        config, source, verifier, admin=admin, probes=[admin],  # both sources mark tentative prose
-        citable=wiring.citable_names(known),
-        screen=CitationFinder(CitationParser.for_lexicon(finding_lexicon(known))).find,
-        gauges=admin.audit_gauges(),
-    )
     try:
         uvicorn.run(app, host=host or config.host, port=port if port is not None else config.port)
     finally:

@@ -12,7 +12,8 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import streaming
 from citegen import events as engine_events
@@ -22,14 +23,18 @@ from citegen.commands.languages import (  # noqa: F401  re-exported
     build_engine,
     constraint_library,
 )
+from citegen.commands.recite_wiring import finding_lexicon
 from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.sampling import SamplingParams
-from grammars import COURTS_BY_NAME, Lexicon, ParsedCitation
+from grammars import COURTS_BY_NAME, CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation
 from streaming import AnchorPrefixes, Gauges
-from verifier import Database, Verifier, head_revision, lexicon_data
+from verifier import Database, Verifier, build_lexicon, head_revision, lexicon_data
 from verifier import admin as admin_queries
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +106,9 @@ class EngineSource:
     async def use_lexicon(self, lexicon: ArticleLexicon) -> bool:
         """Compile the whole answer language over `lexicon` (on the new library's own compile
         thread, off the event loop) and make it the engine's: requests submitted from then on are
-        constrained by it, those running keep the constraint they started with. False when the
+        constrained by it, those running keep the constraint they started with (a compiled
+        constraint, not the library). Nothing else holds the library it replaces, so that library
+        and its idle compile thread end here (tests/streaming/test_admin_reload.py). False when the
         source was built without a way to compile another language."""
         if self.relanguage is None:
             return False
@@ -183,44 +190,98 @@ class DatabaseVerifier:
         self.verifier.close()
 
 
-class DatabaseAdmin:
-    """Audit log and counts for the admin endpoints (verifier.admin's queries, on worker threads),
-    the database's readiness probe, and `reload` after an import or a `citegen-admin sync`.
-    `lexicon` is the lexicon_data() the answer language was compiled from."""
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What the service derives from the database, read at once (queries: not on the event loop)."""
 
-    name = "database"
+    lexicon: ArticleLexicon  # lexicon_data(): the acts and articles the answer language compiles
+    citable: streaming.CitableNames
+    find: Callable[[str], Sequence[FoundCitation]]
 
-    def __init__(self, database: Database, verifier: Verifier, lexicon: ArticleLexicon | None = None,
-                 use_lexicon: Callable[[ArticleLexicon], Awaitable[bool]] | None = None) -> None:
+    @classmethod
+    def of(cls, database: Database) -> _Reading:
+        known = build_lexicon(database)
+        finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)))
+        return cls(lexicon_data(database), citable_names(known), finder.find)
+
+
+class DatabaseViews:
+    """The one owner of what the service derives from the database, all refreshed by `reload`
+    (`POST /admin/reload`, after an import or a `citegen-admin sync`):
+
+        the verifier's caches   verdicts, act names, versions, coverage (`Verifier.clear_cache`)
+        lexicon                 lexicon_data(): the acts and articles the answer language is compiled from
+        citable()               the names a request may narrow its acts to (names, 약칭, informal), each
+                                mapped to the name the language cites it by
+        find()                  the prose screen's finder: grammars' act names and the database's
+
+    The lexicon and the narrowable names follow the answer language: they change when it has been
+    compiled over the database's new lexicon (or the lexicon did not move), since a request narrowed
+    to an act the language cannot write could not be answered. The caches and the screen follow the
+    database at once: a screen that knows a new act withholds its citations written as prose,
+    whatever the language can write. Streaming asks `citable()` on each request and `find` on each
+    screened answer, so what a reload takes holds from the next request; those running keep theirs."""
+
+    def __init__(self, database: Database, verifier: Verifier) -> None:
         self.database = database
         self.verifier = verifier
-        self.lexicon = _label_sets(lexicon or {})
-        self.use_lexicon = use_lexicon  # EngineSource.use_lexicon: recompile the answer language
+        self._language = self._screen = _Reading.of(database)
+        self._reloading = asyncio.Lock()  # one reload at a time: each compares with what the last one took
 
-    async def reload(self) -> Mapping[str, Any]:
-        """Forget the verifier's cached verdicts and lookups (on a worker thread), so decisions and
-        versions written since are verified at once; and if the database's lexicon moved from the one
-        the answer language was compiled from (acts or articles added or gone), compile the language
-        anew off the event loop (`use_lexicon`). `restart_needed`: the language is behind and this
-        source cannot recompile it (vLLM); names a request may narrow to are those of the start."""
-        def refresh() -> Mapping[str, list[str] | None]:
+    @property
+    def lexicon(self) -> ArticleLexicon:
+        return self._language.lexicon
+
+    def citable(self) -> streaming.CitableNames:
+        return self._language.citable
+
+    def find(self, text: str) -> Sequence[FoundCitation]:
+        return self._screen.find(text)
+
+    async def reload(self, use_lexicon: Callable[[ArticleLexicon], Awaitable[bool]] | None) -> dict[str, Any]:
+        """Forget the verifier's cached verdicts and lookups and read the database anew (on a worker
+        thread), so decisions and versions written since are verified at once and the screen knows
+        every act; and if the lexicon moved from the one the answer language was compiled from (acts
+        or articles added or gone), compile the language anew off the event loop (`use_lexicon`).
+        `restart_needed`: the language is behind and the source cannot recompile it (vLLM)."""
+        def refresh() -> _Reading:
             self.verifier.clear_cache()
-            return lexicon_data(self.database)
+            return _Reading.of(self.database)
 
-        fresh = await asyncio.to_thread(refresh)
-        current = _label_sets(fresh)
-        added = sorted(set(current) - set(self.lexicon))
-        removed = sorted(set(self.lexicon) - set(current))
-        changed = sorted(name for name in set(current) & set(self.lexicon) if current[name] != self.lexicon[name])
-        moved = bool(added or removed or changed)
-        recompiled = moved and self.use_lexicon is not None and await self.use_lexicon(fresh)
-        if recompiled:
-            self.lexicon = current
+        async with self._reloading:
+            fresh = await asyncio.to_thread(refresh)
+            self._screen = fresh
+            before, current = _label_sets(self.lexicon), _label_sets(fresh.lexicon)
+            added = sorted(set(current) - set(before))
+            removed = sorted(set(before) - set(current))
+            changed = sorted(name for name in set(current) & set(before) if current[name] != before[name])
+            moved = bool(added or removed or changed)
+            recompiled = moved and use_lexicon is not None and await use_lexicon(fresh.lexicon)
+            if recompiled or not moved:
+                self._language = fresh
         logger.info("reloaded: caches cleared; %d names added, %d removed, %d with other articles; language %s",
                     len(added), len(removed), len(changed), "recompiled" if recompiled else "unchanged")
         return {"caches_cleared": True, "names_added": added[:100], "names_removed": removed[:100],
                 "articles_changed": changed[:100], "language_recompiled": recompiled,
                 "restart_needed": moved and not recompiled}
+
+
+class DatabaseAdmin:
+    """Audit log and counts for the admin endpoints (verifier.admin's queries, on worker threads),
+    the database's readiness probe, and `reload` (`DatabaseViews.reload`, recompiling the answer
+    language with `use_lexicon` where the source can: `EngineSource.use_lexicon`)."""
+
+    name = "database"
+
+    def __init__(self, views: DatabaseViews,
+                 use_lexicon: Callable[[ArticleLexicon], Awaitable[bool]] | None = None) -> None:
+        self.views = views
+        self.database = views.database
+        self.verifier = views.verifier
+        self.use_lexicon = use_lexicon
+
+    async def reload(self) -> Mapping[str, Any]:
+        return await self.views.reload(self.use_lexicon)
 
     async def audit(self, limit: int, status: str | None) -> Sequence[Mapping[str, Any]]:
         def read() -> list[dict[str, Any]]:
@@ -269,3 +330,18 @@ def favour_latency() -> None:
 
 def database_verifier(verifier: Verifier) -> DatabaseVerifier:
     return DatabaseVerifier(verifier)
+
+
+def service_app(config: streaming.StreamingSettings, source: streaming.GenerationSource,
+                views: DatabaseViews) -> tuple[FastAPI, DatabaseVerifier]:
+    """The app `citegen serve` runs: `source` and the verifier of `views` (lookups on worker
+    threads), the admin endpoints (a reload recompiles the language where the source can: the
+    built-in engine; vLLM needs a restart), and the narrowable names and the prose screen that
+    follow reloads. Returns the app and the verifier adapter, to close after the app."""
+    use_lexicon = source.use_lexicon if isinstance(source, EngineSource) else None
+    admin = DatabaseAdmin(views, use_lexicon)
+    verifier = database_verifier(views.verifier)
+    app = streaming.create_app(config, source, verifier, admin=admin, probes=[admin],  # both sources mark
+                               citable=views.citable, screen=views.find,  # tentative prose: no anchors
+                               gauges=admin.audit_gauges())
+    return app, verifier

@@ -1,7 +1,8 @@
 """`POST /admin/reload`: after an import (or `citegen-admin sync`) into the database a running
-service reads, the verifier sees the new rows without a restart, and an engine whose answer
-language the database's lexicon has moved away from compiles it anew (the tiny model of
-tests/engine/tiny_lm.py)."""
+service reads, everything the service derives from the database follows it without a restart
+(`DatabaseViews`): the verifier's caches, the prose screen's names, and, when the engine compiles
+its answer language anew over the moved lexicon (the tiny model of tests/engine/tiny_lm.py), the
+names a request may narrow its acts to. The old language's idle compile thread goes with it."""
 
 from __future__ import annotations
 
@@ -9,16 +10,25 @@ import asyncio
 import functools
 import json
 import sys
+import threading
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import httpx
-from streaming_kit import ScriptedSource, filled_sqlite
+from streaming_kit import ScriptedSource, citation, filled_sqlite, sse_events
 
-from citegen.commands.serve_wiring import DatabaseAdmin, EngineSource, constraint_library, database_verifier
+from citegen.commands.serve_wiring import (
+    DatabaseAdmin,
+    DatabaseViews,
+    EngineSource,
+    constraint_library,
+    service_app,
+)
+from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine
 from grammars import StatuteCitation, parse_citation
-from streaming import create_app
 from streaming.config import StreamingSettings
+from streaming.protocols import Finished, GenerationRequest, ProseDelta, SourceEvent, Usage
 from verifier.database import Database
 from verifier.importers import import_paths
 from verifier.lexicon import lexicon_data
@@ -28,8 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the e
 from tiny_lm import build_tiny
 
 ACT = {"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}]}
+STATUTES = {"type": "coverage", "kind": "statute"}
 CASE_COVERAGE = {"type": "coverage", "kind": "case", "court": "대법원", "from": "1950-01-01", "to": "2030-12-31"}
 DECISION = parse_citation("대법원 2024. 2. 8. 선고 2023다302036 판결")
+NEW_ACT = {"type": "act", "law_id": "900001", "name": "시험용특별법", "kind": "법률", "articles": [{"article": "3"}]}
+NEW_ALIAS = {"type": "alias", "alias": "시험특례", "act": "시험용특별법", "official": True}  # no 법 for a finder to see
+KEY = {"x-api-key": "k"}
+PROSE = "이고, 시험특례 제3조도 본다."  # the new act's 약칭 written as prose, outside the citation automaton
 
 
 def _import(folder: Path, name: str, records: list[dict[str, object]], database: Database) -> None:
@@ -38,47 +53,69 @@ def _import(folder: Path, name: str, records: list[dict[str, object]], database:
     import_paths(database, [path])
 
 
+def _answer(base: str, body: dict[str, object]) -> httpx.Response | list[tuple[str, dict]]:
+    """The answer's events, or the response when it was refused before a stream started."""
+    with httpx.stream("POST", f"{base}/v1/answers", json=body, timeout=60) as response:
+        if response.status_code != 200:
+            response.read()
+            return response
+        return list(sse_events(response))
+
+
 def test_reload_lets_the_running_verifier_see_new_rows_and_says_when_a_language_it_cannot_recompile_is_behind(
         serve, tmp_path: Path) -> None:
-    database = filled_sqlite(tmp_path, [ACT, {"type": "coverage", "kind": "statute"}, CASE_COVERAGE])
+    database = filled_sqlite(tmp_path, [ACT, STATUTES, CASE_COVERAGE])
     checker = Verifier(database)
-    admin = DatabaseAdmin(database, checker, lexicon_data(database))
-    base = serve(create_app(StreamingSettings(admin_api_key="k"), ScriptedSource(), database_verifier(checker),
-                            admin=admin, probes=[admin]))
-    assert checker.verify(DECISION).status == "not_found"
-    _import(tmp_path, "decision.jsonl", [{"type": "case", "court": "대법원", "date": "2024-02-08",
-                                         "case_number": "2023다302036", "disposition": "판결"}], database)
-    assert checker.verify(DECISION).status == "not_found"  # the cached verdict, until reload
-    assert httpx.post(f"{base}/admin/reload").status_code == 401
-    reloaded = httpx.post(f"{base}/admin/reload", headers={"x-api-key": "k"}).json()
-    assert reloaded == {"caches_cleared": True, "names_added": [], "names_removed": [], "articles_changed": [],
-                        "language_recompiled": False, "restart_needed": False}
-    assert checker.verify(DECISION).status == "verified"
+    views = DatabaseViews(database, checker)
+    app, verifier = service_app(StreamingSettings(admin_api_key="k"), ScriptedSource(), views)
+    base = serve(app)
+    try:
+        assert checker.verify(DECISION).status == "not_found"
+        _import(tmp_path, "decision.jsonl", [{"type": "case", "court": "대법원", "date": "2024-02-08",
+                                             "case_number": "2023다302036", "disposition": "판결"}], database)
+        assert checker.verify(DECISION).status == "not_found"  # the cached verdict, until reload
+        assert httpx.post(f"{base}/admin/reload").status_code == 401
+        reloaded = httpx.post(f"{base}/admin/reload", headers=KEY).json()
+        assert reloaded == {"caches_cleared": True, "names_added": [], "names_removed": [], "articles_changed": [],
+                            "language_recompiled": False, "restart_needed": False}
+        assert checker.verify(DECISION).status == "verified"
 
-    _import(tmp_path, "act.jsonl", [{**ACT, "articles": [{"article": "750"}, {"article": "751"}]},
-                                    {"type": "act", "law_id": "001872", "name": "근로기준법", "kind": "법률",
-                                     "articles": [{"article": "23"}]}], database)
-    reloaded = httpx.post(f"{base}/admin/reload", headers={"x-api-key": "k"}).json()
-    assert (reloaded["names_added"], reloaded["articles_changed"], reloaded["restart_needed"]) == (
-        ["근로기준법"], ["민법"], True)
-    assert checker.verify(StatuteCitation("근로기준법", 23)).status == "verified"
-    checker.close()
-    database.close()
+        _import(tmp_path, "act.jsonl", [{**ACT, "articles": [{"article": "750"}, {"article": "751"}]},
+                                        {"type": "act", "law_id": "001872", "name": "근로기준법", "kind": "법률",
+                                         "articles": [{"article": "23"}]}], database)
+        reloaded = httpx.post(f"{base}/admin/reload", headers=KEY).json()
+        assert (reloaded["names_added"], reloaded["articles_changed"], reloaded["restart_needed"]) == (
+            ["근로기준법"], ["민법"], True)
+        assert checker.verify(StatuteCitation("근로기준법", 23)).status == "verified"
+        # a source that cannot recompile cannot write the new act: a request may not narrow to it yet
+        refused = _answer(base, {"question": "해고의 요건은?", "acts": ["근로기준법"]})
+        assert isinstance(refused, httpx.Response) and refused.status_code == 422
+        assert "근로기준법" in refused.text
+    finally:
+        verifier.close()
+        database.close()
 
 
-def test_reload_recompiles_the_engines_answer_language_when_the_lexicon_moved(tmp_path: Path) -> None:
+def _compile_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name.startswith("citegen-compile")]
+
+
+def test_reload_recompiles_the_engines_answer_language_and_the_old_ones_idle_thread_ends(tmp_path: Path) -> None:
     tiny = build_tiny()
-    database = filled_sqlite(tmp_path, [ACT, {"type": "coverage", "kind": "statute"}])
+    database = filled_sqlite(tmp_path, [ACT, STATUTES])
     lexicon = lexicon_data(database)
     relanguage = functools.partial(constraint_library, tiny)
     source = EngineSource(Engine(tiny, relanguage(lexicon), max_batch=2), relanguage)
     checker = Verifier(database)
-    admin = DatabaseAdmin(database, checker, lexicon, source.use_lexicon)
+    admin = DatabaseAdmin(DatabaseViews(database, checker), source.use_lexicon)
     try:
         before = source.engine.constraints
         assert before is not None and before.get().parse("근로기준법 제23조") is None
         unchanged = asyncio.run(admin.reload())
         assert (unchanged["language_recompiled"], source.engine.constraints) == (False, before)
+        running = set(_compile_threads())
+        asyncio.run(before.get_async(Narrowing(acts=("민법",))))  # a narrowing compiles on the library's thread
+        [old_thread] = set(_compile_threads()) - running
         _import(tmp_path, "act.jsonl", [{"type": "act", "law_id": "001872", "name": "근로기준법", "kind": "법률",
                                          "articles": [{"article": "23"}]}], database)
         reloaded = asyncio.run(admin.reload())
@@ -88,7 +125,69 @@ def test_reload_recompiles_the_engines_answer_language_when_the_lexicon_moved(tm
         assert after is not before and after is not None
         assert after.get().parse("근로기준법 제23조") == StatuteCitation("근로기준법", 23)
         assert asyncio.run(admin.reload())["language_recompiled"] is False  # compiled once per change
+        del before  # what the engine no longer holds: the old library, and with it its idle compile thread
+        old_thread.join(timeout=10)
+        assert not old_thread.is_alive()
     finally:
         source.close()
         checker.close()
+        database.close()
+
+
+class ScriptedEngineSource(EngineSource):
+    """The built-in engine's source with its own `prepare` and `use_lexicon` (the tiny model's
+    answer language, compiled anew on reload and narrowed per request), whose answers replay a
+    script: an untrained model cannot be made to write a given citation. The script reads the
+    narrowed constraint `prepare` compiled, to see that the engine would have allowed it."""
+
+    def __init__(self, engine: Engine, relanguage: Callable[..., ConstraintLibrary],
+                 script: Callable[[GenerationRequest], list[SourceEvent]]) -> None:
+        super().__init__(engine, relanguage)
+        self.script = script
+
+    async def generate(self, request: GenerationRequest) -> AsyncIterator[SourceEvent]:
+        for event in self.script(request):
+            yield event
+
+
+def test_after_a_reload_a_request_narrowed_to_a_new_act_gets_its_citation_verified_and_the_screen_knows_it(
+        serve, tmp_path: Path) -> None:
+    database = filled_sqlite(tmp_path, [ACT, STATUTES])
+    cited = StatuteCitation("시험용특별법", 3)
+    narrowed: list[object] = []
+
+    def script(request: GenerationRequest) -> list[SourceEvent]:
+        library = source.engine.constraints
+        assert library is not None
+        narrowed.append(library.get(Narrowing(request.courts, request.acts)).parse("시험용특별법 제3조"))
+        return [ProseDelta("근거는 "), *citation("시험용특별법 제3조", cited), ProseDelta(PROSE), Finished(Usage(3, 9))]
+
+    tiny = build_tiny()
+    relanguage = functools.partial(constraint_library, tiny)
+    views = DatabaseViews(database, Verifier(database))
+    source = ScriptedEngineSource(Engine(tiny, relanguage(views.lexicon), max_batch=2), relanguage, script)
+    app, verifier = service_app(StreamingSettings(admin_api_key="k"), source, views)
+    base = serve(app)
+    try:
+        narrowing = {"question": "특례의 근거는?", "policy": "strict", "acts": ["시험특례"]}
+        refused = _answer(base, narrowing)
+        assert isinstance(refused, httpx.Response) and refused.status_code == 422 and "시험특례" in refused.text
+        assert not views.find(PROSE)  # the 약칭 means nothing to the screen yet
+
+        _import(tmp_path, "new-act.jsonl", [NEW_ACT, NEW_ALIAS], database)
+        reloaded = httpx.post(f"{base}/admin/reload", headers=KEY).json()
+        assert (reloaded["names_added"], reloaded["language_recompiled"]) == (["시험용특별법", "시험특례"], True)
+        assert [PROSE[found.span[0]:found.span[1]] for found in views.find(PROSE)] == ["시험특례 제3조"]
+
+        events = _answer(base, narrowing)  # the 약칭 is taken, and narrows to the act it names
+        assert isinstance(events, list) and narrowed == [cited]  # the engine's narrowed language writes it
+        citations = [data for name, data in events if name == "citation"]
+        assert [(c["text"], c["status"], c["withheld"]) for c in citations] == [
+            ("시험용특별법 제3조", "verified", False),
+            ("[확인되지 않은 인용 생략]", "unanchored", True),  # written as prose: the screen holds it back
+        ]
+        assert "시험특례 제3조" not in "".join(data["text"] for name, data in events if name in ("prose", "citation"))
+    finally:
+        source.close()
+        verifier.close()
         database.close()

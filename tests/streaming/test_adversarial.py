@@ -38,7 +38,7 @@ from streaming_kit import (
     wait_for_metric,
 )
 
-from citegen.commands.serve_wiring import DatabaseAdmin, anchors_for, database_verifier
+from citegen.commands.serve_wiring import DatabaseAdmin, DatabaseViews, anchors_for, database_verifier
 from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -90,7 +90,7 @@ def sqlite_database(tmp_path: Path):
 
 def serve_over(serve, database: Database, script, **settings) -> tuple[str, Verifier]:
     checker = Verifier(database, audit_batch=1)
-    admin = DatabaseAdmin(database, checker)
+    admin = DatabaseAdmin(DatabaseViews(database, checker))
     app = create_app(
         StreamingSettings(admin_api_key="k", verify_timeout_s=0.5, **settings),
         ScriptedSource(script),

@@ -20,7 +20,7 @@ from streaming_kit import (
     sse_events,
 )
 
-from citegen.commands.serve_wiring import DatabaseAdmin, anchors_for, database_verifier
+from citegen.commands.serve_wiring import DatabaseAdmin, DatabaseViews, anchors_for, database_verifier
 from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -53,7 +53,7 @@ def database(tmp_path: Path):
 
 def test_verdicts_of_the_real_verifier_reach_the_client(serve, database: Database) -> None:
     checker = Verifier(database)
-    admin = DatabaseAdmin(database, checker)
+    admin = DatabaseAdmin(DatabaseViews(database, checker))
     app = create_app(
         StreamingSettings(admin_api_key="k"),
         ScriptedSource(),
@@ -94,7 +94,7 @@ def test_database_lost_mid_stream_withholds_the_rest_in_strict_mode(serve, postg
         Finished(Usage(1, 9)),
     ]
     checker = Verifier(database, audit=False)
-    admin_data = DatabaseAdmin(database, checker)
+    admin_data = DatabaseAdmin(DatabaseViews(database, checker))
     base = serve(
         create_app(
             StreamingSettings(),

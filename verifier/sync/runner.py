@@ -114,7 +114,7 @@ def _walk(database: Database, client: LawGoClient, target: Target, run: state.Ru
         list_request = target.list_request(page, plan.page_size, run.since, run.until, court)
         listing = read_list(target, client.get(list_request), client.url_of(list_request))
         on_progress(stream, count, listing.total, "")
-        todo = [row for row in listing.rows if target.item_key(row) not in done]
+        todo = target.pending(listing.rows, done)
         if target.held is not None and todo:
             unheld = _skip_held(database, target, stream, todo)
             count += len(todo) - len(unheld)

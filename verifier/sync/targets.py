@@ -1,12 +1,21 @@
 """What each sync target lists, fetches and imports, one item per call on the caller's transaction.
 
     target         list (lawSearch.do)                 body (lawService.do)    imported as
-    law            target=law, ancYd (공포일자 window)   target=law&MST=…        a new act version (history
-                                                                               tables) and the act's current
+    law            target=eflaw, ancYd (공포일자 window), target=law&MST=…      a new act version (history
+                   nw (status), sort=dasc                                      tables) and the act's current
                                                                                articles (importers.store)
     prec           target=prec, prncYd, curt            target=prec&ID=…        a case (importers.store)
     detc           target=detc, edYd                    target=detc&ID=…        a case of 헌법재판소
     abbreviations  target=lsAbrv, stdDt/endDt           (the list row)          an official alias
+
+Statute versions are listed from `eflaw`, which lists every version of an act (현행연혁코드 연혁,
+시행예정, 현행), not from `law`, which lists the acts in force: two amendments of one act between
+two syncs are two versions, each imported on its own, oldest first (`sort=dasc`, and a page's rows
+put in 공포일자 order). eflaw lists a version once per 시행일자 it has; it is imported once, by MST,
+its body being the version as promulgated (`lawService.do?target=law&MST=…`, which serves any
+version, not only the one in force). A first sync (no start day) lists the versions in force and
+those promulgated but not in force yet (nw=2,3): an act's earlier history comes from legalize-kr
+(`citegen-admin import`); a sync from a start day lists every version promulgated since (nw=1,2,3).
 
 Bodies are read by the importers' own law.go.kr reader (`importers.lawgo.read_xml`: DTDs refused,
 streamed); its errors come back as `ResponseShapeError` naming the request. List pages are read
@@ -76,6 +85,18 @@ def _range(parameter: str) -> Window:
     return window
 
 
+def _versions_promulgated(since: dt.date | None, until: dt.date) -> list[tuple[str, str]]:
+    """eflaw's window (see the module docstring): by 공포일자, oldest first; every status from a
+    start day, the versions in force or scheduled without one."""
+    return [("nw", "1,2,3" if since else "2,3"), *_range("ancYd")(since, until), ("sort", "dasc")]
+
+
+def _promulgation_order(row: dict[str, str]) -> tuple[str, ...]:
+    """A version's place among an act's: 공포일자, then MST (as importers.history sorts them), then
+    시행일자 (the last row of a version listed per 시행일자 is the one it is imported from)."""
+    return row.get("공포일자", ""), row.get("법령일련번호", "").zfill(12), row.get("시행일자", "")
+
+
 def _registered_between(since: dt.date | None, until: dt.date) -> list[tuple[str, str]]:
     """The 약칭 registry's window: stdDt and endDt (등록일)."""
     return [*([("stdDt", f"{since:%Y%m%d}")] if since else []), ("endDt", f"{until:%Y%m%d}")]
@@ -88,7 +109,8 @@ class Target:
     (`body_target` with `id_parameter`; None where the row is the item). An item `held` already is
     not fetched again. `lookback`: law.go.kr publishes many decisions weeks or months after their
     선고일자, so the list's window reaches back that far before the last run's end; what it lists
-    again is held, and costs a list row, not a body."""
+    again is held, and costs a list row, not a body. `order`: the order a page's rows are imported
+    in (None: as listed)."""
 
     name: str
     list_target: str
@@ -101,6 +123,7 @@ class Target:
     importer: Callable[[Connection, Item], Outcome]
     held: Callable[[Connection, Sequence[str]], set[str]] | None  # the listed keys the database holds
     lookback: dt.timedelta  # how far before the last run's end the next run lists again
+    order: Callable[[dict[str, str]], tuple[str, ...]] | None = None
 
     @property
     def key(self) -> str:
@@ -118,6 +141,12 @@ class Target:
 
     def item_key(self, row: dict[str, str]) -> str:
         return ":".join(row.get(field, "") for field in self.key_fields)[:40]
+
+    def pending(self, rows: Sequence[dict[str, str]], done: set[str]) -> list[dict[str, str]]:
+        """A page's rows not `done` yet, one per item (the last listed), in the target's order."""
+        ordered = sorted(rows, key=self.order) if self.order is not None else rows
+        last = {self.item_key(row): row for row in ordered}
+        return [row for key, row in last.items() if key not in done]
 
 
 # --- list pages -------------------------------------------------------------------------------
@@ -300,8 +329,8 @@ def targets(courts: frozenset[str] = frozenset()) -> dict[str, Target]:
 
     year, month = dt.timedelta(days=365), dt.timedelta(days=30)
     return {
-        "law": Target("law", "law", ("LawSearch",), ("law",), ("법령일련번호",), _range("ancYd"), "law", "MST",
-                      _import_law, _held_versions, month),
+        "law": Target("law", "eflaw", ("LawSearch",), ("law",), ("법령일련번호",), _versions_promulgated, "law",
+                      "MST", _import_law, _held_versions, month, _promulgation_order),
         "prec": Target("prec", "prec", ("PrecSearch",), ("prec",), ("판례일련번호",), _range("prncYd"), "prec", "ID",
                        cases, _held_cases, year),
         "detc": Target("detc", "detc", ("DetcSearch",), ("Detc", "detc"), ("헌재결정례일련번호",), _range("edYd"),

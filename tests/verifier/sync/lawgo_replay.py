@@ -1,18 +1,29 @@
 """Replaying law.go.kr: recorded and built response bodies (fixtures/README.md) served through
 `httpx.MockTransport`, and a fake clock whose `sleep` only moves time, so retries and the rate
-limit run for real without waiting."""
+limit run for real without waiting; `sync` runs a sync against a replay, `snapshot` reads back
+what it wrote."""
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
+from sqlalchemy import select
+
+from verifier.database import Database
+from verifier.models import Base
+from verifier.sync import ClientConfig, LawGoClient, SyncPlan, SyncReport, run_sync
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OC = "citegen-test-oc-7Q3"  # a key that appears nowhere else, so a leak is found by searching for it
+TODAY = dt.date(2026, 11, 30)
+TABLES = ("acts", "act_aliases", "articles", "provisions", "act_versions", "article_spans", "cases", "coverage",
+          "sync_cursors", "sync_items")
 
 Answer = bytes | int | httpx.Response | Exception  # a body (200), a status, a response, or an error to raise
 
@@ -25,7 +36,7 @@ def body(name: str) -> bytes:
 def law_go_kr() -> dict[tuple[str, str, str], Answer]:
     """The API as the fixtures answer it: (endpoint, target, page or ID/MST) -> answer."""
     routes: dict[tuple[str, str, str], Answer] = {
-        ("lawSearch.do", "law", "1"): body("built/law-search-page1.xml"),
+        ("lawSearch.do", "eflaw", "1"): body("built/eflaw-search-page1.xml"),
         ("lawService.do", "law", "277031"): body("real/law-service-001823.xml"),
         ("lawSearch.do", "detc", "1"): body("built/detc-search-page1.xml"),
         ("lawSearch.do", "lsAbrv", "1"): body("built/lsabrv-page1.xml"),
@@ -104,3 +115,39 @@ class FakeTime:
 
 
 ReplayFactory = Callable[..., Replay]
+
+
+def sync(database: Database, replay: Replay, fake_time: FakeTime, *, until: dt.date = TODAY,
+         concurrency: int = 3, page_size: int = 2, **plan: Any) -> SyncReport:
+    config = ClientConfig(oc=OC, requests_per_s=5.0, concurrency=concurrency, retries=3, backoff_s=1.0)
+    with LawGoClient(config, transport=replay.transport(), clock=fake_time.clock, sleep=fake_time.sleep) as client:
+        return run_sync(database, client, SyncPlan(until=until, page_size=page_size, **plan))
+
+
+def snapshot(database: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the tables a sync writes, without surrogate ids, sorted: equal databases (on any
+    backend), equal snapshots."""
+    tables: dict[str, list[tuple[Any, ...]]] = {}
+    with database.engine.connect() as connection:
+        for table in TABLES:
+            rows = connection.execute(select(Base.metadata.tables[table])).mappings().all()
+            tables[table] = sorted(tuple(str(value) for key, value in row.items() if key not in ("id", "act_id",
+                                                                                                  "version_id"))
+                                   for row in rows)
+    return tables
+
+
+def version_body(promulgated: str, *, law_id: str = "001823", name: str = "건축법", number: str = "21065",
+                 effective: str | None = None, change: str = "일부개정", purpose: str | None = None) -> bytes:
+    """Built: the real 건축법 body (real/law-service-001823.xml) as another version of an act, its
+    기본정보's 법령ID, 법령명, 공포일자, 공포번호, 시행일자 and 제개정구분 replaced, and with `purpose` the
+    end of 제1조 (`…이바지하는 것을 목적으로 한다.`), so that versions differ where a test looks."""
+    text = body("real/law-service-001823.xml").decode()
+    for tag, value in (("법령ID", law_id), ("공포일자", promulgated), ("공포번호", number),
+                       ("시행일자", effective or promulgated), ("제개정구분", change)):
+        start = text.index(f"<{tag}>") + len(tag) + 2
+        text = text[:start] + value + text[text.index(f"</{tag}>", start):]
+    text = text.replace("<법령명_한글><![CDATA[건축법]]>", f"<법령명_한글><![CDATA[{name}]]>", 1)
+    if purpose is not None:
+        text = text.replace("이바지하는 것을 목적으로 한다.", purpose, 1)
+    return text.encode()

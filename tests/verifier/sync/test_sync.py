@@ -9,49 +9,19 @@ from typing import Any
 
 import httpx
 import pytest
-from lawgo_replay import OC, FakeTime, Killed, Replay, ReplayFactory, body
+from lawgo_replay import OC, TODAY, FakeTime, Killed, Replay, ReplayFactory, body, snapshot, sync, version_body
 from sqlalchemy import select
 
 from verifier.database import Database
 from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
-from verifier.models import Base
 from verifier.sync import (
     ApiRefusedError,
     ApiUnreachableError,
-    ClientConfig,
-    LawGoClient,
     ResponseShapeError,
     SyncError,
-    SyncPlan,
-    SyncReport,
-    run_sync,
 )
 from verifier.sync.state import CURSORS, ITEMS
-
-TODAY = dt.date(2026, 11, 30)
-TABLES = ("acts", "act_aliases", "articles", "provisions", "act_versions", "article_spans", "cases", "coverage",
-          "sync_cursors", "sync_items")
-
-
-def sync(database: Database, replay: Replay, fake_time: FakeTime, *, until: dt.date = TODAY,
-         concurrency: int = 3, **plan: Any) -> SyncReport:
-    config = ClientConfig(oc=OC, requests_per_s=5.0, concurrency=concurrency, retries=3, backoff_s=1.0)
-    with LawGoClient(config, transport=replay.transport(), clock=fake_time.clock, sleep=fake_time.sleep) as client:
-        return run_sync(database, client, SyncPlan(until=until, page_size=2, **plan))
-
-
-def snapshot(database: Database) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of the tables a sync writes, without surrogate ids, sorted: equal databases (on any
-    backend), equal snapshots."""
-    tables: dict[str, list[tuple[Any, ...]]] = {}
-    with database.engine.connect() as connection:
-        for table in TABLES:
-            rows = connection.execute(select(Base.metadata.tables[table])).mappings().all()
-            tables[table] = sorted(tuple(str(value) for key, value in row.items() if key not in ("id", "act_id",
-                                                                                                  "version_id"))
-                                   for row in rows)
-    return tables
 
 
 def _import_act_named(database: Database, name: str, law_id: str) -> None:
@@ -97,7 +67,7 @@ def test_the_next_sync_lists_from_the_last_ones_end_less_a_lookback_and_fetches_
     windows = {url.params["target"]: url.params.get("ancYd") or url.params.get("prncYd") for url in next_day.seen
                if url.path.endswith("lawSearch.do")}
     # a month back for statutes, a year for decisions (law.go.kr publishes many long after 선고)
-    assert windows == {"law": "20261101~20261201", "prec": "20251201~20261201"}
+    assert windows == {"eflaw": "20261101~20261201", "prec": "20251201~20261201"}
     bodies = [url.params["ID"] for url in next_day.seen if url.path.endswith("lawService.do")]
     assert bodies == ["900102"]  # the only row the database does not hold (skipped the first time too)
     streams = report.as_json()["streams"]
@@ -227,10 +197,10 @@ def test_a_version_older_than_one_held_is_skipped_and_touches_nothing(database: 
                                                                       fake_time: FakeTime) -> None:
     sync(database, replay(), fake_time, targets=("law",))
     before = snapshot(database)
-    older_row = body("built/law-search-page1.xml").replace(b"277031", b"260000")
+    older_row = body("built/eflaw-search-page1.xml").replace(b"277031", b"260000")
     older_body = body("real/law-service-001823.xml").replace(
         "<공포일자>20251001".encode(), "<공포일자>20240101".encode(), 1)
-    answers = replay(faults={("lawSearch.do", "law", "1"): [older_row],
+    answers = replay(faults={("lawSearch.do", "eflaw", "1"): [older_row],
                              ("lawService.do", "law", "260000"): [older_body]})
     streams = sync(database, answers, fake_time, targets=("law",), until=TODAY + dt.timedelta(days=1)).as_json()
     [why] = streams["streams"]["law"]["skipped_why"]
@@ -244,13 +214,11 @@ def _newer_version_keeping(articles: int, change: str) -> Replay:
     """건축법's next version (MST 290000, promulgated 2026-01-01) whose body keeps its first `articles`."""
     import re
 
-    real = body("real/law-service-001823.xml").decode()
-    units = list(re.finditer(r"<조문단위.*?</조문단위>\s*", real, flags=re.S))
-    shrunk = real[:units[articles].start()] + real[units[-1].end():]
-    shrunk = shrunk.replace("<공포일자>20251001", "<공포일자>20260101", 1)
-    shrunk = shrunk.replace("<제개정구분>타법개정<", f"<제개정구분>{change}<", 1)
-    newer_row = body("built/law-search-page1.xml").replace(b"277031", b"290000")
-    return {("lawSearch.do", "law", "1"): [newer_row], ("lawService.do", "law", "290000"): [shrunk.encode()]}
+    newer = version_body("20260101", change=change).decode()
+    units = list(re.finditer(r"<조문단위.*?</조문단위>\s*", newer, flags=re.S))
+    shrunk = newer[:units[articles].start()] + newer[units[-1].end():]
+    newer_row = body("built/eflaw-search-page1.xml").replace(b"277031", b"290000")
+    return {("lawSearch.do", "eflaw", "1"): [newer_row], ("lawService.do", "law", "290000"): [shrunk.encode()]}
 
 
 @pytest.mark.parametrize("change", ["일부개정", "전부개정"])
