@@ -1,7 +1,7 @@
 # The commands of the README:
 #   make demo   installs everything, fills the SQLite database from data/, answers a sample question on CPU
 #   make test   installs everything, then runs the whole test suite
-#   make lint   ruff over the repository, mypy --strict over grammars and verifier (pyproject.toml's config)
+#   make lint   ruff over the repository, mypy --strict over grammars, verifier, streaming and citegen (pyproject.toml)
 #   make bench  regenerates every table of the README's Numbers section (python -m bench, about an hour)
 VENV        ?= .venv
 PYTHON      ?= python3

@@ -9,7 +9,10 @@ marked summary (bench/report.py); this driver puts those summaries into README.m
 `<!-- bench:begin -->` and `<!-- bench:end -->` markers, under one line naming the date, commit and
 machine. A bench that needs hardware this machine lacks (a CUDA GPU, the vLLM environment) or that
 fails keeps its last summary with that summary's date and a line saying why it was not rerun; the
-others still run, and the exit status is 1 when any failed.
+others still run, and the exit status is 1 when any failed. The statute book is imported once a run
+(by statute_book_bench, whose import is what it measures) and a copy of it lent to each bench that
+reads it (bench/shared_book.py). An `--only` run replaces the blocks it reran and keeps the line
+above them, which names the last whole run; each block names its own.
 """
 
 from __future__ import annotations
@@ -24,11 +27,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from bench.report import BenchReportError, Block, blocks_of, rewrite_numbers, summary_of
+from bench.report import BenchReportError, Block, blocks_of, preamble_of, rewrite_numbers, summary_of
+from bench.shared_book import SharedBook, shared_book
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
@@ -64,6 +69,10 @@ class Bench:
     arguments: tuple[str, ...] = ()
     timeout_s: int = 600
     unavailable: Callable[[], str | None] = _anywhere
+    # The run's statute book (bench/shared_book.py): "fills" imports it; "reads" is given a copy of the
+    # SQLite file (data/law and data/cases) as --database-url, "reads+postgresql" also a copy of the
+    # PostgreSQL database (data/law) as --postgres-url; "" does not use it.
+    book: Literal["", "fills", "reads", "reads+postgresql"] = ""
 
     @property
     def results(self) -> Path:
@@ -85,19 +94,21 @@ BENCHES = (
         "Statute book with its history",
         ("--citations", "5000", "--warm-rounds", "2"),
         1500,
+        book="fills",
     ),
     Bench("book_bench", "The statute grammar at the scale of the real book", _out("book_bench"), 900),
-    Bench("engine_bench", "Engine", ("--answers", "100", "--repeats", "2", *_out("engine_bench")), 1200),
+    Bench("engine_bench", "Engine", ("--answers", "100", "--repeats", "2", *_out("engine_bench")), 1200, book="reads"),
     Bench("gpu_mask", "GPU mask kernel", _out("gpu_mask"), 600, _cuda),
     Bench("kernel_ptx", "Mask kernels' instructions for an H200", _out("kernel_ptx"), 300, _triton),
     Bench("cpu_apply", "CPU mask apply", ("--repeats", "500", *_out("cpu_apply")), 600),  # ~3 min on 2 busy cores
     Bench("verify_bench", "Verifier", ("--citations", "5000", "--warm-rounds", "2"), 600),
     Bench("sync_bench", "Sync", ("--decisions", "1000", "--versions", "20"), 600),
     Bench("stream_bench", "Streaming service", ("--source", "engine", "--streams", "32"), 900),
-    Bench("adversarial_bench", "Under attack", ("--clients", "16", "--fault-s", "4"), 600),
-    Bench("find_bench", "Finding on real text", ("--megabytes", "2"), 900),
+    Bench("adversarial_bench", "Under attack", ("--clients", "16", "--fault-s", "4"), 600, book="reads+postgresql"),
+    Bench("find_bench", "Finding on real text", ("--megabytes", "2"), 900, book="reads"),
     Bench("recite_bench", "Re-citation", ("--copies", "20", "--regenerate-copies", "1"), 900),
-    Bench("recite_scale_bench", "Re-citation at size", ("--sizes", "1", "10", "--docx-sizes", "1"), 1200),
+    Bench("recite_scale_bench", "Re-citation at size", ("--sizes", "1", "10", "--docx-sizes", "1"), 1200, book="reads"),
+    Bench("import_hostile_bench", "Imports under attack", _out("import_hostile_bench"), 600),
     Bench("vllm_bench", "vLLM", ("--repeats", "1"), 900, _vllm),
 )
 BY_NAME = {bench.name: bench for bench in BENCHES}
@@ -123,21 +134,24 @@ class Outcome:
     detail: str = ""  # where to look: the log's last line and path, for the console only
 
 
-def run_one(bench: Bench, logs: Path) -> tuple[Outcome, str | None]:
-    """Runs `bench` in its own process group (killed whole at its timeout); its outcome and, when it
-    ran, the summary it wrote."""
+def environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONUNBUFFERED": "1"}  # fmt: skip
+
+
+def run_one(bench: Bench, logs: Path, lent: tuple[str, ...] = ()) -> tuple[Outcome, str | None]:
+    """Runs `bench` in its own process group (killed whole at its timeout), `lent` (the shared book's
+    arguments) after its own; its outcome and, when it ran, the summary it wrote."""
     reason = bench.unavailable()
     if reason is not None:
         return Outcome(bench, "skipped", 0.0, reason), None
     log = logs / f"{bench.name}.log"
-    environment = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                   "PYTHONUNBUFFERED": "1"}  # fmt: skip
     before = bench.results.stat().st_mtime if bench.results.exists() else None
     started = time.monotonic()
     with log.open("w", encoding="utf-8") as output:
         child = subprocess.Popen(
-            [sys.executable, f"bench/{bench.name}.py", *bench.arguments],
-            cwd=REPO, env=environment, stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+            [sys.executable, f"bench/{bench.name}.py", *bench.arguments, *lent],
+            cwd=REPO, env=environment(), stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         try:
             code = child.wait(timeout=bench.timeout_s)
@@ -160,6 +174,24 @@ def run_one(bench: Bench, logs: Path) -> tuple[Outcome, str | None]:
     return Outcome(bench, "ran", seconds, ""), summary
 
 
+def run_with_book(bench: Bench, logs: Path, book: SharedBook) -> tuple[Outcome, str | None]:
+    """`run_one`, with the shared statute book: filled by the bench that imports it, else a copy lent
+    to a bench that reads it."""
+    if bench.book == "fills":
+        outcome, summary = run_one(bench, logs, book.filling_arguments())
+        if outcome.status == "ran":
+            why = book.add_cases(REPO / "data" / "cases", environment(), logs / f"{bench.name}.log")
+        else:
+            why = f"{bench.name} {outcome.status}"
+        if why is not None:
+            print(f"{bench.name}: {why}; the benches after it import the statute book themselves", flush=True)
+        return outcome, summary
+    if not bench.book:
+        return run_one(bench, logs)
+    with book.lent(bench.name, postgresql=bench.book == "reads+postgresql") as lent:
+        return run_one(bench, logs, lent)
+
+
 def _last_line(log: Path) -> str:
     lines = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     return lines[-1][:300] if lines else "no output"
@@ -175,6 +207,20 @@ def block_for(outcome: Outcome, summary: str | None, previous: Block | None, ran
     heading = f"**{bench.title}** (`bench/{bench.name}.py` — {where}): not rerun on {day}, {outcome.note}; "
     heading += f"the numbers below are from {kept_from}." if previous else "no earlier result."
     return Block(bench.name, kept_from, heading, previous.summary if previous else "No result yet.")
+
+
+def updated_readme(
+    readme: str, blocks: dict[str, Block], whole_run: str | None, ran: str, benches: Sequence[Bench] = BENCHES
+) -> str:
+    """`readme` with its Numbers section rewritten: `whole_run`'s line first, or for an `--only` run
+    (None) the line already there, which names the last whole run; then every bench's block, one
+    that has none yet (added since the last whole run, not selected now) saying so."""
+    blocks = dict(blocks)
+    for bench in benches:
+        if bench.name not in blocks:
+            blocks[bench.name] = block_for(Outcome(bench, "skipped", 0.0, "not selected"), None, None, ran, ran[:10])
+    head = preamble_of(readme) if whole_run is None else whole_run
+    return rewrite_numbers(readme, head, blocks, [bench.name for bench in benches])
 
 
 def machine() -> str:
@@ -202,7 +248,9 @@ def preamble(command: str, when: str, revision: str, total_s: float) -> str:
         f"Last run: `{command}` on {when} at commit {revision}, {total_s / 60:.0f} min on {machine()}. "
         "Each block names its command (sample sizes cut to fit the run; each script's own CLI runs it at "
         "full size), the date and commit of the run that measured it, and its full result in `bench/results/`. "
-        "The machine is shared with other jobs while benches run, so wall-clock figures are noisy; "
+        "The statute book is imported once (by statute_book_bench, which measures that) and each bench that "
+        "reads it is lent a copy. The machine is shared with other jobs while benches run, so wall-clock "
+        "figures are noisy; "
         "ratios are taken side by side in one run."
     )
 
@@ -218,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     if args.list:
         for bench in BENCHES:
-            print(f"{bench.name:20} {bench.timeout_s:5} s  {bench.command}")
+            lends = f"  (statute book: {bench.book})" if bench.book else ""
+            print(f"{bench.name:20} {bench.timeout_s:5} s  {bench.command}{lends}")
         return 0
     readme = README.read_text(encoding="utf-8")
     previous = blocks_of(readme)  # before any bench runs: a README without markers stops here
@@ -227,23 +276,18 @@ def main(argv: list[str] | None = None) -> int:
     logs = Path(tempfile.mkdtemp(prefix="citegen-bench-"))
     print(f"logs in {logs}", flush=True)
     outcomes, blocks = [], dict(previous)
-    for bench in benches:
-        print(f"{bench.name}: running `{bench.command}` (timeout {bench.timeout_s} s)", flush=True)
-        outcome, summary = run_one(bench, logs)
-        print(
-            f"{bench.name}: {outcome.status} in {outcome.seconds:.0f} s {outcome.note} {outcome.detail}",
-            flush=True,
-        )
-        outcomes.append(outcome)
-        blocks[bench.name] = block_for(outcome, summary, previous.get(bench.name), ran, ran[:10])
-    command = "python -m bench" + (f" --only {args.only}" if args.only else "")
-    text = rewrite_numbers(
-        README.read_text(encoding="utf-8"),
-        preamble(command, ran.split(",")[0], revision, time.monotonic() - begun),
-        blocks,
-        [bench.name for bench in BENCHES],
-    )
-    README.write_text(text, encoding="utf-8")
+    with shared_book() as book:
+        for bench in benches:
+            print(f"{bench.name}: running `{bench.command}` (timeout {bench.timeout_s} s)", flush=True)
+            outcome, summary = run_with_book(bench, logs, book)
+            print(
+                f"{bench.name}: {outcome.status} in {outcome.seconds:.0f} s {outcome.note} {outcome.detail}",
+                flush=True,
+            )
+            outcomes.append(outcome)
+            blocks[bench.name] = block_for(outcome, summary, previous.get(bench.name), ran, ran[:10])
+    whole = None if args.only else preamble("python -m bench", ran.split(",")[0], revision, time.monotonic() - begun)
+    README.write_text(updated_readme(README.read_text(encoding="utf-8"), blocks, whole, ran), encoding="utf-8")
     print("\n| bench | outcome | seconds | note |\n|---|---|---:|---|")
     for outcome in outcomes:
         print(f"| {outcome.bench.name} | {outcome.status} | {outcome.seconds:.0f} | {outcome.note} |")

@@ -1,8 +1,10 @@
 """The service under attack, the long version of tests/streaming/test_adversarial.py:
-`python bench/adversarial_bench.py [--clients 24] [--fault-s 6]`.
+`python bench/adversarial_bench.py [--clients 24] [--fault-s 6] [--database-url URL] [--postgres-url URL]`.
 
 Serves `streaming.create_app` on 127.0.0.1 over the real verifier (an SQLite file built from
-data/law and data/cases, and PostgreSQL at 127.0.0.1:5432 when it answers) and a scripted source
+data/law and data/cases, and a PostgreSQL database of data/law at 127.0.0.1:5432 when the server
+answers; --database-url / --postgres-url: such databases already imported, which this changes:
+audit rows, a file moved away and back) and a scripted source
 whose answers cite real articles (fresh ones, so lookups miss the cache), an article the database
 lacks, and citation-shaped prose the automaton never saw. For each fault, `--clients` clients ask
 answers in strict mode for `--fault-s` seconds while `/healthz` is polled every 50 ms; then:
@@ -289,31 +291,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=24)
     parser.add_argument("--fault-s", type=float, default=6.0)
+    parser.add_argument("--database-url", help="an SQLite file of data/law and data/cases (default: import them)")
+    parser.add_argument("--postgres-url", help="a PostgreSQL database of data/law (default: a new one, imported)")
     arguments = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)  # a verification given up on is expected here, not news
     with tempfile.TemporaryDirectory(prefix="citegen-adversarial-") as scratch:
-        rows = measure_all(Path(scratch) / "citegen.sqlite3", arguments)
+        given = arguments.database_url and arguments.database_url.removeprefix("sqlite:///")
+        rows = measure_all(Path(given or Path(scratch) / "citegen.sqlite3"), arguments)
     table = render(rows, arguments)
     print(table)
     RESULTS.write_text(results_page([table], about=__doc__), encoding="utf-8")
 
 
 def measure_all(path: Path, arguments: argparse.Namespace) -> list[dict]:
-    """Every fault against an SQLite file at `path` built from data/law and data/cases, then the
-    PostgreSQL one when the server at 127.0.0.1:5432 answers."""
+    """Every fault against an SQLite file at `path` of data/law and data/cases (imported unless given),
+    then the PostgreSQL one when the server at 127.0.0.1:5432 answers."""
     database = Database.open(f"sqlite:///{path}")
-    import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
+    if not arguments.database_url:
+        import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
     rows = []
     for name in FAULTS:
         if name.startswith("PostgreSQL"):
             continue
         rows.append(measure(name, database, {"path": path}, arguments.clients, arguments.fault_s))
         print(rows[-1], file=sys.stderr)
-    with postgres_database() as postgres:
+    with postgres_database(arguments.postgres_url) as postgres:
         if postgres is not None:
             dsn, url = postgres
             pg = Database.open(url)
-            import_paths(pg, [ROOT / "data" / "law"])
+            if not arguments.postgres_url:
+                import_paths(pg, [ROOT / "data" / "law"])
             rows.append(measure("PostgreSQL exclusive lock", pg, {"postgres_dsn": dsn}, arguments.clients,
                                 arguments.fault_s))  # fmt: skip
             pg.close()
@@ -322,9 +329,12 @@ def measure_all(path: Path, arguments: argparse.Namespace) -> list[dict]:
 
 
 @contextlib.contextmanager
-def postgres_database() -> Iterator[tuple[str, str] | None]:
-    """(psycopg DSN, URL) of a fresh database on the server at 127.0.0.1:5432, dropped afterwards;
-    None when the server does not answer."""
+def postgres_database(given: str | None) -> Iterator[tuple[str, str] | None]:
+    """(psycopg DSN, URL) of the `given` database, else of a fresh database on the server at
+    127.0.0.1:5432, dropped afterwards; None when the server does not answer."""
+    if given:
+        yield given, given
+        return
     name = f"citegen_bench_{int(time.time())}"
     try:
         admin = psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3",

@@ -1,7 +1,7 @@
 """The engine's numbers: what the constraint buys and what it costs.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/engine_bench.py [--part quality|step|all]
-        [--model data/models/ko-legal-tiny] [--answers 200] [--database URL] [--index-cache DIR]
+        [--model data/models/ko-legal-tiny] [--answers 200] [--database-url URL] [--index-cache DIR]
         [--out bench/results/engine_bench.md]
 
 overhead greedy answers constrained and not (identical texts where the model cites well): the
@@ -9,7 +9,7 @@ overhead greedy answers constrained and not (identical texts where the model cit
 quality  the shipped model answers a fixed question set (questions × seeds, the same seeds in both
          modes) constrained and unconstrained, 32 at a time through the continuous-batching engine:
          share of citations written in canonical form, their verdicts against the real statute book
-         (`--database URL` of a database `citegen-admin import data/law data/cases` filled, or those
+         (`--database-url URL` of a database `citegen-admin import data/law data/cases` filled, or those
          two imported into a temporary SQLite file, 1–2 min), completion tokens per second.
 step     the constraint's work per decode step at the DeepSeek V4 vocabulary (129,280 ids) for a
          batch of 32 sequences walking answers with citations: advance each cursor and fill its row
@@ -314,7 +314,7 @@ def main() -> None:
     parser.add_argument("--model", type=Path, default=REPO / "data" / "models" / "ko-legal-tiny")
     parser.add_argument("--answers", type=int, default=200)
     parser.add_argument("--max-new-tokens", type=int, default=160)
-    parser.add_argument("--database", help="URL of a database filled by `citegen-admin import data/law data/cases` "
+    parser.add_argument("--database-url", help="URL of a database filled by `citegen-admin import data/law data/cases` "
                                            "(default: import them into a temporary SQLite file)")
     parser.add_argument("--index-cache", type=Path, help="token index cache folder to reuse (default: a temporary one)")
     parser.add_argument("--repeats", type=int, default=5, help="overhead runs per mode (the best is kept)")
@@ -331,16 +331,16 @@ def main() -> None:
     if args.part in ("overhead", "all"):
         lines += bench_overhead(args.model, args.max_new_tokens, args.repeats) + [""]
     if args.part in ("quality", "all"):
-        lines += bench_quality(args.model, args.answers, args.max_new_tokens, args.database, args.index_cache) + [""]
+        quality = bench_quality(args.model, args.answers, args.max_new_tokens, args.database_url, args.index_cache)
+        lines += [*quality, ""]
     write_report(lines, args.out, __doc__)
 
 
 def write_report(lines: list[str], out: Path | None, about: str | None) -> None:
     """Print the tables with the command that made them; write them to `out` if given, all of them
     the summary `python -m bench` shows, with `about` (how they are measured) below."""
-    command = " ".join(
-        ["HF_HUB_OFFLINE=1 .venv/bin/python", f"bench/{Path(sys.argv[0]).name}", *sys.argv[1:]]
-    )
+    arguments = re.sub(r" ?--database-url[ =]\S+", "", " ".join(["", *sys.argv[1:]]))  # a temporary copy's path
+    command = f"HF_HUB_OFFLINE=1 .venv/bin/python bench/{Path(sys.argv[0]).name}{arguments}"
     text = "\n".join([*lines, f"Command: `{command}`"]) + "\n"
     print(text)
     if out:

@@ -5,17 +5,19 @@ The database is data/synthetic_law imported into a temporary SQLite file (or the
 data/synthetic_law (XML) or the 근로기준법 body (JSON): 조문 as text, junk 조문단위 rows, no 조문,
 a row without 조문번호, JSON NaN/Infinity, a 5,001-character act name, and a real body cut to half
 its articles (refused, then imported with --allow-shrink). Each is imported by `citegen-admin
-import` in its own process: exit code, the message, seconds, peak RSS, and the SHA-256 of
-`citegen-admin dump` (every imported table, stable order) before and after, which must be equal
-unless the import was meant to change the database. Last, the whole of data/synthetic_law is
-imported again: the dump must be the first import's, byte for byte. Writes bench/results/import_hostile_bench.md
-(or --out).
+import` in its own process: exit code, the message, seconds, peak RSS, and the SHA-256 of the
+database's dump (what `citegen-admin dump` writes: every imported table, stable order; made in this
+process by the same verifier function) before and after, which must be equal unless the import was
+meant to change the database; the dump after one attack is the one before the next. Last, the
+whole of data/synthetic_law is imported again: the dump must be the first import's, byte for byte.
+Writes bench/results/import_hostile_bench.md (or --out).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import platform
 import re
@@ -25,6 +27,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from bench.report import results_page
+from verifier.database import Database
+from verifier.importers.snapshot import write_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 LAW = ROOT / "data" / "synthetic_law"
@@ -80,10 +86,15 @@ ATTACKS: list[tuple[str, str, str, Callable[[str], str], list[str], bool]] = [
 ]
 
 
-def dump_hash(url: str, scratch: Path) -> str:
-    target = scratch / "dump.jsonl"
-    subprocess.run([str(ADMIN), "dump", str(target), "--database-url", url], check=True, capture_output=True)
-    return hashlib.sha256(target.read_bytes()).hexdigest()
+def dump_hash(url: str) -> str:
+    """SHA-256 of what `citegen-admin dump` writes for the database at `url`."""
+    database = Database.open(url)
+    try:
+        snapshot = io.BytesIO()
+        write_snapshot(database, snapshot)
+    finally:
+        database.close()
+    return hashlib.sha256(snapshot.getbuffer()).hexdigest()
 
 
 def import_once(paths: list[Path], extra: list[str], url: str) -> tuple[int, str, float, int]:
@@ -108,14 +119,14 @@ def main() -> None:
         url = arguments.database_url or f"sqlite:///{scratch / 'hostile.sqlite3'}"
         code, message, seconds, peak = import_once([LAW], [], url)
         assert code == 0, message
-        first = dump_hash(url, scratch)
+        first = after = dump_hash(url)
         rows = []
         for name, what, source, make, extra, may_change in ATTACKS:
             path = scratch / name
             path.write_text(make((LAW / source).read_text(encoding="utf-8")), encoding="utf-8")
-            before = dump_hash(url, scratch)
+            before = after  # nothing touches the database between one attack's dump and the next import
             code, message, seconds, peak = import_once([path], extra, url)
-            after = dump_hash(url, scratch)
+            after = dump_hash(url)
             shown = message.replace(str(scratch) + "/", "").replace("|", "\\|")
             shown = shown if len(shown) <= 300 else shown[:300] + " …"
             verdict = ("changed, as asked" if may_change and before != after
@@ -123,7 +134,7 @@ def main() -> None:
             rows.append(f"| `{name}` | {what} | {code} | {shown} | {seconds:.1f} | {peak / 1024:.0f} | "
                         f"`{before[:12]}` | `{after[:12]}` | {verdict} |")
         code, message, seconds, peak = import_once([LAW], [], url)  # restores the 민법 the allowed shrink cut
-        after = dump_hash(url, scratch)
+        after = dump_hash(url)
         rows.append(f"| `data/synthetic_law` | the first import's sources again | {code} | {message} | {seconds:.1f} | "
                     f"{peak / 1024:.0f} | `{first[:12]}` (first import) | `{after[:12]}` | "
                     f"{'equal to the first import' if first == after else 'CHANGED'} |")
@@ -131,11 +142,12 @@ def main() -> None:
     lines = ["# citegen-admin import under attack\n",
              (f"{platform.node()} · Python {platform.python_version()} · {backend} · "
               f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"),
-             __doc__.split("\n\n", 1)[1].strip() + "\n",
+             "Each attack is one file imported by `citegen-admin import` in its own process into a database of "
+             "data/synthetic_law; dump hashes are the SHA-256 of `citegen-admin dump` before and after it.\n",
              "| input | what | exit | message | seconds | peak MB | dump before | dump after | database |",
              "|---|---|---:|---|---:|---:|---|---|---|", *rows]
     arguments.out.parent.mkdir(parents=True, exist_ok=True)
-    arguments.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    arguments.out.write_text(results_page(lines, about=__doc__), encoding="utf-8")
     print("\n".join(lines))
 
 

@@ -16,7 +16,8 @@ that input's alone:
   with its outcome, time, peak RSS and the SHA-256 of the whole input folder (links as links)
   before and after the batch, which must be equal.
 
-The verifier database is built from data/law and data/cases into a temporary SQLite file. Writes
+The verifier database is built from data/law and data/cases into a temporary SQLite file (or
+--database-url: one already built, as `python -m bench` lends it). Writes
 markdown to bench/results/recite_scale_bench.md.
 """
 
@@ -271,7 +272,7 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results" / "recite_scale_bench.md")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # a child: one batch
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--database-url", help=argparse.SUPPRESS)
+    parser.add_argument("--database-url", help="a database of data/law and data/cases (default: import them)")
     parser.add_argument("--max-bytes", type=int, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.one:
@@ -284,10 +285,11 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="recite-scale-") as scratch_name:
         scratch = Path(scratch_name)
-        url = f"sqlite:///{scratch / 'sample.sqlite3'}"
-        database = Database.open(url)
-        import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
-        database.close()
+        url = arguments.database_url or f"sqlite:///{scratch / 'sample.sqlite3'}"
+        if not arguments.database_url:
+            database = Database.open(url)
+            import_paths(database, [ROOT / "data" / "law", ROOT / "data" / "cases"])
+            database.close()
         scale = scale_rows(scratch, url, arguments.sizes, arguments.docx_sizes)
         hostile = [] if arguments.no_hostile else hostile_rows(scratch, url)
 

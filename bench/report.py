@@ -92,6 +92,14 @@ def numbers_section(readme: str) -> tuple[int, int]:
     return begin + len(NUMBERS_BEGIN), end
 
 
+def preamble_of(readme: str) -> str:
+    """The line(s) before the first block of the README's Numbers section: the last whole run's
+    date, commit and machine (an `--only` run keeps them; its blocks carry their own stamps)."""
+    start, end = numbers_section(readme)
+    first = _BLOCK.search(readme, start, end)
+    return readme[start : first.start() if first else end].strip()
+
+
 def blocks_of(readme: str) -> dict[str, Block]:
     """The bench blocks now in the README's Numbers section, by bench name."""
     start, end = numbers_section(readme)

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/statute_book_bench.py [--source data/law] [--backends sqlite,postgresql]
                                                  [--citations 20000] [--self-check-acts 0]
+                                                 [--keep-sqlite PATH] [--keep-postgresql NAME]
 
 1. Imports `--source` (the shipped bundle, or a legalize-kr repository for the whole history
    with every version's text) into a fresh database per backend: time, versions, spans, size.
@@ -14,7 +15,9 @@
    같은 조 → what was cited before it, 법/영 → the decree's 법률/시행령, declared short names) and
    verified against the version in force; prints the share that verifies among those naming an
    act in force and the classes of the rest.
-Writes bench/results/statute_book_bench.md.
+Writes bench/results/statute_book_bench.md. Each backend's database is fresh (an SQLite file, a
+PostgreSQL database) and removed at the end, unless --keep-sqlite/--keep-postgresql name where to
+leave it: `python -m bench` shares this import with the benches after it (bench/shared_book.py).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import datetime as dt
 import os
 import platform
 import random
+import shutil
 import tempfile
 import time
 import uuid
@@ -47,25 +51,28 @@ from verifier.versions import in_force, repealed, versions_of
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "statute_book_bench.md"
-POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/"
+POSTGRES_ADMIN = "host=127.0.0.1 user=postgres dbname=postgres"
 
 
-def open_backend(backend: str, folder: Path) -> tuple[Database, str | None]:
+def open_backend(backend: str, args: argparse.Namespace) -> tuple[Database, Path | None, str | None]:
+    """A fresh database of `backend`: (it, its SQLite file, its PostgreSQL database's name)."""
     if backend == "sqlite":
-        return Database.open(f"sqlite:///{folder / 'book.sqlite3'}"), None
-    schema = f"book_bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as admin:
-        admin.execute(f'CREATE SCHEMA "{schema}"')
-    return Database.open(f"{POSTGRES}?options=-csearch_path%3D{schema}"), schema
+        path = args.keep_sqlite or Path(tempfile.mkdtemp(prefix="book-sqlite-")) / "book.sqlite3"
+        return Database.open(f"sqlite:///{path}"), path, None
+    name = args.keep_postgresql or f"book_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return Database.open(POSTGRES + name), None, name
 
 
-def size_of(database: Database, folder: Path, schema: str | None) -> int:
-    if schema is None:
-        return sum(path.stat().st_size for path in folder.glob("book.sqlite3*"))
+def size_of(database: Database, path: Path | None) -> int:
+    if path is not None:
+        return sum(file.stat().st_size for file in path.parent.glob(f"{path.name}*"))
     with database.engine.connect() as connection:
         return int(connection.exec_driver_sql(
             "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-            f"WHERE n.nspname = '{schema}' AND c.relkind = 'r'").scalar_one())
+            "WHERE n.nspname = 'public' AND c.relkind = 'r'").scalar_one())
 
 
 def sample(database: Database, count: int, seed: int = 7) -> list[StatuteCitation]:
@@ -94,8 +101,7 @@ def rate(count: int, seconds: float) -> str:
 
 def run_backend(backend: str, args: argparse.Namespace) -> tuple[list[str], Database | None]:
     database: Database | None
-    folder = Path(tempfile.mkdtemp(prefix=f"book-{backend}-"))
-    database, schema = open_backend(backend, folder)
+    database, path, name = open_backend(backend, args)
     started = time.perf_counter()
     reports = import_paths(database, args.source)
     spent = time.perf_counter() - started
@@ -104,7 +110,7 @@ def run_backend(backend: str, args: argparse.Namespace) -> tuple[list[str], Data
     with database.engine.connect() as connection:
         acts = connection.execute(select(func.count()).select_from(ACTS)).scalar_one()
         spans = connection.execute(select(func.count()).select_from(SPANS)).scalar_one()
-    size = size_of(database, folder, schema)
+    size = size_of(database, path)
     citations = sample(database, args.citations)
     with Verifier(database, audit=False) as verifier:
         started = time.perf_counter()
@@ -116,11 +122,12 @@ def run_backend(backend: str, args: argparse.Namespace) -> tuple[list[str], Data
                 verifier.verify(citation)
         warm = time.perf_counter() - started
     mix = ", ".join(f"{status} {count}" for status, count in statuses.most_common())
-    if schema is not None:  # the self-check runs on the first backend; a PostgreSQL schema goes now
+    if name is not None:  # the self-check runs on the first backend; a PostgreSQL database is done now
         database.close()
-        with psycopg.connect("host=127.0.0.1 user=postgres dbname=test", autocommit=True) as admin:
-            admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         database = None
+        if not args.keep_postgresql:
+            with psycopg.connect(POSTGRES_ADMIN, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
     row = [f"| {backend} | {acts:,} | {versions:,} | {spans:,} | {skipped} | {spent:,.0f} s | {size / 1e6:,.0f} MB | "
            f"{rate(len(citations), cold)} | {rate(len(citations) * args.warm_rounds, warm)} | {mix} |"]
     return row, database
@@ -187,6 +194,8 @@ def main() -> None:
     parser.add_argument("--citations", type=int, default=20_000)
     parser.add_argument("--warm-rounds", type=int, default=5)
     parser.add_argument("--self-check-acts", type=int, default=0, help="check only the first N acts (0: all)")
+    parser.add_argument("--keep-sqlite", type=Path, help="import into this (new) SQLite file and leave it")
+    parser.add_argument("--keep-postgresql", help="import into a PostgreSQL database of this name and leave it")
     args = parser.parse_args()
     lines = [f"# statute_book_bench ({dt.date.today()}, {platform.machine()}, {os.cpu_count()} CPUs)", "",
              f"source: {', '.join(_shown(path) for path in args.source)}", "",
@@ -201,6 +210,9 @@ def main() -> None:
             checked = database
     if checked is not None:
         lines += ["", "## The book checks itself", ""] + self_check(checked, args.self_check_acts)
+        checked.close()
+        if not args.keep_sqlite:
+            shutil.rmtree(Path(checked.engine.url.database or "").parent)
     text = "\n".join(lines) + "\n"
     print(text)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

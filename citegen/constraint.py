@@ -423,7 +423,7 @@ class ConstraintLibrary:
                 return cached
             pending = self._compiling.get(narrowing)
             compiles_here = pending is None
-            if compiles_here:
+            if pending is None:
                 pending = self._compiling[narrowing] = Future()
         if not compiles_here:
             return pending.result()  # the compiling caller's constraint, or its error raised again

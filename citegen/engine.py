@@ -278,6 +278,7 @@ class Engine:
             [[len(sequence.prompt_ids) + len(sequence.generated) - 1] for sequence in self._active],
             device=device,
         )
+        assert self._attention is not None  # a running batch has its attention mask
         attention = torch.cat([self._attention, torch.ones_like(self._attention[:, :1])], dim=1)
         output = self.loaded.model(
             input_ids=inputs,
@@ -287,7 +288,8 @@ class Engine:
             **{self.loaded.cache_keyword: self._cache},
         )
         self._attention = attention
-        return output.logits[:, -1, :].float()
+        logits: torch.Tensor = output.logits[:, -1, :].float()
+        return logits
 
     def _admit(self) -> torch.Tensor | None:
         """Prefill queued requests (while there is room) and join them to the batch cache."""
@@ -320,16 +322,19 @@ class Engine:
                 f"{sorted({type(layer).__name__ for layer in layers})}"
             )
         self._join(cache, torch.ones_like(inputs))
-        return output.logits[:, -1, :].float()
+        logits: torch.Tensor = output.logits[:, -1, :].float()
+        return logits
 
     def _join(self, cache: DynamicCache, attention: torch.Tensor) -> None:
         if self._cache is None or self._attention is None:
             self._cache, self._attention = cache, attention
             return
         length = max(self._attention.shape[1], attention.shape[1])
+        # Every layer is a DynamicLayer holding its keys and values (_prefill checks): mypy sees transformers'
+        # union of layer kinds, each of whose tensors may still be None.
         for mine, theirs in zip(self._cache.layers, cache.layers, strict=True):
-            mine.keys = torch.cat([_left_pad(mine.keys, length, 2), _left_pad(theirs.keys, length, 2)])
-            mine.values = torch.cat([_left_pad(mine.values, length, 2), _left_pad(theirs.values, length, 2)])
+            mine.keys = torch.cat([_left_pad(mine.keys, length, 2), _left_pad(theirs.keys, length, 2)])  # type: ignore[union-attr, arg-type]
+            mine.values = torch.cat([_left_pad(mine.values, length, 2), _left_pad(theirs.values, length, 2)])  # type: ignore[union-attr, arg-type]
         self._attention = torch.cat([_left_pad(self._attention, length, 1), _left_pad(attention, length, 1)])
 
     def _retire(self, done: Callable[[_Sequence], bool], reason: FinishReason | None) -> None:
@@ -348,9 +353,9 @@ class Engine:
         # drop the columns that are padding in every remaining row
         first = int((attention.sum(dim=0) > 0).nonzero()[0])
         self._attention = attention[:, first:]
-        for layer in self._cache.layers:
-            layer.keys = layer.keys.index_select(0, rows)[:, :, first:]
-            layer.values = layer.values.index_select(0, rows)[:, :, first:]
+        for layer in self._cache.layers:  # DynamicLayers holding tensors, as in _join
+            layer.keys = layer.keys.index_select(0, rows)[:, :, first:]  # type: ignore[union-attr]
+            layer.values = layer.values.index_select(0, rows)[:, :, first:]  # type: ignore[union-attr]
 
     # ---- masking and sampling -------------------------------------------------------------
 

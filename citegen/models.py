@@ -81,13 +81,13 @@ def load_model(path: str | Path, device: str = "auto") -> LoadedModel:
         model = AutoModelForCausalLM.from_pretrained(directory, dtype=dtype, local_files_only=True)
     except (OSError, ValueError) as error:
         raise ModelLoadError(f"expected a loadable causal LM in {directory}, got {error}") from error
-    model.to(target).eval()
+    model.to(target).eval()  # type: ignore[arg-type]  # transformers wraps `to` in a decorator typed as taking the model
     return wrap_model(model, tokenizer)
 
 
 def wrap_model(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> LoadedModel:
     """Check that model and tokenizer agree, and gather what the engine needs."""
-    logits_width = model.get_output_embeddings().weight.shape[0]
+    logits_width = model.get_output_embeddings().weight.shape[0]  # type: ignore[no-untyped-call]  # untyped upstream
     try:
         vocabulary = Vocabulary.from_tokenizer(tokenizer)
     except GrammarError as error:

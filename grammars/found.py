@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from grammars.citation import ParsedCitation
+from grammars.citation import ParsedCitation, StatuteCitation
 
 
 class CitationForm(str, Enum):
@@ -49,4 +49,4 @@ class FoundCitation:
     scanned: CitationForm | None = None
     # At the later end of a range (`제329조부터 제331조까지`), what the range cites between its ends
     # without writing it (제330조), in order.
-    through: tuple[ParsedCitation, ...] = ()
+    through: tuple[StatuteCitation, ...] = ()

@@ -10,7 +10,7 @@ import hmac
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
-from typing import Annotated
+from typing import Annotated, cast
 
 from fastapi import Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -43,7 +43,7 @@ from streaming.protocols import (
     Verifier,
 )
 from streaming.protocols import Message as ChatTurn
-from streaming.schemas import request_models
+from streaming.schemas import AnswerFields, request_models
 from streaming.screen import Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
 from streaming.service import Service, citation_fields, client_of, problem_response, usage_fields
@@ -100,7 +100,9 @@ class _BodyGuard:
             if b"json" in headers.get(b"content-type", b""):
                 body.decode("utf-8")
         except TimeoutError:
-            rejected = BodyTimeoutError(f"expected the whole request body within {self.timeout_s:g} s, got part")
+            rejected: StreamingError = BodyTimeoutError(
+                f"expected the whole request body within {self.timeout_s:g} s, got part"
+            )
             await problem_response(rejected, headers={"connection": "close"})(scope, receive, send)
             return
         except BodyTooLargeError as error:
@@ -227,16 +229,17 @@ def create_app(
         },
     )
     async def answers(body: AnswerRequest, http: Request) -> Response:  # type: ignore[valid-type]
+        fields = cast(AnswerFields, body)  # the model is built per app: mypy sees its fields through this view
         request = service.generation_request(
-            [ChatTurn("user", body.question)],
-            body.max_tokens,
-            body.temperature,
-            body.top_p,
-            body.seed,
-            courts=body.courts,
-            acts=body.acts,
+            [ChatTurn("user", fields.question)],
+            fields.max_tokens,
+            fields.temperature,
+            fields.top_p,
+            fields.seed,
+            courts=fields.courts,
+            acts=fields.acts,
         )
-        started = await unless_client_leaves(service.start(request, body.policy, client_of(http)), http)
+        started = await unless_client_leaves(service.start(request, fields.policy, client_of(http)), http)
         if started is None:  # left while waiting for a slot: its place in the queue is free again
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         run, leave = started

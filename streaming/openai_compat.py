@@ -11,7 +11,7 @@ message content.
 import logging
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from streaming.answers import AnswerRun
 from streaming.problems import problem_details
 from streaming.protocols import Message
+from streaming.schemas import ChatFields
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
 from streaming.service import Service, citation_fields, client_of, problem_response, usage_fields
 from streaming.sse import CLIENT_CLOSED_REQUEST, EventStreamResponse, sse_event, unless_client_leaves
@@ -61,20 +62,21 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
         },
     )
     async def chat_completions(body: request_model, http: Request) -> Any:  # type: ignore[valid-type]
-        max_tokens = body.max_completion_tokens or body.max_tokens or service.config.default_max_tokens
-        stop = [body.stop] if isinstance(body.stop, str) else body.stop or []
-        messages = [Message(m.role, m.content) for m in body.messages]
+        fields = cast(ChatFields, body)  # as /v1/answers reads its body
+        max_tokens = fields.max_completion_tokens or fields.max_tokens or service.config.default_max_tokens
+        stop = [fields.stop] if isinstance(fields.stop, str) else fields.stop or []
+        messages = [Message(m.role, m.content) for m in fields.messages]
         request = service.generation_request(
             messages,
             max_tokens,
-            body.temperature,
-            body.top_p,
-            body.seed,
+            fields.temperature,
+            fields.top_p,
+            fields.seed,
             stop,
-            courts=body.citegen_courts,
-            acts=body.citegen_acts,
+            courts=fields.citegen_courts,
+            acts=fields.citegen_acts,
         )
-        started = await unless_client_leaves(service.start(request, body.citation_policy, client_of(http)), http)
+        started = await unless_client_leaves(service.start(request, fields.citation_policy, client_of(http)), http)
         if started is None:
             return Response(status_code=CLIENT_CLOSED_REQUEST)
         run, leave = started
@@ -83,8 +85,8 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
             "created": int(time.time()),
             "model": service.config.model_name,
         }
-        if body.stream:
-            include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        if fields.stream:
+            include_usage = bool(fields.stream_options and fields.stream_options.include_usage)
             return EventStreamResponse(
                 _chunks(service, run, header, include_usage), leave, {"x-request-id": request.request_id}
             )
@@ -96,7 +98,9 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
 
 
 async def _completion(service: Service, run: AnswerRun, header: dict[str, Any]) -> JSONResponse:
-    transcript, content, citations = _Transcript(), [], []
+    transcript = _Transcript()
+    content: list[str] = []
+    citations: list[dict[str, Any]] = []
     try:
         async for event in service.observed(run):
             if isinstance(event, AnswerFinished):
@@ -129,9 +133,9 @@ async def _completion(service: Service, run: AnswerRun, header: dict[str, Any]) 
 async def _chunks(
     service: Service, run: AnswerRun, header: dict[str, Any], include_usage: bool
 ) -> AsyncIterator[bytes]:
-    def chunk(delta: dict[str, Any], finish_reason: str | None = None, **extra: Any) -> bytes:
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None, extra: dict[str, Any] | None = None) -> bytes:
         choices = [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}]
-        return sse_event(None, {**header, "object": "chat.completion.chunk", "choices": choices, **extra})
+        return sse_event(None, {**header, "object": "chat.completion.chunk", "choices": choices, **(extra or {})})
 
     transcript = _Transcript()
     yield chunk({"role": "assistant", "content": ""})
@@ -152,7 +156,7 @@ async def _chunks(
                 yield sse_event(None, "[DONE]")
                 return
             text, citation = transcript.piece(event)
-            yield chunk({"content": text}, **({"citations": [citation]} if citation else {}))
+            yield chunk({"content": text}, extra={"citations": [citation]} if citation else None)
     except Exception as error:  # the stream boundary: OpenAI clients raise on an `error` chunk
         logger.warning("[%s] completion stream failed: %r", run.request.request_id, error)
         yield sse_event(None, problem_details(error, run.request.request_id))

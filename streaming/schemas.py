@@ -3,13 +3,13 @@ settings, so the OpenAPI schema states the real limits (and schemathesis tests e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Annotated, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, model_validator
 
 from streaming.config import StreamingSettings
-from streaming.protocols import CitableNames, Policy
+from streaming.protocols import CitableNames, Policy, Role
 
 MAX_SEED = 2**63 - 1
 MAX_NARROWING_NAMES = 128  # grammars knows 116 courts; more acts than this are better left unnarrowed
@@ -57,11 +57,12 @@ Temperature = Annotated[
 TopP = Annotated[float, Strict(), Field(ge=MIN_TOP_P, le=1.0, allow_inf_nan=False)]
 Penalty = Annotated[float, Strict(), Field(ge=-2.0, le=2.0, allow_inf_nan=False)]
 Name = Annotated[Text, Field(min_length=1, max_length=MAX_NAME_CHARS)]
+Names = Annotated[tuple[Name, ...], Field(max_length=MAX_NARROWING_NAMES)]
 
 
-def _citable(kind: str, known: Callable[[], Mapping[str, str]]) -> Any:
-    """Names of `kind` as a request field: refused unless `known()` (asked on each request) holds
-    them, then as the source cites them, sorted and each once (one narrowing, one compiled
+def _citable(kind: str, known: Callable[[], Mapping[str, str]]) -> AfterValidator:
+    """What makes `Names` a request field of `kind`: refused unless `known()` (asked on each request)
+    holds them, then as the source cites them, sorted and each once (one narrowing, one compiled
     language, whatever the order or spelling)."""
 
     def cited(names: tuple[str, ...]) -> tuple[str, ...]:
@@ -71,12 +72,52 @@ def _citable(kind: str, known: Callable[[], Mapping[str, str]]) -> Any:
             raise ValueError(f"expected {kind} names this service knows, got unknown {unknown}")
         return tuple(sorted({current[name] for name in names}))
 
-    return Annotated[tuple[Name, ...], Field(max_length=MAX_NARROWING_NAMES), AfterValidator(cited)]
+    return AfterValidator(cited)
 
 
 def _leave_a_kind(courts_field: str, courts: object, acts_field: str, acts: object) -> None:
     if courts == () and acts == ():
         raise ValueError(f"expected {courts_field} or {acts_field} to leave a citation kind, got both empty")
+
+
+class AnswerFields(Protocol):
+    """What `POST /v1/answers` reads of its body. The model is built per app (`request_models`), so
+    no annotation can name it; the route reads its body through this view."""
+
+    question: str
+    policy: Policy
+    max_tokens: int
+    temperature: float
+    top_p: float
+    seed: int | None
+    courts: tuple[str, ...] | None
+    acts: tuple[str, ...] | None
+
+
+class ChatMessageFields(Protocol):
+    role: Role
+    content: str
+
+
+class StreamOptionsFields(Protocol):
+    include_usage: bool
+
+
+class ChatFields(Protocol):
+    """What `POST /v1/chat/completions` reads of its body (as `AnswerFields`)."""
+
+    messages: Sequence[ChatMessageFields]
+    stream: bool
+    stream_options: StreamOptionsFields | None
+    max_tokens: int | None
+    max_completion_tokens: int | None
+    temperature: float
+    top_p: float
+    seed: int | None
+    stop: str | list[str] | None
+    citation_policy: Policy
+    citegen_courts: tuple[str, ...] | None
+    citegen_acts: tuple[str, ...] | None
 
 
 def request_models(
@@ -86,7 +127,7 @@ def request_models(
     `citable()` gives when a request arrives."""
     TokenCount = Annotated[Integer, Field(ge=1, le=config.max_tokens_limit)]
     PromptText = Annotated[Text, Field(max_length=config.max_prompt_chars)]
-    Courts, Acts = _citable("court", lambda: citable().courts), _citable("act", lambda: citable().acts)
+    court_names, act_names = _citable("court", lambda: citable().courts), _citable("act", lambda: citable().acts)
 
     class AnswerRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -97,8 +138,8 @@ def request_models(
         temperature: Temperature = 0.0
         top_p: TopP = 1.0
         seed: Seed | None = None
-        courts: Courts | None = Field(default=None, description=COURTS_DESCRIPTION)
-        acts: Acts | None = Field(default=None, description=ACTS_DESCRIPTION)
+        courts: Annotated[Names, court_names] | None = Field(default=None, description=COURTS_DESCRIPTION)
+        acts: Annotated[Names, act_names] | None = Field(default=None, description=ACTS_DESCRIPTION)
 
         @model_validator(mode="after")
         def _narrowing_leaves_a_kind(self) -> AnswerRequest:
@@ -143,8 +184,8 @@ def request_models(
         frequency_penalty: Penalty = 0.0
         presence_penalty: Penalty = 0.0
         citation_policy: Policy = config.default_policy
-        citegen_courts: Courts | None = Field(default=None, description=COURTS_DESCRIPTION)
-        citegen_acts: Acts | None = Field(default=None, description=ACTS_DESCRIPTION)
+        citegen_courts: Annotated[Names, court_names] | None = Field(default=None, description=COURTS_DESCRIPTION)
+        citegen_acts: Annotated[Names, act_names] | None = Field(default=None, description=ACTS_DESCRIPTION)
 
         @model_validator(mode="after")
         def _prompt_fits(self) -> ChatCompletionRequest:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 
 from streaming.admission import Admission, NarrowingLimit
 from streaming.anchors import AnchorPrefixes
-from streaming.answers import AnswerRun, ClientEvent, RunOptions
+from streaming.answers import AnswerRun, RunOptions
 from streaming.config import StreamingSettings
 from streaming.errors import OverloadedError
 from streaming.metrics import Metrics
@@ -28,7 +28,7 @@ from streaming.protocols import (
     PreparingSource,
     Verifier,
 )
-from streaming.screen import UNANCHORED, UNANCHORED_DETAIL, Finder
+from streaming.screen import UNANCHORED, UNANCHORED_DETAIL, ClientEvent, Finder
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class Service:
         the slot."""
         self.admission.refuse_if_full()
         if isinstance(self.source, PreparingSource):
-            narrowing = (request.courts, request.acts)
+            narrowing: Hashable | None = (request.courts, request.acts)
             if narrowing == (None, None):  # the whole language: compiled at start-up, never counted
                 narrowing = None
             with self.narrowings.held(client, narrowing):

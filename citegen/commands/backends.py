@@ -50,12 +50,13 @@ def answer_source(
             forbid_shorthand=settings.forbid_shorthand, index_cache_dir=settings.index_cache_dir,
         )
     from citegen.commands import serve_wiring as wiring  # noqa: PLC0415
+    from citegen.commands.languages import constraint_library  # noqa: PLC0415
     from citegen.engine import Engine  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
 
     loaded = load_model(settings.model_path, settings.device)
     # the same library over another lexicon: what POST /admin/reload compiles when the database moved
-    relanguage = functools.partial(wiring.constraint_library, loaded, forbid_shorthand=settings.forbid_shorthand,
+    relanguage = functools.partial(constraint_library, loaded, forbid_shorthand=settings.forbid_shorthand,
                                    cache_dir=settings.index_cache_dir)
     return wiring.EngineSource(Engine(loaded, relanguage(lexicon), max_batch=settings.streaming.max_active),
                                relanguage)

@@ -16,7 +16,8 @@ from pathlib import Path
 import typer
 
 import streaming
-from citegen.commands.serve_wiring import ArticleLexicon, engine_request, stream_event
+from citegen.commands.languages import ArticleLexicon
+from citegen.commands.serve_wiring import engine_request, stream_event
 from citegen.errors import RequestError
 from citegen.integrations.vllm_source import VllmGenerator, start_engine
 

@@ -78,7 +78,8 @@ def citable_names(lexicon: Lexicon | None) -> streaming.CitableNames:
     answer language cites it by. `lexicon` is the verifier's build_lexicon() of the database whose
     lexicon_data() the language was built from (None: a database without acts)."""
     acts = {} if lexicon is None else {
-        name: lexicon.canonical_name(name) for name in (*lexicon.acts, *lexicon.aliases, *lexicon.informal)
+        name: canonical for name in (*lexicon.acts, *lexicon.aliases, *lexicon.informal)
+        if (canonical := lexicon.canonical_name(name)) is not None  # each of its own names has one
     }
     return streaming.CitableNames({court: court for court in COURTS_BY_NAME}, acts)
 
@@ -180,7 +181,7 @@ class DatabaseVerifier:
         if found is None:
             found = await asyncio.get_running_loop().run_in_executor(self._pool, self.verifier.verify, citation)
         cited = found.provision
-        provision = cited and streaming.Provision(
+        provision = None if cited is None else streaming.Provision(
             cited.act, cited.article, cited.title, cited.text, cited.version(), cited.address)
         return streaming.Verdict(found.status, found.canonical, found.source, found.detail, provision)
 

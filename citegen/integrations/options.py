@@ -127,12 +127,12 @@ class CitationOptions:
                     bypass=DEFAULT_BYPASS if self.think else (),
                     forbid_shorthand=not self.shorthand,
                 )
-            lexicon = narrowed_lexicon(lexicon, self.narrowing.acts)
+            narrowed = narrowed_lexicon(lexicon, self.narrowing.acts)
             parts = []
             if self.grammar in ("citation", "case"):
                 parts.append(case_grammar(courts=self.narrowing.courts))
             if self.grammar in ("citation", "statute"):
-                parts.append(statute_grammar(lexicon))
+                parts.append(statute_grammar(narrowed))
         except GrammarError as error:
             raise ExtraArgsError(
                 f"expected options that make a citation grammar, got {self}: {error}"

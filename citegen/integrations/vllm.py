@@ -86,7 +86,7 @@ class _Row:
 
     def catch_up(self) -> None:
         """Advance the cursor over the ids vLLM appended since the last step."""
-        while not self.broken and self.consumed < len(self.output_ids):
+        while self.cursor is not None and self.consumed < len(self.output_ids):  # not broken
             token = self.output_ids[self.consumed]
             if token < 0:  # a placeholder of asynchronous scheduling: not sampled yet
                 return
@@ -101,7 +101,7 @@ class _Row:
             self.consumed += 1
 
 
-class CitationLogitsProcessor(LogitsProcessor):
+class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is untyped where make lint runs
     """Masks, per request, the tokens that would take its text out of its citation language."""
 
     @classmethod
@@ -220,7 +220,7 @@ class CitationLogitsProcessor(LogitsProcessor):
     def _fill_row(self, index: int, row: _Row) -> bool:
         """Write the row's bitmask; False for a row in free text with nothing banned (nothing to do)."""
         bitmask = self._bitmask[index].numpy()
-        if row.broken:
+        if row.cursor is None:  # broken
             allow_only(bitmask, row.eos_ids)
             return True
         try:

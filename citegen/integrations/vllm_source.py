@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,14 +25,21 @@ from vllm.v1.engine.async_llm import AsyncLLM
 from citegen.constraint import ConstraintLibrary, compile_language
 from citegen.engine import Request
 from citegen.errors import RequestError
-from citegen.events import Event, Finished, TextEventMachine
+from citegen.events import Event, Finished, FinishReason, TextEventMachine
 from citegen.integrations.options import ArticleLexicon, CitationOptions
 from citegen.integrations.vllm import CitationLogitsProcessor, engine_config
-from grammars import CitationParser, vocabulary_of
+from grammars import AnswerGrammar, CitationGrammar, CitationParser, vocabulary_of
 
 logger = logging.getLogger(__name__)
 
 _request_ids = itertools.count(1)
+
+
+def _answer(grammar: AnswerGrammar | CitationGrammar) -> AnswerGrammar:
+    """The grammar of this source's options: the answer grammar, their default (a bug otherwise)."""
+    if not isinstance(grammar, AnswerGrammar):
+        raise TypeError(f"expected the answer grammar, got {grammar!r}")
+    return grammar
 
 
 def start_engine(model: str, *, index_cache_dir: Path | None = None, **engine_args: Any) -> AsyncLLM:
@@ -77,7 +84,7 @@ class VllmGenerator:
         parser = CitationParser.for_lexicon(dict(lexicon) if lexicon is not None else None)
         self.constraints = ConstraintLibrary(
             lambda narrowing: compile_language(
-                replace(self.options, narrowing=narrowing).grammar_object(),
+                _answer(replace(self.options, narrowing=narrowing).grammar_object()),
                 vocabulary,
                 parser.parse,
                 cache_dir=index_cache_dir,
@@ -111,7 +118,7 @@ class VllmGenerator:
             raise RequestError(f"expected a non-empty prompt, got {request.prompt!r}")
         return list(self.tokenizer(request.prompt).input_ids)
 
-    async def stream(self, request: Request) -> AsyncIterator[Event]:
+    async def stream(self, request: Request) -> AsyncGenerator[Event, None]:
         """The request's events; closing the iterator aborts the request in vLLM."""
         prompt_ids = self.prompt_ids(request)
         if len(prompt_ids) >= self.context_length:
@@ -131,7 +138,7 @@ class VllmGenerator:
             )
         request_id = request.request_id or f"vllm-{next(_request_ids)}"
         generated = 0
-        reason = "stop"
+        reason: FinishReason = "stop"
         outputs = self.engine.generate(
             {"prompt_token_ids": prompt_ids}, self.sampling_for(request), request_id
         )

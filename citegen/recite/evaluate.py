@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -80,7 +80,7 @@ def evaluate(pipeline: RecitePipeline, drafts: Path, labels: Iterable[Label]) ->
     return score
 
 
-def _score_document(score: Score, name: str, streams: list[str] | tuple[str, ...],
+def _score_document(score: Score, name: str, streams: Sequence[str],
                     outcomes: Iterable[CitationOutcome], labels: list[Label]) -> None:
     unclaimed = list(outcomes)
     seen: dict[str, int] = defaultdict(int)
@@ -107,7 +107,7 @@ def _score_document(score: Score, name: str, streams: list[str] | tuple[str, ...
             score.misses.append(Miss(name, outcome.original, None, outcome.canonical, "rewritten without a label"))
 
 
-def _occurrence(streams: list[str] | tuple[str, ...], text: str, index: int) -> tuple[int, int, int] | None:
+def _occurrence(streams: Sequence[str], text: str, index: int) -> tuple[int, int, int] | None:
     """(stream, start, end) of the index-th occurrence of `text` across the document's streams."""
     for stream, content in enumerate(streams):
         start = content.find(text)

@@ -168,7 +168,7 @@ class RecitePipeline:
     def _decide(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         start, end = found.span
         original = text[start:end]
-        from_form = (_CONTEXT_OF_FORM[found.form],) if found.form in _CONTEXT_OF_FORM else ()
+        from_form: tuple[str, ...] = (_CONTEXT_OF_FORM[found.form],) if found.form in _CONTEXT_OF_FORM else ()
         inside = self._range_inside(found, resolution.citation)
         if inside:  # unwritten, so never rewritten; verified and listed for the reviewer
             from_form += ("the range also cites " + ", ".join(f"{c.provision()} ({status})" for c, status in inside),)
@@ -213,7 +213,7 @@ class RecitePipeline:
         return replace(outcome, action="suggested" if proposed != original else "review")
 
     def _range_inside(self, found: FoundCitation, resolved: ParsedCitation | None
-                      ) -> list[tuple[ParsedCitation, str]]:
+                      ) -> list[tuple[StatuteCitation, str]]:
         """The provisions a range cites between its ends (`제329조부터 제331조까지`: 제330조), each with
         its verdict, in the act (and version) the range's end resolved to; none when it did not."""
         if not found.through or not isinstance(resolved, StatuteCitation) or resolved.act is None:
@@ -221,7 +221,7 @@ class RecitePipeline:
         inside = []
         for between in found.through:
             citation = replace(between, act=resolved.act, back_reference=None, former=resolved.former,
-                               amendment=resolved.amendment) if isinstance(between, StatuteCitation) else between
+                               amendment=resolved.amendment)
             inside.append((citation, self.authority.verify(citation).status))
         return inside
 

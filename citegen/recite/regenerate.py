@@ -22,7 +22,7 @@ from citegen.engine import Engine, Request
 from citegen.events import CitationEnd, Failed, Finished
 from citegen.models import LoadedModel, load_model
 from citegen.sampling import SamplingParams
-from grammars import COURTS_BY_NAME, CaseCitation, CitationParser, ParsedCitation, answer_grammar
+from grammars import COURTS_BY_NAME, CaseCitation, CitationParser, ParsedCitation, StatuteCitation, answer_grammar
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +43,8 @@ def narrowing_for(written: ParsedCitation, lexicon: ArticleLexicon) -> Narrowing
     if isinstance(written, CaseCitation):
         court = written.court if written.court in COURTS_BY_NAME else None
         return Narrowing(courts=(court,) if court else None, acts=())
-    act = getattr(written, "act", None)
-    return Narrowing(courts=(), acts=(act,) if act in lexicon else None)
+    act = written.act if isinstance(written, StatuteCitation) else None
+    return Narrowing(courts=(), acts=(act,) if act is not None and act in lexicon else None)
 
 
 class EngineRegenerator:

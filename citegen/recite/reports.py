@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cache
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup
@@ -101,7 +101,7 @@ class ResultFiles:
                     yield Markup(piece)
 
 
-def outcome_record(outcome: CitationOutcome) -> dict:
+def outcome_record(outcome: CitationOutcome) -> dict[str, Any]:
     return {"part": outcome.stream, "span": list(outcome.span), "original": outcome.original,
             "canonical": outcome.canonical, "verdict": outcome.verdict, "action": outcome.action,
             "reason": outcome.reason, "form": outcome.form, "changes": list(outcome.changes),

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM, AutoTokenizer, BatchEncoding
 
 from grammars import CitationForm, find_citations
 
@@ -35,14 +36,16 @@ def answers(model_dir: Path, questions: list[str], temperature: float = 0.0, see
     sampling = {"do_sample": True, "temperature": temperature, "top_k": 0} if temperature > 0 else {"do_sample": False}
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True).eval()
+    model = AutoModelForCausalLM.from_pretrained(model_dir, local_files_only=True).eval()  # type: ignore[no-untyped-call]
     written = []
     with torch.inference_mode():
         for question in questions:
-            prompt = tokenizer.apply_chat_template([{"role": "user", "content": question}],
-                                                   add_generation_prompt=True, return_tensors="pt", return_dict=True)
+            prompt = cast(BatchEncoding, tokenizer.apply_chat_template(  # return_dict: a BatchEncoding
+                [{"role": "user", "content": question}], add_generation_prompt=True, return_tensors="pt",
+                return_dict=True))
             output = model.generate(**prompt, max_new_tokens=max_new_tokens, **sampling)
-            written.append(tokenizer.decode(output[0, prompt["input_ids"].shape[1]:], skip_special_tokens=True))
+            answer = tokenizer.decode(output[0, prompt["input_ids"].shape[1]:], skip_special_tokens=True)
+            written.append(cast(str, answer))  # one sequence in, one text out
     return written
 
 

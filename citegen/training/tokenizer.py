@@ -49,7 +49,7 @@ def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenize
     )
     tokenizer.train_from_iterator(texts, trainer=trainer)
     tokenizer.add_tokens([AddedToken(token, normalized=False, special=False) for token in THINK_TOKENS])
-    return PreTrainedTokenizerFast(
+    return PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]  # untyped in transformers
         tokenizer_object=tokenizer,
         eos_token=TURN_END,
         pad_token=END_OF_TEXT,

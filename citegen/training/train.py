@@ -7,8 +7,9 @@ import json
 import logging
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
+from typing import cast
 
 import torch
 from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -61,7 +62,7 @@ def build_model(shape: ModelShape, tokenizer: PreTrainedTokenizerFast, seed: int
         tie_word_embeddings=True,
         bos_token_id=None,
         eos_token_id=tokenizer.convert_tokens_to_ids(TURN_END),
-        pad_token_id=tokenizer.convert_tokens_to_ids(END_OF_TEXT),
+        pad_token_id=cast(int, tokenizer.convert_tokens_to_ids(END_OF_TEXT)),  # one token in, one id out
     )
     torch.manual_seed(seed)
     return LlamaForCausalLM(config)
@@ -69,7 +70,7 @@ def build_model(shape: ModelShape, tokenizer: PreTrainedTokenizerFast, seed: int
 
 def pack_blocks(samples: list[Sample], tokenizer: PreTrainedTokenizerFast, block_size: int) -> torch.Tensor:
     """The chat-formatted samples, each closed by <|endoftext|>, as one stream cut into blocks."""
-    texts = [tokenizer.apply_chat_template(s.messages(), tokenize=False) + END_OF_TEXT for s in samples]
+    texts = [cast(str, tokenizer.apply_chat_template(s.messages(), tokenize=False)) + END_OF_TEXT for s in samples]
     stream = [token for ids in tokenizer(texts, add_special_tokens=False)["input_ids"] for token in ids]
     usable = len(stream) // block_size * block_size
     if usable == 0:
@@ -105,7 +106,7 @@ def _train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, se
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, learning_rate_factor)
     model.train()
     permutation = torch.randperm(len(blocks), generator=order)
-    cursor, recent = 0, []
+    cursor, recent = 0, list[float]()
     started = time.monotonic()
     for step in range(schedule.steps):
         if cursor + schedule.batch_size > len(permutation):
@@ -122,7 +123,7 @@ def _train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, se
         if step % 25 == 0 or step == schedule.steps - 1:
             logger.info("step %d/%d loss %.3f lr %.2e %.0fs", step, schedule.steps, loss.item(),
                         scheduler.get_last_lr()[0], time.monotonic() - started)
-    model.eval()
+    model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
     return {
         "wall_seconds": round(time.monotonic() - started, 1),
         "tokens_seen": schedule.steps * schedule.batch_size * blocks.shape[1],
@@ -133,7 +134,7 @@ def _train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, se
 def save_model(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, directory: Path,
                summary: dict[str, object]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    model.generation_config = GenerationConfig(
+    model.generation_config = GenerationConfig(  # type: ignore[no-untyped-call]  # untyped in transformers
         eos_token_id=[tokenizer.convert_tokens_to_ids(TURN_END), tokenizer.convert_tokens_to_ids(END_OF_TEXT)],
         pad_token_id=tokenizer.convert_tokens_to_ids(END_OF_TEXT),
         do_sample=False,
@@ -160,4 +161,4 @@ def _write_portable_tokenizer_config(tokenizer: PreTrainedTokenizerFast, directo
 
 
 def _jsonable(value: object) -> object:
-    return asdict(value) if hasattr(value, "__dataclass_fields__") else str(value)  # type: ignore[arg-type]
+    return asdict(value) if is_dataclass(value) and not isinstance(value, type) else str(value)

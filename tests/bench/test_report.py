@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from bench.__main__ import BENCHES, Bench, Outcome, block_for, selected
+from bench.__main__ import BENCHES, Bench, Outcome, block_for, selected, updated_readme
 from bench.report import (
     BenchReportError,
     Block,
     blocks_of,
+    preamble_of,
     rewrite_numbers,
     summary_block,
     summary_of,
@@ -116,3 +117,29 @@ def test_a_bench_not_rerun_keeps_its_numbers_and_their_date() -> None:
     assert kept.ran == "2026-11-30, NVIDIA H200" and kept.summary == "| µs |"
     assert "not rerun on 2026-12-01, no CUDA device on this machine" in kept.heading
     assert "from 2026-11-30, NVIDIA H200" in kept.heading
+
+
+def test_an_only_run_keeps_the_whole_runs_line_and_stamps_its_own_blocks() -> None:
+    benches = [Bench("alpha", "Alpha"), Bench("beta", "Beta")]
+    blocks = dict(blocks_of(README))
+    blocks["beta"] = Block("beta", "2026-12-01 23:00 UTC, abc1234", "**Beta** (ran)", "new summary")
+    only = updated_readme(README, blocks, None, "2026-12-01 23:00 UTC, abc1234", benches)
+    assert preamble_of(only) == preamble_of(README) == "Old preamble."
+    assert blocks_of(only)["beta"].ran == "2026-12-01 23:00 UTC, abc1234"
+    assert blocks_of(only)["alpha"] == blocks_of(README)["alpha"]
+    whole = updated_readme(README, blocks, "Last run: python -m bench.", "2026-12-01 23:00 UTC, abc1234", benches)
+    assert preamble_of(whole) == "Last run: python -m bench."
+
+
+def test_a_bench_added_since_the_last_whole_run_gets_a_block_saying_so() -> None:
+    benches = [Bench("alpha", "Alpha"), Bench("gamma", "Gamma"), Bench("beta", "Beta")]
+    rewritten = updated_readme(README, blocks_of(README), None, "2026-12-01 23:00 UTC, abc1234", benches)
+    assert list(blocks_of(rewritten)) == ["alpha", "gamma", "beta"]
+    gamma = blocks_of(rewritten)["gamma"]
+    assert gamma.summary == "No result yet." and "not selected" in gamma.heading
+
+
+def test_the_statute_book_is_filled_before_the_benches_that_read_it() -> None:
+    order = [bench.book for bench in BENCHES if bench.book]
+    assert order[0] == "fills" and order.count("fills") == 1
+    assert set(order[1:]) <= {"reads", "reads+postgresql"}
