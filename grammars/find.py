@@ -54,10 +54,12 @@ from grammars.versions import (
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
 _NUMBER = r"[1-9][0-9]{0,3}"
+# `제1호 내지 제3호의 1` (older statutes: one of them), `제2호의 1급`: no branch 1 is written after a space.
+_NOT_ONE_OF = rf"(?!{_SPACE}+1(?![0-9]))"
 # `제1항`, and `1항` as lawyers' notes write it (`근기법 23조 1항`).
 _LOWER_LEVELS = (
     rf"(?:{_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
-    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
+    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<item_branch>[1-9][0-9]?))?"
     # `가목`, and `(나)목` as older judgments write it.
     rf"(?:{_GAP}(?P<subitem_open>\()?(?P<subitem>[{''.join(SUBITEM_LETTERS)}])(?(subitem_open)\)){_GAP}목)?)?"
 )
@@ -65,7 +67,7 @@ _LOWER_LEVELS = (
 # `제5조4` is a typo (for 제5조의4 or 제5조 제4항): digits right after 조 that begin no 항/호 make it no
 # citation at all, never `제5조`, another article. `민법 750조` leaves out 제 (`je` says whether it was written).
 _ARTICLE = (
-    rf"(?P<je>제{_GAP})?(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
+    rf"(?P<je>제{_GAP})?(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<article_branch>[1-9][0-9]?))?"
     rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
 )
 _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
@@ -155,7 +157,8 @@ def _trie_regex(node: _Trie) -> tuple[str, int]:
 
 
 SHORT_NAMES = ("법", "영", "규칙")  # what `(이하 '영'이라 한다)` may declare; `법 제3조` and `영 제5조` use them
-OWN_DECREE = ("이 영", "이 규칙")  # the document's own decree or rule, as `이 법` is its own 법률
+OWN_ACT = ("이 법", "이 영", "이 규칙")  # the document's own 법률, decree or rule
+_OTHER_REFERENCES = (*(reference for reference in BACK_REFERENCES if reference not in OWN_ACT), "법")
 # The kind of act each short name of a subordinate act stands for, named in the text before it.
 DECREE_KIND_OF_SHORT_NAME = {"영": "시행령", "규칙": "시행규칙"}
 # `같은 영 제5조`, `동령 제5조`, `같은 시행규칙 제3조`: the very 시행령/시행규칙 (or, for `같은 규칙`, any rule)
@@ -210,7 +213,8 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # stay prose.
         rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
-        rf"|(?P<back_reference>{Literals((*BACK_REFERENCES, '법', *OWN_DECREE)).to_regex()})"
+        # `이 법`, but not `…한다)이 법 제19조`, where 이 is the particle of what the parenthesis closes.
+        rf"|(?P<back_reference>{Literals(_OTHER_REFERENCES).to_regex()}|(?<![)」』\]\"”’'])(?:{Literals(OWN_ACT).to_regex()}))"
         # `영 제5조`, `규칙 제3조`: standing alone, so not the end of `시행령` or `민사소송규칙`, nor of a
         # rule's own name (`…에 관한 규칙 제3조`); the finder also asks for a 시행령/시행규칙 cited before,
         # so that `사내 규칙 제3조` in a text citing none is no citation.

@@ -67,6 +67,7 @@ _BARE_ARTICLE = re.compile(r"제 ?([1-9][0-9]*) ?조(?: ?의 ?([1-9][0-9]?))?(?!
                            r"|제 ?([1-9][0-9]?) ?항")
 _SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
 _SAME_ACT = ("같은 법", "동법")
+_TITLE_BEFORE = re.compile(r"\([^()\n]{1,60}\)")  # an article's title written after its citation
 # An act named without a provision (`「지방공기업법」에 따른 지방공사가 같은 법 시행령 제47조의2`): the act a
 # `같은 법` after it names, as statutes write them.
 _NAMED_ACT = re.compile(r"「([^」\n]{1,80})」")
@@ -132,6 +133,8 @@ class DocumentResolver:
         self.own_act = own_act
         self.own_article = own_article  # (number, branch or 0): the document is that article of own_act
         self._named: str | None = None  # an act named without a provision since the citation before
+        # depth in parentheses -> the statute cited last at that depth, with its doubts
+        self._by_depth: dict[int, tuple[StatuteCitation, tuple[str, ...]]] = {}
         self._unnamed_article: str | None = None  # `제1항` written since, of an article the document does not name
         self.finder = finder or default_finder()
         self._last: StatuteCitation | None = None
@@ -145,17 +148,24 @@ class DocumentResolver:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
         otherwise than its canonical form also lists that rewrite, named by how it was written."""
         spans = []
-        end = 0
+        end = depth = 0
         for found in self.finder.find(text, True, within=self.own_act):
             citation = found.citation
             self._named = self._unnamed_article = None
+            depth = max(0, depth + text.count("(", end, found.span[0]) - text.count(")", end, found.span[0]))
+            if isinstance(citation, StatuteCitation) and citation.act is None and citation.back_reference:
+                self._step_out_of_asides(depth)
             if isinstance(citation, StatuteCitation) and citation.act is None \
                     and citation.back_reference in _SAME_ARTICLE:
                 self._follow_bare_article(text[end:found.span[0]])
             elif isinstance(citation, StatuteCitation) and citation.act is None \
                     and (citation.back_reference or "").startswith(_SAME_ACT):
                 self._named = self._named_act(text[end:found.span[0]])
+            before = self._last
             resolution = self.resolve(citation, declares=found.declares)
+            if self._last is not before and self._last is not None:
+                self._by_depth = {level: cited for level, cited in self._by_depth.items() if level < depth}
+                self._by_depth[depth] = (self._last, self._last_doubts)
             end = found.span[1]
             written = text[found.span[0]:found.span[1]]
             canonical = resolution.canonical
@@ -164,6 +174,15 @@ class DocumentResolver:
                 resolution = replace(resolution, changes=(*resolution.changes, rewrite))
             spans.append(ResolvedSpan(found, resolution))
         return spans
+
+    def _step_out_of_asides(self, depth: int) -> None:
+        """`「부가가치세법」 제60조제1항(같은 법 제68조제2항에서 준용되는 경우를 포함한다), 같은 조 제2항`: a
+        back-reference outside an aside in parentheses refers past the citations inside it, to the one
+        cited last at its own depth or above."""
+        deeper = [level for level in self._by_depth if level > depth]
+        outer = [level for level in self._by_depth if level <= depth]
+        if deeper and outer and self._last is self._by_depth[max(deeper)][0]:
+            self._last, self._last_doubts = self._by_depth[max(outer)]
 
     def _follow_bare_article(self, between: str) -> None:
         """`제58조제5항에 따라 … 같은 조 제6항`: the last article written without an act between the
@@ -177,6 +196,10 @@ class DocumentResolver:
         if bare is None or act is None:
             return
         if bare[4] is not None:  # a paragraph alone
+            if self._last is not None and _TITLE_BEFORE.fullmatch(between, 0, bare.start()):
+                # `제5조의2(약취ㆍ유인죄의 가중처벌)제2항`: the paragraph of the article cited with its title
+                self._last = replace(self._last, paragraph=int(bare[4]), item=None, item_branch=None, subitem=None)
+                return
             if self.own_act is None or self.own_article is None:
                 self._unnamed_article = bare[0]
                 return

@@ -200,8 +200,7 @@ class SupplementCheck:
 
     def _verdict(self, status: str, detail: str, block: Block | None, *, mismatches: tuple[Mismatch, ...] = (),
                  candidates: tuple[str, ...] = ()) -> Verdict:
-        source = f"법령ID {self.act.row.law_id}" + (f", {block.heading}" if block else "") + \
-            f", {self.written.provision()}"
+        source = f"법령ID {self.act.row.law_id}, {block.heading if block else self.supplement} {self._provision()}"
         provision = None
         if block is not None:
             version = self._version_of(block)

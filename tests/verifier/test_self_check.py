@@ -72,6 +72,24 @@ def test_같은_법_after_an_act_named_without_a_provision(book: Database, verif
     assert ("같은 법 시행령 제47조의2", "지방공기업법 시행령 제47조의2", "verified") in rows
 
 
+# (text from the statute book, the act it is of, canonical forms in order)
+ASIDES = [
+    # 국세기본법 제49조: 같은 조 outside the parenthesis is 제60조, not the 같은 법 제68조 inside it.
+    ("「부가가치세법」 제60조제1항(같은 법 제68조제2항에서 준용되는 경우를 포함한다), 같은 조 제2항제1호",
+     "국세기본법", ["부가가치세법 제60조 제1항", "부가가치세법 제68조 제2항", "부가가치세법 제60조 제2항 제1호"]),
+    # 전자장치 부착 등에 관한 법률 제2조: the article's title between it and its 항.
+    ("「특정범죄 가중처벌 등에 관한 법률」 제5조의2(약취ㆍ유인죄의 가중처벌)제2항제2호의 죄 및 같은 조 제6항의 죄",
+     "전자장치 부착 등에 관한 법률",
+     ["특정범죄 가중처벌 등에 관한 법률 제5조의2", "특정범죄 가중처벌 등에 관한 법률 제5조의2 제6항"]),
+]
+
+
+@pytest.mark.parametrize(("text", "act", "canonical"), ASIDES)
+def test_back_references_past_parentheses(book: Database, text: str, act: str, canonical: list[str]) -> None:
+    spans = DocumentResolver(book, own_act=act, own_article=(2, 0)).resolve_text(text)
+    assert [span.resolution.canonical for span in spans] == canonical
+
+
 def test_a_rules_영_is_its_decree(book: Database, verifier: Verifier) -> None:
     # 자연재해대책법 시행규칙 제14조 ⑤: `영 제33조제1항제5호 및 같은 조 제2항에 따라`: 같은 조 is the 시행령's.
     rows = _checked(book, verifier, "자연재해대책법 시행규칙", 14)
