@@ -373,9 +373,16 @@ class DocumentResolver:
     def _supplement_of(self, citation: StatuteCitation, changes: list[Change], doubts: list[str]) -> StatuteCitation:
         """`부칙 제3조`, `법률 제7428호 부칙 제2조`: a 부칙 whose act the text does not name. In a document
         that is an act, its own; otherwise the act cited before is a guess (a judgment cites the 부칙 of an
-        amendment to another act as readily), so the resolution is uncertain."""
+        amendment to another act as readily), so the resolution is uncertain. A 시행령/시행규칙's `법률 제8483호
+        부칙` is its 법률's: a 법률 number amends no decree."""
         written = f"{citation.supplement} {citation.provision()}"
         if self.own_act is not None:
+            statute = parent_act(self.own_act)
+            of_a_statute = citation.supplement is not None and citation.supplement.law_kind == "법률"
+            if of_a_statute and statute != self.own_act and _is_statute_name(statute):
+                changes.append(Change("act", None, statute, "부칙 of a 법률 amendment: the 법률 of the document's "
+                                                            "own act", from_context=True))
+                return replace(citation, act=statute)
             changes.append(Change("act", None, self.own_act, "부칙: the document's own act", from_context=True))
             return replace(citation, act=self.own_act)
         previous = self._last

@@ -111,6 +111,14 @@ def test_the_supplement_of_an_amending_act_is_verified_against_its_block(book: D
             "verified") in rows
 
 
+def test_a_decrees_법률_supplement_is_its_법률s(book: Database, verifier: Verifier) -> None:
+    # As 장애인 등에 대한 특수교육법 시행령 제2조 writes it (`법률 제8483호 부칙 제1조 단서에 따라`): a 법률's
+    # number amends no 시행령, so the 부칙 is the 법률's.
+    (span,) = DocumentResolver(book, own_act="국적법 시행령").resolve_text("법률 제10275호 부칙 제2조제1항에 따라")
+    assert span.resolution.canonical == "국적법 부칙(법률 제10275호) 제2조 제1항"
+    assert verifier.verify(span.resolution.resolved).status == "verified"
+
+
 def _verdict(verifier: Verifier, article: int | None, paragraph: int | None = None, **supplement: object) -> Verdict:
     return verifier.verify(StatuteCitation("국적법", article, paragraph=paragraph,
                                            supplement=Supplement(**supplement)))  # type: ignore[arg-type]
