@@ -12,7 +12,8 @@
 3. The book checks itself: every cross-reference inside the article texts in force (`「민법」
    제3조제1항`, `같은 법 제5조`, `이 법 제2조`, a 시행령's `법 제3조` → its 법률) found with grammars'
    lenient finder, resolved by the verifier's document resolver (이 법 → the act itself, 같은 법 /
-   같은 조 → what was cited before it, 법/영 → the decree's 법률/시행령, declared short names) and
+   같은 조 → what was cited before it, 제1항 → the article's own, 법/영 → the decree's 법률/시행령,
+   declared short names) and
    verified against the version in force; prints the share that verifies among those naming an
    act in force and the classes of the rest.
 Writes bench/results/statute_book_bench.md. Each backend's database is fresh (an SQLite file, a
@@ -149,11 +150,12 @@ def self_check(database: Database, acts_limit: int) -> list[str]:
             current = in_force(versions, today)
             if current is None or repealed(current):
                 continue
-            texts = connection.execute(select(SPANS.c.text).where(
+            articles = connection.execute(select(SPANS.c.number, SPANS.c.branch, SPANS.c.text).where(
                 SPANS.c.act_id == act_id, SPANS.c.first <= current.sequence, SPANS.c.last >= current.sequence,
-                SPANS.c.text.is_not(None))).scalars()
-            for text in texts:  # each article is a document: its back-references stay inside it
-                resolver = DocumentResolver(database, own_act=current.name, lookups=verifier.lookups)
+                SPANS.c.text.is_not(None))).all()
+            for number, branch, text in articles:  # each article is a document: its back-references stay inside it
+                resolver = DocumentResolver(database, own_act=current.name, own_article=(number, branch),
+                                            lookups=verifier.lookups)
                 for span in resolver.resolve_text(text):
                     resolved = span.resolution.resolved
                     if not isinstance(resolved, StatuteCitation):

@@ -14,6 +14,7 @@ from grammars.citation import (
     Panel,
     ParsedCitation,
     StatuteCitation,
+    Supplement,
     format_date,
 )
 from grammars.compile import compile_index, vocabulary_of
@@ -81,6 +82,7 @@ __all__ = [
     "Panel",
     "ParsedCitation",
     "StatuteCitation",
+    "Supplement",
     "TokenIndex",
     "TokenizerError",
     "UnsupportedPatternError",

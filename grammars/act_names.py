@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from grammars.boundary import NOT_AFTER_WORD
+from grammars.versions import AMENDING_ACT
 
 _WORD = "[0-9가-힣ㆍ·‧・]"
 # Drafts write the official middle dot ㆍ (U+318D) as ·, ・ or ‧; names are read with the official one.
@@ -39,9 +40,13 @@ SHAPE_HEAD = re.compile(
     rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[ㆍ·‧・])*"
     rf"(?:[가-힣][가-힣ㆍ·‧・]*[가-힣](?:{'|'.join(ACT_ENDINGS)})|[가-힣ㆍ·‧・]*법률))"
     rf"(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
-    # an article (`제3조`, `3조`, `- 제3조`), a note's parenthesis or a 부칙 follows
-    rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조|부칙))"
+    # an article (`제3조`, `3조`, `- 제3조`), a note's parenthesis or a 부칙 follows, or the 부칙 of an amending
+    # act (`한국산업은행법 전부개정법률 부칙`)
+    rf"(?={_SPACE}*(?:\(|[-–—:]|제{_SPACE}*[0-9]|[0-9]{{1,4}}{_SPACE}*조|(?:{AMENDING_ACT}{_SPACE}*)?부칙))"
 )
+# `공무원연금법개정법률 부칙`: the amending act glued to the name of the act it amends, whose 부칙 it is.
+_AMENDED = re.compile(rf"(?P<amended>.+(?:{'|'.join(ACT_ENDINGS)}))(?:{AMENDING_ACT})")
+_SUPPLEMENT_NEXT = re.compile(rf"{_SPACE}*부칙")
 # Words ending like a law that are not one, or that name no act without the words before them.
 _NOT_ACTS = frozenset("""
 법 방법 불법 위법 적법 합법 편법 입법 사법 공법 문법 수법 기법 용법 해법 비법 무법 어법 필법 상법칙 법칙 구법 신법 본법 현행법 모법 국내법 외국법
@@ -80,6 +85,9 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
     """The act a `SHAPE_HEAD` match names, and where its name begins; None where no act is read.
     `known_name` maps a written name (spaces and dots aside) to the lexicon's, or None."""
     word, decree = match["name"], match["decree"]
+    amended = _AMENDED.fullmatch(word) if decree is None and _SUPPLEMENT_NEXT.match(text, match.end()) else None
+    if amended is not None:
+        word = amended["amended"]
     spelled = (f"{word} {decree}" if decree else _spaced_decree(word)).translate(MIDDLE_DOTS)
     words = _words_before(text, match.start())
     # The longest run of preceding words that, with the head, is a known name.

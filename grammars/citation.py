@@ -19,6 +19,8 @@ Disposition = Literal["판결", "결정", "명령"]
 Panel = Literal["전원합의체", "전원재판부", "지정재판부"]
 BackReference = Literal[
     "같은 법", "동법", "이 법", "법", "같은 조", "동조", "같은 항", "동항",
+    # the document's own act, when it is a decree or a rule (`이 영 제4조`, `이 규칙 제3조`)
+    "이 영", "이 규칙",
     # the 시행령/시행규칙 of the act cited before, and the short names of a 시행령/시행규칙 in context
     "같은 법 시행령", "같은 법 시행규칙", "동법 시행령", "동법 시행규칙", "영", "규칙",
     # the 시행령/시행규칙 (for 같은 규칙, the rule) cited before

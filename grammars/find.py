@@ -41,15 +41,25 @@ from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_statute, default_parser
-from grammars.versions import NOTE, SUPPLEMENT, read_note, read_supplement
+from grammars.versions import (
+    AMENDING_ACT,
+    NOTE,
+    SUPPLEMENT,
+    numbered_supplement,
+    read_note,
+    read_supplement,
+    without_amending_act,
+)
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
 _NUMBER = r"[1-9][0-9]{0,3}"
+# `제1호 내지 제3호의 1` (older statutes: one of them), `제2호의 1급`: no branch 1 is written after a space.
+_NOT_ONE_OF = rf"(?!{_SPACE}+1(?![0-9]))"
 # `제1항`, and `1항` as lawyers' notes write it (`근기법 23조 1항`).
 _LOWER_LEVELS = (
     rf"(?:{_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
-    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_GAP}(?P<item_branch>[1-9][0-9]?))?"
+    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<item_branch>[1-9][0-9]?))?"
     # `가목`, and `(나)목` as older judgments write it.
     rf"(?:{_GAP}(?P<subitem_open>\()?(?P<subitem>[{''.join(SUBITEM_LETTERS)}])(?(subitem_open)\)){_GAP}목)?)?"
 )
@@ -57,7 +67,7 @@ _LOWER_LEVELS = (
 # `제5조4` is a typo (for 제5조의4 or 제5조 제4항): digits right after 조 that begin no 항/호 make it no
 # citation at all, never `제5조`, another article. `민법 750조` leaves out 제 (`je` says whether it was written).
 _ARTICLE = (
-    rf"(?P<je>제{_GAP})?(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_GAP}(?P<article_branch>[1-9][0-9]?))?"
+    rf"(?P<je>제{_GAP})?(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<article_branch>[1-9][0-9]?))?"
     rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
 )
 _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
@@ -147,6 +157,8 @@ def _trie_regex(node: _Trie) -> tuple[str, int]:
 
 
 SHORT_NAMES = ("법", "영", "규칙")  # what `(이하 '영'이라 한다)` may declare; `법 제3조` and `영 제5조` use them
+OWN_ACT = ("이 법", "이 영", "이 규칙")  # the document's own 법률, decree or rule
+_OTHER_REFERENCES = (*(reference for reference in BACK_REFERENCES if reference not in OWN_ACT), "법")
 # The kind of act each short name of a subordinate act stands for, named in the text before it.
 DECREE_KIND_OF_SHORT_NAME = {"영": "시행령", "규칙": "시행규칙"}
 # `같은 영 제5조`, `동령 제5조`, `같은 시행규칙 제3조`: the very 시행령/시행규칙 (or, for `같은 규칙`, any rule)
@@ -168,10 +180,11 @@ _DECLARATION = (
 # `구 민법`, `개정전의 헌법`: a version other than the one in force (grammars.versions). 구 stands alone
 # (`구법` is a word) and is followed by one space.
 _FORMER = rf"(?P<former>구|개정{_SPACE}?전의){_SPACE}"
-# The tail every statute head shares: a version note, a short-name declaration, a 부칙, `-` (`민법 - 제750조`),
-# then the provision.
+# The tail every statute head shares: a version note, a short-name declaration, a 부칙 (of an amending act:
+# `국적법 일부개정법률 부칙`), `-` (`민법 - 제750조`), then the provision.
 _TAIL = (
-    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
+    rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
+    rf"(?:{_GAP}(?P<amending>{AMENDING_ACT})(?={_GAP}부칙))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
     rf"{_GAP}(?:[-–—:]{_GAP})?{_SUPPLEMENT_PROVISION}"
 )
 # `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
@@ -200,7 +213,8 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         # stay prose.
         rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
         # A bare `법 제3조` counts only when 법 stands alone: `민법학 제3조`, `방법 제3조` are not references.
-        rf"|(?P<back_reference>{Literals((*BACK_REFERENCES, '법')).to_regex()})"
+        # `이 법`, but not `…한다)이 법 제19조`, where 이 is the particle of what the parenthesis closes.
+        rf"|(?P<back_reference>{Literals(_OTHER_REFERENCES).to_regex()}|(?<![)」』\]\"”’'])(?:{Literals(OWN_ACT).to_regex()}))"
         # `영 제5조`, `규칙 제3조`: standing alone, so not the end of `시행령` or `민사소송규칙`, nor of a
         # rule's own name (`…에 관한 규칙 제3조`); the finder also asks for a 시행령/시행규칙 cited before,
         # so that `사내 규칙 제3조` in a text citing none is no citation.
@@ -246,8 +260,12 @@ _PART_OF_PROVISION = (
     rf"|중{_GAP}제{_GAP}{_NUMBER}{_GAP}조(?:{_GAP}의{_GAP}[1-9][0-9]?)?(?:{_GAP}제{_GAP}[1-9][0-9]{{0,2}}{_GAP}[항호])*"
     rf"{_GAP}(?:에{_GAP}(?:대한|관한){_GAP})?부분)"
 )
+# Parts may come in pairs (`본문ㆍ단서`, `전단과 후단`), and an aside in parentheses may follow the provision
+# before the list goes on (`제6조제2항(… 한정한다), 제22조제1항`): the list keeps its act across both.
+_ASIDE = r"\((?:[^()\n]|\([^()\n]*\))*\)"
 _LIST_ITEM = re.compile(
-    rf"(?:{_GAP}{_PART_OF_PROVISION}){{0,2}}(?:{_GAP}까지)?(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
+    rf"(?:{_GAP}(?:(?:ㆍ|·|및|과|와|또는){_GAP})?{_PART_OF_PROVISION}){{0,4}}(?:{_GAP}까지)?(?:{_GAP}{_ASIDE})?"
+    rf"(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
     rf"|{_GAP}(?:,|및|과|와|ㆍ|·|또는|이나|나){_SPACE}*\n?{_SPACE}*)"
     rf"(?P<provision>(?:{_ARTICLE.replace('(?P<je>제{_GAP})?', '(?P<je>제{_GAP})')})?{_LOWER_LEVELS})"
 )
@@ -336,11 +354,13 @@ class CitationFinder:
     def canonical_statute_pattern(self) -> re.Pattern[str]:
         return re.compile(NOT_AFTER_WORD + self.parser.statute.expr.to_regex())
 
-    def find(self, text: str, lenient: bool = True) -> list[FoundCitation]:
+    def find(self, text: str, lenient: bool = True, *, within: str | None = None) -> list[FoundCitation]:
+        """`within`: the act `text` is part of, if any (an article of a 시행규칙 cites its 시행령 as `영`
+        without naming it first)."""
         if not lenient:
             return _longest_first(self._canonical(text))
         read = read_scanned(text)
-        found = self._lenient(read)
+        found = self._lenient(read, within)
         if read == text:
             return found
         return [_as_scanned(f, text[slice(*f.span)], read[slice(*f.span)]) for f in found]
@@ -355,16 +375,19 @@ class CitationFinder:
                 form = CitationForm.ABBREVIATED_ACT
             yield FoundCitation(match.span(), citation, form)
 
-    def _lenient(self, text: str) -> list[FoundCitation]:
+    def _lenient(self, text: str, within: str | None) -> list[FoundCitation]:
         found = list(self._lenient_matches(text))
         needed = [_kind_needed(f) for f in found]
         if all(kind is None for kind in needed):
             return _longest_first(found)
         # `영`, `규칙`, `같은 규칙` stand for a 시행령, 시행규칙, rule only after a kept citation names one: a match
         # dropped as overlapping a longer one cites nothing, so it enables nothing. They themselves name no
-        # kind a citation before them has not, so the other matches alone decide.
+        # kind a citation before them has not, so the other matches alone decide. A 시행규칙's own text has
+        # its 시행령 in view from the start.
         others = (f for f, kind in zip(found, needed, strict=True) if kind is None)
         first_cited = _first_cited(_longest_first(others))
+        if within is not None and within.endswith(" 시행규칙"):
+            first_cited["시행령"] = -1
         return _longest_first(f for f, kind in zip(found, needed, strict=True)
                               if kind is None or (kind in first_cited and first_cited[kind] < f.span[0]))
 
@@ -417,11 +440,16 @@ class CitationFinder:
         fields["back_reference"] = fields["back_reference"] or short_name
         act, abbreviated = None, False
         if written_act is not None:
+            if match["supplement"] is not None:  # `「국적법 일부개정법률」 부칙 제2조`: 국적법's 부칙
+                written_act = without_amending_act(written_act)
             written_name = self.name_by_fold.get(fold_name(written_act), written_act)
             act = self.lexicon.canonical_name(written_name) or written_act.translate(MIDDLE_DOTS)
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
         citation, declared = _provision(act, former, fields)
-        return FoundCitation(match.span(), citation, _statute_form(match, citation, abbreviated), declared), citation
+        span = match.span()
+        if act is not None:
+            citation, span = numbered_supplement(match.string, citation, span)
+        return FoundCitation(span, citation, _statute_form(match, citation, abbreviated), declared), citation
 
     def _shaped_statutes(self, text: str) -> Iterator[FoundCitation]:
         """Statutes whose act the lexicon does not know, or writes otherwise: grammars.act_names."""
@@ -435,12 +463,13 @@ class CitationFinder:
             citation, declared = _provision(head.name, head.former, tail.groupdict())
             if _no_provision(citation):
                 continue
+            citation, (start, _) = numbered_supplement(text, citation, (head.start, tail.end()))
             form = CitationForm.LOOSE_SPACING if head.known else CitationForm.UNLISTED_ACT
             if citation.former or citation.amendment:
                 form = CitationForm.VERSION
             if citation.supplement:
                 form = CitationForm.SUPPLEMENT
-            yield FoundCitation((head.start, tail.end()), citation, form, declared)
+            yield FoundCitation((start, tail.end()), citation, form, declared)
             yield from _list_items(text, tail.end(), citation)
 
     def _known_name(self, written: str) -> str | None:
@@ -454,6 +483,7 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
     declaration (`_SUPPLEMENT_ALONE`) leaves their groups out."""
     fields = dict(fields)
     note, supplement = fields.pop("note", None), fields.pop("supplement")
+    fields.pop("amending", None)
     declared = fields.pop("declared", None) or fields.pop("declared_name", None)
     for written_only in ("provision", "declaration", "je", "subitem_open", "declared_name"):
         fields.pop(written_only, None)

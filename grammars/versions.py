@@ -18,15 +18,22 @@ A provision of a 부칙 names the 부칙 by the amendment's day, number or both,
 
     민법 부칙(2005. 3. 31. 법률 제7427호) 제2조      부칙(2005. 5. 26.) 제3항
     법률 제7428호 부칙 제2조                         부칙 <제5305호, 1997. 3. 13.> 제2조
+
+Statutes name the 부칙 of an amendment by the amending act, its number before the name of the act it
+amended (`AMENDING_ACT`, the number read by `number_before`):
+
+    법률 제10275호 국적법 일부개정법률 부칙 제2조제1항    법률 제3586호 공무원연금법개정법률 부칙 제7조
+    대통령령 제24697호 자본시장과 금융투자업에 관한 법률 시행령 일부개정령 부칙 제8조
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import cast
 
-from grammars.citation import AmendmentChange, AmendmentNote, Supplement
+from grammars.citation import AmendmentChange, AmendmentNote, StatuteCitation, Supplement
 
 _S = r"[ \t\u00a0\u3000]?"  # at most one space where notes put one
 _DATE = r"(?:19|20)[0-9]{2}\.[ ]?[0-9]{1,2}\.[ ]?[0-9]{1,2}\."
@@ -90,6 +97,32 @@ _BRACKETED = rf"(?:{_DATE}(?:,?{_S}{_NUMBERED})?|{_NUMBERED}(?:,?{_S}{_DATE})?)"
 # `법률 제7428호 부칙`, `부칙(2005. 5. 26.)`, `부칙 <제5305호, 1997. 3. 13.>` (law.go.kr's heading), `부칙`.
 SUPPLEMENT = (rf"(?:{_NUMBERED}{_S})?부칙(?:{_S}(?:\({_S}{_BRACKETED}{_S}\)|<{_S}{_BRACKETED}{_S}>))?")
 _SUPPLEMENT_PARTS = re.compile(rf"(?P<date>{_DATE})|(?:(?P<kind>{_KIND}){_S})?제{_S}(?P<number>[1-9][0-9]{{0,5}})호")
+
+
+# What an amending act is called after the act it amends (`국적법 일부개정법률`, `소득세법개정법률`, `…시행령
+# 일부개정령`, `…법 폐지법률`): its 부칙 is the amended act's 부칙 of that amendment.
+AMENDING_ACT = r"(?:일부개정|전부개정|중개정|개정|폐지)(?:법률|령|규칙)"
+_AMENDING_SUFFIX = re.compile(rf"{_S}{AMENDING_ACT}$")
+_NUMBER_BEFORE = re.compile(rf"(?<![가-힣])(?P<kind>{_KIND}){_S}제{_S}(?P<number>[1-9][0-9]{{0,5}})호{_S}$")
+
+
+def without_amending_act(name: str) -> str:
+    """`국적법 일부개정법률` -> `국적법`: the act an amending act amends (a name written whole in 「」)."""
+    return _AMENDING_SUFFIX.sub("", name)
+
+
+def numbered_supplement(text: str, citation: StatuteCitation,
+                        span: tuple[int, int]) -> tuple[StatuteCitation, tuple[int, int]]:
+    """`법률 제10275호 국적법 일부개정법률 부칙 제2조`: a 부칙 written with no number of its own takes the
+    number written right before the act's name (the citation at `span`), and the citation starts there."""
+    supplement = citation.supplement
+    if supplement is None or supplement.number is not None:
+        return citation, span
+    found = _NUMBER_BEFORE.search(text, max(0, span[0] - 40), span[0])
+    if found is None:
+        return citation, span
+    numbered = replace(supplement, law_kind=found["kind"], number=int(found["number"]))
+    return replace(citation, supplement=numbered), (found.start(), span[1])
 
 
 def read_supplement(written: str) -> Supplement:

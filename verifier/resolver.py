@@ -60,10 +60,20 @@ from verifier.names import normalise_court
 
 _SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
 _KINDS_CITED_AGAIN = frozenset(SAME_DECREE_KIND.values())  # 시행령, 시행규칙, 규칙: of `같은 영` and the like
-# An article written without its act (`제58조제5항`): the finder reports none, but a `같은 조` after
-# it refers to it, not to the citation before.
-_BARE_ARTICLE = re.compile(r"제 ?([1-9][0-9]*) ?조(?: ?의 ?([1-9][0-9]?))?(?! ?의 ?[1-9])(?: ?제 ?([1-9][0-9]*) ?항)?")
+# An article written without its act (`제58조제5항`), or a paragraph without its article (`제1항제4호`, in
+# an act: of the article it is written in): the finder reports neither, but a `같은 조`/`같은 항` after it
+# refers to it, not to the citation before.
+_BARE_ARTICLE = re.compile(r"제 ?([1-9][0-9]*) ?조(?: ?의 ?([1-9][0-9]?))?(?! ?의 ?[1-9])(?: ?제 ?([1-9][0-9]*) ?항)?"
+                           r"|제 ?([1-9][0-9]?) ?항")
 _SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
+_SAME_ACT = ("같은 법", "동법")
+_TITLE_BEFORE = re.compile(r"\([^()\n]{1,60}\)")  # an article's title written after its citation
+# An act named without a provision (`「지방공기업법」에 따른 지방공사가 같은 법 시행령 제47조의2`): the act a
+# `같은 법` after it names, as statutes write them.
+_NAMED_ACT = re.compile(r"「([^」\n]{1,80})」")
+_LAW_ENDINGS = ("법", "법률", "령", "규칙", "규정")  # how a name in 「」 that is an act's ends (not 「별표 1」)
+# `이 법`, `이 영`, `이 규칙`: the document's own act.
+_OWN_ACT = ("이 법", "이 영", "이 규칙")
 
 
 def parent_act(act: str) -> str:
@@ -116,11 +126,16 @@ class DocumentResolver:
     `lookups` keeps what the database answered across documents: pass a `Verifier`'s (cleared
     with it after an import); by default the resolver keeps its own."""
 
-    def __init__(self, database: Database, *, own_act: str | None = None,
+    def __init__(self, database: Database, *, own_act: str | None = None, own_article: tuple[int, int] | None = None,
                  finder: CitationFinder | None = None, lookups: LookupCache | None = None) -> None:
         self.database = database
         self.lookups = lookups or LookupCache()
         self.own_act = own_act
+        self.own_article = own_article  # (number, branch or 0): the document is that article of own_act
+        self._named: str | None = None  # an act named without a provision since the citation before
+        # depth in parentheses -> the statute cited last at that depth, with its doubts
+        self._by_depth: dict[int, tuple[StatuteCitation, tuple[str, ...]]] = {}
+        self._unnamed_article: str | None = None  # `제1항` written since, of an article the document does not name
         self.finder = finder or default_finder()
         self._last: StatuteCitation | None = None
         self._last_doubts: tuple[str, ...] = ()
@@ -133,13 +148,24 @@ class DocumentResolver:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
         otherwise than its canonical form also lists that rewrite, named by how it was written."""
         spans = []
-        end = 0
-        for found in self.finder.find(text, True):
+        end = depth = 0
+        for found in self.finder.find(text, True, within=self.own_act):
             citation = found.citation
+            self._named = self._unnamed_article = None
+            depth = max(0, depth + text.count("(", end, found.span[0]) - text.count(")", end, found.span[0]))
+            if isinstance(citation, StatuteCitation) and citation.act is None and citation.back_reference:
+                self._step_out_of_asides(depth)
             if isinstance(citation, StatuteCitation) and citation.act is None \
                     and citation.back_reference in _SAME_ARTICLE:
                 self._follow_bare_article(text[end:found.span[0]])
+            elif isinstance(citation, StatuteCitation) and citation.act is None \
+                    and (citation.back_reference or "").startswith(_SAME_ACT):
+                self._named = self._named_act(text[end:found.span[0]])
+            before = self._last
             resolution = self.resolve(citation, declares=found.declares)
+            if self._last is not before and self._last is not None:
+                self._by_depth = {level: cited for level, cited in self._by_depth.items() if level < depth}
+                self._by_depth[depth] = (self._last, self._last_doubts)
             end = found.span[1]
             written = text[found.span[0]:found.span[1]]
             canonical = resolution.canonical
@@ -149,19 +175,52 @@ class DocumentResolver:
             spans.append(ResolvedSpan(found, resolution))
         return spans
 
+    def _step_out_of_asides(self, depth: int) -> None:
+        """`「부가가치세법」 제60조제1항(같은 법 제68조제2항에서 준용되는 경우를 포함한다), 같은 조 제2항`: a
+        back-reference outside an aside in parentheses refers past the citations inside it, to the one
+        cited last at its own depth or above."""
+        deeper = [level for level in self._by_depth if level > depth]
+        outer = [level for level in self._by_depth if level <= depth]
+        if deeper and outer and self._last is self._by_depth[max(deeper)][0]:
+            self._last, self._last_doubts = self._by_depth[max(outer)]
+
     def _follow_bare_article(self, between: str) -> None:
         """`제58조제5항에 따라 … 같은 조 제6항`: the last article written without an act between the
         citation before and a `같은 조` is what it refers to — in an act, the act's own article;
-        elsewhere an article of the act cited before, a guess."""
+        elsewhere an article of the act cited before, a guess. `제1항제4호의 위원 … 같은 항 제6호`: a
+        paragraph written without its article is one of the article the document is (`own_article`);
+        elsewhere the article is unknown, and the citation before a guess."""
         written = list(_BARE_ARTICLE.finditer(between))
         bare = written[-1] if written else None
         act = self.own_act or (self._last.act if self._last is not None else None)
         if bare is None or act is None:
             return
+        if bare[4] is not None:  # a paragraph alone
+            if self._last is not None and _TITLE_BEFORE.fullmatch(between, 0, bare.start()):
+                # `제5조의2(약취ㆍ유인죄의 가중처벌)제2항`: the paragraph of the article cited with its title
+                self._last = replace(self._last, paragraph=int(bare[4]), item=None, item_branch=None, subitem=None)
+                return
+            if self.own_act is None or self.own_article is None:
+                self._unnamed_article = bare[0]
+                return
+            number, own_branch = self.own_article
+            self._last = StatuteCitation(self.own_act, number, article_branch=own_branch or None,
+                                         paragraph=int(bare[4]))
+            self._last_doubts = ()
+            return
         branch, paragraph = bare[2], bare[3]
         self._last = StatuteCitation(act, int(bare[1]), article_branch=int(branch) if branch else None,
                                      paragraph=int(paragraph) if paragraph else None)
         self._last_doubts = () if self.own_act else (f"{bare[0]} names no act: {act}, cited before, is a guess",)
+
+    def _named_act(self, between: str) -> str | None:
+        """The last act named in 「」 without a provision between the citation before and a `같은 법`: by the
+        database's name for it, or as written where the database knows none."""
+        names = [name for name in _NAMED_ACT.findall(between) if name.endswith(_LAW_ENDINGS)]
+        if not names:
+            return None
+        acts, _ = self.lookups.acts_named(self.database.engine.connect, names[-1])
+        return str(acts[0].name) if len(acts) == 1 else names[-1]
 
     def resolve(self, citation: ParsedCitation, *, declares: str | None = None) -> Resolution:
         """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
@@ -220,7 +279,7 @@ class DocumentResolver:
             act = self._declared[reference]
             why = f"{reference}: declared for {act} (이하 '{reference}')"
             return self._refer_to(citation, act, why, changes, doubts)
-        if reference == "이 법":
+        if reference in _OWN_ACT:
             return self._refer_to(citation, self.own_act, "the document's own act", changes, doubts)
         if reference == "법":
             parent = parent_act(self.own_act) if self.own_act else None
@@ -230,6 +289,8 @@ class DocumentResolver:
             return self._follow_short_name(citation, reference, changes, doubts)
         if reference in SAME_DECREE_KIND:
             return self._follow_same_decree(citation, reference, changes, doubts)
+        if self._named is not None and reference.startswith(_SAME_ACT):  # 「지방공기업법」에 따른 … 같은 법 시행령
+            return self._follow_named_act(citation, self._named, changes, doubts)
         previous = self._last
         if previous is None:
             doubts.append(f"{reference} refers to an earlier statute citation, and there is none before it")
@@ -237,19 +298,16 @@ class DocumentResolver:
         assert previous.act is not None  # _last is complete
         if self._last_doubts:
             doubts.append(f"{reference} refers to {previous.canonical()}, itself uncertain")
+        if self._unnamed_article is not None:
+            doubts.append(f"{reference} may refer to {self._unnamed_article}, written since, of an article the text "
+                          f"does not name: {previous.canonical()} is a guess")
         if reference in ("위", "같은"):
             return self._follow_same_level(citation, previous, changes, doubts)
-        if reference.startswith(("같은 법", "동법")):
-            # A 법률, never a 시행령/시행규칙: `소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법 제41조.
+        if reference.startswith(_SAME_ACT):
             statute = parent_act(previous.act)
-            if not _is_statute_name(statute):
-                doubts.append(f"{reference} names a 법률, and {previous.act}, cited before it, is neither one "
-                              f"nor the 시행령/시행규칙 of one")
-                return citation
-            if reference.endswith(_SUBORDINATE_SUFFIXES):  # 같은 법 시행령, 동법 시행규칙
-                kind = reference.rsplit(" ", 1)[1]
-                why = f"{reference}: the {kind} of {statute}, cited before"
-                return self._refer_to(citation, f"{statute} {kind}", why, changes, doubts)
+            decree = self._decree_of(citation, previous.act, "cited", changes, doubts)
+            if decree is not None:
+                return decree
             if statute != previous.act:
                 if previous.former or previous.amendment:
                     doubts.append(f"{reference} names {statute}, whose version the text does not state: the "
@@ -279,12 +337,52 @@ class DocumentResolver:
                                           f"{reference}: the paragraph cited before", from_context=True))
         return resolved
 
+    def _decree_of(self, citation: StatuteCitation, act: str, how: str, changes: list[Change],
+                   doubts: list[str]) -> StatuteCitation | None:
+        """`같은 법` names a 법률, never a 시행령/시행규칙 (`소득세법 시행령 제98조, 같은 법 제41조` cites 소득세법
+        제41조), and `같은 법 시행령` that 법률's 시행령, after `act` (`how`: cited or named before it). The
+        resolution where it ends there (no 법률 to name, or `같은 법 시행령`); None where the 법률 is meant."""
+        reference = citation.back_reference
+        assert reference is not None  # narrowed by the callers
+        statute = parent_act(act)
+        if not _is_statute_name(statute):
+            doubts.append(f"{reference} names a 법률, and {act}, {how} before it, is neither one "
+                          f"nor the 시행령/시행규칙 of one")
+            return citation
+        if reference.endswith(_SUBORDINATE_SUFFIXES):  # 같은 법 시행령, 동법 시행규칙
+            kind = reference.rsplit(" ", 1)[1]
+            why = f"{reference}: the {kind} of {statute}, {how} before"
+            return self._refer_to(citation, f"{statute} {kind}", why, changes, doubts)
+        return None
+
+    def _follow_named_act(self, citation: StatuteCitation, named: str, changes: list[Change],
+                          doubts: list[str]) -> StatuteCitation:
+        """`같은 법`, `같은 법 시행령` after an act named in 「」 without a provision: that act's 법률, or its
+        시행령/시행규칙."""
+        reference = citation.back_reference
+        assert reference is not None  # narrowed by the caller
+        statute = parent_act(named)
+        decree = self._decree_of(citation, named, "named", changes, doubts)
+        if decree is not None:
+            return decree
+        if citation.article is None and citation.supplement is None:  # 같은 법 제3항: no article to take
+            doubts.append(f"{reference} without an article names {statute}, named before it without one")
+            return citation
+        return self._refer_to(citation, statute, f"{reference}: {statute}, named before it", changes, doubts)
+
     def _supplement_of(self, citation: StatuteCitation, changes: list[Change], doubts: list[str]) -> StatuteCitation:
         """`부칙 제3조`, `법률 제7428호 부칙 제2조`: a 부칙 whose act the text does not name. In a document
         that is an act, its own; otherwise the act cited before is a guess (a judgment cites the 부칙 of an
-        amendment to another act as readily), so the resolution is uncertain."""
+        amendment to another act as readily), so the resolution is uncertain. A 시행령/시행규칙's `법률 제8483호
+        부칙` is its 법률's: a 법률 number amends no decree."""
         written = f"{citation.supplement} {citation.provision()}"
         if self.own_act is not None:
+            statute = parent_act(self.own_act)
+            of_a_statute = citation.supplement is not None and citation.supplement.law_kind == "법률"
+            if of_a_statute and statute != self.own_act and _is_statute_name(statute):
+                changes.append(Change("act", None, statute, "부칙 of a 법률 amendment: the 법률 of the document's "
+                                                            "own act", from_context=True))
+                return replace(citation, act=statute)
             changes.append(Change("act", None, self.own_act, "부칙: the document's own act", from_context=True))
             return replace(citation, act=self.own_act)
         previous = self._last

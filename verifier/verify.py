@@ -35,6 +35,7 @@ from verifier.lookups import BoundedCache, LookupCache
 from verifier.models import AnyRow, AuditEntry, table_of
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
+from verifier.supplements import SupplementCheck
 from verifier.verdict import Mismatch, Verdict
 from verifier.versions import ActUnderTest, StatuteHistory, acts_meant, versions_of
 
@@ -229,13 +230,12 @@ class Verifier:
     # --- statutes ---------------------------------------------------------------------------
 
     def _verify_statute(self, connection: Connection, citation: StatuteCitation, on: dt.date) -> Verdict:
-        if citation.supplement is not None and citation.is_complete:  # its article is the 부칙's, not the body's
-            return Verdict("not_covered", citation, f"{citation.supplement}: the verifier checks the articles of an "
-                           f"act's body, not those of its 부칙", canonical=citation.canonical())
-        if citation.act is None or citation.article is None:
+        supplement = citation.supplement is not None and citation.is_complete  # an article of a 부칙, not the body
+        if (citation.act is None or citation.article is None) and not supplement:
             return Verdict("ambiguous", citation,
                            f"expected a citation naming its act and article, got the back-reference "
                            f"{citation.back_reference or '(none)'}: resolve it against its document first")
+        assert citation.act is not None  # a complete 부칙 citation names its act
         name = normalise_act_name(citation.act)
         acts, matched_by = self.lookups.acts_named(lambda: nullcontext(connection), name)
         if not acts:
@@ -253,13 +253,19 @@ class Verifier:
                 return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts, none of them singled out by "
                                                       f"the date or the version note",
                                candidates=tuple(f"{h.row.name} (법령ID {h.row.law_id})" for h in histories))
+            if supplement:
+                return SupplementCheck(connection, meant[0], citation, on).verify()
             verdicts = (StatuteHistory(connection, act, citation, on, note).verify() for act in meant)
             first = next(verdicts)
             return first if first.verified else next((v for v in verdicts if v.verified), first)
+        if supplement:  # an act without versions has no 부칙 blocks
+            return Verdict("not_covered", citation, f"{citation.supplement}: the database holds no 부칙 of "
+                           f"{acts[0].name}", canonical=citation.canonical())
         if len(acts) > 1:
             return Verdict("ambiguous", citation, f"{name!r} names {len(acts)} acts",
                            candidates=tuple(act.name for act in acts))
         act = acts[0]
+        assert citation.article is not None  # only a 부칙 citation goes without one
         resolved = replace(citation, act=act.name, back_reference=None)
         canonical = resolved.canonical()
         source = f"법령ID {act.law_id}" + (f", MST {act.mst}" if act.mst else "") + f", {resolved.provision()}"

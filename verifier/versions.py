@@ -82,11 +82,14 @@ def provision_code(citation: StatuteCitation) -> str | None:
 
 
 def _has(span: AnyRow, code: str | None) -> bool:
-    if span.deleted:
-        return False
+    return not span.deleted and holds(span.structure.split(" "), code)
+
+
+def holds(codes: Sequence[str], code: str | None) -> bool:
+    """Whether an article with the provision `codes` (its structure) has the provision `code` (None:
+    the article itself)."""
     if code is None:
         return True
-    codes = span.structure.split(" ")
     if code in codes:
         return True
     # `제2조제10호` of an article with numbered 항: statutes and judgments leave the 항 out where
