@@ -1,8 +1,8 @@
 """The engine's numbers: what the constraint buys and what it costs.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python bench/engine_bench.py [--part quality|step|all]
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/engine_bench.py [--part quality|overhead|step|startup|all]
         [--model data/models/ko-legal-tiny] [--answers 200] [--database-url URL] [--index-cache DIR]
-        [--out bench/results/engine_bench.md]
+        [--startup-runs 5] [--out bench/results/engine_bench.md]
 
 overhead greedy answers constrained and not (identical texts where the model cites well): the
          tokens/s the constraint costs, at batch 1 and batch 20.
@@ -16,6 +16,12 @@ step     the constraint's work per decode step at the DeepSeek V4 vocabulary (12
          of one preallocated int32 bitmask with `ConstraintCursor.fill_bitmask` (what the GPU kernel
          then reads); and, separately, applying the rows that constrain to CPU float32 logits
          through `apply_token_bitmask_inplace`, as the engine does.
+startup  what a user waits for, each command in its own process as a shell starts it: `citegen --help`
+         and `citegen-admin --help` to exit, and `citegen ask` on the shipped model over the statute
+         book (the database and index cache of `quality`, the index built by a first ask that is not
+         timed) from process start to the first byte of its one-token answer on stdout; median and
+         range of wall-clock seconds, and the process's CPU seconds (user + system), which depend less
+         on what else the machine runs.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ import datetime as dt
 import os
 import platform
 import re
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -95,11 +103,14 @@ def sample_database(directory: Path) -> Database:
     return database
 
 
-def book_database(directory: Path) -> Database:
-    """The statute book and the sample decisions, as `make demo` imports them."""
-    database = Database.open(f"sqlite:///{directory / 'book.sqlite3'}")
+def book_database(directory: Path) -> str:
+    """The URL of an SQLite file holding the statute book and the sample decisions, as `make demo`
+    imports them."""
+    url = f"sqlite:///{directory / 'book.sqlite3'}"
+    database = Database.open(url)
     import_paths(database, [REPO / "data" / "law", REPO / "data" / "cases"])
-    return database
+    database.close()
+    return url
 
 
 def answer_all(
@@ -130,40 +141,37 @@ def citation_counts(texts: list[str], verifier: Verifier) -> Counter[str]:
     return counts
 
 
-def bench_quality(model: Path, answers: int, max_new_tokens: int, database_url: str | None,
-                  index_cache: Path | None) -> list[str]:
+def bench_quality(model: Path, answers: int, max_new_tokens: int, database_url: str, index_cache: Path) -> list[str]:
     loaded = load_model(model, "auto")
-    with tempfile.TemporaryDirectory() as scratch:
-        database = Database.open(database_url) if database_url else book_database(Path(scratch))
-        # As served: shorthand forbidden, the index built whole into a cache before the first answer.
-        engine = build_engine(loaded, lexicon_data(database), max_batch=32,
-                              cache_dir=index_cache or Path(scratch) / "index")
-        seeds = range(max(1, answers // len(QUESTIONS)))
-        rows = []
-        with Verifier(database) as verifier:
-            for constrain in (True, False):
-                requests = [
-                    Request(
-                        messages=(("user", question),),
-                        sampling=SamplingParams(max_new_tokens=max_new_tokens, temperature=0.8, seed=seed),
-                        constrain=constrain,
-                    )
-                    for question in QUESTIONS
-                    for seed in seeds
-                ][:answers]
-                answer_all(engine, requests[:4])  # warm-up: first states of the index, allocator
-                finished, elapsed = answer_all(engine, requests)
-                tokens = sum(f.completion_tokens for f in finished)
-                counts = citation_counts([f.text for f in finished], verifier)
-                found = counts["found"]
-                other = found - counts["verified"] - counts["outdated"] - counts["not_found"]
-                rows.append(
-                    f"| {'constrained' if constrain else 'unconstrained'} | {len(finished)} | {found} "
-                    f"| {percent(counts['canonical'], found)} | {percent(counts['verified'], found)} "
-                    f"| {counts['outdated']} | {counts['not_found']} | {other} | {tokens} "
-                    f"| {tokens / elapsed:.0f} |"
+    database = Database.open(database_url)
+    # As served: shorthand forbidden, the index built whole into a cache before the first answer.
+    engine = build_engine(loaded, lexicon_data(database), max_batch=32, cache_dir=index_cache)
+    seeds = range(max(1, answers // len(QUESTIONS)))
+    rows = []
+    with Verifier(database) as verifier:
+        for constrain in (True, False):
+            requests = [
+                Request(
+                    messages=(("user", question),),
+                    sampling=SamplingParams(max_new_tokens=max_new_tokens, temperature=0.8, seed=seed),
+                    constrain=constrain,
                 )
-        database.close()
+                for question in QUESTIONS
+                for seed in seeds
+            ][:answers]
+            answer_all(engine, requests[:4])  # warm-up: first states of the index, allocator
+            finished, elapsed = answer_all(engine, requests)
+            tokens = sum(f.completion_tokens for f in finished)
+            counts = citation_counts([f.text for f in finished], verifier)
+            found = counts["found"]
+            other = found - counts["verified"] - counts["outdated"] - counts["not_found"]
+            rows.append(
+                f"| {'constrained' if constrain else 'unconstrained'} | {len(finished)} | {found} "
+                f"| {percent(counts['canonical'], found)} | {percent(counts['verified'], found)} "
+                f"| {counts['outdated']} | {counts['not_found']} | {other} | {tokens} "
+                f"| {tokens / elapsed:.0f} |"
+            )
+    database.close()
     return [
         f"### Constrained vs unconstrained ({model.name}, {answers} answers, batch 32, temperature 0.8, "
         f"≤ {max_new_tokens} tokens, same seeds)",
@@ -177,6 +185,69 @@ def bench_quality(model: Path, answers: int, max_new_tokens: int, database_url: 
         "(reasoning is never constrained), so malformed ones count in the denominator; 'verify' is "
         "`Verifier.verify(...).status` against the real statute book (data/law) and the sample decisions "
         "(data/cases); 'other' counts mismatch, ambiguous and not_covered.",
+    ]
+
+
+STARTUP_QUESTION = "민법 제750조는 어떤 내용인가요?"  # `make demo`'s question
+ENTRY_POINTS = {"citegen": "citegen.cli", "citegen-admin": "verifier.cli"}
+
+
+def _entry_point(name: str, *arguments: str) -> list[str]:
+    """The console script `name` as its generated launcher runs it, on this checkout's code."""
+    launcher = f"import sys; from {ENTRY_POINTS[name]} import main; sys.argv[0] = {name!r}; sys.exit(main())"
+    return [sys.executable, "-c", launcher, *arguments]
+
+
+def timed_process(command: list[str], environment: dict[str, str]) -> tuple[float, float, float]:
+    """Run `command`: wall seconds to its first byte on stdout, wall seconds to its exit, and its CPU
+    seconds (user + system, this process's children's rusage before and after)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    output = subprocess.PIPE
+    with subprocess.Popen(command, stdout=output, stderr=subprocess.DEVNULL, env=environment, cwd=REPO) as child:
+        first = child.stdout.read(1)
+        first_s = time.perf_counter() - started
+        child.stdout.read()
+        code = child.wait()
+    ended_s = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if code != 0 or not first:
+        raise RuntimeError(f"expected {command[3:]} to print and exit 0, got exit {code}")
+    return first_s, ended_s, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def bench_startup(model: Path, database_url: str, index_cache: Path, runs: int) -> list[str]:
+    """`--help` to exit and `ask` to its first printed token, each in a fresh process."""
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "CITEGEN_DEVICE": "cpu",
+                   "CITEGEN_MODEL_PATH": str(model), "CITEGEN_DATABASE_URL": database_url,
+                   "CITEGEN_INDEX_CACHE_DIR": str(index_cache)}  # fmt: skip
+    ask = _entry_point("citegen", "ask", STARTUP_QUESTION, "--max-new-tokens", "1")  # its CPU: start-up
+    timed_process(ask, environment)  # builds the index into the cache if `quality` did not
+    cases = [
+        ("`citegen --help`, to exit", _entry_point("citegen", "--help"), 1, 0.5),
+        ("`citegen-admin --help`, to exit", _entry_point("citegen-admin", "--help"), 1, 0.5),
+        ("`citegen ask`, to the first token", ask, 0, 3.0),
+    ]
+    rows = []
+    for label, command, which, target in cases:
+        samples = [timed_process(command, environment) for _ in range(runs)]
+        wall = [sample[which] for sample in samples]
+        cpu = [sample[2] for sample in samples]
+        rows.append(
+            f"| {label} | {runs} | {statistics.median(wall):.2f} ({min(wall):.2f}–{max(wall):.2f}) "
+            f"| {statistics.median(cpu):.2f} | ≤ {target:g} |"
+        )
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return [
+        f"### Start-up ({model.name} on CPU, the statute book's database and index cache)",
+        "",
+        "| command | runs | wall s median (min–max) | CPU s of the whole process, median | target (wall s) |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+        f"Each run a fresh interpreter, as a shell starts the console script; load average during the runs "
+        f"{load} on {os.cpu_count()} CPUs (wall-clock times grow with it; CPU seconds far less). `ask` answers "
+        "one token, so its CPU seconds are what it spends before its first token (and on exiting).",
     ]
 
 
@@ -307,7 +378,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--part", choices=["quality", "overhead", "step", "all"], default="all")
+    parser.add_argument("--part", choices=["quality", "overhead", "step", "startup", "all"], default="all")
     parser.add_argument(
         "--threads", type=int, default=1, help="torch CPU threads (1: the shared 2-core VMs thrash with more)"
     )
@@ -318,6 +389,7 @@ def main() -> None:
                                            "(default: import them into a temporary SQLite file)")
     parser.add_argument("--index-cache", type=Path, help="token index cache folder to reuse (default: a temporary one)")
     parser.add_argument("--repeats", type=int, default=5, help="overhead runs per mode (the best is kept)")
+    parser.add_argument("--startup-runs", type=int, default=5, help="processes timed per start-up command")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
@@ -330,9 +402,14 @@ def main() -> None:
         lines += bench_step() + [""]
     if args.part in ("overhead", "all"):
         lines += bench_overhead(args.model, args.max_new_tokens, args.repeats) + [""]
-    if args.part in ("quality", "all"):
-        quality = bench_quality(args.model, args.answers, args.max_new_tokens, args.database_url, args.index_cache)
-        lines += [*quality, ""]
+    with tempfile.TemporaryDirectory() as scratch:
+        index_cache = args.index_cache or Path(scratch) / "index"
+        if args.part in ("quality", "startup", "all"):
+            database_url = args.database_url or book_database(Path(scratch))
+        if args.part in ("quality", "all"):
+            lines += bench_quality(args.model, args.answers, args.max_new_tokens, database_url, index_cache) + [""]
+        if args.part in ("startup", "all"):
+            lines += bench_startup(args.model, database_url, index_cache, args.startup_runs) + [""]
     write_report(lines, args.out, __doc__)
 
 

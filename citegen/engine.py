@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import torch
-from transformers import DynamicCache
+from transformers import DynamicCache, PreTrainedTokenizerBase
 from transformers.cache_utils import DynamicLayer
 
 from citegen.constraint import Constraint, ConstraintCursor, ConstraintLibrary, Narrowing
@@ -54,6 +54,35 @@ class Request:
     constrain: bool = True
     narrowing: Narrowing = field(default_factory=Narrowing)
     request_id: str = ""
+
+
+def encode_prompt(tokenizer: PreTrainedTokenizerBase, request: Request) -> list[int]:
+    """The request's prompt as token ids, as every backend feeds it to its model: messages through
+    the tokenizer's chat template, a plain prompt as the tokenizer encodes it. Raises RequestError
+    for an empty message or prompt, or messages for a tokenizer without a chat template."""
+    if request.messages:
+        if not all(content.strip() for _, content in request.messages):
+            raise RequestError("expected non-empty message contents, got an empty one")
+        if tokenizer.chat_template is None:
+            raise RequestError("expected a tokenizer with a chat template for messages, got none")
+        chat = [{"role": role, "content": content} for role, content in request.messages]
+        text = tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        return list(tokenizer(text, add_special_tokens=False).input_ids)
+    if not request.prompt.strip():
+        raise RequestError(f"expected a non-empty prompt, got {request.prompt!r}")
+    return list(tokenizer(request.prompt).input_ids)
+
+
+def prompt_room(context_length: int, prompt_ids: list[int]) -> int:
+    """Tokens a model with `context_length` can still generate after the prompt; raises
+    PromptTooLongError when it leaves none."""
+    room = context_length - len(prompt_ids)
+    if room < 1:
+        raise PromptTooLongError(
+            f"expected a prompt of at most {context_length - 1} tokens "
+            f"(the model's context less one), got {len(prompt_ids)}"
+        )
+    return room
 
 
 class RequestHandle:
@@ -151,8 +180,8 @@ class Engine:
         or, without one, to `handle.events`. Bad requests raise `RequestError` here. A constrained
         request uses `constraint` when given (its narrowing's, fetched beforehand off the caller's
         event loop), else the library's for its narrowing, compiled here on a miss."""
-        prompt_ids = self._encode(request)
-        room = self._room(prompt_ids)
+        prompt_ids = encode_prompt(self.loaded.tokenizer, request)
+        room = prompt_room(self.loaded.context_length, prompt_ids)
         cursor, machine = (
             None,
             TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop),
@@ -183,30 +212,7 @@ class Engine:
     def check(self, request: Request) -> None:
         """Raise the `RequestError` that `submit` would for the request's prompt, queueing nothing
         (what a server checks before it answers 200)."""
-        self._room(self._encode(request))
-
-    def _room(self, prompt_ids: list[int]) -> int:
-        room = self.loaded.context_length - len(prompt_ids)
-        if room < 1:
-            raise PromptTooLongError(
-                f"expected a prompt of at most {self.loaded.context_length - 1} tokens "
-                f"(the model's context less one), got {len(prompt_ids)}"
-            )
-        return room
-
-    def _encode(self, request: Request) -> list[int]:
-        tokenizer = self.loaded.tokenizer
-        if request.messages:
-            if not all(content.strip() for _, content in request.messages):
-                raise RequestError("expected non-empty message contents, got an empty one")
-            if tokenizer.chat_template is None:
-                raise RequestError("expected a tokenizer with a chat template for messages, got none")
-            chat = [{"role": role, "content": content} for role, content in request.messages]
-            text = tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-            return list(tokenizer(text, add_special_tokens=False).input_ids)
-        if not request.prompt.strip():
-            raise RequestError(f"expected a non-empty prompt, got {request.prompt!r}")
-        return list(tokenizer(request.prompt).input_ids)
+        prompt_room(self.loaded.context_length, encode_prompt(self.loaded.tokenizer, request))
 
     # ---- running --------------------------------------------------------------------------
 

@@ -22,12 +22,11 @@ decides it: the automaton that constrains the citation is the one that marks it.
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from citegen.constraint import Transition
+from citegen.constraint import AnchorFinder, Transition
 from grammars import ParsedCitation
 
 FinishReason = Literal["stop", "length", "cancelled"]
@@ -89,7 +88,7 @@ class TextEventMachine:
     def __init__(
         self,
         *,
-        anchor: re.Pattern[str] | None,
+        anchor: AnchorFinder | None,
         parse: Callable[[str], ParsedCitation | None],
         stop: tuple[str, ...] = (),
     ) -> None:
@@ -118,7 +117,7 @@ class TextEventMachine:
                 if start is not None:
                     if self._citation_start is not None:  # the last one ended where this one's anchor begins
                         self._close(start, events)
-                    self._open(start, events)
+                    self._open(start, before, events)
                 # else no new anchor: the open citation goes on past a point where it could end (`의2`, ` 제1항`)
             elif self._citation_start is not None and not transition.in_citation and not transition.pending:
                 self._close(len(self.text), events)
@@ -194,14 +193,17 @@ class TextEventMachine:
 
     def _anchor_start(self, before: int) -> int | None:
         """Start of the anchor that ends inside the text added by the entering token (None: none does)."""
-        if self._anchor is not None:
-            for match in self._anchor.finditer(self.text, self._prose_from):
-                if match.end() > before:
-                    return match.start()
-        return None
+        if self._anchor is None:
+            return None
+        return self._anchor.start_ending_after(self.text, self._prose_from, before)
 
-    def _open(self, start: int, events: list[Event]) -> None:
+    def _open(self, start: int, before: int, events: list[Event]) -> None:
+        """Open a citation at `start`, its anchor ending in the text after `before`."""
         self._send(ProseDelta, start, events)
+        if self._sent < before:  # the head was held with the citation before it (`…제750조 및 형법 제`,
+            # pending throughout): it goes out as tentative prose, as every citation's head does
+            events.append(ProseDelta(self.text[self._sent : before], tentative=True))
+            self._sent = before
         self._tentative_from = None
         events.append(CitationStart(start, self.text[start : self._sent] if start < self._sent else ""))
         self._citation_start = start

@@ -37,7 +37,16 @@ from grammars.citation import StatuteCitation, Supplement
 from grammars.expr import Literals
 from grammars.find_cases import case_pattern, find_cases, header_patterns
 from grammars.found import CitationForm, FoundCitation
-from grammars.languages.drafts import LOOSE_SPACE
+from grammars.languages.drafts import (
+    ASIDE,
+    LIST_JOINERS,
+    LIST_LINE_GAP,
+    LOOSE_SPACE,
+    PART_JOINERS,
+    PROVISION_PART,
+    RANGE_FROM,
+    RANGE_JOINERS,
+)
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_statute, default_parser
@@ -192,7 +201,6 @@ _TAIL = (
 # association have 부칙 too.
 _SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_GAP}{_SUPPLEMENT_PROVISION}")
 
-
 _SHAPED_TAIL = re.compile(_TAIL)
 
 
@@ -248,28 +256,24 @@ _SAME_LEVEL = re.compile(
 _ANY_STATUTE = "statute"  # the kind `위`/`같은` need cited before them: any statute
 
 
-# `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`:
-# later provisions of a list belong to the act (and, when they start below the article, to the article)
-# cited first, and so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`,
-# `제667조~제672조`). The separator is required, so a citation followed by prose (`민법 제750조 제3자`)
-# gains nothing; a comma may end a line (`민법 제476조,⏎제477조`); a later item needs its 제.
+# `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`: later
+# provisions of a list belong to the act (and, when they start below the article, to the article) cited first, and
+# so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`, `제667조~제672조`). The separator is
+# required, so a citation followed by prose (`민법 제750조 제3자`) gains nothing; a comma may end a line (`민법
+# 제476조,⏎제477조`). Joiners, parts and asides: grammars.languages.drafts, shared with the grammar.
 # A part of the provision before the separator: `본문`, `각 호 외의 부분 전단`, and `중 제288조제1항에 대한 부분`
 # (the words of 제290조제2항 that cite 제288조제1항: part of the text cited, not a citation of its own).
 _PART_OF_PROVISION = (
-    rf"(?:본문|단서|전단|후단|전문|후문|각{_GAP}[목호](?:{_GAP}외의{_GAP}부분)?"
+    rf"(?:{PROVISION_PART.to_regex()}"
     rf"|중{_GAP}제{_GAP}{_NUMBER}{_GAP}조(?:{_GAP}의{_GAP}[1-9][0-9]?)?(?:{_GAP}제{_GAP}[1-9][0-9]{{0,2}}{_GAP}[항호])*"
     rf"{_GAP}(?:에{_GAP}(?:대한|관한){_GAP})?부분)"
 )
-# Parts may come in pairs (`본문ㆍ단서`, `전단과 후단`), and an aside in parentheses may follow the provision
-# before the list goes on (`제6조제2항(… 한정한다), 제22조제1항`): the list keeps its act across both.
-_ASIDE = r"\((?:[^()\n]|\([^()\n]*\))*\)"
 _LIST_ITEM = re.compile(
-    rf"(?:{_GAP}(?:(?:ㆍ|·|및|과|와|또는){_GAP})?{_PART_OF_PROVISION}){{0,4}}(?:{_GAP}까지)?(?:{_GAP}{_ASIDE})?"
-    rf"(?:(?P<range>부터|{_GAP}(?:내지|~|∼|〜)){_GAP}"
-    rf"|{_GAP}(?:,|및|과|와|ㆍ|·|또는|이나|나){_SPACE}*\n?{_SPACE}*)"
-    rf"(?P<provision>(?:{_ARTICLE.replace('(?P<je>제{_GAP})?', '(?P<je>제{_GAP})')})?{_LOWER_LEVELS})"
+    rf"(?:{_GAP}(?:{PART_JOINERS.to_regex()}{_GAP})?{_PART_OF_PROVISION}){{0,4}}(?:{_GAP}까지)?(?:{_GAP}{ASIDE})?"
+    rf"(?:(?P<range>{RANGE_FROM}|{_GAP}{RANGE_JOINERS.to_regex()}){_GAP}"
+    rf"|{_GAP}{LIST_JOINERS.to_regex()}{LIST_LINE_GAP.to_regex()})"
+    rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
 )
-
 
 _SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
 
@@ -299,7 +303,6 @@ def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCi
         else:
             yield FoundCitation(item.span("provision"), previous, CitationForm.LIST_CONTINUATION)
         end = item.end()
-
 
 _MOST_BETWEEN = 300  # a longer range is a typo or a page range, not a run of provisions to check
 

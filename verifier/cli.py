@@ -14,39 +14,24 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-from rich.table import Table
-from rich.text import Text
-from sqlalchemy.exc import SQLAlchemyError
 
-from grammars import CitationFinder, CitationParser
-from verifier.admin import audit_entries, coverage, find_acts, find_articles, find_cases, row_counts
 from verifier.config import default_database_url
-from verifier.database import Database
 from verifier.errors import DatabaseError, ImportFileError, VerifierError
-from verifier.importers import discover, import_file
-from verifier.importers.snapshot import write_snapshot
-from verifier.lexicon import build_lexicon, lexicon_data
-from verifier.names import normalise_court
-from verifier.resolver import DocumentResolver, Resolution
-from verifier.sync import (
-    BASE_URL,
-    PAGE_SIZE,
-    TARGETS,
-    ClientConfig,
-    LawGoClient,
-    SyncError,
-    SyncPlan,
-    SyncReport,
-    run_sync,
-)
-from verifier.sync.targets import parse_day
-from verifier.verdict import STATUSES, Verdict
-from verifier.verify import Verifier
+from verifier.sync.api import BASE_URL, PAGE_SIZE, TARGETS
+from verifier.verdict import STATUSES
+
+if TYPE_CHECKING:  # each command imports what it uses: `citegen-admin --help` loads no database or grammar
+    from rich.progress import TaskID
+
+    from verifier.database import Database
+    from verifier.resolver import DocumentResolver, Resolution
+    from verifier.sync import SyncReport
+    from verifier.verdict import Verdict
+    from verifier.verify import Verifier
 
 app = typer.Typer(
     name="citegen-admin", no_args_is_help=True, add_completion=False,
@@ -70,6 +55,10 @@ _IMPORTED = ("acts", "act versions", "article spans", "articles", "provisions", 
 @contextmanager
 def _database(url: str | None, *, upgrade: bool = False) -> Iterator[Database]:
     """Open the database; any verifier or database failure ends the command with exit code 2."""
+    from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
+
+    from verifier.database import Database  # noqa: PLC0415
+
     database: Database | None = None
     try:
         database = Database.open(url or default_database_url(), upgrade=upgrade)
@@ -115,6 +104,17 @@ def import_(paths: Annotated[list[Path], typer.Argument(
     Records already in the database (the same act, article or decision in an XML and a JSON
     response, or a file imported again) are updated in place, so the summary says what the
     database holds afterwards and how that changed, not how many records the files carried."""
+    from rich.progress import (  # noqa: PLC0415
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from verifier.admin import row_counts  # noqa: PLC0415
+    from verifier.importers import discover, import_file  # noqa: PLC0415
+
     with _database(database_url) as database:
         files = discover(paths)
         if not files:
@@ -166,6 +166,8 @@ def search(query: Annotated[str, typer.Argument(
     """Search acts (by name or 약칭), articles of the version in force today (by title or text, title
     hits first, with the text around the hit; or `민법 750`) and cases (사건번호 or words of the 사건명).
     A substring search, case-insensitive, with no stemming: `해고` finds 해고의 and 부당해고."""
+    from verifier.admin import find_acts, find_articles, find_cases  # noqa: PLC0415
+
     text = query.strip()
     if not text:
         err.print("error: expected something to search for, got an empty query")
@@ -192,6 +194,9 @@ def search(query: Annotated[str, typer.Argument(
 
 
 def _table(title: str, headers: tuple[str, ...], rows: Sequence[Iterable[object]]) -> int:
+    from rich.table import Table  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
     if rows:
         table = Table(*headers, title=title)
         for row in rows:
@@ -202,6 +207,10 @@ def _table(title: str, headers: tuple[str, ...], rows: Sequence[Iterable[object]
 
 def _document_resolver(database: Database, verifier: Verifier) -> DocumentResolver:
     """A resolver whose finder knows the database's act names (grammars' built-in ones if it has none)."""
+    from grammars import CitationFinder, CitationParser  # noqa: PLC0415
+    from verifier.lexicon import build_lexicon  # noqa: PLC0415
+    from verifier.resolver import DocumentResolver  # noqa: PLC0415
+
     known = build_lexicon(database)
     return DocumentResolver(database, finder=CitationFinder(CitationParser.for_lexicon(known)) if known else None,
                             lookups=verifier.lookups)
@@ -223,6 +232,8 @@ def verify(text: Annotated[str, typer.Argument(help="Text holding one or more ci
            database_url: DatabaseUrl = None) -> None:
     """Verify the citations in TEXT: prints each verdict, why, and the provision's text in the
     version checked; exit 1 if any does not verify."""
+    from verifier.verify import Verifier  # noqa: PLC0415
+
     with _database(database_url) as database, Verifier(database) as verifier:
         found = _citations_in(text, _document_resolver(database, verifier))
         if not found:
@@ -273,6 +284,10 @@ def _day(value: dt.date | None) -> str:
 @app.command()
 def stats(database_url: DatabaseUrl = None) -> None:
     """Counts of what the database holds, and what it covers."""
+    from rich.table import Table  # noqa: PLC0415
+
+    from verifier.admin import coverage, row_counts  # noqa: PLC0415
+
     with _database(database_url) as database:
         table = Table("table", "rows", title=f"{database.url} (revision {database.revision()})")
         for name, rows in row_counts(database).items():
@@ -286,6 +301,8 @@ def export(output: Annotated[Path | None, typer.Option("--output", "-o", help="F
            = None, database_url: DatabaseUrl = None) -> None:
     """Export the lexicon for grammars as JSON: each act name or 약칭 with its article labels
     ("750", "3의2"), or null where the database holds no articles of the act (any article then)."""
+    from verifier.lexicon import lexicon_data  # noqa: PLC0415
+
     with _database(database_url) as database:
         data = lexicon_data(database)
     text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)
@@ -305,6 +322,8 @@ def dump(output: Annotated[Path, typer.Argument(help="File to write the snapshot
          database_url: DatabaseUrl = None) -> None:
     """Write every imported table as JSON lines in a stable order (natural keys, no row ids), so two
     databases, or one before and after a re-import, can be compared byte for byte."""
+    from verifier.importers.snapshot import write_snapshot  # noqa: PLC0415
+
     with _database(database_url) as database:
         try:
             with output.open("wb") as handle:
@@ -320,6 +339,8 @@ def audit(status: Annotated[str | None, typer.Option(help=f"Only this verdict: {
           limit: Annotated[int, typer.Option(min=1, max=10_000, help="Most rows shown.")] = 20,
           database_url: DatabaseUrl = None) -> None:
     """The most recent verifications, newest first."""
+    from verifier.admin import audit_entries  # noqa: PLC0415
+
     if status is not None and status not in STATUSES:
         err.print(f"error: expected --status to be one of {', '.join(STATUSES)}, got {status!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
@@ -352,6 +373,18 @@ def sync(oc: Annotated[str | None, typer.Option(
     state is kept in the database, so an interrupted sync continues where it stopped. A refusal
     (wrong key, quota), an HTML page instead of XML, a changed schema or a truncated body stops it
     with exit 2, naming the request (key redacted); the item it hit is not imported."""
+    from rich.progress import (  # noqa: PLC0415
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from verifier.names import normalise_court  # noqa: PLC0415
+    from verifier.sync import ClientConfig, LawGoClient, SyncError, SyncPlan, run_sync  # noqa: PLC0415
+    from verifier.sync.targets import parse_day  # noqa: PLC0415
+
     try:
         config = ClientConfig(oc=oc or "", base_url=base_url, requests_per_s=rate, concurrency=concurrency)
         plan = SyncPlan(targets=tuple(name.strip() for name in targets.split(",") if name.strip()),
@@ -388,6 +421,8 @@ def sync(oc: Annotated[str | None, typer.Option(
 
 
 def _print_sync_report(report: SyncReport) -> None:
+    from rich.table import Table  # noqa: PLC0415
+
     table = Table("stream", "window", "added", "updated", "skipped", "why skipped", title="sync")
     for summary in report.streams:
         window = f"{summary.since or 'start'} – {summary.until}"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from grammars import ParsedCitation, format_date
+if TYPE_CHECKING:  # grammars loads where a verdict is made: `citegen-admin --help` reads STATUSES only
+    from grammars import ParsedCitation
 
 VerdictStatus = Literal["verified", "mismatch", "not_found", "ambiguous", "not_covered", "outdated"]
 STATUSES: tuple[VerdictStatus, ...] = ("verified", "mismatch", "not_found", "ambiguous", "not_covered", "outdated")
@@ -40,6 +41,8 @@ class ProvisionSource:
 
     def version(self) -> str:
         """`법률 제17299호, 2020. 5. 19. 공포, 2020. 5. 19. 시행` — as much of it as the database holds."""
+        from grammars import format_date  # noqa: PLC0415  see the TYPE_CHECKING import
+
         parts = [f"{self.kind} 제{self.promulgation_number}호" if self.promulgation_number else self.kind]
         if self.promulgated_on:
             parts.append(f"{format_date(self.promulgated_on)} 공포")

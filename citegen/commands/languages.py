@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from citegen.constraint import (
+    AnyLexicon,
     CitationLanguage,
     ConstraintLibrary,
     Narrowing,
@@ -16,7 +17,7 @@ from citegen.constraint import (
 )
 from citegen.engine import Engine
 from citegen.models import LoadedModel
-from grammars import AnswerGrammar, CitationParser
+from grammars import AnswerGrammar, CitationParser, as_lexicon
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
 
@@ -25,7 +26,7 @@ ALL = Narrowing()  # the whole answer language: every court, every act of the le
 
 
 def answer_grammar_for(
-    lexicon: ArticleLexicon, narrowing: Narrowing = ALL, *, forbid_shorthand: bool = True
+    lexicon: AnyLexicon, narrowing: Narrowing = ALL, *, forbid_shorthand: bool = True
 ) -> AnswerGrammar:
     """The answer language the service constrains with; `forbid_shorthand` (Settings.forbid_shorthand)
     makes every head written otherwise than canonically unwritable (`형법제355조`, `대판 2…`, a bare
@@ -35,7 +36,7 @@ def answer_grammar_for(
 
 def answer_language(
     loaded: LoadedModel,
-    lexicon: ArticleLexicon,
+    lexicon: AnyLexicon,
     parser: CitationParser,
     narrowing: Narrowing,
     *,
@@ -58,9 +59,10 @@ def constraint_library(
     cache_dir: Path | None = None,
 ) -> ConstraintLibrary:
     """The answer language and its narrowings over `lexicon`, each compiled when first asked for."""
-    parser = CitationParser.for_lexicon(dict(lexicon))
+    known = as_lexicon(dict(lexicon))  # checked once (400,000 labels for the statute book), used by all
+    parser = CitationParser.for_lexicon(known)
     language = functools.partial(
-        answer_language, loaded, lexicon, parser, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
+        answer_language, loaded, known, parser, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
     )
     return ConstraintLibrary(language, loaded.vocab_size)
 

@@ -17,7 +17,7 @@ import typer
 
 import streaming
 from citegen.commands.languages import ArticleLexicon
-from citegen.commands.serve_wiring import engine_request, stream_event
+from citegen.commands.serve_wiring import engine_request, prepare_request, stream_event
 from citegen.errors import RequestError
 from citegen.integrations.vllm_source import VllmGenerator, start_engine
 
@@ -25,10 +25,16 @@ logger = logging.getLogger(__name__)
 
 
 class VllmSource:
-    """`streaming.GenerationSource` over `VllmGenerator`; closing the stream aborts the request."""
+    """`streaming.GenerationSource` over `VllmGenerator`; closing the stream aborts the request.
+    Before a request takes a slot it is checked and its narrowing compiled as on citegen's own
+    engine (`prepare_request`): the front end stores the index in the cache directory, from which
+    vLLM's workers then load it."""
 
     def __init__(self, generator: VllmGenerator) -> None:
         self.generator = generator
+
+    async def prepare(self, request: streaming.GenerationRequest) -> None:
+        await prepare_request(request, self.generator.check, self.generator.constraints)
 
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         try:

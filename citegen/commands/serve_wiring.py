@@ -72,6 +72,26 @@ def engine_request(request: streaming.GenerationRequest) -> Request:
                    narrowing=Narrowing(request.courts, request.acts), request_id=request.request_id)
 
 
+async def prepare_request(
+    request: streaming.GenerationRequest,
+    check: Callable[[Request], None],
+    constraints: ConstraintLibrary | None,
+) -> None:
+    """What every generation source does before a request takes a generation slot (its
+    `streaming.PreparingSource.prepare`): refuse sampling parameters that cannot be sampled, an
+    empty message and a prompt the model's context cannot hold (`check`: the backend's tokenizer
+    and context length; `Engine.check`, `VllmGenerator.check`), each a `RequestRejectedError`
+    (422) before any stream; then compile a new narrowing's language (seconds over a large
+    vocabulary, on the library's own thread), so that no slot waits on a compile."""
+    try:
+        submitted = engine_request(request)  # SamplingParamsError
+        await asyncio.to_thread(check, submitted)
+    except RequestError as error:
+        raise streaming.RequestRejectedError(str(error)) from error
+    if submitted.constrain and constraints is not None:
+        await constraints.get_async(submitted.narrowing)
+
+
 def citable_names(lexicon: Lexicon | None) -> streaming.CitableNames:
     """What a request may narrow its citations to: grammars' courts, and every name the database
     gives an act (its own, an official 약칭, an informal abbreviation), each mapped to the name the
@@ -118,16 +138,7 @@ class EngineSource:
         return True
 
     async def prepare(self, request: streaming.GenerationRequest) -> None:
-        """Before the request takes a slot: refuse a prompt the model's context cannot hold, and
-        compile a new narrowing's language (seconds over a large vocabulary, on the library's
-        thread), so that no slot waits on a compile."""
-        submitted = engine_request(request)
-        try:
-            await asyncio.to_thread(self.engine.check, submitted)
-        except RequestError as error:
-            raise streaming.RequestRejectedError(str(error)) from error
-        if submitted.constrain and self.engine.constraints is not None:
-            await self.engine.constraints.get_async(submitted.narrowing)
+        await prepare_request(request, self.engine.check, self.engine.constraints)
 
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         loop = asyncio.get_running_loop()

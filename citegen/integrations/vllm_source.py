@@ -23,7 +23,7 @@ from vllm.sampling_params import RequestOutputKind
 from vllm.v1.engine.async_llm import AsyncLLM
 
 from citegen.constraint import ConstraintLibrary, compile_language
-from citegen.engine import Request
+from citegen.engine import Request, encode_prompt, prompt_room
 from citegen.errors import RequestError
 from citegen.events import Event, Finished, FinishReason, TextEventMachine
 from citegen.integrations.options import ArticleLexicon, CitationOptions
@@ -92,39 +92,42 @@ class VllmGenerator:
             self.vocab_size,
         )
 
-    def sampling_for(self, request: Request) -> VllmSamplingParams:
+    def sampling_for(self, request: Request, room: int) -> VllmSamplingParams:
+        """vLLM's sampling parameters for the request, at most `room` new tokens (what the context
+        leaves after the prompt, as citegen's engine caps them: the processor's budget rule closes a
+        citation within that); raises RequestError for parameters vLLM itself refuses."""
         sampling = request.sampling
         extra = (
             replace(self.options, narrowing=request.narrowing).as_extra_args() if request.constrain else {}
         )
-        return VllmSamplingParams(
-            max_tokens=sampling.max_new_tokens,
-            temperature=sampling.temperature,
-            top_p=sampling.top_p,
-            top_k=sampling.top_k if sampling.top_k > 0 else -1,
-            repetition_penalty=sampling.repetition_penalty,
-            seed=sampling.seed,
-            extra_args=extra,
-            output_kind=RequestOutputKind.DELTA,
-            skip_special_tokens=False,
-        )
+        try:
+            return VllmSamplingParams(
+                max_tokens=min(sampling.max_new_tokens, room),
+                temperature=sampling.temperature,
+                top_p=sampling.top_p,
+                top_k=sampling.top_k if sampling.top_k > 0 else -1,
+                repetition_penalty=sampling.repetition_penalty,
+                seed=sampling.seed,
+                extra_args=extra,
+                output_kind=RequestOutputKind.DELTA,
+                skip_special_tokens=False,
+            )
+        except ValueError as error:  # vLLM's own validation of the parameters
+            raise RequestError(f"expected sampling parameters vLLM accepts, got: {error}") from None
 
-    def prompt_ids(self, request: Request) -> list[int]:
-        if request.messages:
-            chat = [{"role": role, "content": content} for role, content in request.messages]
-            text = self.tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-            return list(self.tokenizer(text, add_special_tokens=False).input_ids)
-        if not request.prompt.strip():
-            raise RequestError(f"expected a non-empty prompt, got {request.prompt!r}")
-        return list(self.tokenizer(request.prompt).input_ids)
+    def admitted(self, request: Request) -> tuple[list[int], VllmSamplingParams]:
+        """The request's prompt ids and vLLM sampling parameters; refuses (RequestError) what
+        citegen's own engine refuses: an empty prompt or message, a prompt the context cannot hold."""
+        prompt_ids = encode_prompt(self.tokenizer, request)
+        return prompt_ids, self.sampling_for(request, prompt_room(self.context_length, prompt_ids))
+
+    def check(self, request: Request) -> None:
+        """Raise the `RequestError` that `stream` would, starting nothing (as `Engine.check` does)."""
+        self.admitted(request)
 
     async def stream(self, request: Request) -> AsyncGenerator[Event, None]:
         """The request's events; closing the iterator aborts the request in vLLM."""
-        prompt_ids = self.prompt_ids(request)
-        if len(prompt_ids) >= self.context_length:
-            raise RequestError(
-                f"expected a prompt of at most {self.context_length - 1} tokens, got {len(prompt_ids)}"
-            )
+        prompt_ids, sampling = self.admitted(request)
         cursor, machine = (
             None,
             TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop),
@@ -139,9 +142,7 @@ class VllmGenerator:
         request_id = request.request_id or f"vllm-{next(_request_ids)}"
         generated = 0
         reason: FinishReason = "stop"
-        outputs = self.engine.generate(
-            {"prompt_token_ids": prompt_ids}, self.sampling_for(request), request_id
-        )
+        outputs = self.engine.generate({"prompt_token_ids": prompt_ids}, sampling, request_id)
         try:
             async for output in outputs:
                 completion = output.outputs[0]

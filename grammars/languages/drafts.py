@@ -1,10 +1,10 @@
-"""How drafts space a citation's head: the loose spacing that the lenient finder (grammars.find)
-reads and that `forbid_shorthand` makes unwritable (grammars.languages.case, grammars.languages.statute),
-defined once for both."""
+"""How drafts space a citation's head and run a list of provisions on: the loose spacing and the list
+and range joiners that the lenient finder (grammars.find) reads and that `forbid_shorthand` makes
+unwritable (grammars.languages.case, grammars.languages.statute), defined once for both."""
 
 from __future__ import annotations
 
-from grammars.expr import Expr, Regex, Seq, seq
+from grammars.expr import Alt, Expr, Literals, Opt, Regex, Seq, seq
 
 # Spaces, tabs, no-break and ideographic spaces (HWP and PDF exports); never a line break, so two
 # lines never fuse into one citation.
@@ -15,3 +15,24 @@ LOOSE_GAP = Regex(LOOSE_SPACE + "*")
 def loose_article_head(name: Expr) -> Seq:
     """`name 제3`, `name제3`, `name 제 3`: a name, any loose gap, 제, any loose gap and a digit."""
     return seq(name, LOOSE_GAP, "제", LOOSE_GAP, Regex("[0-9]"))
+
+
+# How drafts run on from a provision to later ones of the same act: a list (`민법 제750조, 제751조`,
+# `제1항 및 제2항`, `제3조ㆍ제5조`, a comma at a line's end) or a range (`제329조부터 제331조까지`,
+# `제667조 내지 제671조`, `제667조~제672조`), after words naming a part of the provision (`본문`, `각 호 외의
+# 부분`). The lenient finder reads the later items as the first act's provisions (grammars.find); with
+# `forbid_shorthand` they cannot be written after a citation (statute.continued_head).
+LIST_JOINERS = Literals((",", "및", "과", "와", "ㆍ", "·", "또는", "이나", "나"))
+RANGE_JOINERS = Literals(("내지", "~", "∼", "〜"))  # after a loose gap; `부터` is glued to the provision
+RANGE_FROM = "부터"
+LIST_LINE_GAP = Regex(LOOSE_SPACE + "*\n?" + LOOSE_SPACE + "*")  # a list's comma may end a line
+# Parts may come in pairs (`본문ㆍ단서`, `전단과 후단`), and an aside in parentheses may follow the provision
+# before the list goes on (`제6조제2항(… 한정한다), 제22조제1항`): the finder keeps the list's act across both.
+PART_JOINERS = Literals(("ㆍ", "·", "및", "과", "와", "또는"))
+ASIDE = r"\((?:[^()\n]|\([^()\n]*\))*\)"
+PROVISION_PART = Alt(
+    (
+        Literals(("본문", "단서", "전단", "후단", "전문", "후문")),
+        seq("각", LOOSE_GAP, Literals(("목", "호")), Opt(seq(LOOSE_GAP, "외의", LOOSE_GAP, "부분"))),
+    )
+)

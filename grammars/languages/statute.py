@@ -18,7 +18,16 @@ from grammars.act_names import ACT_ENDINGS
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.case import ANY_DIGIT
-from grammars.languages.drafts import LOOSE_GAP, LOOSE_SPACE, loose_article_head
+from grammars.languages.drafts import (
+    LIST_JOINERS,
+    LIST_LINE_GAP,
+    LOOSE_GAP,
+    LOOSE_SPACE,
+    PROVISION_PART,
+    RANGE_FROM,
+    RANGE_JOINERS,
+    loose_article_head,
+)
 from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
 
 # Numbers up to 99 as Literals (the compiler's cheap path); articles up to 9999 stay a small regex.
@@ -102,9 +111,30 @@ def names_then_je(names: Iterable[str]) -> Expr:
 
 
 def continued_head() -> Expr:
-    """A provision's continuation (`의3`, ` 제5`) right after a citation closed: with `forbid_shorthand`
-    an anchor there, so a branch or part the act lacks is not written on as prose (`민법 제81조` + `의3`)."""
-    return Alt((seq("의", ANY_DIGIT), seq(LOOSE_GAP, "제", LOOSE_GAP, ANY_DIGIT)))
+    """What may not be written on as prose right after a citation closed, with `forbid_shorthand` an
+    anchor there: a provision's continuation (`의3`, ` 제5`), so a branch or part the act lacks is not
+    written (`민법 제81조` + `의3`); and a later provision of a list or range (`, 제751조`, `, 21조`,
+    ` 및 제2항`, `ㆍ제5조`, `부터 제5조`, ` 내지 제5조`, also after ` 본문`), which a reader takes for the same
+    act's and nobody would have checked: each is written as a citation of its own (`민법 제3조, 민법
+    제5조`). The list item anchors at its 조, 항 or 호, as the lenient finder reads it, so prose after
+    a citation stays writable (`, 제3자`, `, 2명`, `와 제1심`)."""
+    parts = Opt(seq(LOOSE_GAP, PROVISION_PART, Opt(seq(LOOSE_GAP, PROVISION_PART))))
+    joiner = Alt(
+        (
+            seq(Alt((Literals((RANGE_FROM,)), seq(LOOSE_GAP, RANGE_JOINERS))), LOOSE_GAP),
+            seq(LOOSE_GAP, LIST_JOINERS, LIST_LINE_GAP),
+        )
+    )
+    later_item = seq(
+        parts,
+        Opt(seq(LOOSE_GAP, "까지")),
+        joiner,
+        Opt(seq("제", LOOSE_GAP)),
+        ANY_ARTICLE_NUMBER,
+        LOOSE_GAP,
+        Literals(("조", "항", "호")),
+    )
+    return Alt((seq("의", ANY_DIGIT), seq(LOOSE_GAP, "제", LOOSE_GAP, ANY_DIGIT), later_item))
 
 
 def statute_grammar(

@@ -87,6 +87,10 @@ UNANCHORED = [  # statute-shaped text the strict last check used to withhold: no
     ("손해배상청구권의 소멸시효에 관한 법률 제766조", False),
     ("민법 제750조의3", False),
     ("민법 제750조 제100항", False),
+    ("민법 제750조, 21조", False),  # a list's later article: the finder reads 민법 제21조
+    ("형법 제250조 내지 제355조", False),
+    ("형법 제250조ㆍ제355조", False),
+    ("형법 제250조, 형법 제355조", True),  # each provision cited whole
     ("민법 제750조의 요건", True),
     ("민법 제750조 제1항", True),
     ("방법 제시", True),

@@ -364,3 +364,32 @@ def test_malformed_heads_the_finder_reads_cannot_be_written(text: str) -> None:
 def test_prose_near_malformed_heads_stays_writable(text: str) -> None:
     assert all(found.form == CitationForm.CANONICAL for found in find_citations(text))
     assert _index_accepts(compile_index(FORBIDDING, VOCABULARY), text)
+
+
+# A later provision of a list or range right after a citation: the finder reads it as the first act's
+# (a list item, a range's end) though nobody checked it, so with forbid_shorthand it cannot be written;
+# each provision is then cited whole. Prose after a citation stays writable.
+LIST_CONTINUATIONS = [
+    "민법 제750조, 제751조", "민법 제750조, 21조에 따라", "민법 제750조 및 제2항", "민법 제750조와 3호",
+    "민법 제3조 내지 제5조", "민법 제3조부터 제5조까지", "민법 제3조ㆍ제5조", "민법 제3조~제5조",
+    "민법 제3조 본문, 제5조", "민법 제3조 각 호 외의 부분 및 제5조", "민법 제476조,\n제477조",
+]
+PROSE_AFTER_CITATIONS = [
+    "민법 제750조, 제3자에게", "민법 제750조, 2명이", "민법 제750조와 제1심", "민법 제750조와 민법 제751조",
+    "민법 제750조 제1항 및 민법 제751조", "민법 제750조에 따라 21조 원", "민법 제750조의 요건과 2개의 조항",
+]
+
+
+@pytest.mark.parametrize("text", LIST_CONTINUATIONS, ids=LIST_CONTINUATIONS)
+def test_later_provisions_of_a_list_cannot_be_written_after_a_citation(text: str) -> None:
+    forms = [found.form for found in find_citations(text)]
+    assert forms[0] == CitationForm.CANONICAL
+    assert set(forms[1:]) & {CitationForm.LIST_CONTINUATION, CitationForm.RANGE}
+    assert not _index_accepts(compile_index(FORBIDDING, VOCABULARY), text)
+    assert _index_accepts(compile_index(answer_grammar(), VOCABULARY), text)  # canonical anchors only
+
+
+@pytest.mark.parametrize("text", PROSE_AFTER_CITATIONS, ids=PROSE_AFTER_CITATIONS)
+def test_prose_after_a_citation_stays_writable(text: str) -> None:
+    assert all(found.form == CitationForm.CANONICAL for found in find_citations(text))
+    assert _index_accepts(compile_index(FORBIDDING, VOCABULARY), text)

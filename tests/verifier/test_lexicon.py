@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections import defaultdict
+
+from sqlalchemy import func, select
 
 from grammars import parse_citation, statute_grammar
 from verifier.database import Database
+from verifier.importers.history import SPANS, VERSIONS
+from verifier.importers.store import ACTS
 from verifier.lexicon import build_lexicon, lexicon_data
 
 
@@ -34,3 +39,26 @@ def test_built_lexicon_keeps_official_and_informal_names_apart(loaded: Database)
 def test_a_database_without_acts_has_no_lexicon(database: Database) -> None:
     assert build_lexicon(database) is None  # grammars' Lexicon needs at least one act
     assert lexicon_data(database) == {}
+
+
+def test_an_act_in_force_names_its_newest_versions_articles(book: Database) -> None:
+    """Over the statute book's history (labels gathered by the database, SQLite and PostgreSQL): an
+    act's current name holds every article its newest version keeps, read here span by span, in
+    article order; an article deleted in that version is not among them."""
+    with book.engine.connect() as connection:
+        newest = dict(connection.execute(select(VERSIONS.c.act_id, func.max(VERSIONS.c.sequence))
+                                         .group_by(VERSIONS.c.act_id)).all())
+        kept: dict[int, set[str]] = defaultdict(set)
+        dropped: dict[int, set[str]] = defaultdict(set)
+        for act_id, number, branch, last, deleted in connection.execute(
+                select(SPANS.c.act_id, SPANS.c.number, SPANS.c.branch, SPANS.c.last, SPANS.c.deleted)):
+            if last == newest[act_id]:
+                (dropped if deleted else kept)[act_id].add(f"{number}의{branch}" if branch else str(number))
+        names = dict(connection.execute(select(ACTS.c.id, ACTS.c.name)).all())
+    data = lexicon_data(book)
+    alone = [act_id for act_id in kept if list(names.values()).count(names[act_id]) == 1]
+    assert alone and any(dropped[act_id] for act_id in alone)
+    for act_id in alone:
+        held = data[names[act_id]]
+        assert set(held) == kept[act_id] and not dropped[act_id] & set(held)
+        assert held == sorted(held, key=lambda label: tuple(int(part) for part in label.split("의")))

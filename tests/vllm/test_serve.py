@@ -159,3 +159,49 @@ def test_the_vllm_backend_stores_indexes_in_the_settings_cache_dir(server: tuple
     reply = httpx.post(f"{base}/v1/answers", json=body, timeout=120)
     assert reply.status_code == 200
     assert sorted(path.suffix for path in cache.rglob("*") if path.is_file())
+
+
+@pytest.mark.parametrize(
+    "path, body, detail",
+    [
+        ("/v1/answers", {"question": "민법 " * 512, "max_tokens": 8}, "at most 511 tokens"),
+        (
+            "/v1/chat/completions",
+            {"model": "ko-legal-tiny", "max_tokens": 8, "messages": [{"role": "user", "content": " \n "}]},
+            "non-empty message",
+        ),
+        ("/v1/answers", {"question": "해고의 요건은?", "temperature": 1e-300}, "temperature"),
+    ],
+    ids=["longer-than-the-context", "blank-message", "temperature-1e-300"],
+)
+def test_what_the_builtin_engine_refuses_before_a_slot_is_refused_so_here(
+    server: tuple[str, Path], path: str, body: dict[str, object], detail: str
+) -> None:
+    """The vLLM source prepares each request as citegen's own engine does (one `prepare_request`):
+    a prompt the context (max_model_len 512) cannot hold or a blank message is a 422 problem
+    before any stream, and nothing is counted as a failed answer."""
+    base, _ = server
+    failed_before = _failed_answers(base)
+    reply = httpx.post(f"{base}{path}", json=body, timeout=60)
+    assert reply.status_code == 422, reply.text
+    assert reply.headers["content-type"].startswith("application/problem+json")
+    assert detail in reply.json()["detail"]
+    assert _failed_answers(base) == failed_before
+
+
+def test_a_narrowed_request_compiles_its_language_in_the_front_end(server: tuple[str, Path]) -> None:
+    """A new narrowing is compiled before the request takes a slot, by the front end, which stores
+    its index in the cache directory; vLLM's worker loads it from there instead of compiling it
+    inside a decode step."""
+    base, cache = server
+    before = {path for path in cache.rglob("*") if path.is_file()}
+    reply = httpx.post(
+        f"{base}/v1/answers", json={"question": "해고의 요건은?", "max_tokens": 8, "acts": ["근로기준법"]}, timeout=120
+    )
+    assert reply.status_code == 200, reply.text
+    assert {path for path in cache.rglob("*") if path.is_file()} - before
+
+
+def _failed_answers(base: str) -> float:
+    lines = httpx.get(f"{base}/metrics", timeout=10).text.splitlines()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith("citegen_failed_answers_total{"))

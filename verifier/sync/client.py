@@ -25,11 +25,11 @@ from typing import Self
 
 import httpx
 
+from verifier.sync.api import BASE_URL
 from verifier.sync.errors import ApiRefusedError, ApiUnreachableError, ResponseShapeError, SyncError
 
 logger = logging.getLogger(__name__)
 
-BASE_URL = "https://www.law.go.kr/DRF"
 _KEY_IN_URL = re.compile(r"(?<=[?&]OC=)[^&#]*", re.IGNORECASE)
 _HTML_HEADING = re.compile(rb"<h2[^>]*>\s*(.*?)\s*</h2>|<title[^>]*>\s*(.*?)\s*</title>", re.IGNORECASE | re.DOTALL)
 _RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})

@@ -21,13 +21,12 @@ from typing import Any
 
 from verifier.database import Database
 from verifier.sync import state
+from verifier.sync.api import PAGE_SIZE, TARGETS
 from verifier.sync.client import LawGoClient
 from verifier.sync.targets import Item, Target, describe, read_list, targets
 
 logger = logging.getLogger(__name__)
 
-TARGETS = ("law", "prec", "detc", "abbreviations")
-PAGE_SIZE = 100  # the API's largest `display`
 # (stream, items done in this run, items listed or None before the first page, what)
 Progress = Callable[[str, int, int | None, str], None]
 
