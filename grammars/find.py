@@ -29,6 +29,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
@@ -41,6 +42,7 @@ from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_statute, default_parser
+from grammars.patterns import load_or_compile
 from grammars.versions import NOTE, SUPPLEMENT, read_note, read_supplement
 
 _SPACE = LOOSE_SPACE
@@ -183,8 +185,8 @@ _SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_
 _SHAPED_TAIL = re.compile(_TAIL)
 
 
-def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
-    return re.compile(
+def _statute_pattern(names: Iterable[str]) -> str:
+    return (
         # Every head starts a word (one lookbehind for all: one per alternative made the scan 40 %
         # slower). A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
         rf"(?:{NOT_AFTER_WORD}{_FORMER})?"
@@ -316,15 +318,18 @@ def _pop_first(fields: dict[str, str | None], *names: str) -> str | None:
 
 
 class CitationFinder:
-    """Compiled patterns for one lexicon; shared, immutable."""
+    """Compiled patterns for one lexicon; shared, immutable. With a `cache_dir`, the statute pattern
+    (seconds to compile over the statute book's names) is kept there for the next process
+    (grammars.patterns)."""
 
-    def __init__(self, parser: CitationParser) -> None:
+    def __init__(self, parser: CitationParser, cache_dir: Path | None = None) -> None:
         self.lexicon = parser.lexicon
         self.parser = parser
         self.case_pattern = case_pattern()
         self.header_patterns = header_patterns()
         written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
-        self.statute_pattern = _statute_pattern(written_names)
+        self.statute_pattern = load_or_compile("lenient statute pattern\0" + "\0".join(written_names),
+                                               functools.partial(_statute_pattern, written_names), cache_dir)
         # Reversed, so that the first of two names that fold alike wins.
         self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
 

@@ -181,6 +181,24 @@ class Database:
                                       f"got one it cannot ({reason}); use a fresh database") from error
         logger.info("database %s at schema revision %s", self.url, head_revision())
 
+    def fingerprint(self) -> str | None:
+        """A value that changes whenever the data may have, cheap to read, for caches of what is derived
+        from them (the lexicon: `verifier.lexicon`): for an SQLite file, the identity, size and change
+        times of the file and of its write-ahead log while that holds frames (every commit writes one of
+        them). None where there is no such sign (PostgreSQL, a database in memory): nothing is cached."""
+        if self.dialect != "sqlite" or not self.engine.url.database or self.engine.url.database == ":memory:":
+            return None
+        signs = []
+        for path in (Path(self.engine.url.database).expanduser(), Path(f"{self.engine.url.database}-wal").expanduser()):
+            try:
+                status = path.stat()
+            except FileNotFoundError:
+                continue
+            if status.st_size:  # an empty log (each reader's open makes one) holds nothing
+                signs.append(f"{path.name}:{status.st_dev}:{status.st_ino}:{status.st_size}:{status.st_mtime_ns}:"
+                             f"{status.st_ctime_ns}")
+        return ";".join(signs) or None
+
     def revision(self) -> str | None:
         with self.engine.connect() as connection:
             return MigrationContext.configure(connection).get_current_revision()

@@ -76,13 +76,16 @@ def check_sources(database_url: str, model_path: Path | None) -> None:
 
 
 def build_pipeline(
-    database_url: str, model_path: Path | None, backend: Backend = "builtin", device: str = "auto"
+    database_url: str, model_path: Path | None, backend: Backend = "builtin", device: str = "auto",
+    cache_dir: Path | None = None,
 ) -> RecitePipeline:
     """The real pipeline, built in each worker process (hence a top-level function). With a
-    model, unresolvable citations are re-generated under the database's canonical names only."""
+    model, unresolvable citations are re-generated under the database's canonical names only.
+    With `cache_dir`, the database's names and the finder's statute pattern are kept there for the
+    next process (`verifier.build_lexicon`, `grammars.CitationFinder`): seconds of start-up each."""
     database = Database.open(database_url)
-    known = build_lexicon(database)
-    finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)))
+    known = build_lexicon(database, cache_dir)
+    finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)), cache_dir)
     regenerator = None
     if model_path is not None:
         regenerator = backends.regenerator(backend, model_path, dict(known.acts) if known else {}, device)
