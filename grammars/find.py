@@ -325,7 +325,7 @@ class CitationFinder:
     def __init__(self, parser: CitationParser, cache_dir: Path | None = None) -> None:
         self.lexicon = parser.lexicon
         self.parser = parser
-        self.case_pattern = case_pattern()
+        self.case_pattern = case_pattern(cache_dir)
         self.header_patterns = header_patterns()
         written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
         self.statute_pattern = load_or_compile("lenient statute pattern\0" + "\0".join(written_names),

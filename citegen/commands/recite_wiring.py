@@ -34,12 +34,13 @@ class VerifierAuthority:
     """The verifier's resolver and verify() behind the batch's `Authority`. No audit rows: the
     batch's own reports record every verdict, and parallel workers would contend for the log."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, finder: CitationFinder) -> None:
         self.database = database
         self.verifier = Verifier(database, audit=False)
+        self.finder = finder  # for the texts a resolver reads itself; the batch hands it what this finder found
 
     def document_resolver(self) -> _ResolverAdapter:
-        return _ResolverAdapter(DocumentResolver(self.database, lookups=self.verifier.lookups))
+        return _ResolverAdapter(DocumentResolver(self.database, finder=self.finder, lookups=self.verifier.lookups))
 
     def verify(self, citation: ParsedCitation) -> Verdict:
         return self.verifier.verify(citation)
@@ -89,4 +90,4 @@ def build_pipeline(
     regenerator = None
     if model_path is not None:
         regenerator = backends.regenerator(backend, model_path, dict(known.acts) if known else {}, device)
-    return RecitePipeline(finder.find, VerifierAuthority(database), regenerator)
+    return RecitePipeline(finder.find, VerifierAuthority(database, finder), regenerator)

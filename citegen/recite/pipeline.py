@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from typing import Literal, Protocol
 
 from cachetools import FIFOCache
@@ -116,6 +117,10 @@ class CitationOutcome:
     scanned: str | None = None  # how scanned or full-width text was read otherwise, where it was
 
 
+# Every field of an outcome but where it stands (`stream` and `span`, its first two), in order.
+_PLACELESS = attrgetter(*(f.name for f in fields(CitationOutcome)[2:]))
+
+
 @dataclass(frozen=True, slots=True)
 class RecitedDocument:
     outcomes: tuple[CitationOutcome, ...]
@@ -162,8 +167,9 @@ class RecitePipeline:
         decided = self._decisions.get(key)
         if decided is None:
             decided = self._decisions[key] = self._decide(text, stream, found, resolution)
-        return decided if decided.span == found.span and decided.stream == stream else \
-            replace(decided, stream=stream, span=found.span)
+        if decided.span == found.span and decided.stream == stream:
+            return decided
+        return CitationOutcome(stream, found.span, *_PLACELESS(decided))  # `replace`, without its per-field work
 
     def _decide(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         start, end = found.span
