@@ -43,6 +43,7 @@ from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.parse import CitationParser, build_statute, default_parser
 from grammars.patterns import load_or_compile
+from grammars.scanned import as_scanned, read_scanned
 from grammars.versions import NOTE, SUPPLEMENT, read_note, read_supplement
 
 _SPACE = LOOSE_SPACE
@@ -72,38 +73,6 @@ _SUPPLEMENT_PROVISION = rf"(?P<provision>(?:{_ARTICLE})?(?(article)|(?(supplemen
 
 def fold_name(name: str) -> str:
     return "".join(name.split()).translate(MIDDLE_DOTS)
-
-
-# Full-width ASCII (`제７５０조`, `２０２４．７．１１．`), as Asian input methods and PDF exports write it.
-_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
-_ANY_FULL_WIDTH = re.compile("[\uff01-\uff5e]")  # a search in C spares most texts the translation
-# Letters OCR reads for digits. Read as digits only inside an article, paragraph or item number that
-# holds a real digit too (`제75O조`, `제l7조`, `제1O항`): `제O조`, a `Model I` or an `l` in English prose
-# stay letters, so no confusion alone makes a number, let alone a citation.
-_DIGIT_LOOKALIKES = str.maketrans("OoIl|", "00111")
-_SCANNED_NUMBER = re.compile(rf"제{_SPACE}*(?=[0-9OoIl|]*[0-9])[0-9OoIl|]{{1,4}}(?={_GAP}[조항호])")
-# `법윈` is no Korean word; OCR reads it for 법원 (`대법윈`, `서울고등법윈`).
-_MISREAD, _MEANT = "법윈", "법원"
-
-
-def read_scanned(text: str) -> str:
-    """`text` as its writer meant it where scanning or a full-width input method changed it, one
-    character for one, so every span of the result is a span of `text`."""
-    read = text.translate(_FULL_WIDTH) if _ANY_FULL_WIDTH.search(text) else text
-    read = _SCANNED_NUMBER.sub(lambda number: number.group().translate(_DIGIT_LOOKALIKES), read)
-    return read.replace(_MISREAD, _MEANT)
-
-
-def _as_scanned(found: FoundCitation, written: str, read: str) -> FoundCitation:
-    """A citation found in `read_scanned` text, with `scanned` saying what was read otherwise."""
-    if written == read:
-        return found
-    full_width = written.translate(_FULL_WIDTH) == read
-    scanned = CitationForm.FULL_WIDTH if full_width else CitationForm.OCR_CONFUSION
-    # The reading is the last quirk in CitationForm's order: it replaces only CANONICAL, so that a form
-    # saying what the citation took from the text before it (a list, a serial alone, 같은 법) stays.
-    form = scanned if found.form is CitationForm.CANONICAL else found.form
-    return replace(found, form=form, scanned=scanned)
 
 
 def _lenient_char(char: str) -> str:
@@ -234,6 +203,21 @@ _SAME_LEVEL = re.compile(
     rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
 )
 _ANY_STATUTE = "statute"  # the kind `위`/`같은` need cited before them: any statute
+_KINDS = frozenset({_ANY_STATUTE, "시행령", "시행규칙", "규칙"})  # every kind a match may need cited before it
+PIECE = 1 << 20  # characters of text found at a time (`CitationFinder.iter_find`)
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of consecutive pieces of `text`, each of at least `PIECE` characters (but the last),
+    cut between the two line breaks of a blank line."""
+    start = 0
+    while len(text) - start > PIECE:
+        cut = text.find("\n\n", start + PIECE)
+        if cut < 0:
+            break
+        yield start, cut + 1
+        start = cut + 1
+    yield start, len(text)
 
 
 # `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`:
@@ -344,11 +328,21 @@ class CitationFinder:
     def find(self, text: str, lenient: bool = True) -> list[FoundCitation]:
         if not lenient:
             return _longest_first(self._canonical(text))
-        read = read_scanned(text)
-        found = self._lenient(read)
-        if read == text:
-            return found
-        return [_as_scanned(f, text[slice(*f.span)], read[slice(*f.span)]) for f in found]
+        return list(self.iter_find(text))
+
+    def iter_find(self, text: str) -> Iterator[FoundCitation]:
+        """`find(text)` (lenient) a piece at a time, in order: pieces of about `PIECE` characters, each
+        ending at a blank line, which no citation spans; what a piece needs from those before it (the
+        kinds of act cited, for `영`, `규칙`, `위 제46조`) is carried over. A long text's citations are
+        then never all in memory at once."""
+        cited: set[str] = set()
+        for start, end in _pieces(text):
+            piece = text[start:end]
+            read = read_scanned(piece)
+            for found in self._lenient(read, cited):
+                if read != piece:
+                    found = as_scanned(found, piece[slice(*found.span)], read[slice(*found.span)])
+                yield replace(found, span=(found.span[0] + start, found.span[1] + start)) if start else found
 
     def _canonical(self, text: str) -> Iterator[FoundCitation]:
         for match in self.canonical_case_pattern.finditer(text):
@@ -360,18 +354,24 @@ class CitationFinder:
                 form = CitationForm.ABBREVIATED_ACT
             yield FoundCitation(match.span(), citation, form)
 
-    def _lenient(self, text: str) -> list[FoundCitation]:
+    def _lenient(self, text: str, cited: set[str]) -> list[FoundCitation]:
+        """The matches kept in `text`, a piece after pieces whose citations named the kinds of act `cited`
+        (to which this piece's are added)."""
         found = list(self._lenient_matches(text))
         needed = [_kind_needed(f) for f in found]
         if all(kind is None for kind in needed):
-            return _longest_first(found)
+            kept = _longest_first(found)
+            _note_kinds(kept, cited)
+            return kept
         # `영`, `규칙`, `같은 규칙` stand for a 시행령, 시행규칙, rule only after a kept citation names one: a match
         # dropped as overlapping a longer one cites nothing, so it enables nothing. They themselves name no
         # kind a citation before them has not, so the other matches alone decide.
-        others = (f for f, kind in zip(found, needed, strict=True) if kind is None)
-        first_cited = _first_cited(_longest_first(others))
-        return _longest_first(f for f, kind in zip(found, needed, strict=True)
-                              if kind is None or (kind in first_cited and first_cited[kind] < f.span[0]))
+        others = _longest_first(f for f, kind in zip(found, needed, strict=True) if kind is None)
+        first_cited = _first_cited(others)
+        kept = _longest_first(f for f, kind in zip(found, needed, strict=True) if kind is None or kind in cited
+                              or (kind in first_cited and first_cited[kind] < f.span[0]))
+        _note_kinds(others, cited)
+        return kept
 
     def _lenient_matches(self, text: str) -> Iterator[FoundCitation]:
         """Every match of the lenient patterns, overlapping ones and `영`/`규칙` with no 시행령/시행규칙 included."""
@@ -499,6 +499,14 @@ def _first_cited(found: Iterable[FoundCitation]) -> dict[str, int]:
         for kind in _decree_kinds(citation):
             first.setdefault(kind, citation.span[0])
     return first
+
+
+def _note_kinds(found: Iterable[FoundCitation], cited: set[str]) -> None:
+    """Add to `cited` the kinds of act that `found` name, as `_first_cited` reads them."""
+    for citation in found:
+        if cited.issuperset(_KINDS):
+            return
+        cited.update(_decree_kinds(citation))
 
 
 def _decree_kinds(found: FoundCitation) -> set[str]:

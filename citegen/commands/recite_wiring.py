@@ -90,4 +90,4 @@ def build_pipeline(
     regenerator = None
     if model_path is not None:
         regenerator = backends.regenerator(backend, model_path, dict(known.acts) if known else {}, device)
-    return RecitePipeline(finder.find, VerifierAuthority(database, finder), regenerator)
+    return RecitePipeline(finder.iter_find, VerifierAuthority(database, finder), regenerator)

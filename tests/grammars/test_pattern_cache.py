@@ -24,11 +24,13 @@ def test_a_finder_with_a_cache_finds_what_one_without_finds(tmp_path) -> None:
     plain = CitationFinder(CitationParser.for_lexicon(default_lexicon()))
     stored = CitationFinder(CitationParser.for_lexicon(default_lexicon()), tmp_path)
     loaded = CitationFinder(CitationParser.for_lexicon(default_lexicon()), tmp_path)
-    assert len(list(tmp_path.glob("pattern-*"))) == 1
+    assert len(list(tmp_path.glob("pattern-*"))) == 2  # the statute pattern (of these names) and the case pattern
     assert _finds(plain) == _finds(stored) == _finds(loaded) != []
-    for pattern in (stored.statute_pattern, loaded.statute_pattern):
-        assert (pattern.pattern, pattern.groupindex, pattern.groups) == (
-            plain.statute_pattern.pattern, plain.statute_pattern.groupindex, plain.statute_pattern.groups)
+    for kind in ("statute_pattern", "case_pattern"):
+        expected = getattr(plain, kind)
+        for pattern in (getattr(stored, kind), getattr(loaded, kind)):
+            assert (pattern.pattern, pattern.groupindex, pattern.groups) == (
+                expected.pattern, expected.groupindex, expected.groups)
 
 
 def test_a_stored_pattern_is_served_for_its_key_only(tmp_path) -> None:
