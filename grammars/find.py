@@ -339,8 +339,9 @@ class CitationFinder:
         for start, end in _pieces(text):
             piece = text[start:end]
             read = read_scanned(piece)
+            scanned = read != piece  # once: a comparison per citation would cost the text's length each
             for found in self._lenient(read, cited):
-                if read != piece:
+                if scanned:
                     found = as_scanned(found, piece[slice(*found.span)], read[slice(*found.span)])
                 yield replace(found, span=(found.span[0] + start, found.span[1] + start)) if start else found
 
