@@ -3,13 +3,15 @@
 Two tables, each row one batch (`run_batch`, one worker) in a fresh process, so its peak RSS is
 that input's alone:
 
-- **Scale**: drafts of 1, 10 and 50 MB (and a tiny one, the baseline of imports and database),
-  generated here by concatenating the .txt/.md drafts of data/drafts until the size is reached
-  (named `drafts-<N>MB.txt`, and `.docx` with one paragraph per line for the sizes given to
+- **Scale**: drafts of 1, 10 and 50 MB (and a tiny one, the baseline of imports and database, run
+  twice: first on an empty start-up cache, as the first run on a database is, then as every later
+  run is), generated here by concatenating the .txt/.md drafts of data/drafts until the size is
+  reached (named `drafts-<N>MB.txt`, and `.docx` with one paragraph per line for the sizes given to
   --docx-sizes); end-to-end seconds (reading, finding, resolving, verifying, writing the output
-  and both reports), CPU seconds, MB/s of CPU and peak RSS. Time per MB and memory per MB that
-  stay flat across sizes are what linear means here; the data/drafts text holds a citation every
-  ~77 bytes, so the per-citation cost of the finder and resolver decides MB/s.
+  and both reports), the whole process's CPU seconds (from the interpreter's start: imports
+  included) and the batch's, MB per CPU second of each, and peak RSS. Time per MB and memory per MB
+  that stay flat across sizes are what linear means here; the data/drafts text holds a citation
+  every ~77 bytes, so the per-citation cost of the finder and resolver decides MB/s.
 - **Hostile inputs**: bombs (many big text parts, a picture that unpacks to 1 GiB, 200,000
   entries, billion laughs), a DOCTYPE after the first 4 KB, `>` inside attribute values, links out of the input
   folder (to a file and to a folder), CP949 whose bytes are valid UTF-8, a truncated .docx; each
