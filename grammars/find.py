@@ -102,6 +102,13 @@ def _lenient_names(names: Iterable[str]) -> str:
     return _trie_regex(root)[0]
 
 
+def _first_characters(names: Iterable[str]) -> str:
+    """A lookahead for the characters a name begins with: most words begin with none, and the check spares
+    them the trie's first branches, hundreds tried one by one (a quarter of the statute pattern's scan)."""
+    firsts = {char for name in names for char in ("ㆍ·・‧" if name[0] == "ㆍ" else name[0])}
+    return "(?=[" + "".join(re.escape(char) for char in sorted(firsts)) + "])"
+
+
 def _trie_regex(node: _Trie) -> tuple[str, int]:
     """The regex of a trie node and the length of the longest name below it."""
     branches = []
@@ -164,7 +171,7 @@ def _statute_pattern(names: Iterable[str]) -> str:
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?{_LAW_ENDING})」|[‘'](?P<single_quoted>[^’'\n]{{1,80}}?{_LAW_ENDING})[’']"
         # Judgments glue the next act to a provision (`제32조 제5항같은법시행령(…) 제94조의2`): after `제5항`, a
         # name starts a word too.
-        rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{_lenient_names(names)})"
+        rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{_first_characters(names)}{_lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리`

@@ -31,6 +31,7 @@ from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome
 ACTIONS = ("kept", "rewritten", "suggested", "review")
 DIFF_PIECE = 1 << 20  # characters of a document's diff fragment the report writer holds at a time
 _NEWLINE = re.compile("\n")
+_JSON_LINE = json.JSONEncoder(ensure_ascii=False)  # json.dumps(ensure_ascii=False) without an encoder per call
 
 
 @dataclass(slots=True)
@@ -77,7 +78,7 @@ class ResultFiles:
         report.counts = dict(Counter(o.action for o in outcomes))
         with self.outcomes.open("w", encoding="utf-8") as lines:
             for outcome in outcomes:
-                lines.write(json.dumps(outcome_record(outcome), ensure_ascii=False) + "\n")
+                lines.write(_JSON_LINE.encode(outcome_record(outcome)) + "\n")
         with self.diff.open("w", encoding="utf-8") as page:
             write_diff(streams, outcomes, page)
         self.header.write_text(report.to_json(), encoding="utf-8")
