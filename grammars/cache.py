@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import array
 import dataclasses
-import functools
 import hashlib
 import logging
-import os
-import tempfile
 import zipfile
 from collections.abc import Collection, Sequence
 from pathlib import Path
@@ -31,6 +28,7 @@ from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Literals
 from grammars.index import StateMasks, TokenIndex
+from grammars.patterns import COMPILER, write_atomically
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 if TYPE_CHECKING:
@@ -39,21 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-def compiler_digest(package_dir: Path = PACKAGE_DIR) -> str:
-    """A hash of every Python source file of the grammars package (the compiler, the languages and this
-    file's own format), so that an index stored by other code is never loaded: no version to bump by
-    hand. Any edit to the package rebuilds the cached indexes once."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(package_dir).rglob("*.py")):
-        digest.update(path.relative_to(package_dir).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-_COMPILER = functools.cache(compiler_digest)
+_COMPILER = COMPILER  # a module global, so that a test can stand another compiler in
 
 
 def grammar_key(grammar: object, compiler: str | None = None) -> str:
@@ -87,16 +71,8 @@ def _feed(digest: _Hash, value: object) -> None:
         digest.update(repr(value).encode() + b";")
 
 
-def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **arrays)  # type: ignore[arg-type]  # numpy's stub lets **arrays reach allow_pickle
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def _write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    write_atomically(path, lambda stream: np.savez(stream, **arrays))  # type: ignore[arg-type]  # numpy's stub lets **arrays reach allow_pickle
 
 
 def _read(path: Path) -> dict[str, np.ndarray] | None:
@@ -119,7 +95,7 @@ def attach_trie(vocabulary: Vocabulary, cache_dir: Path) -> None:
     if arrays is not None:
         vocabulary.__dict__["trie"] = TokenTrie(arrays)
         return
-    _write_atomically(path, vocabulary.trie.arrays)
+    _write_arrays(path, vocabulary.trie.arrays)
 
 
 def index_path(cache_dir: Path, key: str) -> Path:
@@ -285,5 +261,5 @@ def save_index(index: TokenIndex, cache_dir: Path) -> Path:
     if index.stored is not None and path.exists():
         return path  # it was loaded from there
     index.build_all()
-    _write_atomically(path, freeze(index))
+    _write_arrays(path, freeze(index))
     return path

@@ -29,6 +29,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
@@ -49,7 +50,10 @@ from grammars.languages.drafts import (
 )
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
+from grammars.name_pattern import first_characters, fold_name, lenient_names
 from grammars.parse import CitationParser, build_statute, default_parser
+from grammars.patterns import load_or_compile
+from grammars.scanned import as_scanned, read_scanned
 from grammars.versions import (
     AMENDING_ACT,
     NOTE,
@@ -83,88 +87,6 @@ _PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
 # After a 부칙, whose short ones number paragraphs only (`부칙(2005. 5. 26.) 제3항`), the article may be left
 # out; elsewhere a paragraph alone is no provision of a named act.
 _SUPPLEMENT_PROVISION = rf"(?P<provision>(?:{_ARTICLE})?(?(article)|(?(supplement)(?=제)|(?!))){_LOWER_LEVELS})"
-# Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.MIDDLE_DOTS);
-# names are matched and looked up modulo both.
-
-
-def fold_name(name: str) -> str:
-    return "".join(name.split()).translate(MIDDLE_DOTS)
-
-
-# Full-width ASCII (`제７５０조`, `２０２４．７．１１．`), as Asian input methods and PDF exports write it.
-_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
-_ANY_FULL_WIDTH = re.compile("[\uff01-\uff5e]")  # a search in C spares most texts the translation
-# Letters OCR reads for digits. Read as digits only inside an article, paragraph or item number that
-# holds a real digit too (`제75O조`, `제l7조`, `제1O항`): `제O조`, a `Model I` or an `l` in English prose
-# stay letters, so no confusion alone makes a number, let alone a citation.
-_DIGIT_LOOKALIKES = str.maketrans("OoIl|", "00111")
-_SCANNED_NUMBER = re.compile(rf"제{_SPACE}*(?=[0-9OoIl|]*[0-9])[0-9OoIl|]{{1,4}}(?={_GAP}[조항호])")
-# `법윈` is no Korean word; OCR reads it for 법원 (`대법윈`, `서울고등법윈`).
-_MISREAD, _MEANT = "법윈", "법원"
-
-
-def read_scanned(text: str) -> str:
-    """`text` as its writer meant it where scanning or a full-width input method changed it, one
-    character for one, so every span of the result is a span of `text`."""
-    read = text.translate(_FULL_WIDTH) if _ANY_FULL_WIDTH.search(text) else text
-    read = _SCANNED_NUMBER.sub(lambda number: number.group().translate(_DIGIT_LOOKALIKES), read)
-    return read.replace(_MISREAD, _MEANT)
-
-
-def _as_scanned(found: FoundCitation, written: str, read: str) -> FoundCitation:
-    """A citation found in `read_scanned` text, with `scanned` saying what was read otherwise."""
-    if written == read:
-        return found
-    full_width = written.translate(_FULL_WIDTH) == read
-    scanned = CitationForm.FULL_WIDTH if full_width else CitationForm.OCR_CONFUSION
-    # The reading is the last quirk in CitationForm's order: it replaces only CANONICAL, so that a form
-    # saying what the citation took from the text before it (a list, a serial alone, 같은 법) stays.
-    form = scanned if found.form is CitationForm.CANONICAL else found.form
-    return replace(found, form=form, scanned=scanned)
-
-
-def _lenient_char(char: str) -> str:
-    """How a name's character is matched: a space may be left out, ㆍ be any middle dot."""
-    if char == " ":
-        return _SPACE + "?"
-    return "[ㆍ·・‧]" if char == "ㆍ" else re.escape(char)
-
-
-_Trie = dict[str, "_Trie"]  # a name's next character, as `_lenient_char` matches it -> the rest
-_END = ""  # a trie key no character maps to: a name ends at this node
-
-
-def _lenient_names(names: Iterable[str]) -> str:
-    """One alternative per name, longest first, written as a trie: names sharing a prefix share
-    its branch, so the regex engine tries a few branches per position instead of every name (a
-    flat alternation of the statute book's 5,700 names cost 5.5 of the 6 s a 1 MB draft took to
-    scan). At each node the branch holding the longest name is tried first and a name ending
-    there last, the order of the flat longest-first alternation wherever two branches can match
-    the same text."""
-    root: _Trie = {}
-    for name in set(names):
-        node = root
-        for char in name:
-            node = node.setdefault(_lenient_char(char), {})
-        node[_END] = {}
-    return _trie_regex(root)[0]
-
-
-def _trie_regex(node: _Trie) -> tuple[str, int]:
-    """The regex of a trie node and the length of the longest name below it."""
-    branches = []
-    for piece, child in node.items():
-        if piece != _END:
-            below, longest = _trie_regex(child)
-            branches.append((piece + below, longest + 1))
-    branches.sort(key=lambda branch: -branch[1])
-    longest = branches[0][1] if branches else 0
-    alternatives = [regex for regex, _ in branches] + ([""] if _END in node else [])
-    if len(alternatives) == 1:
-        return alternatives[0], longest
-    return "(?:" + "|".join(alternatives) + ")", longest
-
-
 SHORT_NAMES = ("법", "영", "규칙")  # what `(이하 '영'이라 한다)` may declare; `법 제3조` and `영 제5조` use them
 OWN_ACT = ("이 법", "이 영", "이 규칙")  # the document's own 법률, decree or rule
 _OTHER_REFERENCES = (*(reference for reference in BACK_REFERENCES if reference not in OWN_ACT), "법")
@@ -204,8 +126,8 @@ _SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_
 _SHAPED_TAIL = re.compile(_TAIL)
 
 
-def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
-    return re.compile(
+def _statute_pattern(names: Iterable[str]) -> str:
+    return (
         # Every head starts a word (one lookbehind for all: one per alternative made the scan 40 %
         # slower). A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
         rf"(?:{NOT_AFTER_WORD}{_FORMER})?"
@@ -214,7 +136,7 @@ def _statute_pattern(names: Iterable[str]) -> re.Pattern[str]:
         rf"(?:「(?P<quoted>[^」\n]{{1,80}}?{_LAW_ENDING})」|[‘'](?P<single_quoted>[^’'\n]{{1,80}}?{_LAW_ENDING})[’']"
         # Judgments glue the next act to a provision (`제32조 제5항같은법시행령(…) 제94조의2`): after `제5항`, a
         # name starts a word too.
-        rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{_lenient_names(names)})"
+        rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{first_characters(names)}{lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
         rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리`
@@ -254,6 +176,21 @@ _SAME_LEVEL = re.compile(
     rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
 )
 _ANY_STATUTE = "statute"  # the kind `위`/`같은` need cited before them: any statute
+_KINDS = frozenset({_ANY_STATUTE, "시행령", "시행규칙", "규칙"})  # every kind a match may need cited before it
+PIECE = 1 << 20  # characters of text found at a time (`CitationFinder.iter_find`)
+
+
+def _pieces(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of consecutive pieces of `text`, each of at least `PIECE` characters (but the last),
+    cut between the two line breaks of a blank line."""
+    start = 0
+    while len(text) - start > PIECE:
+        cut = text.find("\n\n", start + PIECE)
+        if cut < 0:
+            break
+        yield start, cut + 1
+        start = cut + 1
+    yield start, len(text)
 
 
 # `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`: later
@@ -337,15 +274,18 @@ def _pop_first(fields: dict[str, str | None], *names: str) -> str | None:
 
 
 class CitationFinder:
-    """Compiled patterns for one lexicon; shared, immutable."""
+    """Compiled patterns for one lexicon; shared, immutable. With a `cache_dir`, the statute pattern
+    (seconds to compile over the statute book's names) is kept there for the next process
+    (grammars.patterns)."""
 
-    def __init__(self, parser: CitationParser) -> None:
+    def __init__(self, parser: CitationParser, cache_dir: Path | None = None) -> None:
         self.lexicon = parser.lexicon
         self.parser = parser
-        self.case_pattern = case_pattern()
+        self.case_pattern = case_pattern(cache_dir)
         self.header_patterns = header_patterns()
         written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
-        self.statute_pattern = _statute_pattern(written_names)
+        self.statute_pattern = load_or_compile("lenient statute pattern\0" + "\0".join(written_names),
+                                               functools.partial(_statute_pattern, written_names), cache_dir)
         # Reversed, so that the first of two names that fold alike wins.
         self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
 
@@ -362,11 +302,22 @@ class CitationFinder:
         without naming it first)."""
         if not lenient:
             return _longest_first(self._canonical(text))
-        read = read_scanned(text)
-        found = self._lenient(read, within)
-        if read == text:
-            return found
-        return [_as_scanned(f, text[slice(*f.span)], read[slice(*f.span)]) for f in found]
+        return list(self.iter_find(text, within=within))
+
+    def iter_find(self, text: str, *, within: str | None = None) -> Iterator[FoundCitation]:
+        """`find(text)` (lenient) a piece at a time, in order: pieces of about `PIECE` characters, each
+        ending at a blank line, which no citation spans; what a piece needs from those before it (the
+        kinds of act cited, for `영`, `규칙`, `위 제46조`) is carried over. A long text's citations are
+        then never all in memory at once. A 시행규칙's own text has its 시행령 in view from the start."""
+        cited: set[str] = {"시행령"} if within is not None and within.endswith(" 시행규칙") else set()
+        for start, end in _pieces(text):
+            piece = text[start:end]
+            read = read_scanned(piece)
+            scanned = read != piece  # once: a comparison per citation would cost the text's length each
+            for found in self._lenient(read, cited):
+                if scanned:
+                    found = as_scanned(found, piece[slice(*found.span)], read[slice(*found.span)])
+                yield replace(found, span=(found.span[0] + start, found.span[1] + start)) if start else found
 
     def _canonical(self, text: str) -> Iterator[FoundCitation]:
         for match in self.canonical_case_pattern.finditer(text):
@@ -378,21 +329,24 @@ class CitationFinder:
                 form = CitationForm.ABBREVIATED_ACT
             yield FoundCitation(match.span(), citation, form)
 
-    def _lenient(self, text: str, within: str | None) -> list[FoundCitation]:
+    def _lenient(self, text: str, cited: set[str]) -> list[FoundCitation]:
+        """The matches kept in `text`, a piece after pieces whose citations named the kinds of act `cited`
+        (to which this piece's are added)."""
         found = list(self._lenient_matches(text))
         needed = [_kind_needed(f) for f in found]
         if all(kind is None for kind in needed):
-            return _longest_first(found)
+            kept = _longest_first(found)
+            _note_kinds(kept, cited)
+            return kept
         # `영`, `규칙`, `같은 규칙` stand for a 시행령, 시행규칙, rule only after a kept citation names one: a match
         # dropped as overlapping a longer one cites nothing, so it enables nothing. They themselves name no
-        # kind a citation before them has not, so the other matches alone decide. A 시행규칙's own text has
-        # its 시행령 in view from the start.
-        others = (f for f, kind in zip(found, needed, strict=True) if kind is None)
-        first_cited = _first_cited(_longest_first(others))
-        if within is not None and within.endswith(" 시행규칙"):
-            first_cited["시행령"] = -1
-        return _longest_first(f for f, kind in zip(found, needed, strict=True)
-                              if kind is None or (kind in first_cited and first_cited[kind] < f.span[0]))
+        # kind a citation before them has not, so the other matches alone decide.
+        others = _longest_first(f for f, kind in zip(found, needed, strict=True) if kind is None)
+        first_cited = _first_cited(others)
+        kept = _longest_first(f for f, kind in zip(found, needed, strict=True) if kind is None or kind in cited
+                              or (kind in first_cited and first_cited[kind] < f.span[0]))
+        _note_kinds(others, cited)
+        return kept
 
     def _lenient_matches(self, text: str) -> Iterator[FoundCitation]:
         """Every match of the lenient patterns, overlapping ones and `영`/`규칙` with no 시행령/시행규칙 included."""
@@ -527,6 +481,14 @@ def _first_cited(found: Iterable[FoundCitation]) -> dict[str, int]:
         for kind in _decree_kinds(citation):
             first.setdefault(kind, citation.span[0])
     return first
+
+
+def _note_kinds(found: Iterable[FoundCitation], cited: set[str]) -> None:
+    """Add to `cited` the kinds of act that `found` name, as `_first_cited` reads them."""
+    for citation in found:
+        if cited.issuperset(_KINDS):
+            return
+        cited.update(_decree_kinds(citation))
 
 
 def _decree_kinds(found: FoundCitation) -> set[str]:

@@ -9,6 +9,7 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import cast
 
 from grammars.boundary import NOT_AFTER_WORD
@@ -19,6 +20,7 @@ from grammars.found import CitationForm, FoundCitation
 from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPREME_SHORTHAND, default_codes
 from grammars.languages.drafts import LOOSE_SPACE
 from grammars.parse import build_case, build_case_number
+from grammars.patterns import load_or_compile
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
@@ -71,10 +73,15 @@ _CASE_LIST_ITEM = re.compile(
 )
 
 
-def case_pattern() -> re.Pattern[str]:
+def case_pattern(cache_dir: Path | None = None) -> re.Pattern[str]:
+    """The lenient case pattern; kept in `cache_dir` across processes where one is given (grammars.patterns)."""
+    return load_or_compile("lenient case pattern", _case_source, cache_dir)
+
+
+def _case_source() -> str:
     written = tuple(court.name for court in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND)
     courts = Literals(written)
-    return re.compile(
+    return (
         NOT_AFTER_WORD
         # A court the table lacks is read by its shape: a branch of an old or renamed court
         # (`서울지방법원 남부지원`), kept as written.
@@ -146,7 +153,7 @@ def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
         yield first
         return
     last = items[-1]
-    shared = replace(head, panel=head.panel or cast(Panel | None, last.group("panel")),
+    shared = replace(head, panel=head.panel or cast("Panel | None", last.group("panel")),
                      disposition=_disposition(last.group("disposition")))
     yield FoundCitation(first.span, shared, first.form)
     number = head.case_number

@@ -65,14 +65,15 @@ def build_case(
     panel: str | None = None,
     disposition: str | None = None,
 ) -> CaseCitation:
-    # The grammar's Literals admit only the words these types name.
+    # The grammar's Literals admit only the words these types name. The types are quoted: a Union of
+    # Literals built at run time hashes every word, on every citation found.
     return CaseCitation(
         case_number=build_case_number(case_year, code, serial, seat),
         court=court,
         date=date,
-        delivery=cast(Delivery | None, delivery),
-        disposition=cast(Disposition | None, disposition),
-        panel=cast(Panel | None, panel),
+        delivery=cast("Delivery | None", delivery),
+        disposition=cast("Disposition | None", disposition),
+        panel=cast("Panel | None", panel),
     )
 
 
@@ -98,7 +99,7 @@ def build_statute(
         item=_int_or_none(item),
         item_branch=_int_or_none(item_branch),
         subitem=subitem,
-        back_reference=cast(BackReference | None, back_reference),  # the grammar admits only these words
+        back_reference=cast("BackReference | None", back_reference),  # the grammar admits only these words
         former=former,
         amendment=amendment,
         supplement=supplement,
@@ -107,12 +108,18 @@ def build_statute(
 
 class CitationParser:
     """Built once per grammar pair, then shared. The patterns compile on first use: Python's `re`
-    takes seconds over a 5,600-act lexicon, which lenient finding never needs."""
+    takes seconds over a 5,600-act lexicon, which lenient finding never needs; so does the statute
+    grammar itself when `for_lexicon` builds it (a second over the statute book's 200,000 article labels)."""
 
-    def __init__(self, case: CitationGrammar, statute: CitationGrammar, lexicon: Lexicon) -> None:
+    def __init__(self, case: CitationGrammar, statute: CitationGrammar | None, lexicon: Lexicon) -> None:
+        """`statute` None: the statute grammar of `lexicon`, built on first use."""
         self.case = case
-        self.statute = statute
+        self._statute = statute
         self.lexicon = lexicon
+
+    @functools.cached_property
+    def statute(self) -> CitationGrammar:
+        return self._statute or statute_grammar(self.lexicon)
 
     @functools.cached_property
     def case_pattern(self) -> re.Pattern[str]:
@@ -124,8 +131,7 @@ class CitationParser:
 
     @classmethod
     def for_lexicon(cls, lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None) -> CitationParser:
-        chosen = as_lexicon(lexicon)
-        return cls(case_grammar(), statute_grammar(chosen), chosen)
+        return cls(case_grammar(), None, as_lexicon(lexicon))
 
     def parse(self, text: str) -> ParsedCitation | None:
         found = self.case_pattern.fullmatch(text)

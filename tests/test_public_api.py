@@ -17,7 +17,8 @@ EXPORTS = {
         "SAME_DECREE_KIND", "StatuteCitation", "Supplement", "TokenIndex", "TokenizerError", "UnsupportedPatternError",
         "Vocabulary",
         "answer_grammar", "as_lexicon", "case_grammar", "compile_index", "default_finder", "default_lexicon",
-        "find_citations", "format_date", "names_then_je", "parse_citation", "statute_grammar", "title_then_je",
+        "find_citations", "format_date", "lazy_exports", "names_then_je", "parse_citation", "statute_grammar",
+        "title_then_je",
         "vocabulary_of",
     },
     "verifier": {

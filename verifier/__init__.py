@@ -13,9 +13,9 @@ The other packages import these names only (tests/test_boundaries.py checks it).
 
 from typing import TYPE_CHECKING
 
-from verifier.exports import lazy_exports
+from grammars import lazy_exports
 
-if TYPE_CHECKING:  # loaded on first use (verifier.exports), so `import verifier` stays cheap
+if TYPE_CHECKING:  # loaded on first use (grammars.exports), so `import verifier` stays cheap
     from verifier.admin import holds_law
     from verifier.config import default_database_url
     from verifier.database import Database, head_revision

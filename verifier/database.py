@@ -12,16 +12,12 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util.exc import CommandError
-from sqlalchemy import Connection, Engine, create_engine, event, inspect
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
@@ -29,6 +25,9 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
 from verifier.models import Base
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 logger = logging.getLogger(__name__)
 
@@ -78,20 +77,50 @@ def _recycle_sqlite_on_error(context: ExceptionContext) -> None:
         context.is_disconnect = True
 
 
-def _alembic_config(connection: Connection) -> Config:
+def _alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config  # noqa: PLC0415  Alembic (0.2 s to import) only where a schema changes
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
     return config
 
 
+# `revision = "0003"`, `down_revision = "0002"` (or None) at the top of each migration, as Alembic writes them.
+_REVISION_LINE = re.compile(r'^(down_revision|revision)(?:: [^=]+)? = (?:"([^"]+)"|None)$', re.MULTILINE)
+
+
+@functools.cache
 def head_revision() -> str:
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    head = ScriptDirectory.from_config(config).get_current_head()
+    """The newest migration's revision: the one no other revises, read from the migrations' own lines
+    (opening a database must not import Alembic); Alembic's script directory decides anything else (a
+    branch, a merge, a file it does not read so)."""
+    revises: dict[str, str | None] = {}
+    for path in sorted((MIGRATIONS_DIR / "versions").glob("*.py")):
+        found = {name: value or None for name, value in _REVISION_LINE.findall(path.read_text("utf-8"))}
+        revision = found.get("revision")
+        if revision is None:
+            return _alembic_head()
+        revises[revision] = found.get("down_revision")
+    heads = set(revises) - set(revises.values())
+    return heads.pop() if len(heads) == 1 else _alembic_head()
+
+
+def _alembic_head() -> str:
+    from alembic.script import ScriptDirectory  # noqa: PLC0415
+
+    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
     if head is None:
         raise SchemaMismatchError(f"expected migrations in {MIGRATIONS_DIR}, got none")
     return head
+
+
+def _current_revision(connection: Connection, tables: set[str]) -> str | None:
+    """The revision Alembic recorded in the database (its one `alembic_version` row), None before any."""
+    if "alembic_version" not in tables:
+        return None
+    rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    return " ".join(sorted(rows)) or None  # two rows (two heads) are no revision of ours
 
 
 class Database:
@@ -112,8 +141,9 @@ class Database:
         database = cls(engine)
         try:
             with engine.connect() as connection:
-                revision = MigrationContext.configure(connection).get_current_revision()
-                ours = set(inspect(connection).get_table_names()) & set(Base.metadata.tables)
+                tables = set(inspect(connection).get_table_names())
+                revision = _current_revision(connection, tables)
+                ours = tables & set(Base.metadata.tables)
         except SQLAlchemyError as error:  # refused, unreachable, or not a database at all
             engine.dispose()
             reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
@@ -172,6 +202,9 @@ class Database:
 
     def migrate(self) -> None:
         """Bring the schema to the newest revision (idempotent)."""
+        from alembic import command  # noqa: PLC0415
+        from alembic.util.exc import CommandError  # noqa: PLC0415
+
         try:
             with self.engine.begin() as connection:
                 command.upgrade(_alembic_config(connection), "head")
@@ -181,9 +214,27 @@ class Database:
                                       f"got one it cannot ({reason}); use a fresh database") from error
         logger.info("database %s at schema revision %s", self.url, head_revision())
 
+    def fingerprint(self) -> str | None:
+        """A value that changes whenever the data may have, cheap to read, for caches of what is derived
+        from them (the lexicon: `verifier.lexicon`): for an SQLite file, the identity, size and change
+        times of the file and of its write-ahead log while that holds frames (every commit writes one of
+        them). None where there is no such sign (PostgreSQL, a database in memory): nothing is cached."""
+        if self.dialect != "sqlite" or not self.engine.url.database or self.engine.url.database == ":memory:":
+            return None
+        signs = []
+        for path in (Path(self.engine.url.database).expanduser(), Path(f"{self.engine.url.database}-wal").expanduser()):
+            try:
+                status = path.stat()
+            except FileNotFoundError:
+                continue
+            if status.st_size:  # an empty log (each reader's open makes one) holds nothing
+                signs.append(f"{path.name}:{status.st_dev}:{status.st_ino}:{status.st_size}:{status.st_mtime_ns}:"
+                             f"{status.st_ctime_ns}")
+        return ";".join(signs) or None
+
     def revision(self) -> str | None:
         with self.engine.connect() as connection:
-            return MigrationContext.configure(connection).get_current_revision()
+            return _current_revision(connection, set(inspect(connection).get_table_names()))
 
     def close(self) -> None:
         self.engine.dispose()

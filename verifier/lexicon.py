@@ -8,12 +8,22 @@ act's, or a renamed act's old one) the articles of any version, which a `구` ci
 imported from a list only (no body, so no articles known) maps to None: any article number.
 `build_lexicon(db)` is the richer `grammars.Lexicon`,
 keeping 약칭 and informal abbreviations apart so parsing maps them back to the full name.
+
+Reading the statute book's history takes seconds (800,000 article spans); with a `cache_dir`, what
+was read is kept there for the next process, keyed by the database's URL and `Database.fingerprint`
+(any commit changes it), and read back in milliseconds. A cache file that cannot be read is read
+from the database again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import marshal
+import os
 import re
 from collections import defaultdict
+from pathlib import Path
 
 from sqlalchemy import Connection, String, case, cast, func, select
 
@@ -21,6 +31,8 @@ from grammars import Lexicon
 from verifier.database import Database
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS, ALIASES, ARTICLES
+
+log = logging.getLogger(__name__)
 
 _UNCITABLE = re.compile(r"[「」\n\r\t]")
 
@@ -97,16 +109,43 @@ def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], di
     return acts, aliases
 
 
+_Labels = tuple[dict[str, list[str] | None], dict[str, tuple[str, bool]]]
+
+
+def _cached_article_labels(database: Database, cache_dir: Path | None) -> _Labels:
+    """`_article_labels(database)`, from `cache_dir` when this state of the database was read before."""
+    fingerprint = None if cache_dir is None else database.fingerprint()
+    if cache_dir is None or fingerprint is None:
+        return _article_labels(database)
+    source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # how it was read: an edit here rereads
+    key = hashlib.sha256(f"{source}\0{database.url}\0{fingerprint}".encode()).hexdigest()[:32]
+    path = Path(cache_dir) / f"lexicon-{key}.marshal"
+    try:
+        acts, aliases = marshal.loads(path.read_bytes())
+        return acts, aliases
+    except FileNotFoundError:
+        pass
+    except (OSError, EOFError, ValueError, TypeError) as error:
+        log.warning("ignoring unreadable lexicon cache file %s: %s", path, error)
+    labels = _article_labels(database)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(marshal.dumps(labels))
+    os.replace(temporary, path)  # whole or not at all, whoever else writes it at the same time
+    return labels
+
+
 def lexicon_data(database: Database) -> dict[str, list[str] | None]:
     """`{act name or 약칭: [existing article labels] or None}`, JSON-ready."""
     acts, aliases = _article_labels(database)
     return {**acts, **{alias: acts[name] for alias, (name, _official) in aliases.items()}}
 
 
-def build_lexicon(database: Database) -> Lexicon | None:
+def build_lexicon(database: Database, cache_dir: Path | None = None) -> Lexicon | None:
     """The database's names as a `grammars.Lexicon`; None when it holds no act a citation could
-    name (an empty or cases-only database), since a lexicon needs at least one."""
-    acts, aliases = _article_labels(database)
+    name (an empty or cases-only database), since a lexicon needs at least one. With `cache_dir`,
+    read through the cache (above)."""
+    acts, aliases = _cached_article_labels(database, cache_dir)
     if not acts:
         return None
     return Lexicon.build(acts, aliases={alias: name for alias, (name, official) in aliases.items() if official},

@@ -71,7 +71,7 @@ def recite(
     except UsageError as error:
         console.print(f"[red]citegen recite:[/red] {escape(str(error))}", soft_wrap=True)  # one line
         raise typer.Exit(code=2) from None
-    factory = functools.partial(build_pipeline, url, model_path, chosen, settings.device)
+    factory = functools.partial(build_pipeline, url, model_path, chosen, settings.device, settings.index_cache_dir)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=quiet) as progress:
         task = progress.add_task("reciting", total=len(files))

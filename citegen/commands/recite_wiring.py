@@ -34,12 +34,13 @@ class VerifierAuthority:
     """The verifier's resolver and verify() behind the batch's `Authority`. No audit rows: the
     batch's own reports record every verdict, and parallel workers would contend for the log."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, finder: CitationFinder) -> None:
         self.database = database
         self.verifier = Verifier(database, audit=False)
+        self.finder = finder  # for the texts a resolver reads itself; the batch hands it what this finder found
 
     def document_resolver(self) -> _ResolverAdapter:
-        return _ResolverAdapter(DocumentResolver(self.database, lookups=self.verifier.lookups))
+        return _ResolverAdapter(DocumentResolver(self.database, finder=self.finder, lookups=self.verifier.lookups))
 
     def verify(self, citation: ParsedCitation) -> Verdict:
         return self.verifier.verify(citation)
@@ -76,14 +77,17 @@ def check_sources(database_url: str, model_path: Path | None) -> None:
 
 
 def build_pipeline(
-    database_url: str, model_path: Path | None, backend: Backend = "builtin", device: str = "auto"
+    database_url: str, model_path: Path | None, backend: Backend = "builtin", device: str = "auto",
+    cache_dir: Path | None = None,
 ) -> RecitePipeline:
     """The real pipeline, built in each worker process (hence a top-level function). With a
-    model, unresolvable citations are re-generated under the database's canonical names only."""
+    model, unresolvable citations are re-generated under the database's canonical names only.
+    With `cache_dir`, the database's names and the finder's statute pattern are kept there for the
+    next process (`verifier.build_lexicon`, `grammars.CitationFinder`): seconds of start-up each."""
     database = Database.open(database_url)
-    known = build_lexicon(database)
-    finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)))
+    known = build_lexicon(database, cache_dir)
+    finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)), cache_dir)
     regenerator = None
     if model_path is not None:
         regenerator = backends.regenerator(backend, model_path, dict(known.acts) if known else {}, device)
-    return RecitePipeline(finder.find, VerifierAuthority(database), regenerator)
+    return RecitePipeline(finder.iter_find, VerifierAuthority(database, finder), regenerator)

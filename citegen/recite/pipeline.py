@@ -1,8 +1,8 @@
 """One document through the re-citation pipeline: find → resolve → verify → decide → edit.
 
 The parts that know the law are injected (eyecite's "lookups are injected"): `find` is
-`grammars.find_citations`; an `Authority` wraps the verifier's per-document resolver and
-`verify`; an optional `Regenerator` wraps the engine. The composition root
+`grammars.CitationFinder.iter_find` (the citations of a text as they are found); an `Authority` wraps
+the verifier's per-document resolver and `verify`; an optional `Regenerator` wraps the engine. The composition root
 (`citegen.commands.recite`) adapts the real ones; this module imports neither.
 
 Decisions, one per citation found (`Action`):
@@ -25,8 +25,9 @@ before `같은 법`, the 시행령 before `같은 영`, a declared `영`, the ye
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from typing import Literal, Protocol
 
 from cachetools import FIFOCache
@@ -116,6 +117,10 @@ class CitationOutcome:
     scanned: str | None = None  # how scanned or full-width text was read otherwise, where it was
 
 
+# Every field of an outcome but where it stands (`stream` and `span`, its first two), in order.
+_PLACELESS = attrgetter(*(f.name for f in fields(CitationOutcome)[2:]))
+
+
 @dataclass(frozen=True, slots=True)
 class RecitedDocument:
     outcomes: tuple[CitationOutcome, ...]
@@ -124,7 +129,7 @@ class RecitedDocument:
 
 @dataclass(slots=True)
 class RecitePipeline:
-    find: Callable[[str], Sequence[FoundCitation]]
+    find: Callable[[str], Iterable[FoundCitation]]
     authority: Authority
     regenerator: Regenerator | None = None
     # Answers kept for the run, at most MEMO_ENTRIES each, since a batch meets the same citations again
@@ -140,7 +145,7 @@ class RecitePipeline:
         outcomes: list[CitationOutcome] = []
         edits: dict[int, list[Edit]] = {}
         for stream, text in enumerate(document.streams):
-            for found in self.find(text):
+            for found in self.find(text):  # as found: a 50 MB draft holds 650,000, never all found at once
                 outcome = self._decided(text, stream, found, resolver.resolve(found))
                 if outcome.action == "rewritten" and not document.is_editable(stream, *outcome.span):
                     outcome = replace(outcome, action="suggested",
@@ -162,8 +167,9 @@ class RecitePipeline:
         decided = self._decisions.get(key)
         if decided is None:
             decided = self._decisions[key] = self._decide(text, stream, found, resolution)
-        return decided if decided.span == found.span and decided.stream == stream else \
-            replace(decided, stream=stream, span=found.span)
+        if decided.span == found.span and decided.stream == stream:
+            return decided
+        return CitationOutcome(stream, found.span, *_PLACELESS(decided))  # `replace`, without its per-field work
 
     def _decide(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         start, end = found.span
@@ -251,7 +257,7 @@ class RecitePipeline:
         """The one complete citation the finder reads in `canonical`, spanning all of it; None otherwise."""
         if canonical in self._read_backs:
             return self._read_backs[canonical]
-        found = self.find(canonical)
+        found = list(self.find(canonical))
         read = None
         if len(found) == 1 and found[0].span == (0, len(canonical)) and found[0].citation.is_complete:
             read = found[0].citation

@@ -10,8 +10,8 @@ import pytest
 
 from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, find_citations
 from grammars.find import SAME_DECREE_KIND, default_finder, read_scanned
-from grammars.find import _lenient_names as trie_of_names
 from grammars.find import _statute_pattern as statute_pattern
+from grammars.name_pattern import lenient_names as trie_of_names
 
 F = CitationForm
 
@@ -564,9 +564,9 @@ def test_the_trie_of_act_names_finds_what_the_flat_longest_first_alternation_fin
     variants = [variant for name in names for variant in
                 (name, name.replace(" ", ""), name.replace("ㆍ", "·"), f"{name} 시행령", f"{name.replace(' ', '')}시행규칙")]
     text = "\n".join(f"{variant} 제3조 제1항, {variant}제4조의2 및 구 {variant} 부칙 제2조" for variant in variants)
-    trie = statute_pattern(names)
-    monkeypatch.setattr("grammars.find._lenient_names", _flat_names)
-    flat = statute_pattern(names)
+    trie = re.compile(statute_pattern(names))
+    monkeypatch.setattr("grammars.find.lenient_names", _flat_names)
+    flat = re.compile(statute_pattern(names))
 
     found = [(match.span(), match.groupdict()) for match in trie.finditer(text)]
 

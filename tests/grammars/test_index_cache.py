@@ -7,10 +7,11 @@ import shutil
 import pytest
 
 from grammars import cache
-from grammars.cache import compiler_digest, grammar_key
+from grammars.cache import grammar_key
 from grammars.compile import compile_index
 from grammars.expr import Literals, Regex, seq
 from grammars.grammar import CitationGrammar
+from grammars.patterns import PACKAGE_DIR, compiler_digest
 from grammars.vocabulary import Vocabulary
 
 GRAMMAR = CitationGrammar("statute", seq(Literals(("민법", "형법")), " 제", Regex("[1-9][0-9]?"), "조"),
@@ -23,7 +24,7 @@ VOCAB = Vocabulary((None, *sorted({p.encode() for p in ["민법", "형법", " �
                          ids=lambda m: m)
 def test_a_changed_compiler_source_changes_the_key(tmp_path, module) -> None:
     copy = tmp_path / "grammars"
-    shutil.copytree(cache.PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert compiler_digest(copy) == compiler_digest()
     (copy / module).write_text((copy / module).read_text() + "\n# one more line\n")
     changed = compiler_digest(copy)

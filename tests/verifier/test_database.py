@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,7 +11,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 
-from verifier.database import Database, head_revision
+from verifier.database import Database, _alembic_config, head_revision
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
 from verifier.models import Base
 
@@ -18,6 +20,17 @@ def test_first_use_creates_the_schema_the_models_describe(database: Database) ->
     assert database.revision() == head_revision()
     with database.engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+
+
+def test_the_head_read_from_the_migrations_is_alembics_and_opening_imports_no_alembic(database_url: str) -> None:
+    from alembic.script import ScriptDirectory
+
+    assert head_revision() == ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    Database.open(database_url).close()  # created; then opened again in a fresh interpreter
+    code = ("import sys; from verifier.database import Database; database = Database.open(sys.argv[1]); "
+            "print(database.revision(), sorted(m for m in sys.modules if m.startswith('alembic')))")
+    opened = subprocess.run([sys.executable, "-c", code, database_url], capture_output=True, text=True, check=True)
+    assert opened.stdout.split(None, 1) == [head_revision(), "[]\n"]
 
 
 def test_reopening_and_init_are_idempotent(database_url: str) -> None:

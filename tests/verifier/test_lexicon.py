@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
-from grammars import parse_citation, statute_grammar
+from grammars import Lexicon, parse_citation, statute_grammar
 from verifier.database import Database
+from verifier.importers import import_paths
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.store import ACTS
 from verifier.lexicon import build_lexicon, lexicon_data
@@ -62,3 +65,30 @@ def test_an_act_in_force_names_its_newest_versions_articles(book: Database) -> N
         held = data[names[act_id]]
         assert set(held) == kept[act_id] and not dropped[act_id] & set(held)
         assert held == sorted(held, key=lambda label: tuple(int(part) for part in label.split("의")))
+def _as_data(lexicon: Lexicon | None) -> object:
+    return None if lexicon is None else (dict(lexicon.acts), dict(lexicon.aliases), dict(lexicon.informal))
+
+
+def test_the_cached_lexicon_is_always_the_databases_as_it_is_now(database: Database, sample_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    import_paths(database, [sample_dir / "law" / "list.json"])
+    listed = build_lexicon(database, cache)
+    assert _as_data(listed) == _as_data(build_lexicon(database))
+    assert _as_data(build_lexicon(database, cache)) == _as_data(listed)  # read back (SQLite) or again (PostgreSQL)
+    assert bool(list(cache.glob("lexicon-*"))) == (database.dialect == "sqlite")  # no cheap sign of change on PG
+
+    import_paths(database, [sample_dir / "law" / "minbeop.xml", sample_dir / "law" / "extra.jsonl"])  # a commit
+    grown = build_lexicon(database, cache)
+    assert _as_data(grown) == _as_data(build_lexicon(database)) != _as_data(listed)
+    assert grown is not None and grown.acts["민법"] == frozenset({"23", "750"})
+
+
+def test_an_unreadable_lexicon_cache_file_is_read_from_the_database_again(loaded: Database, tmp_path: Path) -> None:
+    if loaded.fingerprint() is None:
+        pytest.skip("PostgreSQL: no cache to spoil")
+    build_lexicon(loaded, tmp_path)
+    (stored,) = tmp_path.glob("lexicon-*")
+    stored.write_bytes(b"\x00 not marshal")
+    assert _as_data(build_lexicon(loaded, tmp_path)) == _as_data(build_lexicon(loaded))
+    assert stored.read_bytes() != b"\x00 not marshal"  # stored anew

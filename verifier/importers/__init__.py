@@ -10,23 +10,39 @@ bundle lines and acts it cannot read or write skipped and listed in the report.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from verifier.database import Database
 from verifier.errors import ImportFileError, MalformedFileError, UnsupportedShapeError
-from verifier.importers.book import Progress, import_book, is_book_source
-from verifier.importers.jsonl import read_jsonl
-from verifier.importers.lawgo import read_json, read_xml
 from verifier.importers.records import Record, SkippedRow
 from verifier.importers.store import RecordWriter
 
+if TYPE_CHECKING:
+    from verifier.importers.book import Progress
+
 logger = logging.getLogger(__name__)
 
-READERS: dict[str, Callable[[Path], Iterator[Record]]] = {".xml": read_xml, ".json": read_json, ".jsonl": read_jsonl}
+
+# The readers load on first use: whoever only reads the database (the resolver, verify, the lexicon)
+# imports this package for its tables (`store`, `history`), not for law.go.kr's formats.
+@functools.cache
+def readers() -> dict[str, Callable[[Path], Iterator[Record]]]:
+    from verifier.importers.jsonl import read_jsonl  # noqa: PLC0415
+    from verifier.importers.lawgo import read_json, read_xml  # noqa: PLC0415
+
+    return {".xml": read_xml, ".json": read_json, ".jsonl": read_jsonl}
+
+
+def is_book_source(path: Path) -> bool:
+    from verifier.importers.book import is_book_source as book_source  # noqa: PLC0415
+
+    return book_source(path)
 
 
 @dataclass
@@ -49,7 +65,7 @@ def discover(paths: Iterable[Path | str]) -> list[Path]:
         path = Path(raw)
         if path.is_dir() and not is_book_source(path):
             found += sorted((p for p in path.rglob("*") if p.is_file() and (
-                p.suffix.lower() in READERS or is_book_source(p))), key=lambda p: (not is_book_source(p), p))
+                p.suffix.lower() in readers() or is_book_source(p))), key=lambda p: (not is_book_source(p), p))
         elif path.is_dir() or path.is_file():
             found.append(path)
         else:
@@ -62,11 +78,13 @@ def import_file(database: Database, path: Path, on_progress: Progress | None = N
     """Import one file or statute book; `allow_shrink`: let a body drop any share of its act's
     articles and provisions (see `store.RecordWriter`)."""
     if is_book_source(path):
+        from verifier.importers.book import import_book  # noqa: PLC0415
+
         book = import_book(database, path, on_progress)
         counts = Counter({"acts": book.acts, "versions": book.versions, "article spans": book.spans,
                           "acts rebuilt": book.rebuilt, "acts unchanged": book.unchanged})
         return FileReport(path, +counts, [SkippedRow(where, why) for where, why in book.skipped])
-    reader = READERS.get(path.suffix.lower())
+    reader = readers().get(path.suffix.lower())
     if reader is None:
         got = path.suffix or "no suffix"
         raise UnsupportedShapeError(path, None, f"expected a .xml, .json or .jsonl file, got {got!r}")

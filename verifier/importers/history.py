@@ -14,15 +14,17 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
-from verifier.importers.legalize import ActVersion
 from verifier.importers.records import ProvisionKey
 from verifier.importers.store import ACTS, COVERAGE, upsert
 from verifier.models import ActVersion as ActVersionRow
 from verifier.models import ArticleSpan, Supplement, table_of
+
+if TYPE_CHECKING:
+    from verifier.importers.legalize import ActVersion
 
 VERSIONS = table_of(ActVersionRow)
 SPANS = table_of(ArticleSpan)

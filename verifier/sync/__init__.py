@@ -9,10 +9,10 @@
 
 from typing import TYPE_CHECKING
 
-from verifier.exports import lazy_exports
+from grammars import lazy_exports
 from verifier.sync.api import BASE_URL, PAGE_SIZE, TARGETS
 
-if TYPE_CHECKING:  # loaded on first use (verifier.exports): the client loads httpx, the runner the database
+if TYPE_CHECKING:  # loaded on first use (grammars.exports): the client loads httpx, the runner the database
     from verifier.sync.client import ClientConfig, LawGoClient, redact
     from verifier.sync.errors import ApiRefusedError, ApiUnreachableError, ResponseShapeError, SyncError
     from verifier.sync.runner import SyncPlan, SyncReport, run_sync

@@ -1,6 +1,7 @@
 """A package's public names, each imported from its home module on first use (PEP 562), so that
 importing the package costs nothing until a name is used: `citegen-admin --help` starts without
-SQLAlchemy, alembic or grammars. The package keeps its literal `__all__`, and imports the names
+SQLAlchemy or alembic, and a finder without the index compiler (numpy). grammars and verifier both
+use it (grammars exports it for verifier). The package keeps its literal `__all__`, and imports the names
 under TYPE_CHECKING for type checkers; tests/test_public_api.py checks that each name loads."""
 
 from __future__ import annotations
