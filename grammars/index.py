@@ -36,6 +36,7 @@ FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
 _MAX_WALKS_PER_STATE = 4096
 _SMALL_SET = 64  # pack_bits: up to this many ids in Python
+_BISECT_RATIO = 4  # a trie node's children are looked up by bisection when it has this many edges per live byte
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
 
@@ -69,7 +70,7 @@ class StateMasks:
         self.unconstrained = free and not len(words)
 
 
-def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.ndarray]:
+def pack_bits(token_ids: np.ndarray | list[int], word_count: int) -> tuple[np.ndarray, np.ndarray]:
     """Sparse packed bitmask of a set of token ids (each below 32 * word_count): (word indices, int32
     word values). Works on the ids alone, never on a whole row: most sets are a few dozen ids, packed
     in Python faster than numpy's per-call overhead allows."""
@@ -287,8 +288,27 @@ class TokenIndex:
         return masks
 
     def _constrained_masks(self, state: int) -> StateMasks:
+        allowed, nexts = self._constrained_walk(state)
+        ids = allowed + sorted(self._eos) if self.automaton.is_accepting(state) else allowed
+        masks = StateMasks(False, *pack_bits(ids, self.word_count))
+        if len(allowed) <= _SMALL_SET:  # most states: sorting pairs in Python beats numpy's per-call cost
+            pairs = sorted(zip(allowed, nexts, strict=True))
+            masks.next_tokens = np.asarray([token for token, _ in pairs], dtype=np.int32)
+            masks.next_states = np.asarray([target for _, target in pairs], dtype=np.int32)
+        else:
+            tokens = np.asarray(allowed, dtype=np.int32)
+            order = np.argsort(tokens)
+            masks.next_tokens, masks.next_states = tokens[order], np.asarray(nexts, dtype=np.int32)[order]
+        return masks
+
+    def _constrained_walk(self, state: int) -> tuple[list[int], list[int]]:
+        """The tokens allowed from a constrained state and the state each one leads to (unsorted): the
+        vocabulary's trie walked along the automaton's live bytes. Most states inside a name have one
+        live byte while a trie node after a Hangul lead byte has dozens of edges: with few live bytes
+        the edges are found by bisection (they are sorted by byte) rather than scanned."""
         trie, step, live_bytes = self._trie, self.automaton.step, self.automaton.live_bytes
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
+        root_child, token_start, order = trie.root_child, trie.token_start, trie.order
         allowed: list[int] = []
         nexts: list[int] = []
         pending: list[tuple[int, int]] = []
@@ -298,25 +318,28 @@ class TokenIndex:
             node, current = pending.pop()
             live = live_bytes(current)
             if node == 0:
-                children = [(b, trie.root_child[b]) for b in live if trie.root_child[b] >= 0 and b not in skip_root]
+                children = [(b, root_child[b]) for b in live if root_child[b] >= 0 and b not in skip_root]
             else:
-                children = [
-                    (edge_byte[e], edge_child[e])
-                    for e in range(edge_start[node], edge_start[node + 1])
-                    if edge_byte[e] in live
-                ]
+                low, high = edge_start[node], edge_start[node + 1]
+                if len(live) * _BISECT_RATIO < high - low:
+                    children = []
+                    for byte in live:
+                        e = bisect.bisect_left(edge_byte, byte, low, high)
+                        if e < high and edge_byte[e] == byte:
+                            children.append((byte, edge_child[e]))
+                else:
+                    children = [(edge_byte[e], edge_child[e]) for e in range(low, high) if edge_byte[e] in live]
             for byte, child in children:
                 target = step(current, byte)
-                if target != DEAD:
-                    self._reach(child, target, allowed, nexts, pending)
-        ids = np.asarray(allowed, dtype=np.int64)
-        if self.automaton.is_accepting(state):
-            ids = np.concatenate([ids, np.fromiter(self._eos, dtype=np.int64)])
-        masks = StateMasks(False, *pack_bits(ids, self.word_count))
-        tokens = np.asarray(allowed, dtype=np.int32)
-        order = np.argsort(tokens)
-        masks.next_tokens, masks.next_states = tokens[order], np.asarray(nexts, dtype=np.int32)[order]
-        return masks
+                if target == DEAD:
+                    continue
+                low, high = token_start[child], token_start[child + 1]
+                if low != high:
+                    allowed.extend(order[low:high])
+                    nexts.extend([target] * (high - low))
+                if edge_start[child] != edge_start[child + 1]:
+                    pending.append((child, target))
+        return allowed, nexts
 
     def _reach(
         self, child: int, target: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int]]

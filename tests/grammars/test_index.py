@@ -295,6 +295,21 @@ def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
     assert save_index(loaded, tmp_path).exists()
 
 
+@pytest.mark.parametrize("grammar", [STATUTE, CASE], ids=["statute", "case"])
+def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -> None:
+    """Without free text the file holds no bitmask for a state, only its allowed tokens (EOS added back
+    where the state accepts) and no base: every state reads back as built."""
+    built = compile_index(grammar, VOCAB, cache_dir=tmp_path)
+    loaded = compile_index(grammar, VOCAB, cache_dir=tmp_path)
+    assert loaded.stored is not None and loaded.state_count == built.state_count
+    for state in range(built.state_count):
+        np.testing.assert_array_equal(loaded.bitmask(state), built.bitmask(state))
+        tokens = range(VOCAB.size)
+        assert [loaded.advance(state, t) for t in tokens] == [built.advance(state, t) for t in tokens]
+        assert loaded.is_accepting(state) == built.is_accepting(state)
+        assert loaded.automaton.base_of(state) is None and loaded.automaton.divergence(state) is None
+
+
 def test_saving_needs_a_cache_key(tmp_path) -> None:
     with pytest.raises(GrammarError, match="cache_dir"):
         save_index(INDEXES["case"], tmp_path)
