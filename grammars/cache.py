@@ -32,7 +32,7 @@ import numpy as np
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Literals
-from grammars.index import StateMasks, TokenIndex, pack_bits
+from grammars.index import StateMasks, TokenIndex, collector_paused, pack_bits
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 if TYPE_CHECKING:
@@ -302,6 +302,7 @@ def save_index(index: TokenIndex, cache_dir: Path) -> Path:
     path = index_path(cache_dir, index.key)
     if index.stored is not None and path.exists():
         return path  # it was loaded from there
-    index.build_all()
-    _write_atomically(path, freeze(index))
+    with collector_paused():
+        index.build_all()
+        _write_atomically(path, freeze(index))
     return path

@@ -22,6 +22,9 @@ from __future__ import annotations
 
 import array
 import bisect
+import contextlib
+import gc
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -88,6 +91,21 @@ def pack_bits(token_ids: np.ndarray | list[int], word_count: int) -> tuple[np.nd
     starts = np.flatnonzero(np.concatenate(([True], words[1:] != words[:-1])))
     values = np.bitwise_or.reduceat(np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)), starts)
     return words[starts].astype(np.intp), values.view(np.int32)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while an index is built whole: nearly every object the
+    build makes (node sets, rows, masks) lives as long as the index, so each collection would only walk
+    them again (a fifth of the build time at the full statute book). Restored as it was, nesting included;
+    the one collection that then sees the new objects costs about a tenth of the build."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class TokenIndex:
@@ -222,9 +240,14 @@ class TokenIndex:
         return self.automaton.state_count
 
     def build_all(self, max_states: int | None = None) -> int:
-        """Compute every state reachable by bytes (for the on-disk cache); returns the state count."""
+        """Compute every state reachable by bytes (for the on-disk cache); returns the state count.
+        The cyclic garbage collector is paused meanwhile (`collector_paused`)."""
         if self.complete:
             return self.automaton.state_count
+        with collector_paused():
+            return self._explore(max_states)
+
+    def _explore(self, max_states: int | None) -> int:
         seen = {self.initial_state}
         pending = [self.initial_state]
         while pending:
