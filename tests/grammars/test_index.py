@@ -13,6 +13,7 @@ Reference semantics, written independently of the automaton over finite citation
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
 
@@ -28,7 +29,7 @@ from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import AnswerGrammar, CitationGrammar
-from grammars.index import FINISHED
+from grammars.index import FINISHED, collector_paused
 from grammars.vocabulary import Vocabulary
 
 COURT = Literals(("대법원", "서울고법원"))
@@ -308,6 +309,23 @@ def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -
         assert [loaded.advance(state, t) for t in tokens] == [built.advance(state, t) for t in tokens]
         assert loaded.is_accepting(state) == built.is_accepting(state)
         assert loaded.automaton.base_of(state) is None and loaded.automaton.divergence(state) is None
+
+
+def test_a_build_pauses_the_collector_and_leaves_it_as_it_was() -> None:
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # an inner pause does not end the outer one
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a collector paused by the caller stays paused
+    finally:
+        gc.enable()
 
 
 def test_saving_needs_a_cache_key(tmp_path) -> None:
