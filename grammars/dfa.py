@@ -214,6 +214,9 @@ class ByteNFA:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
         self._live: dict[Node, frozenset[int]] = {}
+        # One object per distinct set of live bytes: most nodes inside a name have one live byte, and
+        # a set per node would hold hundreds of thousands of copies of the same few sets.
+        self._byte_sets: dict[frozenset[int], frozenset[int]] = {}
         # Per node, per byte: a dict per node rather than a (node, byte) key per step, so a first
         # visit leaves fewer new objects for the cyclic garbage collector to walk.
         self._steps: dict[Node, dict[int, NodeSet]] = {}
@@ -379,7 +382,7 @@ class ByteNFA:
                     cached = frozenset(leaf.edges[node[1]])
                 else:
                     cached = frozenset(leaf.next_bytes(node[1], node[2]))
-            self._live[node] = cached
+            cached = self._live[node] = self._byte_sets.setdefault(cached, cached)
         return cached
 
 
@@ -528,7 +531,7 @@ class ExprDFA(LazyDFA):
         return CITATION_MAY_CLOSE if (FINAL, 0) in nodes else 0
 
     def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
-        return frozenset().union(*(self.nfa.live_bytes(n) for n in nodes))
+        return union([self.nfa.live_bytes(n) for n in nodes])  # a single node's own (shared) set
 
     def matches(self, data: bytes) -> bool:
         state = self.walk(self.initial, data)

@@ -142,8 +142,8 @@ class LiteralLeaf:
         node: Node = (self.index, first, depth)
         signature = (end - first, words[first][depth:], words[end - 1][depth:], keys[first], keys[end - 1])
         met = self.registry.first.setdefault(signature, (self, node))
-        if met[1] is node:
-            return node
+        if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
+            return met[1]
         for leaf, other in (met, *self.registry.more.get(signature, [])):
             _, start, at = other
             if all(words[first + i][depth:] == leaf.words[start + i][at:] and keys[first + i] == leaf.keys[start + i]
