@@ -23,7 +23,7 @@ import logging
 import os
 import tempfile
 import zipfile
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +32,7 @@ import numpy as np
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Literals
-from grammars.index import StateMasks, TokenIndex, collector_paused, pack_bits
+from grammars.index import StateMasks, TokenIndex, collector_paused
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 if TYPE_CHECKING:
@@ -168,9 +168,9 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "row_count": _counts(map(len, rows), count),
         "row_bytes": np.fromiter(itertools.chain.from_iterable(rows), dtype=np.uint8),
         "row_targets": np.fromiter(itertools.chain.from_iterable(row.values() for row in rows), dtype=np.int32),
-        "mask_count": _counts((len(m.words) if m.free else 0 for m in masks), count),
-        "mask_words": _joined([m.words for m in free], np.int32),
-        "mask_values": _joined([m.values for m in free], np.int32),
+        "mask_count": _counts((len(m.packed[0]) if m.free and m.packed else 0 for m in masks), count),
+        "mask_words": _joined([m.packed[0] for m in free if m.packed], np.int32),
+        "mask_values": _joined([m.packed[1] for m in free if m.packed], np.int32),
         "next_count": _counts((0 if m.free else len(m.next_tokens) for m in masks), count),
         "next_tokens": _joined([m.next_tokens for m in constrained], np.int32),
         "next_states": _joined([m.next_states for m in constrained], np.int32),
@@ -254,12 +254,9 @@ class FrozenDFA(ByteWalker):
 class StoredMasks:
     """Per-state masks of a frozen index, materialised on first use."""
 
-    def __init__(self, arrays: dict[str, np.ndarray], automaton: FrozenDFA, eos: Collection[int],
-                 word_count: int) -> None:
+    def __init__(self, arrays: dict[str, np.ndarray], automaton: FrozenDFA) -> None:
         self._arrays = arrays
         self._automaton = automaton
-        self._eos = sorted(eos)
-        self._word_count = word_count
         self._mask_start = _starts(arrays["mask_count"])
         self._next_start = _starts(arrays["next_count"])
 
@@ -267,15 +264,13 @@ class StoredMasks:
         a = self._arrays
         if self._automaton.flags(state) & FREE:
             start, end = self._mask_start[state : state + 2]
-            masks = StateMasks(True, a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end])
+            masks = StateMasks(True, (a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end]))
             masks.base = self._automaton.base_of(state)
             masks.divergence = self._automaton.divergence(state)
             return masks
         start, end = self._next_start[state : state + 2]
-        tokens = a["next_tokens"][start:end]
-        allowed = tokens.tolist() + self._eos if self._automaton.is_accepting(state) else tokens
-        masks = StateMasks(False, *pack_bits(allowed, self._word_count))
-        masks.next_tokens, masks.next_states = tokens, a["next_states"][start:end]
+        masks = StateMasks(False, None)  # packed from its tokens when first filled
+        masks.next_tokens, masks.next_states = a["next_tokens"][start:end], a["next_states"][start:end]
         return masks
 
 
@@ -286,7 +281,7 @@ def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex 
     attach_trie(vocabulary, Path(cache_dir))
     automaton = FrozenDFA(arrays)
     index = TokenIndex(automaton, vocabulary, key)
-    index.stored = StoredMasks(arrays, automaton, vocabulary.eos_ids, index.word_count)
+    index.stored = StoredMasks(arrays, automaton)
     index.complete = True
     index.base_next = {
         int(base): array.array("i", row.tobytes())

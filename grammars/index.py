@@ -52,16 +52,17 @@ class StateMasks:
         "next",
         "next_states",
         "next_tokens",
+        "packed",
         "unconstrained",
-        "values",
         "walks",
-        "words",
     )
 
-    def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
+    def __init__(self, free: bool, packed: tuple[np.ndarray, np.ndarray] | None) -> None:
         self.free = free
-        self.words = words  # indices of the bitmask words that differ from the base row
-        self.values = values  # their values
+        # The indices of the bitmask words that differ from the base row, and their values. None for a
+        # constrained state until its mask is first filled: packed from `next_tokens` then, so a full
+        # build (which stores the tokens alone) never makes them.
+        self.packed = packed
         # constrained: the allowed tokens (sorted) and their next states, as int32 arrays; `next` is the
         # same as a dict, made on the first advance (a full build stores arrays only)
         self.next_tokens: np.ndarray = _NO_IDS
@@ -69,8 +70,8 @@ class StateMasks:
         self.next: dict[int, int] | None = None
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
-        self.walks: dict[int, int] = {}  # free: next states of tokens walked from this state
-        self.unconstrained = free and not len(words)
+        self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
+        self.unconstrained = free and packed is not None and not len(packed[0])
 
 
 def pack_bits(token_ids: np.ndarray | list[int], word_count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -176,12 +177,23 @@ class TokenIndex:
         masks = self._states[state] if state < len(self._states) else None
         if masks is None:
             masks = self.masks(state)
+        packed = masks.packed
+        if packed is None:
+            packed = masks.packed = self._pack(state, masks.next_tokens)
         if masks.free:
             np.copyto(out_row, self.free_row)
         else:
             out_row.fill(0)
-        if len(masks.words):
-            out_row[masks.words] = masks.values
+        words, values = packed
+        if len(words):
+            out_row[words] = values
+
+    def _pack(self, state: int, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A constrained state's packed bitmask: its allowed tokens, and EOS where it accepts."""
+        allowed = tokens.tolist()
+        if self.automaton.is_accepting(state):
+            allowed += sorted(self._eos)
+        return pack_bits(allowed, self.word_count)
 
     def bitmask(self, state: int) -> np.ndarray:
         row = np.empty(self.word_count, dtype=np.int32)
@@ -217,12 +229,15 @@ class TokenIndex:
             if from_base == _UNKNOWN:
                 from_base = base_table[token_id] = self.automaton.walk(base, token)
             return from_base
-        walked = masks.walks.get(token_id)
+        walks = masks.walks
+        if walks is None:
+            walks = masks.walks = {}
+        walked = walks.get(token_id)
         if walked is None:
             walked = self.automaton.walk(state, token)
-            if len(masks.walks) >= _MAX_WALKS_PER_STATE:  # bounded: a long-running server stays flat
-                masks.walks.clear()
-            masks.walks[token_id] = walked
+            if len(walks) >= _MAX_WALKS_PER_STATE:  # bounded: a long-running server stays flat
+                walks.clear()
+            walks[token_id] = walked
         return walked
 
     def _base_table(self, base: int) -> array.array[int]:
@@ -312,8 +327,7 @@ class TokenIndex:
 
     def _constrained_masks(self, state: int) -> StateMasks:
         allowed, nexts = self._constrained_walk(state)
-        ids = allowed + sorted(self._eos) if self.automaton.is_accepting(state) else allowed
-        masks = StateMasks(False, *pack_bits(ids, self.word_count))
+        masks = StateMasks(False, None)
         if len(allowed) <= _SMALL_SET:  # most states: sorting pairs in Python beats numpy's per-call cost
             pairs = sorted(zip(allowed, nexts, strict=True))
             masks.next_tokens = np.asarray([token for token, _ in pairs], dtype=np.int32)
@@ -534,7 +548,7 @@ class TokenIndex:
         order = self._trie.arrays["order"]
         rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
         words, bits = pack_bits(rejected, self.word_count)
-        masks = StateMasks(True, words, self.free_row[words] & ~bits)
+        masks = StateMasks(True, (words, self.free_row[words] & ~bits))
         masks.base = base
         masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
         return masks
