@@ -25,7 +25,6 @@ import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,9 +33,6 @@ from grammars.errors import GrammarError
 from grammars.expr import Literals
 from grammars.index import StateMasks, TokenIndex, collector_paused
 from grammars.vocabulary import TokenTrie, Vocabulary
-
-if TYPE_CHECKING:
-    from hashlib import _Hash
 
 log = logging.getLogger(__name__)
 
@@ -60,32 +56,52 @@ _COMPILER = functools.cache(compiler_digest)
 def grammar_key(grammar: object, compiler: str | None = None) -> str:
     """A stable hash of a grammar value (Expr trees and grammars are frozen dataclasses of tuples) and
     of the compiler (`compiler_digest()` unless given)."""
-    digest = hashlib.sha256((_COMPILER() if compiler is None else compiler).encode() + b":")
-    _feed(digest, grammar)
-    return digest.hexdigest()[:32]
+    parts = [(_COMPILER() if compiler is None else compiler).encode() + b":"]
+    _feed(parts, grammar)
+    return hashlib.sha256(b"".join(parts)).hexdigest()[:32]
 
 
-def _feed(digest: _Hash, value: object) -> None:
-    """Hash a grammar value the way its repr would distinguish it, without building the repr (hundreds of
-    megabytes of text for the statute book's 395,666 article words): a Literals set as its words' lengths
-    and their joined bytes, dataclasses field by field, tuples item by item, anything else by repr."""
+def _feed(parts: list[bytes], value: object) -> None:
+    """Spell a grammar value for the hash as its repr would distinguish it, without building the repr
+    (hundreds of megabytes of text for the statute book's 395,666 article words): a Literals set as its
+    words joined by NUL (should a word hold a NUL, as their lengths and their joined bytes), dataclasses
+    field by field, tuples item by item, anything else by repr. One hash update over all the parts."""
     if isinstance(value, Literals):
-        digest.update(b"Literals%d(" % len(value.words))
-        digest.update(array.array("q", map(len, value.words)).tobytes())
-        digest.update("".join(value.words).encode())
-        digest.update(b")")
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        digest.update(type(value).__qualname__.encode() + b"(")
-        for field in dataclasses.fields(value):
-            _feed(digest, getattr(value, field.name))
-        digest.update(b")")
+        words = value.words
+        joined = "\0".join(words)
+        if joined.count("\0") == len(words) - 1:  # no word holds the separator: the words split back
+            parts.append(b"Literals%d:" % len(words))
+        else:
+            parts.append(b"Literals%d(" % len(words))
+            parts.append(array.array("q", map(len, words)).tobytes())
+            joined = "".join(words)
+        parts.append(joined.encode())
+        parts.append(b")")
     elif isinstance(value, tuple):
-        digest.update(b"(%d:" % len(value))
+        parts.append(b"(%d:" % len(value))
         for item in value:
-            _feed(digest, item)
-        digest.update(b")")
+            _feed(parts, item)
+        parts.append(b")")
     else:
-        digest.update(repr(value).encode() + b";")
+        names = _field_names(type(value))
+        if names is None:
+            parts.append(repr(value).encode() + b";")
+            return
+        parts.append(type(value).__qualname__.encode() + b"(")
+        for name in names:
+            _feed(parts, getattr(value, name))
+        parts.append(b")")
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """A dataclass's field names (looked up once per type: a statute grammar has some 20,000 nodes), or None."""
+    if kind not in _FIELD_NAMES:
+        fields = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else None
+        _FIELD_NAMES[kind] = None if fields is None else tuple(field.name for field in fields)
+    return _FIELD_NAMES[kind]
 
 
 def _write_atomically(path: Path, arrays: dict[str, np.ndarray]) -> None:
