@@ -223,6 +223,7 @@ class ByteNFA:
         # Closures by the nodes a step reached: bytes that reach the same nodes (the digits of a
         # `[0-9]` leaf, every dead byte) share one closure, computed once and stored once.
         self._closures: dict[tuple[Node, ...], NodeSet] = {(): EMPTY}
+        self._literal_closures: dict[Node, NodeSet] = {}
 
     # Glushkov over leaves: (nullable, first leaves, last leaves); follow sets filled in place.
     def _add(self, expr: Expr) -> tuple[bool, set[int], set[int]]:
@@ -340,7 +341,19 @@ class ByteNFA:
         return () if found is None else (found,)
 
     def node_step(self, node: Node, byte: int) -> NodeSet:
-        """The closure of one node's successors on a byte (cached: states share their nodes)."""
+        """The closure of one node's successors on a byte (cached: states share their nodes). A literal
+        node's step is cached by its leaf (one node per trie node), so only its closure is kept here, by
+        the node reached: no table per node for the hundreds of thousands of nodes inside names."""
+        if node[0] != FINAL:
+            leaf = self._leaves[node[0]]
+            if not isinstance(leaf, _RegexLeaf):
+                target = leaf.step(node[1], node[2], byte)
+                if target is None:
+                    return EMPTY
+                found = self._literal_closures.get(target)
+                if found is None:
+                    found = self._literal_closures[target] = self.closure((target,))
+                return found
         steps = self._steps.get(node)
         if steps is None:
             steps = self._steps[node] = {}
