@@ -342,8 +342,9 @@ class ByteNFA:
 
     def node_step(self, node: Node, byte: int) -> NodeSet:
         """The closure of one node's successors on a byte (cached: states share their nodes). A literal
-        node's step is cached by its leaf (one node per trie node), so only its closure is kept here, by
-        the node reached: no table per node for the hundreds of thousands of nodes inside names."""
+        node's step is a comparison or a bisection in its leaf's sorted words (the leaf keeps the nodes
+        it reaches), so only the closure is kept here, by the node reached: no table per node for the
+        hundreds of thousands of nodes inside names."""
         if node[0] != FINAL:
             leaf = self._leaves[node[0]]
             if not isinstance(leaf, _RegexLeaf):
