@@ -145,7 +145,10 @@ def index_path(cache_dir: Path, key: str) -> Path:
 
 def _counts(sizes: Iterable[int], count: int) -> np.ndarray:
     """Per-state item counts in the narrowest unsigned type that holds them (starts are summed on load)."""
-    counts = np.fromiter(sizes, dtype=np.int64, count=count)
+    return _narrow(np.fromiter(sizes, dtype=np.int64, count=count))
+
+
+def _narrow(counts: np.ndarray) -> np.ndarray:
     return counts.astype(np.min_scalar_type(int(counts.max(initial=0))))
 
 
@@ -170,7 +173,10 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         raise GrammarError(f"expected an index built in this process, got one over a {type(automaton).__name__}")
     count = automaton.state_count
     masks = [index.masks(state) for state in range(count)]
-    rows = [automaton.transitions(state) for state in range(count)]
+    table = automaton.transitions()
+    keys = np.fromiter(table.keys(), dtype=np.int64, count=len(table))
+    order = np.argsort(keys, kind="stable")  # by state, then byte
+    keys = keys[order]
     free = [m for m in masks if m.free]
     constrained = [m for m in masks if not m.free]
     bases = [automaton.base_of(state) for state in range(count)] if automaton.free_text else []
@@ -181,9 +187,9 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "anchor_final_bytes": np.asarray(sorted(automaton.anchor_final_bytes), dtype=np.uint8),
         "flags": np.fromiter(map(automaton.flags, range(count)), dtype=np.uint8, count=count),
         "accepting": np.fromiter(map(automaton.is_accepting, range(count)), dtype=bool, count=count),
-        "row_count": _counts(map(len, rows), count),
-        "row_bytes": np.fromiter(itertools.chain.from_iterable(rows), dtype=np.uint8),
-        "row_targets": np.fromiter(itertools.chain.from_iterable(row.values() for row in rows), dtype=np.int32),
+        "row_count": _narrow(np.bincount(keys >> 8, minlength=count)),
+        "row_bytes": (keys & 0xFF).astype(np.uint8),
+        "row_targets": np.fromiter(table.values(), dtype=np.int32, count=len(table))[order],
         "mask_count": _counts((len(m.packed[0]) if m.free and m.packed else 0 for m in masks), count),
         "mask_words": _joined([m.packed[0] for m in free if m.packed], np.int32),
         "mask_values": _joined([m.packed[1] for m in free if m.packed], np.int32),

@@ -447,7 +447,9 @@ class LazyDFA(ByteWalker):
     def __init__(self) -> None:
         self.sets: list[NodeSet] = []
         self._ids: dict[NodeSet, int] = {}
-        self._rows: list[dict[int, int]] = []
+        # Every transition computed so far, keyed by `state << 8 | byte`: one table rather than one per
+        # state (most states inside a name have one transition, and a dict per state weighs more than it).
+        self._next: dict[int, int] = {}
         self._flags: list[int] = []
         self._accepting: list[bool] = []
         self._live: list[frozenset[int] | None] = []
@@ -458,27 +460,25 @@ class LazyDFA(ByteWalker):
             found = len(self.sets)
             self._ids[nodes] = found
             self.sets.append(nodes)
-            self._rows.append({})
             self._accepting.append(self._nodes_accept(nodes))
             self._flags.append(self._nodes_flags(nodes))
             self._live.append(None)
         return found
 
     def step(self, state: int, byte: int) -> int:
-        row = self._rows[state]
-        found = row.get(byte)
+        key = state << 8 | byte
+        found = self._next.get(key)
         if found is None:
             nodes = self._successors(self.sets[state], byte)
-            found = self.intern(nodes) if nodes else DEAD
-            row[byte] = found
+            found = self._next[key] = self.intern(nodes) if nodes else DEAD
         return found
 
     def is_accepting(self, state: int) -> bool:
         return self._accepting[state]
 
-    def transitions(self, state: int) -> dict[int, int]:
-        """The byte transitions computed so far (DEAD included)."""
-        return self._rows[state]
+    def transitions(self) -> dict[int, int]:
+        """The byte transitions computed so far (DEAD included), keyed by `state << 8 | byte`."""
+        return self._next
 
     def flags(self, state: int) -> int:
         return self._flags[state]
