@@ -172,15 +172,15 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     if not isinstance(automaton, LazyDFA):
         raise GrammarError(f"expected an index built in this process, got one over a {type(automaton).__name__}")
     count = automaton.state_count
-    masks = [index.masks(state) for state in range(count)]
+    masks = [index.masks(state) if automaton.flags(state) & FREE else None for state in range(count)]
+    next_count, next_tokens, next_states = index.constrained_rows()
     table = automaton.transitions()
     keys = np.fromiter(table.keys(), dtype=np.int64, count=len(table))
     order = np.argsort(keys, kind="stable")  # by state, then byte
     keys = keys[order]
-    free = [m for m in masks if m.free]
-    constrained = [m for m in masks if not m.free]
+    free = [m for m in masks if m is not None]
     bases = [automaton.base_of(state) for state in range(count)] if automaton.free_text else []
-    divergences = [sorted(m.divergence) if m.free and m.divergence is not None else () for m in masks]
+    divergences = [sorted(m.divergence) if m is not None and m.divergence is not None else () for m in masks]
     base_states = sorted(automaton.between_characters())  # the other bases' tables refill as tokens come
     return {
         "meta": np.asarray([automaton.initial, int(automaton.free_text), index.vocab_size], dtype=np.int64),
@@ -190,12 +190,12 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "row_count": _narrow(np.bincount(keys >> 8, minlength=count)),
         "row_bytes": (keys & 0xFF).astype(np.uint8),
         "row_targets": np.fromiter(table.values(), dtype=np.int32, count=len(table))[order],
-        "mask_count": _counts((len(m.packed[0]) if m.free and m.packed else 0 for m in masks), count),
+        "mask_count": _counts((len(m.packed[0]) if m is not None and m.packed else 0 for m in masks), count),
         "mask_words": _joined([m.packed[0] for m in free if m.packed], np.int32),
         "mask_values": _joined([m.packed[1] for m in free if m.packed], np.int32),
-        "next_count": _counts((0 if m.free else len(m.next_tokens) for m in masks), count),
-        "next_tokens": _joined([m.next_tokens for m in constrained], np.int32),
-        "next_states": _joined([m.next_states for m in constrained], np.int32),
+        "next_count": _narrow(next_count),
+        "next_tokens": next_tokens,
+        "next_states": next_states,
         "div_count": _counts(map(len, divergences), count),
         "div_bytes": np.fromiter(itertools.chain.from_iterable(divergences), dtype=np.uint8),
         "base_of": np.asarray([-1 if base is None else base for base in bases], dtype=np.int32),

@@ -123,6 +123,13 @@ class TokenIndex:
         self._eos = vocabulary.eos_ids
         self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64), self.word_count)
         self._states: list[StateMasks | None] = []
+        # Constrained states' allowed tokens (sorted) and next states, appended as states are computed:
+        # two flat arrays, where an object per state would weigh more than its few tokens; per state its
+        # start (-1: not computed) and count. A state's StateMasks is made from them when first used.
+        self._next_tokens = array.array("i")
+        self._next_states = array.array("i")
+        self._next_start = array.array("q")
+        self._next_count = array.array("i")
         self.complete = False  # every reachable state computed (build_all ran to the end)
         self.stored: StoredMasks | None = None  # masks from the disk cache, materialised per state on first use
         self._attach_vocabulary(vocabulary)
@@ -267,7 +274,7 @@ class TokenIndex:
         pending = [self.initial_state]
         while pending:
             state = pending.pop()
-            self.masks(state)
+            self._compute(state)
             if max_states is not None and len(seen) >= max_states:
                 break
             base = self.automaton.base_of(state)
@@ -312,31 +319,48 @@ class TokenIndex:
 
     def masks(self, state: int) -> StateMasks:
         """What the index stores for a state (computed on first use)."""
+        masks = self._compute(state)
+        if masks is None:  # constrained: made from the flat arrays
+            start, count = self._next_start[state], self._next_count[state]
+            masks = self._states[state] = StateMasks(False, None)
+            masks.next_tokens = np.asarray(self._next_tokens[start : start + count], dtype=np.int32)
+            masks.next_states = np.asarray(self._next_states[start : start + count], dtype=np.int32)
+        return masks
+
+    def _compute(self, state: int) -> StateMasks | None:
+        """Compute a state if it is new: a free state's StateMasks (returned), or a constrained state's
+        tokens into the flat arrays (None returned until `masks` makes its StateMasks)."""
         if state >= len(self._states):
-            self._states.extend([None] * (self.automaton.state_count - len(self._states)))
+            grow = self.automaton.state_count - len(self._states)
+            self._states.extend([None] * grow)
+            self._next_start.extend(array.array("q", [-1]) * grow)
+            self._next_count.extend(array.array("i", [0]) * grow)
         masks = self._states[state]
         if masks is None and self.stored is not None:
             masks = self._states[state] = self.stored.masks(state)
         if masks is None:
             if self.automaton.flags(state) & FREE:
-                masks = self._free_masks(state)
-            else:
-                masks = self._constrained_masks(state)
-            self._states[state] = masks
+                masks = self._states[state] = self._free_masks(state)
+            elif self._next_start[state] < 0:
+                allowed, nexts = self._constrained_walk(state)
+                pairs = sorted(zip(allowed, nexts, strict=True))
+                self._next_start[state], self._next_count[state] = len(self._next_tokens), len(pairs)
+                self._next_tokens.extend([token for token, _ in pairs])
+                self._next_states.extend([target for _, target in pairs])
         return masks
 
-    def _constrained_masks(self, state: int) -> StateMasks:
-        allowed, nexts = self._constrained_walk(state)
-        masks = StateMasks(False, None)
-        if len(allowed) <= _SMALL_SET:  # most states: sorting pairs in Python beats numpy's per-call cost
-            pairs = sorted(zip(allowed, nexts, strict=True))
-            masks.next_tokens = np.asarray([token for token, _ in pairs], dtype=np.int32)
-            masks.next_states = np.asarray([target for _, target in pairs], dtype=np.int32)
-        else:
-            tokens = np.asarray(allowed, dtype=np.int32)
-            order = np.argsort(tokens)
-            masks.next_tokens, masks.next_states = tokens[order], np.asarray(nexts, dtype=np.int32)[order]
-        return masks
+    def constrained_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per state the count of its allowed tokens (0 for a free state), and all constrained states'
+        allowed tokens and next states in state order (for the disk cache)."""
+        count = self.automaton.state_count
+        starts = np.frombuffer(self._next_start, dtype=np.int64)[:count].copy()
+        counts = np.frombuffer(self._next_count, dtype=np.int32)[:count].astype(np.int64)
+        counts[starts < 0] = 0
+        offsets = np.cumsum(counts) - counts  # where each state's tokens go in the output
+        picked = np.arange(int(counts.sum())) + np.repeat(starts - offsets, counts)
+        tokens = np.frombuffer(self._next_tokens, dtype=np.int32)[picked]
+        states = np.frombuffer(self._next_states, dtype=np.int32)[picked]
+        return counts, tokens, states
 
     def _constrained_walk(self, state: int) -> tuple[list[int], list[int]]:
         """The tokens allowed from a constrained state and the state each one leads to (unsorted): the
