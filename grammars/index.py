@@ -5,8 +5,9 @@ string of the language (EOS: exactly when the language may end here). States are
 time they are asked for:
 
 - a **constrained** state (inside a citation) walks the vocabulary's byte trie, pruned by the
-  automaton's live bytes; it stores its allowed tokens as a packed sparse bitmask and a
-  token → next-state dict. Such states allow few tokens, so this stays small.
+  automaton's live bytes; its allowed tokens and their next states are appended to two flat arrays
+  shared by all such states. Once the state is used, its packed sparse bitmask and a token → next-state
+  dict are made from them. Such states allow few tokens, so this stays small.
 - a **free** state (free text is alive) can only reject a token that contains a byte completing an
   anchor (for the citation languages: a digit). Only trie subtrees holding such tokens are walked, and a
   walk stops as soon as it reaches the state that its base (the plain free-text state with the same
