@@ -5,8 +5,9 @@ flat numpy arrays in one `.npz` file; loading it is a file read, no Python objec
 come back to life one at a time, on first use. Files:
 - `trie-<vocabulary>.npz`: the vocabulary's byte trie, shared by every grammar;
 - `index-<grammar>-<vocabulary>.npz`: the automaton's byte transitions and flags, and per state the
-  sparse bitmask, the allowed tokens with their next states (inside citations) or the base and the
-  divergence bytes (free text), plus each base free state's next state for every token.
+  allowed tokens with their next states (inside citations: the bitmask is rebuilt from them) or the
+  sparse bitmask, the base and the divergence bytes (free text), plus each base free state's next
+  state for every token. Per-state item counts are stored in the narrowest type that holds them.
 Both are written atomically (temporary file, then rename). A file that cannot be read is logged and
 ignored: the index is compiled again.
 """
@@ -16,26 +17,22 @@ from __future__ import annotations
 import array
 import dataclasses
 import hashlib
+import itertools
 import logging
 import zipfile
-from collections.abc import Collection, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Literals
-from grammars.index import StateMasks, TokenIndex
+from grammars.index import StateMasks, TokenIndex, collector_paused
 from grammars.patterns import COMPILER, write_atomically
 from grammars.vocabulary import TokenTrie, Vocabulary
 
-if TYPE_CHECKING:
-    from hashlib import _Hash
-
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
 
 _COMPILER = COMPILER  # a module global, so that a test can stand another compiler in
 
@@ -43,32 +40,52 @@ _COMPILER = COMPILER  # a module global, so that a test can stand another compil
 def grammar_key(grammar: object, compiler: str | None = None) -> str:
     """A stable hash of a grammar value (Expr trees and grammars are frozen dataclasses of tuples) and
     of the compiler (`compiler_digest()` unless given)."""
-    digest = hashlib.sha256((_COMPILER() if compiler is None else compiler).encode() + b":")
-    _feed(digest, grammar)
-    return digest.hexdigest()[:32]
+    parts = [(_COMPILER() if compiler is None else compiler).encode() + b":"]
+    _feed(parts, grammar)
+    return hashlib.sha256(b"".join(parts)).hexdigest()[:32]
 
 
-def _feed(digest: _Hash, value: object) -> None:
-    """Hash a grammar value the way its repr would distinguish it, without building the repr (hundreds of
-    megabytes of text for the statute book's 395,666 article words): a Literals set as its words' lengths
-    and their joined bytes, dataclasses field by field, tuples item by item, anything else by repr."""
+def _feed(parts: list[bytes], value: object) -> None:
+    """Spell a grammar value for the hash as its repr would distinguish it, without building the repr
+    (hundreds of megabytes of text for the statute book's 395,666 article words): a Literals set as its
+    words joined by NUL (should a word hold a NUL, as their lengths and their joined bytes), dataclasses
+    field by field, tuples item by item, anything else by repr. One hash update over all the parts."""
     if isinstance(value, Literals):
-        digest.update(b"Literals%d(" % len(value.words))
-        digest.update(array.array("q", map(len, value.words)).tobytes())
-        digest.update("".join(value.words).encode())
-        digest.update(b")")
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        digest.update(type(value).__qualname__.encode() + b"(")
-        for field in dataclasses.fields(value):
-            _feed(digest, getattr(value, field.name))
-        digest.update(b")")
+        words = value.words
+        joined = "\0".join(words)
+        if joined.count("\0") == len(words) - 1:  # no word holds the separator: the words split back
+            parts.append(b"Literals%d:" % len(words))
+        else:
+            parts.append(b"Literals%d(" % len(words))
+            parts.append(array.array("q", map(len, words)).tobytes())
+            joined = "".join(words)
+        parts.append(joined.encode())
+        parts.append(b")")
     elif isinstance(value, tuple):
-        digest.update(b"(%d:" % len(value))
+        parts.append(b"(%d:" % len(value))
         for item in value:
-            _feed(digest, item)
-        digest.update(b")")
+            _feed(parts, item)
+        parts.append(b")")
     else:
-        digest.update(repr(value).encode() + b";")
+        names = _field_names(type(value))
+        if names is None:
+            parts.append(repr(value).encode() + b";")
+            return
+        parts.append(type(value).__qualname__.encode() + b"(")
+        for name in names:
+            _feed(parts, getattr(value, name))
+        parts.append(b")")
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """A dataclass's field names (looked up once per type: a statute grammar has some 20,000 nodes), or None."""
+    if kind not in _FIELD_NAMES:
+        fields = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else None
+        _FIELD_NAMES[kind] = None if fields is None else tuple(field.name for field in fields)
+    return _FIELD_NAMES[kind]
 
 
 def _write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
@@ -102,49 +119,61 @@ def index_path(cache_dir: Path, key: str) -> Path:
     return Path(cache_dir) / f"index-{key}.npz"
 
 
-def _csr(rows: Sequence[Collection[_T]]) -> tuple[np.ndarray, list[_T]]:
-    starts = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum([len(r) for r in rows], out=starts[1:])
-    return starts, [x for r in rows for x in r]
+def _counts(sizes: Iterable[int], count: int) -> np.ndarray:
+    """Per-state item counts in the narrowest unsigned type that holds them (starts are summed on load)."""
+    return _narrow(np.fromiter(sizes, dtype=np.int64, count=count))
+
+
+def _narrow(counts: np.ndarray) -> np.ndarray:
+    return counts.astype(np.min_scalar_type(int(counts.max(initial=0))))
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return starts
+
+
+def _joined(parts: Sequence[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.empty(0, dtype)
 
 
 def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
-    """The arrays of a completely built index."""
+    """The arrays of a completely built index. Per state only what cannot be derived: a constrained
+    state's bitmask is its allowed tokens (and EOS where it accepts), rebuilt on load; a state without
+    a base free state has no divergence; item counts rather than start offsets, in narrow types."""
     if not index.complete:
         raise GrammarError("expected a completely built index (run build_all), got a partial one")
     automaton = index.automaton
     if not isinstance(automaton, LazyDFA):
         raise GrammarError(f"expected an index built in this process, got one over a {type(automaton).__name__}")
     count = automaton.state_count
-    masks = [index.masks(state) for state in range(count)]
-    rows = [sorted(automaton.transitions(state).items()) for state in range(count)]
-    row_start, row_items = _csr(rows)
-    mask_start, _ = _csr([m.words for m in masks])
-    constrained = [m for m in masks if not m.free]
-    next_start = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum([0 if m.free else len(m.next_tokens) for m in masks], out=next_start[1:])
-    divergences = [m.divergence for m in masks]
-    div_start, div_items = _csr([sorted(d) if d is not None else [] for d in divergences])
-    bases = [automaton.base_of(state) for state in range(count)]
+    masks = [index.masks(state) if automaton.flags(state) & FREE else None for state in range(count)]
+    next_count, next_tokens, next_states = index.constrained_rows()
+    table = automaton.transitions()
+    keys = np.fromiter(table.keys(), dtype=np.int64, count=len(table))
+    order = np.argsort(keys, kind="stable")  # by state, then byte
+    keys = keys[order]
+    free = [m for m in masks if m is not None]
+    bases = [automaton.base_of(state) for state in range(count)] if automaton.free_text else []
+    divergences = [sorted(m.divergence) if m is not None and m.divergence is not None else () for m in masks]
     base_states = sorted(automaton.between_characters())  # the other bases' tables refill as tokens come
     return {
         "meta": np.asarray([automaton.initial, int(automaton.free_text), index.vocab_size], dtype=np.int64),
         "anchor_final_bytes": np.asarray(sorted(automaton.anchor_final_bytes), dtype=np.uint8),
-        "flags": np.asarray([automaton.flags(s) for s in range(count)], dtype=np.uint8),
-        "accepting": np.asarray([automaton.is_accepting(s) for s in range(count)], dtype=bool),
-        "row_start": row_start,
-        "row_bytes": np.asarray([b for b, _ in row_items], dtype=np.uint8),
-        "row_targets": np.asarray([t for _, t in row_items], dtype=np.int32),
-        "mask_free": np.asarray([m.free for m in masks], dtype=bool),
-        "mask_start": mask_start,
-        "mask_words": np.concatenate([m.words for m in masks]).astype(np.int32),
-        "mask_values": np.concatenate([m.values for m in masks]).astype(np.int32),
-        "next_start": next_start,
-        "next_tokens": np.concatenate([np.empty(0, np.int32)] + [m.next_tokens for m in constrained]),
-        "next_states": np.concatenate([np.empty(0, np.int32)] + [m.next_states for m in constrained]),
-        "div_all": np.asarray([d is None for d in divergences], dtype=bool),
-        "div_start": div_start,
-        "div_bytes": np.asarray(div_items, dtype=np.uint8),
+        "flags": np.fromiter(map(automaton.flags, range(count)), dtype=np.uint8, count=count),
+        "accepting": np.fromiter(map(automaton.is_accepting, range(count)), dtype=bool, count=count),
+        "row_count": _narrow(np.bincount(keys >> 8, minlength=count)),
+        "row_bytes": (keys & 0xFF).astype(np.uint8),
+        "row_targets": np.fromiter(table.values(), dtype=np.int32, count=len(table))[order],
+        "mask_count": _counts((len(m.packed[0]) if m is not None and m.packed else 0 for m in masks), count),
+        "mask_words": _joined([m.packed[0] for m in free if m.packed], np.int32),
+        "mask_values": _joined([m.packed[1] for m in free if m.packed], np.int32),
+        "next_count": _narrow(next_count),
+        "next_tokens": next_tokens,
+        "next_states": next_states,
+        "div_count": _counts(map(len, divergences), count),
+        "div_bytes": np.fromiter(itertools.chain.from_iterable(divergences), dtype=np.uint8),
         "base_of": np.asarray([-1 if base is None else base for base in bases], dtype=np.int32),
         "base_states": np.asarray(base_states, dtype=np.int32),
         "base_next": np.asarray([np.frombuffer(index.base_next[b], dtype=np.int32) for b in base_states],
@@ -155,16 +184,21 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
 class FrozenDFA(ByteWalker):
     """A completely explored automaton read back from arrays: the LazyDFA interface without the
     subset construction. A byte missing from a state's row is DEAD, or for free text whatever its
-    base free state does (the row holds every byte on which it differs)."""
+    base free state does (the row holds every byte on which it differs). A state has a divergence
+    exactly when it has a base."""
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.initial, free_text, _ = (int(x) for x in arrays["meta"])
         self.free_text = bool(free_text)
-        self._base_of = array.array("i", arrays["base_of"].astype(np.int32).tobytes())
+        self._flags = array.array("B", arrays["flags"].tobytes())
+        count = len(self._flags)
+        self._base_of = (array.array("i", arrays["base_of"].astype(np.int32).tobytes()) if self.free_text
+                         else array.array("i", [-1]) * count)
         self._between_characters = tuple(arrays["base_states"].tolist())
         self.anchor_final_bytes = frozenset(arrays["anchor_final_bytes"].tolist())
         self._arrays = arrays
-        self._flags = array.array("B", arrays["flags"].tobytes())
+        self._row_start = _starts(arrays["row_count"])
+        self._div_start = _starts(arrays["div_count"])
         self._accepting = array.array("B", arrays["accepting"].astype(np.uint8).tobytes())
         self._rows: dict[int, dict[int, int]] = {}
 
@@ -175,7 +209,7 @@ class FrozenDFA(ByteWalker):
     def _row(self, state: int) -> dict[int, int]:
         row = self._rows.get(state)
         if row is None:
-            start, end = self._arrays["row_start"][state : state + 2]
+            start, end = self._row_start[state : state + 2]
             labels, targets = self._arrays["row_bytes"][start:end], self._arrays["row_targets"][start:end]
             row = dict(zip(labels.tolist(), targets.tolist(), strict=True))
             self._rows[state] = row
@@ -209,9 +243,9 @@ class FrozenDFA(ByteWalker):
         return frozenset(b for b, t in self._row(state).items() if t != DEAD)
 
     def divergence(self, state: int) -> frozenset[int] | None:
-        if self._arrays["div_all"][state]:
+        if self._base_of[state] < 0:
             return None
-        start, end = self._arrays["div_start"][state : state + 2]
+        start, end = self._div_start[state : state + 2]
         return frozenset(self._arrays["div_bytes"][start:end].tolist())
 
 
@@ -221,19 +255,20 @@ class StoredMasks:
     def __init__(self, arrays: dict[str, np.ndarray], automaton: FrozenDFA) -> None:
         self._arrays = arrays
         self._automaton = automaton
+        self._mask_start = _starts(arrays["mask_count"])
+        self._next_start = _starts(arrays["next_count"])
 
     def masks(self, state: int) -> StateMasks:
         a = self._arrays
-        start, end = a["mask_start"][state : state + 2]
-        masks = StateMasks(
-            bool(a["mask_free"][state]), a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end]
-        )
-        if masks.free:
+        if self._automaton.flags(state) & FREE:
+            start, end = self._mask_start[state : state + 2]
+            masks = StateMasks(True, (a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end]))
             masks.base = self._automaton.base_of(state)
             masks.divergence = self._automaton.divergence(state)
-        else:
-            start, end = a["next_start"][state : state + 2]
-            masks.next_tokens, masks.next_states = a["next_tokens"][start:end], a["next_states"][start:end]
+            return masks
+        start, end = self._next_start[state : state + 2]
+        masks = StateMasks(False, None)  # packed from its tokens when first filled
+        masks.next_tokens, masks.next_states = a["next_tokens"][start:end], a["next_states"][start:end]
         return masks
 
 
@@ -260,6 +295,7 @@ def save_index(index: TokenIndex, cache_dir: Path) -> Path:
     path = index_path(cache_dir, index.key)
     if index.stored is not None and path.exists():
         return path  # it was loaded from there
-    index.build_all()
-    _write_arrays(path, freeze(index))
+    with collector_paused():
+        index.build_all()
+        _write_arrays(path, freeze(index))
     return path

@@ -214,12 +214,16 @@ class ByteNFA:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
         self._live: dict[Node, frozenset[int]] = {}
+        # One object per distinct set of live bytes: most nodes inside a name have one live byte, and
+        # a set per node would hold hundreds of thousands of copies of the same few sets.
+        self._byte_sets: dict[frozenset[int], frozenset[int]] = {}
         # Per node, per byte: a dict per node rather than a (node, byte) key per step, so a first
         # visit leaves fewer new objects for the cyclic garbage collector to walk.
         self._steps: dict[Node, dict[int, NodeSet]] = {}
         # Closures by the nodes a step reached: bytes that reach the same nodes (the digits of a
         # `[0-9]` leaf, every dead byte) share one closure, computed once and stored once.
         self._closures: dict[tuple[Node, ...], NodeSet] = {(): EMPTY}
+        self._literal_closures: dict[Node, NodeSet] = {}
 
     # Glushkov over leaves: (nullable, first leaves, last leaves); follow sets filled in place.
     def _add(self, expr: Expr) -> tuple[bool, set[int], set[int]]:
@@ -337,7 +341,20 @@ class ByteNFA:
         return () if found is None else (found,)
 
     def node_step(self, node: Node, byte: int) -> NodeSet:
-        """The closure of one node's successors on a byte (cached: states share their nodes)."""
+        """The closure of one node's successors on a byte (cached: states share their nodes). A literal
+        node's step is a comparison or a bisection in its leaf's sorted words (the leaf keeps the nodes
+        it reaches), so only the closure is kept here, by the node reached: no table per node for the
+        hundreds of thousands of nodes inside names."""
+        if node[0] != FINAL:
+            leaf = self._leaves[node[0]]
+            if not isinstance(leaf, _RegexLeaf):
+                target = leaf.step(node[1], node[2], byte)
+                if target is None:
+                    return EMPTY
+                found = self._literal_closures.get(target)
+                if found is None:
+                    found = self._literal_closures[target] = self.closure((target,))
+                return found
         steps = self._steps.get(node)
         if steps is None:
             steps = self._steps[node] = {}
@@ -379,7 +396,7 @@ class ByteNFA:
                     cached = frozenset(leaf.edges[node[1]])
                 else:
                     cached = frozenset(leaf.next_bytes(node[1], node[2]))
-            self._live[node] = cached
+            cached = self._live[node] = self._byte_sets.setdefault(cached, cached)
         return cached
 
 
@@ -430,7 +447,9 @@ class LazyDFA(ByteWalker):
     def __init__(self) -> None:
         self.sets: list[NodeSet] = []
         self._ids: dict[NodeSet, int] = {}
-        self._rows: list[dict[int, int]] = []
+        # Every transition computed so far, keyed by `state << 8 | byte`: one table rather than one per
+        # state (most states inside a name have one transition, and a dict per state weighs more than it).
+        self._next: dict[int, int] = {}
         self._flags: list[int] = []
         self._accepting: list[bool] = []
         self._live: list[frozenset[int] | None] = []
@@ -441,27 +460,25 @@ class LazyDFA(ByteWalker):
             found = len(self.sets)
             self._ids[nodes] = found
             self.sets.append(nodes)
-            self._rows.append({})
             self._accepting.append(self._nodes_accept(nodes))
             self._flags.append(self._nodes_flags(nodes))
             self._live.append(None)
         return found
 
     def step(self, state: int, byte: int) -> int:
-        row = self._rows[state]
-        found = row.get(byte)
+        key = state << 8 | byte
+        found = self._next.get(key)
         if found is None:
             nodes = self._successors(self.sets[state], byte)
-            found = self.intern(nodes) if nodes else DEAD
-            row[byte] = found
+            found = self._next[key] = self.intern(nodes) if nodes else DEAD
         return found
 
     def is_accepting(self, state: int) -> bool:
         return self._accepting[state]
 
-    def transitions(self, state: int) -> dict[int, int]:
-        """The byte transitions computed so far (DEAD included)."""
-        return self._rows[state]
+    def transitions(self) -> dict[int, int]:
+        """The byte transitions computed so far (DEAD included), keyed by `state << 8 | byte`."""
+        return self._next
 
     def flags(self, state: int) -> int:
         return self._flags[state]
@@ -528,7 +545,7 @@ class ExprDFA(LazyDFA):
         return CITATION_MAY_CLOSE if (FINAL, 0) in nodes else 0
 
     def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
-        return frozenset().union(*(self.nfa.live_bytes(n) for n in nodes))
+        return union([self.nfa.live_bytes(n) for n in nodes])  # a single node's own (shared) set
 
     def matches(self, data: bytes) -> bool:
         state = self.walk(self.initial, data)

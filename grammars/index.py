@@ -5,8 +5,9 @@ string of the language (EOS: exactly when the language may end here). States are
 time they are asked for:
 
 - a **constrained** state (inside a citation) walks the vocabulary's byte trie, pruned by the
-  automaton's live bytes; it stores its allowed tokens as a packed sparse bitmask and a
-  token → next-state dict. Such states allow few tokens, so this stays small.
+  automaton's live bytes; its allowed tokens and their next states are appended to two flat arrays
+  shared by all such states. Once the state is used, its packed sparse bitmask and a token → next-state
+  dict are made from them. Such states allow few tokens, so this stays small.
 - a **free** state (free text is alive) can only reject a token that contains a byte completing an
   anchor (for the citation languages: a digit). Only trie subtrees holding such tokens are walked, and a
   walk stops as soon as it reaches the state that its base (the plain free-text state with the same
@@ -22,6 +23,9 @@ from __future__ import annotations
 
 import array
 import bisect
+import contextlib
+import gc
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +40,7 @@ FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
 _MAX_WALKS_PER_STATE = 4096
 _SMALL_SET = 64  # pack_bits: up to this many ids in Python
+_BISECT_RATIO = 4  # a trie node's children are looked up by bisection when it has this many edges per live byte
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
 
@@ -48,16 +53,17 @@ class StateMasks:
         "next",
         "next_states",
         "next_tokens",
+        "packed",
         "unconstrained",
-        "values",
         "walks",
-        "words",
     )
 
-    def __init__(self, free: bool, words: np.ndarray, values: np.ndarray) -> None:
+    def __init__(self, free: bool, packed: tuple[np.ndarray, np.ndarray] | None) -> None:
         self.free = free
-        self.words = words  # indices of the bitmask words that differ from the base row
-        self.values = values  # their values
+        # The indices of the bitmask words that differ from the base row, and their values. None for a
+        # constrained state until its mask is first filled: packed from `next_tokens` then, so a full
+        # build (which stores the tokens alone) never makes them.
+        self.packed = packed
         # constrained: the allowed tokens (sorted) and their next states, as int32 arrays; `next` is the
         # same as a dict, made on the first advance (a full build stores arrays only)
         self.next_tokens: np.ndarray = _NO_IDS
@@ -65,11 +71,11 @@ class StateMasks:
         self.next: dict[int, int] | None = None
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
-        self.walks: dict[int, int] = {}  # free: next states of tokens walked from this state
-        self.unconstrained = free and not len(words)
+        self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
+        self.unconstrained = free and packed is not None and not len(packed[0])
 
 
-def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.ndarray]:
+def pack_bits(token_ids: np.ndarray | list[int], word_count: int) -> tuple[np.ndarray, np.ndarray]:
     """Sparse packed bitmask of a set of token ids (each below 32 * word_count): (word indices, int32
     word values). Works on the ids alone, never on a whole row: most sets are a few dozen ids, packed
     in Python faster than numpy's per-call overhead allows."""
@@ -89,6 +95,21 @@ def pack_bits(token_ids: np.ndarray, word_count: int) -> tuple[np.ndarray, np.nd
     return words[starts].astype(np.intp), values.view(np.int32)
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while an index is built whole: nearly every object the
+    build makes (node sets, rows, masks) lives as long as the index, so each collection would only walk
+    them again (a fifth of the build time at the full statute book). Restored as it was, nesting included;
+    the one collection that then sees the new objects costs about a tenth of the build."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class TokenIndex:
     """Immutable in meaning, filled lazily; share one per (grammar, vocabulary) across requests."""
 
@@ -103,6 +124,13 @@ class TokenIndex:
         self._eos = vocabulary.eos_ids
         self._eos_words, self._eos_values = pack_bits(np.fromiter(self._eos, dtype=np.int64), self.word_count)
         self._states: list[StateMasks | None] = []
+        # Constrained states' allowed tokens (sorted) and next states, appended as states are computed:
+        # two flat arrays, where an object per state would weigh more than its few tokens; per state its
+        # start (-1: not computed) and count. A state's StateMasks is made from them when first used.
+        self._next_tokens = array.array("i")
+        self._next_states = array.array("i")
+        self._next_start = array.array("q")
+        self._next_count = array.array("i")
         self.complete = False  # every reachable state computed (build_all ran to the end)
         self.stored: StoredMasks | None = None  # masks from the disk cache, materialised per state on first use
         self._attach_vocabulary(vocabulary)
@@ -157,12 +185,23 @@ class TokenIndex:
         masks = self._states[state] if state < len(self._states) else None
         if masks is None:
             masks = self.masks(state)
+        packed = masks.packed
+        if packed is None:
+            packed = masks.packed = self._pack(state, masks.next_tokens)
         if masks.free:
             np.copyto(out_row, self.free_row)
         else:
             out_row.fill(0)
-        if len(masks.words):
-            out_row[masks.words] = masks.values
+        words, values = packed
+        if len(words):
+            out_row[words] = values
+
+    def _pack(self, state: int, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A constrained state's packed bitmask: its allowed tokens, and EOS where it accepts."""
+        allowed = tokens.tolist()
+        if self.automaton.is_accepting(state):
+            allowed += sorted(self._eos)
+        return pack_bits(allowed, self.word_count)
 
     def bitmask(self, state: int) -> np.ndarray:
         row = np.empty(self.word_count, dtype=np.int32)
@@ -198,12 +237,15 @@ class TokenIndex:
             if from_base == _UNKNOWN:
                 from_base = base_table[token_id] = self.automaton.walk(base, token)
             return from_base
-        walked = masks.walks.get(token_id)
+        walks = masks.walks
+        if walks is None:
+            walks = masks.walks = {}
+        walked = walks.get(token_id)
         if walked is None:
             walked = self.automaton.walk(state, token)
-            if len(masks.walks) >= _MAX_WALKS_PER_STATE:  # bounded: a long-running server stays flat
-                masks.walks.clear()
-            masks.walks[token_id] = walked
+            if len(walks) >= _MAX_WALKS_PER_STATE:  # bounded: a long-running server stays flat
+                walks.clear()
+            walks[token_id] = walked
         return walked
 
     def _base_table(self, base: int) -> array.array[int]:
@@ -221,14 +263,19 @@ class TokenIndex:
         return self.automaton.state_count
 
     def build_all(self, max_states: int | None = None) -> int:
-        """Compute every state reachable by bytes (for the on-disk cache); returns the state count."""
+        """Compute every state reachable by bytes (for the on-disk cache); returns the state count.
+        The cyclic garbage collector is paused meanwhile (`collector_paused`)."""
         if self.complete:
             return self.automaton.state_count
+        with collector_paused():
+            return self._explore(max_states)
+
+    def _explore(self, max_states: int | None) -> int:
         seen = {self.initial_state}
         pending = [self.initial_state]
         while pending:
             state = pending.pop()
-            self.masks(state)
+            self._compute(state)
             if max_states is not None and len(seen) >= max_states:
                 break
             base = self.automaton.base_of(state)
@@ -273,22 +320,57 @@ class TokenIndex:
 
     def masks(self, state: int) -> StateMasks:
         """What the index stores for a state (computed on first use)."""
+        masks = self._compute(state)
+        if masks is None:  # constrained: made from the flat arrays
+            start, count = self._next_start[state], self._next_count[state]
+            masks = self._states[state] = StateMasks(False, None)
+            masks.next_tokens = np.asarray(self._next_tokens[start : start + count], dtype=np.int32)
+            masks.next_states = np.asarray(self._next_states[start : start + count], dtype=np.int32)
+        return masks
+
+    def _compute(self, state: int) -> StateMasks | None:
+        """Compute a state if it is new: a free state's StateMasks (returned), or a constrained state's
+        tokens into the flat arrays (None returned until `masks` makes its StateMasks)."""
         if state >= len(self._states):
-            self._states.extend([None] * (self.automaton.state_count - len(self._states)))
+            grow = self.automaton.state_count - len(self._states)
+            self._states.extend([None] * grow)
+            self._next_start.extend(array.array("q", [-1]) * grow)
+            self._next_count.extend(array.array("i", [0]) * grow)
         masks = self._states[state]
         if masks is None and self.stored is not None:
             masks = self._states[state] = self.stored.masks(state)
         if masks is None:
             if self.automaton.flags(state) & FREE:
-                masks = self._free_masks(state)
-            else:
-                masks = self._constrained_masks(state)
-            self._states[state] = masks
+                masks = self._states[state] = self._free_masks(state)
+            elif self._next_start[state] < 0:
+                allowed, nexts = self._constrained_walk(state)
+                pairs = sorted(zip(allowed, nexts, strict=True))
+                self._next_start[state], self._next_count[state] = len(self._next_tokens), len(pairs)
+                self._next_tokens.extend([token for token, _ in pairs])
+                self._next_states.extend([target for _, target in pairs])
         return masks
 
-    def _constrained_masks(self, state: int) -> StateMasks:
+    def constrained_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per state the count of its allowed tokens (0 for a free state), and all constrained states'
+        allowed tokens and next states in state order (for the disk cache)."""
+        count = self.automaton.state_count
+        starts = np.frombuffer(self._next_start, dtype=np.int64)[:count].copy()
+        counts = np.frombuffer(self._next_count, dtype=np.int32)[:count].astype(np.int64)
+        counts[starts < 0] = 0
+        offsets = np.cumsum(counts) - counts  # where each state's tokens go in the output
+        picked = np.arange(int(counts.sum())) + np.repeat(starts - offsets, counts)
+        tokens = np.frombuffer(self._next_tokens, dtype=np.int32)[picked]
+        states = np.frombuffer(self._next_states, dtype=np.int32)[picked]
+        return counts, tokens, states
+
+    def _constrained_walk(self, state: int) -> tuple[list[int], list[int]]:
+        """The tokens allowed from a constrained state and the state each one leads to (unsorted): the
+        vocabulary's trie walked along the automaton's live bytes. Most states inside a name have one
+        live byte while a trie node after a Hangul lead byte has dozens of edges: with few live bytes
+        the edges are found by bisection (they are sorted by byte) rather than scanned."""
         trie, step, live_bytes = self._trie, self.automaton.step, self.automaton.live_bytes
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
+        root_child, token_start, order = trie.root_child, trie.token_start, trie.order
         allowed: list[int] = []
         nexts: list[int] = []
         pending: list[tuple[int, int]] = []
@@ -298,25 +380,28 @@ class TokenIndex:
             node, current = pending.pop()
             live = live_bytes(current)
             if node == 0:
-                children = [(b, trie.root_child[b]) for b in live if trie.root_child[b] >= 0 and b not in skip_root]
+                children = [(b, root_child[b]) for b in live if root_child[b] >= 0 and b not in skip_root]
             else:
-                children = [
-                    (edge_byte[e], edge_child[e])
-                    for e in range(edge_start[node], edge_start[node + 1])
-                    if edge_byte[e] in live
-                ]
+                low, high = edge_start[node], edge_start[node + 1]
+                if len(live) * _BISECT_RATIO < high - low:
+                    children = []
+                    for byte in live:
+                        e = bisect.bisect_left(edge_byte, byte, low, high)
+                        if e < high and edge_byte[e] == byte:
+                            children.append((byte, edge_child[e]))
+                else:
+                    children = [(edge_byte[e], edge_child[e]) for e in range(low, high) if edge_byte[e] in live]
             for byte, child in children:
                 target = step(current, byte)
-                if target != DEAD:
-                    self._reach(child, target, allowed, nexts, pending)
-        ids = np.asarray(allowed, dtype=np.int64)
-        if self.automaton.is_accepting(state):
-            ids = np.concatenate([ids, np.fromiter(self._eos, dtype=np.int64)])
-        masks = StateMasks(False, *pack_bits(ids, self.word_count))
-        tokens = np.asarray(allowed, dtype=np.int32)
-        order = np.argsort(tokens)
-        masks.next_tokens, masks.next_states = tokens[order], np.asarray(nexts, dtype=np.int32)[order]
-        return masks
+                if target == DEAD:
+                    continue
+                low, high = token_start[child], token_start[child + 1]
+                if low != high:
+                    allowed.extend(order[low:high])
+                    nexts.extend([target] * (high - low))
+                if edge_start[child] != edge_start[child + 1]:
+                    pending.append((child, target))
+        return allowed, nexts
 
     def _reach(
         self, child: int, target: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int]]
@@ -488,7 +573,7 @@ class TokenIndex:
         order = self._trie.arrays["order"]
         rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
         words, bits = pack_bits(rejected, self.word_count)
-        masks = StateMasks(True, words, self.free_row[words] & ~bits)
+        masks = StateMasks(True, (words, self.free_row[words] & ~bits))
         masks.base = base
         masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
         return masks

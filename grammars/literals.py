@@ -140,10 +140,12 @@ class LiteralLeaf:
         else:
             end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
         node: Node = (self.index, first, depth)
-        signature = (end - first, words[first][depth:], words[end - 1][depth:], keys[first], keys[end - 1])
+        suffix = words[first][depth:]  # one object for both ends when one word is below (most nodes)
+        signature = (end - first, suffix, suffix if end == first + 1 else words[end - 1][depth:], keys[first],
+                     keys[end - 1])
         met = self.registry.first.setdefault(signature, (self, node))
-        if met[1] is node:
-            return node
+        if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
+            return met[1]
         for leaf, other in (met, *self.registry.more.get(signature, [])):
             _, start, at = other
             if all(words[first + i][depth:] == leaf.words[start + i][at:] and keys[first + i] == leaf.keys[start + i]

@@ -13,6 +13,7 @@ Reference semantics, written independently of the automaton over finite citation
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
 
@@ -28,7 +29,7 @@ from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import AnswerGrammar, CitationGrammar
-from grammars.index import FINISHED
+from grammars.index import FINISHED, collector_paused
 from grammars.vocabulary import Vocabulary
 
 COURT = Literals(("대법원", "서울고법원"))
@@ -293,6 +294,38 @@ def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
         assert [loaded.advance(state, t) for t in tokens] == [built.advance(state, t) for t in tokens]
         assert loaded.is_accepting(state) == built.is_accepting(state)
     assert save_index(loaded, tmp_path).exists()
+
+
+@pytest.mark.parametrize("grammar", [STATUTE, CASE], ids=["statute", "case"])
+def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -> None:
+    """Without free text the file holds no bitmask for a state, only its allowed tokens (EOS added back
+    where the state accepts) and no base: every state reads back as built."""
+    built = compile_index(grammar, VOCAB, cache_dir=tmp_path)
+    loaded = compile_index(grammar, VOCAB, cache_dir=tmp_path)
+    assert loaded.stored is not None and loaded.state_count == built.state_count
+    for state in range(built.state_count):
+        np.testing.assert_array_equal(loaded.bitmask(state), built.bitmask(state))
+        tokens = range(VOCAB.size)
+        assert [loaded.advance(state, t) for t in tokens] == [built.advance(state, t) for t in tokens]
+        assert loaded.is_accepting(state) == built.is_accepting(state)
+        assert loaded.automaton.base_of(state) is None and loaded.automaton.divergence(state) is None
+
+
+def test_a_build_pauses_the_collector_and_leaves_it_as_it_was() -> None:
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # an inner pause does not end the outer one
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a collector paused by the caller stays paused
+    finally:
+        gc.enable()
 
 
 def test_saving_needs_a_cache_key(tmp_path) -> None:

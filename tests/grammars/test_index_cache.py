@@ -57,3 +57,9 @@ def test_an_index_stored_by_another_compiler_is_not_loaded(tmp_path, monkeypatch
 def test_grammars_that_differ_anywhere_have_different_keys(other) -> None:
     assert grammar_key(other) != grammar_key(GRAMMAR)
     assert grammar_key(CitationGrammar(GRAMMAR.name, GRAMMAR.expr, GRAMMAR.anchor)) == grammar_key(GRAMMAR)
+
+
+def test_words_holding_the_separator_do_not_collide_with_split_words() -> None:
+    """Literals are hashed as their words joined by NUL: a word that holds a NUL is not two words."""
+    keys = {grammar_key(Literals(words)) for words in [("a\0b",), ("a", "b"), ("a\0", "b"), ("a", "\0b"), ("ab",)]}
+    assert len(keys) == 5
