@@ -3,7 +3,6 @@ gone after that bench, and a book never filled lends nothing (the bench then imp
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import psycopg
 import pytest
 
 from bench.shared_book import POSTGRES_ADMIN, shared_book
+from tests.postgres_kit import connect_or_skip
 
 
 def _count(path: Path) -> int:
@@ -48,12 +48,7 @@ def test_each_reader_gets_its_own_copy_and_writes_to_it_alone() -> None:
 
 @pytest.mark.postgres
 def test_a_postgresql_reader_gets_a_database_made_from_the_book() -> None:
-    try:
-        admin = psycopg.connect(POSTGRES_ADMIN, autocommit=True)
-    except psycopg.OperationalError as error:
-        if os.environ.get("CITEGEN_REQUIRE_POSTGRES"):
-            pytest.fail(f"CITEGEN_REQUIRE_POSTGRES is set but PostgreSQL is unreachable: {error}")
-        pytest.skip(f"PostgreSQL unreachable: {error}")
+    admin = connect_or_skip(POSTGRES_ADMIN)
     with admin, shared_book() as book:
         book.sqlite.touch()
         admin.execute(f'CREATE DATABASE "{book.postgresql}"')

@@ -246,24 +246,14 @@ def postgres_database_with(folder, records: list[dict], prefix: str) -> Iterator
     """(admin connection, name, Database) of a database of its own on the PostgreSQL server holding
     `records`, dropped afterwards; skipped only when the server is unreachable and
     CITEGEN_REQUIRE_POSTGRES is unset."""
-    import os  # noqa: PLC0415
     import uuid  # noqa: PLC0415
 
-    import psycopg  # noqa: PLC0415
-    import pytest  # noqa: PLC0415
-
+    from tests.postgres_kit import connect_or_skip  # noqa: PLC0415
     from verifier.database import Database  # noqa: PLC0415
     from verifier.importers import import_paths  # noqa: PLC0415
 
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    try:
-        admin = psycopg.connect(
-            "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3", autocommit=True
-        )
-    except psycopg.OperationalError as error:
-        if os.environ.get("CITEGEN_REQUIRE_POSTGRES"):
-            pytest.fail(f"CITEGEN_REQUIRE_POSTGRES is set but PostgreSQL is unreachable: {error}")
-        pytest.skip(f"PostgreSQL unreachable: {error}")
+    admin = connect_or_skip("host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3")
     admin.execute(f"CREATE DATABASE {name}")
     path = folder / "records.jsonl"
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")

@@ -6,7 +6,6 @@ CITEGEN_REQUIRE_POSTGRES is unset; CI sets it, and then unreachable is a failure
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # the samples module beside this
 from legalize_history import build_legalize_repo
 from verifier_samples import SAMPLES
 
+from tests.postgres_kit import connect_or_skip
 from verifier.database import Database
 from verifier.importers import import_paths
 
@@ -30,12 +30,7 @@ POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 @pytest.fixture(scope="session")
 def postgres_admin() -> Iterator[psycopg.Connection]:
-    try:
-        connection = psycopg.connect(POSTGRES_CONNINFO, autocommit=True)
-    except psycopg.OperationalError as error:
-        if os.environ.get("CITEGEN_REQUIRE_POSTGRES"):
-            pytest.fail(f"CITEGEN_REQUIRE_POSTGRES is set but PostgreSQL is unreachable: {error}")
-        pytest.skip(f"PostgreSQL unreachable at 127.0.0.1:5432: {error}")
+    connection = connect_or_skip(POSTGRES_CONNINFO)
     yield connection
     connection.close()
 
