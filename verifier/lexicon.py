@@ -118,8 +118,9 @@ def _cached_article_labels(database: Database, cache_dir: Path | None) -> _Label
     if cache_dir is None or fingerprint is None:
         return _article_labels(database)
     source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # how it was read: an edit here rereads
+    place = hashlib.sha256(database.url.encode()).hexdigest()[:16]
     key = hashlib.sha256(f"{source}\0{database.url}\0{fingerprint}".encode()).hexdigest()[:32]
-    path = Path(cache_dir) / f"lexicon-{key}.marshal"
+    path = Path(cache_dir) / f"lexicon-{place}-{key}.marshal"
     try:
         acts, aliases = marshal.loads(path.read_bytes())
         return acts, aliases
@@ -132,12 +133,16 @@ def _cached_article_labels(database: Database, cache_dir: Path | None) -> _Label
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(marshal.dumps(labels))
     os.replace(temporary, path)  # whole or not at all, whoever else writes it at the same time
+    for superseded in path.parent.glob(f"lexicon-{place}-*.marshal"):  # any write to the database (an
+        if superseded != path:  # audit row) supersedes its last file: one per database, megabytes each
+            superseded.unlink(missing_ok=True)
     return labels
 
 
-def lexicon_data(database: Database) -> dict[str, list[str] | None]:
-    """`{act name or 약칭: [existing article labels] or None}`, JSON-ready."""
-    acts, aliases = _article_labels(database)
+def lexicon_data(database: Database, cache_dir: Path | None = None) -> dict[str, list[str] | None]:
+    """`{act name or 약칭: [existing article labels] or None}`, JSON-ready. With `cache_dir`, read
+    through the cache (above)."""
+    acts, aliases = _cached_article_labels(database, cache_dir)
     return {**acts, **{alias: acts[name] for alias, (name, _official) in aliases.items()}}
 
 

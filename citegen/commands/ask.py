@@ -72,7 +72,7 @@ def ask(
     with starting("ask"):
         settings = Settings()
         database = Database.open(database_url or settings.database_url)
-        lexicon = lexicon_data(database)
+        lexicon = lexicon_data(database, settings.index_cache_dir)  # milliseconds while the file is unchanged
         require_acts(lexicon, database.url)
         loaded = load_model(model or settings.model_path, settings.device)
         engine = build_engine(

@@ -82,6 +82,8 @@ def test_the_cached_lexicon_is_always_the_databases_as_it_is_now(database: Datab
     grown = build_lexicon(database, cache)
     assert _as_data(grown) == _as_data(build_lexicon(database)) != _as_data(listed)
     assert grown is not None and grown.acts["민법"] == frozenset({"23", "750"})
+    assert len(list(cache.glob("lexicon-*"))) == (database.dialect == "sqlite")  # the superseded file removed
+    assert lexicon_data(database, cache) == lexicon_data(database)  # `citegen ask` reads it through the cache
 
 
 def test_an_unreadable_lexicon_cache_file_is_read_from_the_database_again(loaded: Database, tmp_path: Path) -> None:
