@@ -54,7 +54,7 @@ from grammars import (
     format_date,
 )
 from verifier.database import Database
-from verifier.lookups import LookupCache
+from verifier.lookups import FORMER_MATCHES, LookupCache
 from verifier.models import AnyRow
 from verifier.names import normalise_court
 
@@ -219,8 +219,8 @@ class DocumentResolver:
         names = [name for name in _NAMED_ACT.findall(between) if name.endswith(_LAW_ENDINGS)]
         if not names:
             return None
-        acts, _ = self.lookups.acts_named(self.database.engine.connect, names[-1])
-        return str(acts[0].name) if len(acts) == 1 else names[-1]
+        acts, matched_by = self.lookups.acts_named(self.database.engine.connect, names[-1])
+        return str(acts[0].name) if len(acts) == 1 and matched_by not in FORMER_MATCHES else names[-1]
 
     def resolve(self, citation: ParsedCitation, *, declares: str | None = None) -> Resolution:
         """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
@@ -262,7 +262,8 @@ class DocumentResolver:
             resolved = self._supplement_of(citation, changes, doubts)
         if resolved.act is not None:
             acts, matched_by = self.lookups.acts_named(self.database.engine.connect, resolved.act)
-            if len(acts) == 1 and acts[0].name != resolved.act:
+            # a former name stays: `구 조세감면규제법 제56조` is no citation of 조세특례제한법's 제56조
+            if len(acts) == 1 and acts[0].name != resolved.act and matched_by not in FORMER_MATCHES:
                 changes.append(Change("act", resolved.act, acts[0].name, f"{matched_by or 'spelling'} of the act"))
                 resolved = replace(resolved, act=acts[0].name)
             elif len(acts) > 1:
