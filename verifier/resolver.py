@@ -76,9 +76,17 @@ _LAW_ENDINGS = ("법", "법률", "령", "규칙", "규정")  # how a name in 「
 _OWN_ACT = ("이 법", "이 영", "이 규칙")
 
 
+# A 시행규칙 a ministry issues for its part of an act: `농림축산식품부 소관 식품산업진흥법 시행규칙`.
+_MINISTRYS_PART = re.compile(r"^\S+ 소관 ")
+# How a 대통령령 that no 법률 names is titled (`외무공무원임용령`, `경찰공무원 승진임용 규정`): its 시행규칙's `영`.
+_DECREE_ENDINGS = ("령", "규정")
+
+
 def parent_act(act: str) -> str:
-    """`근로기준법 시행령` -> `근로기준법`: the 법률 a 시행령/시행규칙 carries out; any other act is its own."""
-    return next((act.removesuffix(suffix) for suffix in _SUBORDINATE_SUFFIXES if act.endswith(suffix)), act)
+    """`근로기준법 시행령` -> `근로기준법`: the 법률 a 시행령/시행규칙 carries out (a ministry's part of it too:
+    `농림축산식품부 소관 식품산업진흥법 시행규칙` -> `식품산업진흥법`); any other act is its own."""
+    return next((_MINISTRYS_PART.sub("", act.removesuffix(suffix)) for suffix in _SUBORDINATE_SUFFIXES
+                 if act.endswith(suffix)), act)
 
 
 def _is_statute_name(act: str) -> bool:
@@ -424,8 +432,10 @@ class DocumentResolver:
         """An undeclared `영`/`규칙`: the 시행령/시행규칙 of the act cited last (see the module's rules)."""
         kind = DECREE_KIND_OF_SHORT_NAME[name]
         if name == "영" and self.own_act and self.own_act.endswith(" 시행규칙"):
-            return self._refer_to(citation, f"{parent_act(self.own_act)} 시행령", "the 시행령 of this 시행규칙",
-                                  changes, doubts)
+            parent = parent_act(self.own_act)
+            if parent.endswith(_DECREE_ENDINGS):  # `경찰공무원 승진임용 규정 시행규칙`'s 영 is that 규정
+                return self._refer_to(citation, parent, "the 대통령령 this 시행규칙 carries out", changes, doubts)
+            return self._refer_to(citation, f"{parent} 시행령", "the 시행령 of this 시행규칙", changes, doubts)
         previous = self._last
         if previous is None:
             doubts.append(f"{name} stands for a {kind} named before it, and no statute is cited before it")

@@ -25,7 +25,7 @@ SELF_CHECK = Path(__file__).parents[1] / "fixtures" / "legalize-self-check.tar.x
 @pytest.fixture
 def book(database: Database) -> Database:
     (report,) = import_paths(database, [SELF_CHECK])
-    assert report.counts["acts"] == 8 and not report.skipped
+    assert report.counts["acts"] == 12 and not report.skipped
     return database
 
 
@@ -144,3 +144,16 @@ def test_supplement_verdicts(verifier: Verifier) -> None:
     # named by neither: several blocks have a 제2조
     unnamed = _verdict(verifier, 2)
     assert unnamed.status == "ambiguous" and len(unnamed.candidates) > 1
+
+
+def test_a_decrees_rules_cite_the_decree_as_영(book: Database, verifier: Verifier) -> None:
+    # 외무공무원임용령 시행규칙 제2조: `영 제7조의 규정에 의한 외무인사위원회` — 영 is 외무공무원임용령 (a 대통령령
+    # no 법률 names), not a `외무공무원임용령 시행령`, which does not exist.
+    rows = _checked(book, verifier, "외무공무원임용령 시행규칙", 2)
+    assert ("영 제7조", "외무공무원임용령 제7조", "verified") in rows
+
+
+def test_a_ministrys_part_of_an_act_cites_that_act_as_법(book: Database, verifier: Verifier) -> None:
+    # 농림축산식품부 소관 식품산업진흥법 시행규칙 제2조: `법 제9조에 따라` — 법 is 식품산업진흥법.
+    rows = _checked(book, verifier, "농림축산식품부 소관 식품산업진흥법 시행규칙", 2)
+    assert ("법 제9조", "식품산업진흥법 제9조", "verified") in rows
