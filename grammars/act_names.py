@@ -115,13 +115,16 @@ def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | N
     return _with_former(text, ActHead(match.start(), match.group(), spelled, False, False))
 
 
+def _not_in_a_title(word: str) -> bool:
+    return _is_prose(word) or bool(_DIGIT.search(word) and not _DATED.match(word))
+
+
 def _title_words(words: list[str]) -> int:
     """How many of `words` (ending in `…에 관한`) belong to the title they end: back to a word of prose or
     one with a number that is no date of the title (`제4조제1항 및 법률 제8995호 10ㆍ27법난 피해자의 …`)."""
     count = 2
     while count < len(words):
-        word = words[len(words) - 1 - count]
-        if _is_prose(word) or (_DIGIT.search(word) and not _DATED.match(word)):
+        if _not_in_a_title(words[len(words) - 1 - count]):
             break
         count += 1
     return count
@@ -174,7 +177,8 @@ def _former_start(text: str, head_start: int, words: list[str]) -> tuple[int, in
         former = _FORMER_BEFORE.search(text, max(0, start - 8), start)
         if former is not None:
             return former.start(), count
-        if count < len(words) and _is_prose(words[len(words) - 1 - count]):
+        # prose, or a number that is no date of a title (`구 송유관사업법 제3조 및 송유관 안전관리법`): another citation
+        if count < len(words) and _not_in_a_title(words[len(words) - 1 - count]):
             return None
     return None
 

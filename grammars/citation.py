@@ -116,7 +116,8 @@ class AmendmentNote:
     `law_kind` is what the number counts (법률, 대통령령, 총리령, …부령); `promulgated_on` is None when
     the note gives the number alone. Real notes often name the amendment that made the version first
     (`…로 개정되고, 2010. 4. 15. 법률 제10257호로 개정되기 전의 것`): those are `earlier`, in order, each
-    a note of the version it made (`before=False`)."""
+    a note of the version it made (`before=False`). An amendment that renamed the act names the new
+    title (`1998. 12. 28. 법률 제5584호 조세특례제한법으로 전문개정되기 전의 것`): `renamed_to`."""
 
     law_kind: str
     number: int
@@ -125,6 +126,7 @@ class AmendmentNote:
     promulgated_on: dt.date | None = None
     effective_on: dt.date | None = None
     earlier: tuple[AmendmentNote, ...] = ()
+    renamed_to: str | None = None
 
     def __str__(self) -> str:
         if self.effective_on is not None:
@@ -136,7 +138,15 @@ class AmendmentNote:
 
     def _clause(self) -> str:
         date = f"{format_date(self.promulgated_on)} " if self.promulgated_on else ""
-        return f"{date}{self.law_kind} 제{self.number}호로 {self.change}"
+        into = f" {self.renamed_to}{_to(self.renamed_to)}" if self.renamed_to else "로"
+        return f"{date}{self.law_kind} 제{self.number}호{into} {self.change}"
+
+
+def _to(word: str) -> str:
+    """The particle `(으)로` after `word`: 로 after a vowel or ㄹ (`법률로`), 으로 after any other final
+    consonant (`조세특례제한법으로`)."""
+    final = (ord(word[-1]) - 0xAC00) % 28 if "가" <= word[-1] <= "힣" else 0
+    return "로" if final in (0, 8) else "으로"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ parentheses between the act and the article.
     구 집합건물의 소유 및 관리에 관한 법률(2003. 7. 18. 법률 제6925호로 개정되기 전의 것) 제9조
     행정소송법(1984. 12. 15. 법률 제3754호로 전부개정된 것) 제23조 제2항
     구 ‘…에 관한 법률’(2008. 6. 13. 법률 제9112호로 개정되고, 2010. 4. 15. 법률 제10257호로 개정되기 전의 것)
+    구 조세감면규제법(1998. 12. 28. 법률 제5584호 조세특례제한법으로 전문개정되기 전의 것) 제56조
     국가보안법(1980. 12. 31. 법률 제3318호로 전문개정되고 1991. 5. 31. 법률 제4373호로 일부개정되기 전의 것,
         이하 "구법"이라 한다)
     …(2010. 1. 1. 법률 제9932호로 개정되어 2011. 1. 1. 시행되기 전의 것, 이하 같다)
@@ -41,8 +42,10 @@ _DATE = r"(?:19|20)[0-9]{2}\.[ ]?[0-9]{1,2}\.[ ]?[0-9]{1,2}\."
 _KIND = r"(?:법률|대통령령|총리령|[가-힣]{1,12}부령|[가-힣]{1,12}규칙)"
 _CHANGE = r"(?:전부개정|전문개정|전면개정|일부개정|타법개정|개정|제정|폐지)"
 _QUOTE = "['\"‘’“”]"
+# The new title of an amendment that renamed the act, with its particle: `조세특례제한법으로`, `…법률로`.
+_RENAMED = r"(?P<renamed>[가-힣][가-힣0-9ㆍ· ]{0,60}?(?:법률|법|령|규칙|규정))(?:으로|로)"
 _CLAUSE = (
-    rf"(?:(?P<date>{_DATE}){_S})?(?P<kind>{_KIND}){_S}제{_S}(?P<number>[1-9][0-9]{{0,5}})호로{_S}"
+    rf"(?:(?P<date>{_DATE}){_S})?(?P<kind>{_KIND}){_S}제{_S}(?P<number>[1-9][0-9]{{0,5}})호(?:로|{_S}{_RENAMED}){_S}"
     rf"(?:다시{_S})?(?P<change>{_CHANGE})"
 )
 _EARLIER = r"되고,?" + _S
@@ -83,13 +86,12 @@ def read_note(written: str) -> tuple[AmendmentNote, str | None]:
         AmendmentNote(law_kind=clause["kind"], number=int(clause["number"]),
                       change=cast(AmendmentChange, clause["change"]),  # `_CHANGE` admits only these words
                       before=clause["earlier"] is None and (clause["before"] or clause["effective"]) is not None,
-                      promulgated_on=_date(clause["date"]), effective_on=_date(clause["effective"]))
+                      promulgated_on=_date(clause["date"]), effective_on=_date(clause["effective"]),
+                      renamed_to=clause["renamed"])
         for clause in clauses
     ]
-    last = notes[-1]
     declared = _DECLARED.search(written)
-    return AmendmentNote(last.law_kind, last.number, last.change, last.before, last.promulgated_on,
-                         last.effective_on, tuple(notes[:-1])), declared["declared"] if declared else None
+    return replace(notes[-1], earlier=tuple(notes[:-1])), declared["declared"] if declared else None
 
 
 _NUMBERED = rf"(?:{_KIND}{_S})?제{_S}[1-9][0-9]{{0,5}}호"

@@ -4,7 +4,11 @@
 `grammars.statute_grammar(lexicon=...)` accepts; deleted and moved articles are left out, since a
 citation to them does not verify. Acts imported with their history (the statute book) give
 their current name the articles of their newest version, and every former name (a repealed
-act's, or a renamed act's old one) the articles of any version, which a `구` citation may name. An act
+act's, or a renamed act's old one) the articles of any version, which a `구` citation may name (and a
+plain one dated before the rename: the generator may write a former name with or without `구`, the
+verifier says which fits the date). A former name the book knows only from the 부칙 of the amendment
+that replaced it (`조세감면규제법`, see former_names) is left out: no article of it can be verified, so
+the generator never writes it; the finder still reads it by its shape (`구 조세감면규제법 제56조`). An act
 imported from a list only (no body, so no articles known) maps to None: any article number.
 `build_lexicon(db)` is the richer `grammars.Lexicon`,
 keeping 약칭 and informal abbreviations apart so parsing maps them back to the full name.

@@ -1,12 +1,12 @@
 """The two lookups verify and resolve share: an act by any of its names, decisions by 사건번호,
 and `LookupCache`, which keeps their answers so that a batch asks the database once per name
-and number, not once per citation."""
+and number, not once per citation, and reads the former names the acts' 부칙 declare once."""
 
 from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Generic, TypeVar
 
@@ -14,6 +14,7 @@ import cachetools
 from sqlalchemy import Connection, bindparam, func, select
 
 from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
+from verifier.former_names import DeclaredName, declared_former_names, unspaced
 from verifier.importers.history import VERSIONS
 from verifier.importers.store import ACTS, ALIASES, CASES
 from verifier.models import AnyRow
@@ -39,22 +40,32 @@ def _builtin_lexicon() -> Lexicon:
     return default_lexicon()
 
 
+_ACTS_BY_ID = select(*_ACT_COLUMNS).where(ACTS.c.id.in_(bindparam("ids", expanding=True))).order_by(ACTS.c.law_id)
+# How an act was matched by a name it held once: a version's, or one its 부칙 declare (no version held has it).
+FORMER_NAME = "former name"
+DECLARED_FORMER_NAME = "former name declared in its 부칙"
+FORMER_MATCHES = (FORMER_NAME, DECLARED_FORMER_NAME)
+DeclaredNames = Mapping[str, tuple[DeclaredName, ...]]
+
 # The titles of acts courts cite by another name (`헌법` is the act titled 대한민국헌법).
 _TITLES = {cited: title for title, cited in CITED_NAMES.items()}
 
 
-def acts_named(connection: Connection, written: str) -> tuple[Sequence[AnyRow], str | None]:
+def acts_named(connection: Connection, written: str,
+               declared: Callable[[], DeclaredNames] | None = None) -> tuple[Sequence[AnyRow], str | None]:
     """Acts a written name denotes, and how it was matched when not by its own name: the alias
     kind (`former name`: the name of one of its versions, `약칭` from the database,
     `abbreviation` from grammars' built-in list of 약칭 and practitioners' abbreviations, used only
-    when the full name is in the database, or `spacing`: the title written with other spaces)."""
+    when the full name is in the database, `spacing`: the title written with other spaces, or,
+    last, `DECLARED_FORMER_NAME`: a name `declared()` (`declared_former_names`, asked only here) says
+    it held before the versions the book holds)."""
     name = normalise_act_name(written)
     acts = connection.execute(_ACT_BY_NAME, {"name": _TITLES.get(name, name)}).all()
     if acts:
         return acts, None
     acts = connection.execute(_ACT_BY_FORMER_NAME, {"name": name}).all()
-    if acts:
-        return acts, "former name"
+    if acts:  # a version's title spaced otherwise (송유관안전관리법) is no former name of 송유관 안전관리법
+        return acts, "spacing" if all(unspaced(act.name) == unspaced(name) for act in acts) else FORMER_NAME
     acts = connection.execute(_ACT_BY_ALIAS, {"name": name}).all()
     if acts:
         return acts, "약칭"
@@ -64,6 +75,10 @@ def acts_named(connection: Connection, written: str) -> tuple[Sequence[AnyRow], 
     acts = connection.execute(_ACT_BY_UNSPACED_NAME, {"name": name.replace(" ", "")}).all()
     if acts:
         return acts, "spacing"
+    declaring = declared().get(unspaced(name), ()) if declared is not None else ()
+    if declaring:
+        return connection.execute(_ACTS_BY_ID, {"ids": sorted({d.act_id for d in declaring})}).all(), \
+            DECLARED_FORMER_NAME
     return (), None
 
 
@@ -112,21 +127,30 @@ class BoundedCache(Generic[Key, Value]):
 
 class LookupCache:
     """`acts_named` and `cases_numbered` answers by normalised name and by number, at most `size`
-    of each, until `clear()` (after an import). `connect` gives a connection to query on a miss
+    of each, until `clear()` (after an import), and the declared former names, read on the first name
+    no other way matches (seconds over the statute book's 부칙). `connect` gives a connection to query on a miss
     (`engine.connect`, or `nullcontext(open_connection)`); one cache is shared by a `Verifier`
     and the `DocumentResolver`s built beside it."""
 
     def __init__(self, size: int = 100_000) -> None:
         self._acts: BoundedCache[str, tuple[Sequence[AnyRow], str | None]] = BoundedCache(size)
         self._cases: BoundedCache[CaseNumber, Sequence[AnyRow]] = BoundedCache(size)
+        self._declared: BoundedCache[None, DeclaredNames] = BoundedCache(1)
 
     def acts_named(self, connect: Connect, written: str) -> tuple[Sequence[AnyRow], str | None]:
         def query() -> tuple[Sequence[AnyRow], str | None]:
             with connect() as connection:
-                acts, matched_by = acts_named(connection, written)
+                acts, matched_by = acts_named(connection, written, lambda: self.declared_former_names(connect))
             return tuple(acts), matched_by
 
         return self._acts.get(normalise_act_name(written), query)
+
+    def declared_former_names(self, connect: Connect) -> DeclaredNames:
+        def query() -> DeclaredNames:
+            with connect() as connection:
+                return declared_former_names(connection)
+
+        return self._declared.get(None, query)
 
     def cases_numbered(self, connect: Connect, number: CaseNumber) -> Sequence[AnyRow]:
         def query() -> Sequence[AnyRow]:
@@ -138,3 +162,4 @@ class LookupCache:
     def clear(self) -> None:
         self._acts.clear()
         self._cases.clear()
+        self._declared.clear()

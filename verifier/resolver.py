@@ -39,6 +39,7 @@ silently, and a back-reference to an uncertain citation is uncertain too.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -54,7 +55,7 @@ from grammars import (
     format_date,
 )
 from verifier.database import Database
-from verifier.lookups import LookupCache
+from verifier.lookups import FORMER_MATCHES, LookupCache
 from verifier.models import AnyRow
 from verifier.names import normalise_court
 
@@ -71,14 +72,33 @@ _TITLE_BEFORE = re.compile(r"\([^()\n]{1,60}\)")  # an article's title written a
 # An act named without a provision (`「지방공기업법」에 따른 지방공사가 같은 법 시행령 제47조의2`): the act a
 # `같은 법` after it names, as statutes write them.
 _NAMED_ACT = re.compile(r"「([^」\n]{1,80})」")
+# `「고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률」(이하 "고용산재보험료징수법"이라 한다)`: a short name
+# declared for an act named without a provision; a citation by it (`고용산재보험료징수법 제5조`) is that act's.
+_NAME_DECLARATION = re.compile(r"「(?P<act>[^」\n]{1,80})」\s?\(\s?(?:이하|다음부터)\s?['\"‘’“”]"
+                               r"(?P<name>[^'\"‘’“”()\n]{1,30})['\"‘’“”]\s?(?:이?라고?\s?(?:한다|함))?\s?\)")
 _LAW_ENDINGS = ("법", "법률", "령", "규칙", "규정")  # how a name in 「」 that is an act's ends (not 「별표 1」)
 # `이 법`, `이 영`, `이 규칙`: the document's own act.
 _OWN_ACT = ("이 법", "이 영", "이 규칙")
 
 
+# A 시행규칙 a ministry issues for its part of an act: `농림축산식품부 소관 식품산업진흥법 시행규칙`.
+_MINISTRYS_PART = re.compile(r"^\S+ 소관 ")
+# How a 대통령령 that no 법률 names is titled (`외무공무원임용령`, `경찰공무원 승진임용 규정`): its 시행규칙's `영`.
+_DECREE_ENDINGS = ("령", "규정")
+
+
+def declared_names(text: str) -> dict[str, str]:
+    """{short name: act as written} for the acts `text` names in 「」 and declares a short name for; a
+    statute declares one in an article (often 제1조, 제2조) for all of them, and its decrees use it too."""
+    return {match["name"].strip(): match["act"].strip() for match in _NAME_DECLARATION.finditer(text)
+            if match["act"].strip().endswith(_LAW_ENDINGS)}
+
+
 def parent_act(act: str) -> str:
-    """`근로기준법 시행령` -> `근로기준법`: the 법률 a 시행령/시행규칙 carries out; any other act is its own."""
-    return next((act.removesuffix(suffix) for suffix in _SUBORDINATE_SUFFIXES if act.endswith(suffix)), act)
+    """`근로기준법 시행령` -> `근로기준법`: the 법률 a 시행령/시행규칙 carries out (a ministry's part of it too:
+    `농림축산식품부 소관 식품산업진흥법 시행규칙` -> `식품산업진흥법`); any other act is its own."""
+    return next((_MINISTRYS_PART.sub("", act.removesuffix(suffix)) for suffix in _SUBORDINATE_SUFFIXES
+                 if act.endswith(suffix)), act)
 
 
 def _is_statute_name(act: str) -> bool:
@@ -124,10 +144,12 @@ class DocumentResolver:
     is (for `이 법`, and `법` inside a 시행령/시행규칙), when it is one. `finder` finds the citations
     of `resolve_text` (default: grammars' built-in lexicon; pass one built on the database's).
     `lookups` keeps what the database answered across documents: pass a `Verifier`'s (cleared
-    with it after an import); by default the resolver keeps its own."""
+    with it after an import); by default the resolver keeps its own. `declared` holds short names
+    declared outside the text (`declared_names` of the act's other articles and of its 법률)."""
 
     def __init__(self, database: Database, *, own_act: str | None = None, own_article: tuple[int, int] | None = None,
-                 finder: CitationFinder | None = None, lookups: LookupCache | None = None) -> None:
+                 finder: CitationFinder | None = None, lookups: LookupCache | None = None,
+                 declared: Mapping[str, str] | None = None) -> None:
         self.database = database
         self.lookups = lookups or LookupCache()
         self.own_act = own_act
@@ -143,6 +165,8 @@ class DocumentResolver:
         # 시행령, 시행규칙, 규칙 -> the act of that kind cited last, and why that citation was uncertain
         self._last_of_kind: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._declared: dict[str, str] = {}  # short name -> act, from `(이하 '영'이라 한다)`
+        for short_name, act in (declared or {}).items():
+            self._declare(short_name, act)
 
     def resolve_text(self, text: str) -> list[ResolvedSpan]:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
@@ -151,6 +175,8 @@ class DocumentResolver:
         end = depth = 0
         for found in self.finder.find(text, True, within=self.own_act):
             citation = found.citation
+            for short_name, act in declared_names(text[end:found.span[0]]).items():
+                self._declare(short_name, act)
             self._named = self._unnamed_article = None
             depth = max(0, depth + text.count("(", end, found.span[0]) - text.count(")", end, found.span[0]))
             if isinstance(citation, StatuteCitation) and citation.act is None and citation.back_reference:
@@ -219,8 +245,8 @@ class DocumentResolver:
         names = [name for name in _NAMED_ACT.findall(between) if name.endswith(_LAW_ENDINGS)]
         if not names:
             return None
-        acts, _ = self.lookups.acts_named(self.database.engine.connect, names[-1])
-        return str(acts[0].name) if len(acts) == 1 else names[-1]
+        acts, matched_by = self.lookups.acts_named(self.database.engine.connect, names[-1])
+        return str(acts[0].name) if len(acts) == 1 and matched_by not in FORMER_MATCHES else names[-1]
 
     def resolve(self, citation: ParsedCitation, *, declares: str | None = None) -> Resolution:
         """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
@@ -244,9 +270,10 @@ class DocumentResolver:
         raise TypeError(f"expected a CaseCitation or StatuteCitation, got {type(citation).__name__}")
 
     def _declare(self, short_name: str, act: str) -> None:
-        # `소득세법(이하 '영'…)` declares nothing sensible: 영 names a 시행령, 규칙 a 시행규칙, 법 a 법률.
+        # `소득세법(이하 '영'…)` declares nothing sensible: 영 names a 시행령, 규칙 a 시행규칙, 법 a 법률; any
+        # other name whatever act it is declared for.
         kind = DECREE_KIND_OF_SHORT_NAME.get(short_name)
-        fits = act.endswith(f" {kind}") if kind else parent_act(act) == act
+        fits = act.endswith(f" {kind}") if kind else parent_act(act) == act or short_name != "법"
         if fits:
             self._declared[short_name] = act
 
@@ -260,9 +287,14 @@ class DocumentResolver:
             resolved = self._follow_back_reference(citation, changes, doubts)
         elif citation.act is None and citation.supplement is not None:
             resolved = self._supplement_of(citation, changes, doubts)
+        elif citation.act in self._declared:  # `고용산재보험료징수법 제5조` after (이하 "고용산재보험료징수법")
+            act = self._declared[citation.act]
+            changes.append(Change("act", citation.act, act, f"{citation.act}: declared for {act}", from_context=True))
+            resolved = replace(citation, act=act)
         if resolved.act is not None:
             acts, matched_by = self.lookups.acts_named(self.database.engine.connect, resolved.act)
-            if len(acts) == 1 and acts[0].name != resolved.act:
+            # a former name stays: `구 조세감면규제법 제56조` is no citation of 조세특례제한법's 제56조
+            if len(acts) == 1 and acts[0].name != resolved.act and matched_by not in FORMER_MATCHES:
                 changes.append(Change("act", resolved.act, acts[0].name, f"{matched_by or 'spelling'} of the act"))
                 resolved = replace(resolved, act=acts[0].name)
             elif len(acts) > 1:
@@ -423,8 +455,10 @@ class DocumentResolver:
         """An undeclared `영`/`규칙`: the 시행령/시행규칙 of the act cited last (see the module's rules)."""
         kind = DECREE_KIND_OF_SHORT_NAME[name]
         if name == "영" and self.own_act and self.own_act.endswith(" 시행규칙"):
-            return self._refer_to(citation, f"{parent_act(self.own_act)} 시행령", "the 시행령 of this 시행규칙",
-                                  changes, doubts)
+            parent = parent_act(self.own_act)
+            if parent.endswith(_DECREE_ENDINGS):  # `경찰공무원 승진임용 규정 시행규칙`'s 영 is that 규정
+                return self._refer_to(citation, parent, "the 대통령령 this 시행규칙 carries out", changes, doubts)
+            return self._refer_to(citation, f"{parent} 시행령", "the 시행령 of this 시행규칙", changes, doubts)
         previous = self._last
         if previous is None:
             doubts.append(f"{name} stands for a {kind} named before it, and no statute is cited before it")

@@ -30,8 +30,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
+from verifier.former_names import unspaced
 from verifier.importers.store import ARTICLES, COVERAGE, PROVISIONS
-from verifier.lookups import BoundedCache, LookupCache
+from verifier.lookups import DECLARED_FORMER_NAME, FORMER_MATCHES, BoundedCache, LookupCache
 from verifier.models import AnyRow, AuditEntry, table_of
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
@@ -244,8 +245,11 @@ class Verifier:
                            f"no act named {name!r} in the statute book" if covered
                            else "the database holds no statutes, so it cannot say", canonical=citation.canonical())
         note = f" (cited by the {matched_by} {name!r})" if matched_by else ""
-        histories = [ActUnderTest(act, self._versions.get(act.id, functools.partial(versions_of, connection, act.id)))
-                     for act in acts]
+        cited_as = name if matched_by in FORMER_MATCHES else None
+        declared = self.lookups.declared_former_names(lambda: nullcontext(connection)).get(unspaced(name), ()) \
+            if matched_by == DECLARED_FORMER_NAME else ()
+        histories = [ActUnderTest(act, self._versions.get(act.id, functools.partial(versions_of, connection, act.id)),
+                                  cited_as, tuple(d for d in declared if d.act_id == act.id)) for act in acts]
         histories = [history for history in histories if history.versions]
         if histories:
             meant = acts_meant(histories, citation, on)

@@ -9,6 +9,13 @@
 - An item cited without its 항 (`제2조제10호`) is the item of the one 항 that holds it.
 - A plain citation to a provision that the version in force lacks but an earlier one had is
   `outdated`, with the `구` form that would verify.
+- A citation by a name the act held once (`구 조세감면규제법 제56조`, the act today's 조세특례제한법) is
+  checked against the versions that carried that name, and keeps it: `구 X` verifies if one of them
+  had the provision; a plain `X` verifies where the version in force on its date carried the name,
+  and is `outdated` after the rename, offering `구 X(… 전부개정되기 전의 것)`; a note must name a
+  version under that name. Where no version held carries it (the book starts at the rename, the
+  name known only from the renaming amendment's 부칙) the verdict is `not_covered`, never
+  `not_found`.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, Subquery, and_, bindparam, case, func, or_, select
 
 from grammars import AmendmentNote, StatuteCitation, format_date
+from verifier.former_names import DeclaredName, unspaced
 from verifier.importers.history import SPANS, VERSIONS
 from verifier.importers.history import provision_code as history_code
 from verifier.importers.records import ProvisionKey
@@ -115,10 +123,18 @@ def _period(versions: Sequence[AnyRow], first: int, last: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ActUnderTest:
-    """The act a citation resolved to: its row (id, law_id, name) and its versions."""
+    """The act a citation resolved to: its row (id, law_id, name) and its versions; `cited_as` the
+    former name it was cited by, with the amendments whose 부칙 `declared` it (see former_names)."""
 
     row: AnyRow
     versions: tuple[AnyRow, ...]
+    cited_as: str | None = None
+    declared: tuple[DeclaredName, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The name a verdict writes: the former name it was cited by, or its own."""
+        return self.cited_as or str(self.row.name)
 
 
 def acts_meant(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.date) -> list[ActUnderTest]:
@@ -180,6 +196,10 @@ class StatuteHistory:
     # --- the verdicts -------------------------------------------------------------------------
 
     def verify(self) -> Verdict:
+        if self.act.cited_as is not None:
+            under_former_name = self._under_former_name(self.act.cited_as)
+            if under_former_name is not None:
+                return under_former_name
         if self.citation.amendment is not None:
             return self._with_note(self.citation.amendment)
         current = in_force(self.versions, self.on)
@@ -214,7 +234,7 @@ class StatuteHistory:
             return self._verdict("not_found", f"{why} in the version in force on {format_date(self.on)}{when}", None)
         span = earlier[-1]
         changed = self.versions[span.last] if span.last < len(self.versions) else current
-        former = replace(self.citation, act=self.act.row.name, former=True, back_reference=None,
+        former = replace(self.citation, act=self.act.name, former=True, back_reference=None,
                          amendment=AmendmentNote(changed.kind, changed.promulgation_number or 0,
                                                  _change(changed.change), True, changed.promulgated_on)
                          if changed.promulgation_number else None)
@@ -259,6 +279,8 @@ class StatuteHistory:
                                        _date(amendment.promulgated_on)))
         if amendment.change and note.change not in (amendment.change, "개정"):  # 개정 alone names any kind
             mismatches.append(Mismatch("amendment kind", note.change, amendment.change))
+        if note.renamed_to is not None and unspaced(note.renamed_to) != unspaced(amendment.name):
+            mismatches.append(Mismatch("renamed to", note.renamed_to, amendment.name))
         target = amendment.sequence - 1 if note.before else amendment.sequence
         if target < 1:
             return self._verdict("not_found", f"{version_label(amendment)} made the first version of "
@@ -278,6 +300,79 @@ class StatuteHistory:
                                          f"{version_label(amendment)} ({_period(self.versions, span.first, span.last)})"
                                          f"{self.note}", version, span)
 
+    # --- former names -------------------------------------------------------------------------
+
+    def _under_former_name(self, name: str) -> Verdict | None:
+        """The verdict on a citation by a name the act held once, against the versions that carried
+        it; None where the version the citation names carries it (then checked as any other)."""
+        named = [version for version in self.versions if unspaced(version.name) == unspaced(name)]
+        if not named:
+            return self._before_the_book(name)
+        if self.citation.amendment is not None:
+            return self._noted_under(self.citation.amendment, name, named)
+        current = in_force(self.versions, self.on)
+        if not self.citation.former and current is not None and current.sequence in {v.sequence for v in named}:
+            return None
+        first, last = named[0].sequence, named[-1].sequence
+        under_name = [span for span in self.spans
+                      if span.first <= last and span.last >= first and _has(span, self.code)]
+        carried = f"{name} is {self.act.row.name}'s name {_period(self.versions, first, last)}"
+        if not under_name and first == 1 and not self._whole_history():
+            return self._verdict("not_covered", f"{carried}, and the database holds none of its versions before "
+                                                f"{version_label(self.versions[0])}: none of those held has "
+                                                f"{self._provision()}", None)
+        if not under_name:
+            return self._verdict("not_found", f"{carried}, and no version under it has {self._provision()}", None)
+        span = under_name[-1]
+        version = self.versions[min(span.last, last) - 1]
+        if self.citation.former:
+            return self._verdict("verified", f"구 {name} {self._provision()} existed "
+                                             f"{_period(self.versions, max(span.first, first), min(span.last, last))}"
+                                             f"{self.note}", version, span)
+        if current is None or current.sequence < first:
+            return self._verdict("not_found", f"{carried}: not yet on {format_date(self.on)}", None)
+        renaming = self.versions[last] if last < len(self.versions) else current
+        note = AmendmentNote(renaming.kind, renaming.promulgation_number, _change(renaming.change), True,
+                             renaming.promulgated_on) if renaming.promulgation_number else None
+        former = replace(self.citation, act=name, former=True, back_reference=None, amendment=note)
+        return self._verdict("outdated", f"{carried}; {version_label(renaming)} renamed it {renaming.name} (in "
+                                         f"force from {_date(renaming.effective_on)}), so on {format_date(self.on)} "
+                                         f"{name} {self._provision()} is a former version's", version, span,
+                             suggestion=former.canonical())
+
+    def _noted_under(self, note: AmendmentNote, name: str, named: list[AnyRow]) -> Verdict:
+        """`구 X(… 법률 제N호로 개정되기 전의 것)` by a former name X: the note is checked as any other, and the
+        version it names must carry X."""
+        verdict = self._with_note(note)
+        checked = verdict.provision
+        if checked is None or any(version.mst == checked.mst for version in named):
+            return verdict
+        truth = f"{checked.act} ({version_label(next(v for v in self.versions if v.mst == checked.mst))})"
+        return replace(verdict, status="mismatch",
+                       detail=f"the version the note names was titled {checked.act}, not {name}: {verdict.detail}",
+                       mismatches=(*verdict.mismatches, Mismatch("act name", name, truth)))
+
+    def _before_the_book(self, name: str) -> Verdict:
+        """A name no version held carries: one the act's 부칙 says it replaced (see former_names). The
+        versions under it are not in the book, so nothing about them can be checked but a note's
+        amendment."""
+        replaced = ", ".join(f"{self.versions[0].kind} 제{declared.number}호"
+                             + (f" ({format_date(declared.promulgated_on)})" if declared.promulgated_on else "")
+                             for declared in self.act.declared) or "an amendment"
+        detail = (f"{name} is the name {self.act.row.name} (법령ID {self.act.row.law_id}) replaced by {replaced}, "
+                  f"as its 부칙 says; the statute book holds its versions from {version_label(self.versions[0])} "
+                  f"only, none under that name, so it cannot check {name} {self._provision()}")
+        note = self.citation.amendment
+        if note is not None and any(declared.number == note.number for declared in self.act.declared):
+            detail += f" (the note's {note.law_kind} 제{note.number}호 is that amendment)"
+            renaming = next((v for v in self.versions if v.promulgation_number == note.number), None)
+            if renaming is not None and note.renamed_to is not None \
+                    and unspaced(note.renamed_to) != unspaced(renaming.name):
+                return self._verdict("mismatch", f"{version_label(renaming)} renamed {name} {renaming.name}, not "
+                                                 f"{note.renamed_to}", None,
+                                     mismatches=(Mismatch("renamed to", note.renamed_to, renaming.name),))
+        return self._verdict("not_covered", detail, None)
+
     # --- helpers ------------------------------------------------------------------------------
 
     def _whole_history(self) -> bool:
@@ -295,7 +390,7 @@ class StatuteHistory:
 
     def _verdict(self, status: str, detail: str, version: AnyRow | None, span: AnyRow | None = None, *,
                  mismatches: tuple[Mismatch, ...] = (), suggestion: str | None = None) -> Verdict:
-        resolved = replace(self.citation, act=self.act.row.name, back_reference=None)
+        resolved = replace(self.citation, act=self.act.name, back_reference=None)
         source = f"법령ID {self.act.row.law_id}" + (f", MST {version.mst}" if version is not None else "") + \
             f", {resolved.provision()}"
         provision = None if version is None else ProvisionSource(

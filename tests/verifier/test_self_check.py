@@ -15,7 +15,7 @@ from grammars import StatuteCitation, Supplement
 from verifier import Database, import_paths
 from verifier.importers.history import SPANS
 from verifier.importers.store import ACTS
-from verifier.resolver import DocumentResolver
+from verifier.resolver import DocumentResolver, declared_names
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
 
@@ -25,7 +25,7 @@ SELF_CHECK = Path(__file__).parents[1] / "fixtures" / "legalize-self-check.tar.x
 @pytest.fixture
 def book(database: Database) -> Database:
     (report,) = import_paths(database, [SELF_CHECK])
-    assert report.counts["acts"] == 8 and not report.skipped
+    assert report.counts["acts"] == 14 and not report.skipped
     return database
 
 
@@ -35,13 +35,18 @@ def verifier(book: Database) -> Iterator[Verifier]:
         yield verifier
 
 
-def _checked(book: Database, verifier: Verifier, act: str, number: int,
-             branch: int = 0) -> list[tuple[str, str | None, str]]:
-    """(as written, resolved, verdict) for each statute citation of the article, as the self-check reads it."""
+def _text(book: Database, act: str, number: int, branch: int = 0) -> str:
     with book.engine.connect() as connection:
-        text = connection.execute(select(SPANS.c.text).join(ACTS, ACTS.c.id == SPANS.c.act_id).where(
-            ACTS.c.name == act, SPANS.c.number == number, SPANS.c.branch == branch)).scalar_one()
-    resolver = DocumentResolver(book, own_act=act, own_article=(number, branch), lookups=verifier.lookups)
+        return str(connection.execute(select(SPANS.c.text).join(ACTS, ACTS.c.id == SPANS.c.act_id).where(
+            ACTS.c.name == act, SPANS.c.number == number, SPANS.c.branch == branch)).scalar_one())
+
+
+def _checked(book: Database, verifier: Verifier, act: str, number: int, branch: int = 0,
+             declared: dict[str, str] | None = None) -> list[tuple[str, str | None, str]]:
+    """(as written, resolved, verdict) for each statute citation of the article, as the self-check reads it."""
+    text = _text(book, act, number, branch)
+    resolver = DocumentResolver(book, own_act=act, own_article=(number, branch), lookups=verifier.lookups,
+                                declared=declared)
     rows = []
     for span in resolver.resolve_text(text):
         resolved = span.resolution.resolved
@@ -144,3 +149,32 @@ def test_supplement_verdicts(verifier: Verifier) -> None:
     # named by neither: several blocks have a 제2조
     unnamed = _verdict(verifier, 2)
     assert unnamed.status == "ambiguous" and len(unnamed.candidates) > 1
+
+
+def test_a_decrees_rules_cite_the_decree_as_영(book: Database, verifier: Verifier) -> None:
+    # 외무공무원임용령 시행규칙 제2조: `영 제7조의 규정에 의한 외무인사위원회` — 영 is 외무공무원임용령 (a 대통령령
+    # no 법률 names), not a `외무공무원임용령 시행령`, which does not exist.
+    rows = _checked(book, verifier, "외무공무원임용령 시행규칙", 2)
+    assert ("영 제7조", "외무공무원임용령 제7조", "verified") in rows
+
+
+def test_a_ministrys_part_of_an_act_cites_that_act_as_법(book: Database, verifier: Verifier) -> None:
+    # 농림축산식품부 소관 식품산업진흥법 시행규칙 제2조: `법 제9조에 따라` — 법 is 식품산업진흥법.
+    rows = _checked(book, verifier, "농림축산식품부 소관 식품산업진흥법 시행규칙", 2)
+    assert ("법 제9조", "식품산업진흥법 제9조", "verified") in rows
+
+
+def test_a_short_name_declared_in_another_article_stands_for_its_act(book: Database, verifier: Verifier) -> None:
+    # 임금채권보장법 제4조 declares `「고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률」(이하
+    # "고용산재보험료징수법"이라 한다)`; 제9조 cites `고용산재보험료징수법 제13조제6항`.
+    full = "고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률"
+    declared = declared_names(_text(book, "임금채권보장법", 4))
+    assert declared == {"고용산재보험료징수법": full}
+    rows = _checked(book, verifier, "임금채권보장법", 9, declared=declared)
+    assert ("고용산재보험료징수법 제13조제6항", f"{full} 제13조 제6항", "verified") in rows
+    alone = _checked(book, verifier, "임금채권보장법", 9)  # the article alone does not say what the name is
+    assert ("고용산재보험료징수법 제13조제6항", "고용산재보험료징수법 제13조 제6항", "not_found") in alone
+    # in one document the declaration holds from where it is written on
+    text = _text(book, "임금채권보장법", 4) + "\n" + _text(book, "임금채권보장법", 9)
+    spans = DocumentResolver(book, own_act="임금채권보장법", lookups=verifier.lookups).resolve_text(text)
+    assert f"{full} 제13조 제6항" in [span.resolution.canonical for span in spans]
