@@ -28,6 +28,7 @@ import numpy as np
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Literals
+from grammars.grammar import CitationGrammar
 from grammars.index import StateMasks, TokenIndex, collector_paused
 from grammars.patterns import COMPILER, write_atomically
 from grammars.vocabulary import TokenTrie, Vocabulary
@@ -39,7 +40,9 @@ _COMPILER = COMPILER  # a module global, so that a test can stand another compil
 
 def grammar_key(grammar: object, compiler: str | None = None) -> str:
     """A stable hash of a grammar value (Expr trees and grammars are frozen dataclasses of tuples) and
-    of the compiler (`compiler_digest()` unless given)."""
+    of the compiler (`compiler_digest()` unless given). A citation grammar that names its recipe
+    (grammar.made_by: its builder and its lexicon's digest) is hashed as that recipe: with the compiler,
+    which holds the builder's source, it determines the grammar."""
     parts = [(_COMPILER() if compiler is None else compiler).encode() + b":"]
     _feed(parts, grammar)
     return hashlib.sha256(b"".join(parts)).hexdigest()[:32]
@@ -61,6 +64,8 @@ def _feed(parts: list[bytes], value: object) -> None:
             joined = "".join(words)
         parts.append(joined.encode())
         parts.append(b")")
+    elif isinstance(value, CitationGrammar) and value.recipe:  # it names what made it: no need to read it
+        parts.append(b"CitationGrammar:" + value.recipe.encode() + b";")
     elif isinstance(value, tuple):
         parts.append(b"(%d:" % len(value))
         for item in value:
