@@ -165,7 +165,8 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     base_states = sorted(automaton.between_characters())  # the other bases' tables refill as tokens come
     return {
         "meta": np.asarray([automaton.initial, int(automaton.free_text), index.vocab_size], dtype=np.int64),
-        "anchor_final_bytes": np.asarray(sorted(automaton.anchor_final_bytes), dtype=np.uint8),
+        "final_char_bytes": np.frombuffer(b"".join(sorted(automaton.anchor_final_chars)), dtype=np.uint8),
+        "final_char_lengths": np.asarray([len(c) for c in sorted(automaton.anchor_final_chars)], dtype=np.uint8),
         "flags": np.fromiter(map(automaton.flags, range(count)), dtype=np.uint8, count=count),
         "accepting": np.fromiter(map(automaton.is_accepting, range(count)), dtype=bool, count=count),
         "row_count": _narrow(np.bincount(keys >> 8, minlength=count)),
@@ -200,7 +201,8 @@ class FrozenDFA(ByteWalker):
         self._base_of = (array.array("i", arrays["base_of"].astype(np.int32).tobytes()) if self.free_text
                          else array.array("i", [-1]) * count)
         self._between_characters = tuple(arrays["base_states"].tolist())
-        self.anchor_final_bytes = frozenset(arrays["anchor_final_bytes"].tolist())
+        finals, ends = arrays["final_char_bytes"].tobytes(), _starts(arrays["final_char_lengths"]).tolist()
+        self.anchor_final_chars = frozenset(finals[start:end] for start, end in itertools.pairwise(ends))
         self._arrays = arrays
         self._row_start = _starts(arrays["row_count"])
         self._div_start = _starts(arrays["div_count"])

@@ -55,7 +55,7 @@ class Lexicon:
             raise LexiconError("expected at least one statute name in the lexicon, got none")
         checked: dict[str, ArticleLabels] = {}
         # Names hold no tab or line break and labels no unit separator: the spelling splits back.
-        spelled = [repr((sorted((aliases or {}).items()), sorted((informal or {}).items())))]
+        spelled: list[str] = []
         for position, (name, labels) in enumerate(pairs):
             _check_name(name, f"act #{position}")
             if name in checked:
@@ -66,7 +66,6 @@ class Lexicon:
             else:
                 checked[name], joined = _check_labels(name, labels)
                 spelled.append(f"{name}\t\x1f{joined}")
-        digest = hashlib.blake2b("\n".join(spelled).encode(), digest_size=16).hexdigest()
         aliases, informal = _cited_by_their_names(checked, dict(aliases or {}), dict(informal or {}))
         # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
         made = cls(
@@ -76,6 +75,8 @@ class Lexicon:
                 _check_aliases("informal abbreviation", informal or {}, checked, tuple(aliases or ()))
             ),
         )
+        spelled.append(repr((sorted(made.aliases.items()), sorted(made.informal.items()))))  # checked: strings
+        digest = hashlib.blake2b("\n".join(spelled).encode(), digest_size=16).hexdigest()
         object.__setattr__(made, "digest", digest)  # frozen: set once, here
         return made
 

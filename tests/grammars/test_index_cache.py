@@ -16,6 +16,7 @@ from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.expr import Literals, Regex, seq
 from grammars.grammar import CitationGrammar
+from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import statute_grammar
 from grammars.patterns import PACKAGE_DIR, compiler_digest
 from grammars.vocabulary import Vocabulary
@@ -81,18 +82,23 @@ def _book_with(**changes: list[str] | None) -> dict[str, list[str] | None]:
 @pytest.mark.parametrize(
     ("other", "forbid_shorthand"),
     [
-        (_book_with(민법=["1", "2", "3의3"]), False),
-        (_book_with(형법=["1"]), False),
-        ({name: BOOK[name] for name in ("민법", "형법")}, False),
-        (BOOK, True),
+        (_book_with(민법=["1", "2", "3의3"]), (False, False)),
+        (_book_with(형법=["1"]), (False, False)),
+        ({name: BOOK[name] for name in ("민법", "형법")}, (False, False)),
+        (BOOK, (False, True)),
+        (Lexicon.build(BOOK, aliases={"민": "민법"}), (False, False)),
+        (Lexicon.build(BOOK, informal={"근기법": "근로기준법"}), (True, True)),  # shorthand heads hold it
     ],
-    ids=["one-label-differs", "any-article-becomes-a-list", "one-act-fewer", "shorthand-forbidden"],
+    ids=["one-label-differs", "any-article-becomes-a-list", "one-act-fewer", "shorthand-forbidden", "an-alias",
+         "an-informal-name"],
 )
 def test_a_statute_grammar_named_by_its_recipe_changes_key_with_its_input(other, forbid_shorthand) -> None:
-    grammar, changed = statute_grammar(BOOK), statute_grammar(other, forbid_shorthand=forbid_shorthand)
+    grammar = statute_grammar(BOOK, forbid_shorthand=forbid_shorthand[0])
+    changed = statute_grammar(other, forbid_shorthand=forbid_shorthand[1])
     assert grammar.recipe and changed.recipe
+    assert changed != grammar
     assert grammar_key(changed) != grammar_key(grammar)
-    assert grammar_key(statute_grammar(dict(BOOK))) == grammar_key(grammar)
+    assert grammar_key(statute_grammar(dict(BOOK), forbid_shorthand=forbid_shorthand[0])) == grammar_key(grammar)
 
 
 def test_a_recipe_key_changes_with_the_compiler(monkeypatch) -> None:
