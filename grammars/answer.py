@@ -90,7 +90,7 @@ class AnswerDFA(LazyDFA):
         self._bases: dict[int, int | None] = {}
         self.initial = self.intern(frozenset({(FREE_MARK, BOUNDARY)}))
         self.free_text = True
-        self.anchor_final_bytes = frozenset().union(*(self.anchors.final_bytes(tag) for tag in anchor_roots
+        self.anchor_final_chars = frozenset().union(*(self.anchors.final_chars(tag) for tag in anchor_roots
                                                       if tag in _ANCHOR_TAGS))
 
     def _spawn_step(self, byte: int) -> tuple[NodeSet, NodeSet, NodeSet]:

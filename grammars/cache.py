@@ -28,6 +28,7 @@ import numpy as np
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Literals
+from grammars.grammar import CitationGrammar
 from grammars.index import StateMasks, TokenIndex, collector_paused
 from grammars.patterns import COMPILER, write_atomically
 from grammars.vocabulary import TokenTrie, Vocabulary
@@ -39,7 +40,9 @@ _COMPILER = COMPILER  # a module global, so that a test can stand another compil
 
 def grammar_key(grammar: object, compiler: str | None = None) -> str:
     """A stable hash of a grammar value (Expr trees and grammars are frozen dataclasses of tuples) and
-    of the compiler (`compiler_digest()` unless given)."""
+    of the compiler (`compiler_digest()` unless given). A citation grammar that names its recipe
+    (grammar.made_by: its builder and its lexicon's digest) is hashed as that recipe: with the compiler,
+    which holds the builder's source, it determines the grammar."""
     parts = [(_COMPILER() if compiler is None else compiler).encode() + b":"]
     _feed(parts, grammar)
     return hashlib.sha256(b"".join(parts)).hexdigest()[:32]
@@ -61,6 +64,8 @@ def _feed(parts: list[bytes], value: object) -> None:
             joined = "".join(words)
         parts.append(joined.encode())
         parts.append(b")")
+    elif isinstance(value, CitationGrammar) and value.recipe:  # it names what made it: no need to read it
+        parts.append(b"CitationGrammar:" + value.recipe.encode() + b";")
     elif isinstance(value, tuple):
         parts.append(b"(%d:" % len(value))
         for item in value:
@@ -130,7 +135,7 @@ def _narrow(counts: np.ndarray) -> np.ndarray:
 
 def _starts(counts: np.ndarray) -> np.ndarray:
     starts = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=starts[1:])
+    np.cumsum(counts.astype(np.int64), out=starts[1:])  # widened first: a cumsum that casts is 4x slower
     return starts
 
 
@@ -160,7 +165,8 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     base_states = sorted(automaton.between_characters())  # the other bases' tables refill as tokens come
     return {
         "meta": np.asarray([automaton.initial, int(automaton.free_text), index.vocab_size], dtype=np.int64),
-        "anchor_final_bytes": np.asarray(sorted(automaton.anchor_final_bytes), dtype=np.uint8),
+        "final_char_bytes": np.frombuffer(b"".join(sorted(automaton.anchor_final_chars)), dtype=np.uint8),
+        "final_char_lengths": np.asarray([len(c) for c in sorted(automaton.anchor_final_chars)], dtype=np.uint8),
         "flags": np.fromiter(map(automaton.flags, range(count)), dtype=np.uint8, count=count),
         "accepting": np.fromiter(map(automaton.is_accepting, range(count)), dtype=bool, count=count),
         "row_count": _narrow(np.bincount(keys >> 8, minlength=count)),
@@ -195,7 +201,8 @@ class FrozenDFA(ByteWalker):
         self._base_of = (array.array("i", arrays["base_of"].astype(np.int32).tobytes()) if self.free_text
                          else array.array("i", [-1]) * count)
         self._between_characters = tuple(arrays["base_states"].tolist())
-        self.anchor_final_bytes = frozenset(arrays["anchor_final_bytes"].tolist())
+        finals, ends = arrays["final_char_bytes"].tobytes(), _starts(arrays["final_char_lengths"]).tolist()
+        self.anchor_final_chars = frozenset(finals[start:end] for start, end in itertools.pairwise(ends))
         self._arrays = arrays
         self._row_start = _starts(arrays["row_count"])
         self._div_start = _starts(arrays["div_count"])

@@ -144,6 +144,14 @@ def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def _last_char(data: bytes) -> bytes:
+    """The last UTF-8 character of `data` (from its last lead byte)."""
+    start = len(data) - 1
+    while start > 0 and data[start] & 0xC0 == 0x80:
+        start -= 1
+    return data[start:]
+
+
 class _RegexLeaf:
     """A regex as a small byte-level NFA: interegular's states plus intermediate UTF-8 states."""
 
@@ -370,18 +378,19 @@ class ByteNFA:
     def step(self, nodes: Iterable[Node], byte: int) -> NodeSet:
         return union([self.node_step(node, byte) for node in nodes])
 
-    def final_bytes(self, tag: object) -> frozenset[int]:
-        """Every byte that can be the last byte of a string of root `tag` (a superset)."""
-        out: set[int] = set()
+    def final_chars(self, tag: object) -> frozenset[bytes]:
+        """Every last character (UTF-8) a string of root `tag` can end with (a superset); where a regex
+        leaf ends, its last byte alone (its characters are not followed back)."""
+        out: set[bytes] = set()
         done: set[int] = set()
         for index, leaf in enumerate(self._leaves):
             if tag not in self._ends[index] or id(leaf) in done:
                 continue
             done.add(id(leaf))
             if isinstance(leaf, _RegexLeaf):
-                out.update(b for moves in leaf.edges for b, targets in moves.items() if targets & leaf.finals)
-            else:
-                out.update(word[-1] for word in leaf.words if word)
+                out.update(bytes((b,)) for moves in leaf.edges for b, targets in moves.items() if targets & leaf.finals)
+            else:  # a character is at most 4 bytes: the distinct tails first, a handful
+                out.update(map(_last_char, {word[-4:] for word in leaf.words if word}))
         return frozenset(out)
 
     def live_bytes(self, node: Node) -> frozenset[int]:
@@ -413,8 +422,10 @@ class Automaton(Protocol):
 
     initial: int
     free_text: bool
-    anchor_final_bytes: frozenset[int]
+    anchor_final_chars: frozenset[bytes]
 
+    @property
+    def anchor_final_bytes(self) -> frozenset[int]: ...
     @property
     def state_count(self) -> int: ...
     def step(self, state: int, byte: int) -> int: ...
@@ -429,6 +440,13 @@ class Automaton(Protocol):
 
 class ByteWalker:
     """Walking bytes through an automaton that has `step(state, byte)`."""
+
+    anchor_final_chars: frozenset[bytes] = frozenset()  # characters (UTF-8) that may complete an anchor
+
+    @property
+    def anchor_final_bytes(self) -> frozenset[int]:
+        """The bytes on which an anchor may complete."""
+        return frozenset(final[-1] for final in self.anchor_final_chars)
 
     def step(self, state: int, byte: int) -> int:
         raise NotImplementedError
@@ -507,7 +525,7 @@ class LazyDFA(ByteWalker):
         """The plain free-text states between two characters, where nearly every token starts: their
         per-token next states are worth computing in full (other bases fill theirs as tokens come)."""
         return ()
-    anchor_final_bytes: frozenset[int] = frozenset()  # bytes that may complete an anchor
+
 
     @property
     def state_count(self) -> int:

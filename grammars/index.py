@@ -142,7 +142,7 @@ class TokenIndex:
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
         self.free_row = vocabulary.text_bitmask
         if self.automaton.free_text:
-            self._anchor_hits = vocabulary.hit_prefix(self.automaton.anchor_final_bytes)
+            self._anchor_hits = vocabulary.hit_prefix(self.automaton.anchor_final_chars)
             if not hasattr(self, "base_next"):
                 # per base free state, the next state of each token, filled as tokens are walked
                 self.base_next: dict[int, array.array[int]] = {}

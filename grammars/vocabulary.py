@@ -84,20 +84,29 @@ class Vocabulary:
         row.setflags(write=False)
         return row
 
-    def hit_prefix(self, hit_bytes: frozenset[int]) -> array.array[int]:
-        """hits[p] = how many of the first p tokens in trie order contain one of `hit_bytes` (cached)."""
-        cache: dict[frozenset[int], array.array[int]] = self.__dict__.setdefault("_hit_prefixes", {})
-        found = cache.get(hit_bytes)
+    def hit_prefix(self, finals: frozenset[bytes]) -> array.array[int]:
+        """hits[p] = how many of the first p tokens in trie order may hold the end of one of `finals`
+        (last characters, as UTF-8): a token that holds a whole one, or begins with its tail (the
+        character began in the token before). Cached."""
+        cache: dict[frozenset[bytes], array.array[int]] = self.__dict__.setdefault("_hit_prefixes", {})
+        found = cache.get(finals)
         if found is None:
-            found = cache[hit_bytes] = self._count_hits(hit_bytes)
+            found = cache[finals] = self._count_hits(finals)
         return found
 
-    def _count_hits(self, hit_bytes: frozenset[int]) -> array.array[int]:
+    def _count_hits(self, finals: frozenset[bytes]) -> array.array[int]:
         trie = self.trie.arrays
         table = np.zeros(256, dtype=np.int64)
-        table[list(hit_bytes)] = 1
+        table[[final[-1] for final in finals]] = 1
         per_byte = table[trie["blob"][:-1]]
         per_token = np.add.reduceat(per_byte, trie["offset"]) > 0 if len(trie["offset"]) else np.zeros(0, bool)
+        tails = tuple({final[k:] for final in finals for k in range(1, len(final))})
+        if tails:  # a token holding a final's last byte inside another character (most Hangul) is no hit
+            whole = re.compile(b"|".join(map(re.escape, finals)))
+            blob, offset, length = trie["blob"].tobytes(), trie["offset"], trie["length"]
+            for position in np.flatnonzero(per_token).tolist():
+                token = blob[offset[position] : offset[position] + length[position]]
+                per_token[position] = token.startswith(tails) or whole.search(token) is not None
         return array.array("q", np.concatenate([[0], np.cumsum(per_token)]).astype(np.int64).tobytes())
 
     def with_size(self, size: int) -> Vocabulary:

@@ -13,9 +13,10 @@ legal-citations.md §2.2) for when no database is at hand.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from grammars.citation import CITED_NAMES
@@ -36,6 +37,10 @@ class Lexicon:
     acts: Mapping[str, ArticleLabels]
     aliases: Mapping[str, str]  # official 약칭 -> canonical name
     informal: Mapping[str, str]  # practitioners' abbreviations -> canonical name
+    # A hash of what `build` was given (empty for a Lexicon made otherwise): equal for equal input in any
+    # process, so a grammar made from the lexicon can name it in its cache key (grammar.made_by). Input
+    # equal in content but in another order hashes otherwise: that only costs a cache miss.
+    digest: str = field(default="", init=False)
 
     @classmethod
     def build(
@@ -49,20 +54,31 @@ class Lexicon:
         if not pairs:
             raise LexiconError("expected at least one statute name in the lexicon, got none")
         checked: dict[str, ArticleLabels] = {}
+        # Names hold no tab or line break and labels no unit separator: the spelling splits back.
+        spelled: list[str] = []
         for position, (name, labels) in enumerate(pairs):
             _check_name(name, f"act #{position}")
             if name in checked:
                 raise LexiconError(f"expected each statute name once, got {name!r} again at act #{position}")
-            checked[name] = None if labels is None else _check_labels(name, labels)
+            if labels is None:
+                checked[name] = None
+                spelled.append(name + "\t")
+            else:
+                checked[name], joined = _check_labels(name, labels)
+                spelled.append(f"{name}\t\x1f{joined}")
         aliases, informal = _cited_by_their_names(checked, dict(aliases or {}), dict(informal or {}))
         # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
-        return cls(
+        made = cls(
             acts=MappingProxyType(checked),
             aliases=MappingProxyType(_check_aliases("official 약칭", aliases or {}, checked, ())),
             informal=MappingProxyType(
                 _check_aliases("informal abbreviation", informal or {}, checked, tuple(aliases or ()))
             ),
         )
+        spelled.append(repr((sorted(made.aliases.items()), sorted(made.informal.items()))))  # checked: strings
+        digest = hashlib.blake2b("\n".join(spelled).encode(), digest_size=16).hexdigest()
+        object.__setattr__(made, "digest", digest)  # frozen: set once, here
+        return made
 
     @property
     def grammar_names(self) -> tuple[str, ...]:
@@ -122,7 +138,8 @@ def _check_name(name: object, where: str) -> None:
         )
 
 
-def _check_labels(name: str, labels: Iterable[str]) -> frozenset[str]:
+def _check_labels(name: str, labels: Iterable[str]) -> tuple[frozenset[str], str]:
+    """The labels as a set, and joined by line breaks in the order given."""
     if isinstance(labels, str):
         raise LexiconError(f"expected a list of article labels for {name!r}, got the string {labels!r}")
     labels = tuple(labels)
@@ -146,7 +163,7 @@ def _check_labels(name: str, labels: Iterable[str]) -> frozenset[str]:
     if len(unique) != len(labels):
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         raise LexiconError(f"expected each article label once for {name!r}, got duplicates {duplicates[:5]}")
-    return unique
+    return unique, joined
 
 
 def _check_aliases(kind: str, aliases: Mapping[str, str], acts: Mapping[str, ArticleLabels],

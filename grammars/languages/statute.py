@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from grammars.act_names import ACT_ENDINGS
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
-from grammars.grammar import CitationGrammar
+from grammars.grammar import CitationGrammar, made_by
 from grammars.languages.case import ANY_DIGIT
 from grammars.languages.drafts import (
     LIST_JOINERS,
@@ -157,4 +157,7 @@ def statute_grammar(
     anchor: Expr = seq(Literals(tuple(sorted(lexicon.grammar_names))), HEAD_SEPARATOR, ANY_DIGIT)
     if forbid_shorthand:
         anchor = Alt((anchor, *malformed_heads(lexicon)))
-    return CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)
+    grammar = CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)
+    if not lexicon.digest:
+        return grammar
+    return made_by(grammar, f"statute_grammar(lexicon {lexicon.digest}, forbid_shorthand={forbid_shorthand})")

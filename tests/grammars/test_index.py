@@ -404,3 +404,33 @@ def test_digits_that_lead_where_the_base_goes_reuse_its_rejections(text: str) ->
         expected = {i for i, t in enumerate(ITEM_TOKENS) if t and index.automaton.walk(state, t) != DEAD}
         expected |= {EOS} if index.automaton.is_accepting(state) else set()
         assert _allowed(index, state) == expected, data[:end].decode(errors="replace")
+
+
+# An anchor ending in a Hangul character (`민법 제`): its last byte 0x9C ends other syllables too (개 is
+# EA B0 9C), and a token may begin inside the character (A0 9C, 9C).
+JE_ANCHORED = AnswerGrammar((CitationGrammar("statute", STATUTE.expr, seq(ACT, " 제")),), bypass=())
+_JE_HITS = {"개제", b"\xa0\x9c", b"\x9c", b"\x9c1", b"\x9c\xea\xb0\x9c", "제개", "제", " 제", " 제1", "민법 제"}
+_JE_PIECES = [*_JE_HITS, b"\xea\xb0\x9c", b"\xec\xa0", b"\xec", "민법", " ", "1", "12", "조", "개 ", "법", "민"]
+JE_VOCAB = Vocabulary((None, *sorted({p.encode() if isinstance(p, str) else p for p in _JE_PIECES})), frozenset({0}))
+
+
+def test_tokens_holding_a_final_byte_inside_another_character_are_no_hits() -> None:
+    hits = JE_VOCAB.hit_prefix(frozenset({"제".encode()}))
+    order = JE_VOCAB.trie.arrays["order"].tolist()
+    hit = {JE_VOCAB.tokens[order[p]] for p in range(len(order)) if hits[p + 1] > hits[p]}
+    assert hit == {p.encode() if isinstance(p, str) else p for p in _JE_HITS}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"", "개".encode(), "민법".encode(), "민법 ".encode(), "민법 ".encode() + b"\xec", "민법 ".encode() + b"\xec\xa0",
+     "민법 제".encode(), "민법 제1".encode(), "민법 제12조".encode(), "개 민법".encode()],
+    ids=lambda text: text.decode(errors="backslashreplace"),
+)
+def test_a_state_after_an_anchor_ending_in_hangul_masks_like_its_automaton(text: bytes) -> None:
+    """Every token walked through the automaton byte by byte: allowed exactly when it does not die."""
+    index = compile_index(JE_ANCHORED, JE_VOCAB)
+    state = index.advance_bytes(index.initial_state, text)
+    assert state != DEAD
+    walked = {i for i, token in enumerate(JE_VOCAB.tokens) if token and index.automaton.walk(state, token) != DEAD}
+    assert _allowed(index, state) == walked | ({0} if index.is_accepting(state) else set())

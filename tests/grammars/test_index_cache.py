@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 from grammars import cache
 from grammars.cache import grammar_key
 from grammars.compile import compile_index
+from grammars.dfa import DEAD
 from grammars.expr import Literals, Regex, seq
 from grammars.grammar import CitationGrammar
+from grammars.languages.lexicon import Lexicon
+from grammars.languages.statute import statute_grammar
 from grammars.patterns import PACKAGE_DIR, compiler_digest
 from grammars.vocabulary import Vocabulary
 
@@ -63,3 +70,70 @@ def test_words_holding_the_separator_do_not_collide_with_split_words() -> None:
     """Literals are hashed as their words joined by NUL: a word that holds a NUL is not two words."""
     keys = {grammar_key(Literals(words)) for words in [("a\0b",), ("a", "b"), ("a\0", "b"), ("a", "\0b"), ("ab",)]}
     assert len(keys) == 5
+
+
+BOOK = {"민법": ["1", "2", "3의2"], "형법": None, "근로기준법": ["23", "23의2"]}
+
+
+def _book_with(**changes: list[str] | None) -> dict[str, list[str] | None]:
+    return {**BOOK, **changes}
+
+
+@pytest.mark.parametrize(
+    ("other", "forbid_shorthand"),
+    [
+        (_book_with(민법=["1", "2", "3의3"]), (False, False)),
+        (_book_with(형법=["1"]), (False, False)),
+        ({name: BOOK[name] for name in ("민법", "형법")}, (False, False)),
+        (BOOK, (False, True)),
+        (Lexicon.build(BOOK, aliases={"민": "민법"}), (False, False)),
+        (Lexicon.build(BOOK, informal={"근기법": "근로기준법"}), (True, True)),  # shorthand heads hold it
+    ],
+    ids=["one-label-differs", "any-article-becomes-a-list", "one-act-fewer", "shorthand-forbidden", "an-alias",
+         "an-informal-name"],
+)
+def test_a_statute_grammar_named_by_its_recipe_changes_key_with_its_input(other, forbid_shorthand) -> None:
+    grammar = statute_grammar(BOOK, forbid_shorthand=forbid_shorthand[0])
+    changed = statute_grammar(other, forbid_shorthand=forbid_shorthand[1])
+    assert grammar.recipe and changed.recipe
+    assert changed != grammar
+    assert grammar_key(changed) != grammar_key(grammar)
+    assert grammar_key(statute_grammar(dict(BOOK), forbid_shorthand=forbid_shorthand[0])) == grammar_key(grammar)
+
+
+def test_a_recipe_key_changes_with_the_compiler(monkeypatch) -> None:
+    grammar = statute_grammar(BOOK)
+    before = grammar_key(grammar)
+    monkeypatch.setattr(cache, "_COMPILER", lambda: "another compiler")
+    assert grammar_key(grammar) != before
+
+
+def test_a_grammar_changed_after_it_was_made_is_hashed_whole() -> None:
+    """dataclasses.replace does not copy the recipe: the narrowed answer grammar replaces an anchor."""
+    grammar = statute_grammar(BOOK)
+    changed = dataclasses.replace(grammar, anchor=GRAMMAR.anchor)
+    assert changed.recipe == ""
+    assert grammar_key(changed) == grammar_key(CitationGrammar(grammar.name, grammar.expr, GRAMMAR.anchor))
+    assert grammar_key(changed) != grammar_key(grammar)
+
+
+def test_a_recipe_key_is_the_same_in_every_process() -> None:
+    """The lexicon's digest reads its input in order, never a set's (whose order is the process's)."""
+    program = ("from grammars import statute_grammar; from grammars.cache import grammar_key; "
+               f"print(grammar_key(statute_grammar({BOOK!r})))")
+    keys = {
+        subprocess.run([sys.executable, "-c", program], env={**os.environ, "PYTHONHASHSEED": seed},
+                       capture_output=True, text=True, check=True).stdout
+        for seed in ("1", "2")
+    }
+    assert keys == {grammar_key(statute_grammar(BOOK)) + "\n"}
+
+
+def test_an_index_stored_for_one_lexicon_is_not_loaded_for_another(tmp_path) -> None:
+    vocabulary = Vocabulary((None, *sorted({p.encode() for p in ["민법", "형법", " 제", "1", "2", "3", "조", "의"]})),
+                            frozenset({0}))
+    stored = compile_index(statute_grammar(BOOK), vocabulary, cache_dir=tmp_path)
+    assert compile_index(statute_grammar(BOOK), vocabulary, cache_dir=tmp_path).stored is not None
+    other = compile_index(statute_grammar(_book_with(민법=["1", "2"])), vocabulary, cache_dir=tmp_path)
+    assert other.stored is None and other.key != stored.key
+    assert other.automaton.walk(other.initial_state, "민법 제3조의2".encode()) == DEAD
