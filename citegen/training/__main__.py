@@ -20,7 +20,7 @@ import typer
 
 from citegen.training.corpus import CorpusGenerator, write_corpus
 from citegen.training.evaluate import answers, citation_report
-from citegen.training.sources import LawData, book_acts, law_data, read_law_data
+from citegen.training.sources import CORE_ACTS, LawData, book_acts, law_data, read_law_data
 from citegen.training.tokenizer import partial_utf8_tokens, train_tokenizer
 from citegen.training.train import ModelShape, Schedule, build_model, pack_blocks, save_model, train
 
@@ -33,13 +33,16 @@ LawDir = Annotated[Path, typer.Option(help="The statute book (a *.book.jsonl.xz 
 CaseDir = Annotated[Path, typer.Option(help="Folder of PrecService / detc bodies.")]
 InForceOn = Annotated[dt.datetime | None, typer.Option(
     "--on", formats=["%Y-%m-%d"], help="Read the statute book as in force on this date (default: today).")]
+CoreActs = Annotated[list[str] | None, typer.Option(
+    "--act", help="A core act of the corpus, by name (repeat it; default: the 37 acts of sources.CORE_ACTS).")]
 OtherActs = Annotated[int, typer.Option(help="Acts drawn from the statute book besides the core ones.")]
 Seed = Annotated[int, typer.Option(help="Seeds the corpus, the initial weights and the data order.")]
 Samples = Annotated[int, typer.Option(help="Number of Q&A samples in the corpus.")]
 MessyRate = Annotated[float, typer.Option(help="Share of citations written in a messy or wrong form.")]
 
 
-def _law_data(law: Path, cases: Path, on: dt.datetime | None, other_acts: int, seed: int) -> LawData:
+def _law_data(law: Path, cases: Path, on: dt.datetime | None, core: list[str] | None, other_acts: int,
+              seed: int) -> LawData:
     # The bundle reader is the verifier's: the composition root module that wraps it is imported
     # here, in the CLI, so that the training library itself never imports the verifier.
     from citegen.commands.statute_book import bundle_in, read_statute_book
@@ -48,7 +51,8 @@ def _law_data(law: Path, cases: Path, on: dt.datetime | None, other_acts: int, s
     if bundle is None:
         return read_law_data(law, cases)
     book = read_statute_book(bundle, (on or dt.datetime.now()).date())
-    return law_data(book_acts(book, other_acts, seed), cases, (law if law.is_dir() else law.parent) / "aliases.json")
+    acts = book_acts(book, other_acts, seed, tuple(core or CORE_ACTS))
+    return law_data(acts, cases, (law if law.is_dir() else law.parent) / "aliases.json")
 
 
 @app.command()
@@ -57,13 +61,14 @@ def corpus(
     law: LawDir = DATA_DIR / "law",
     cases: CaseDir = DATA_DIR / "cases",
     on: InForceOn = None,
+    core_acts: CoreActs = None,
     other_acts: OtherActs = 20,
     seed: Seed = 0,
     samples: Samples = 8000,
     messy_rate: MessyRate = 0.15,
 ) -> None:
     """Write the corpus with the citations of each answer and their forms."""
-    data = _law_data(law, cases, on, other_acts, seed)
+    data = _law_data(law, cases, on, core_acts, other_acts, seed)
     write_corpus(list(CorpusGenerator(data, seed, messy_rate).samples(samples)), out)
     typer.echo(f"{samples} samples from {len(data.acts)} acts and {len(data.decisions)} decisions -> {out}")
 
@@ -74,6 +79,7 @@ def model(
     law: LawDir = DATA_DIR / "law",
     cases: CaseDir = DATA_DIR / "cases",
     on: InForceOn = None,
+    core_acts: CoreActs = None,
     other_acts: OtherActs = 20,
     seed: Seed = 0,
     samples: Samples = 8000,
@@ -90,7 +96,7 @@ def model(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     started = time.monotonic()
     on = on or dt.datetime.now()
-    data = _law_data(law, cases, on, other_acts, seed)
+    data = _law_data(law, cases, on, core_acts, other_acts, seed)
     corpus_samples = list(CorpusGenerator(data, seed, messy_rate).samples(samples))
     texts = [m["content"] for s in corpus_samples for m in s.messages()]
     tokenizer = train_tokenizer(texts, vocab_size)
@@ -105,7 +111,8 @@ def model(
     result = train(network, blocks, schedule, seed)
     summary = {
         "command": f"python -m citegen.training model --law {law} --cases {cases} --on {on:%Y-%m-%d} "
-                   f"--other-acts {other_acts} --out {out} --seed {seed} --samples {samples} --messy-rate {messy_rate} "
+                   f"{''.join(f'--act {name!r} ' for name in core_acts or ())}--other-acts {other_acts} "
+                   f"--out {out} --seed {seed} --samples {samples} --messy-rate {messy_rate} "
                    f"--vocab-size {vocab_size} --layers {layers} --steps {steps} --batch-size {batch_size} "
                    f"--block-size {block_size} --learning-rate {learning_rate} --threads {threads}",
         "seed": seed, "samples": samples, "in_force_on": f"{on:%Y-%m-%d}", "acts": len(data.acts),
@@ -124,6 +131,7 @@ def evaluate(
     law: LawDir = DATA_DIR / "law",
     cases: CaseDir = DATA_DIR / "cases",
     on: InForceOn = None,
+    core_acts: CoreActs = None,
     other_acts: OtherActs = 20,
     training_seed: Annotated[int, typer.Option(help="The training seed (it drew the other acts).")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the question draw; not the training seed.")] = 1000,
@@ -131,7 +139,7 @@ def evaluate(
     temperature: Annotated[float, typer.Option(help="0 answers greedily; above 0 samples (seeded).")] = 0.0,
 ) -> None:
     """Answer held-out questions and count the citation forms in the answers."""
-    data = _law_data(law, cases, on, other_acts, training_seed)
+    data = _law_data(law, cases, on, core_acts, other_acts, training_seed)
     asked = [sample.question for sample in CorpusGenerator(data, seed).samples(questions)]
     asked = ["불법행위로 인한 손해배상책임의 요건은 무엇인가요?", *asked]
     started = time.monotonic()

@@ -209,10 +209,14 @@ class CorpusGenerator:
                 key = (statute.act or "", statute.article or 0, statute.article_branch)
                 self._decisions_by_article[key].append(decision)
         self._linked = [d for d in data.decisions if any(self._article_of(s) for s in d.statutes)]
-        # Articles with their real text or a decision that applied them make the better answers.
-        self._featured = [(act, article) for act in data.acts for article in act.articles
-                          if not article.is_placeholder
-                          or (act.name, article.number, article.branch) in self._decisions_by_article]
+        # Legal questions ask about the articles decisions apply: featuring them concentrates a tiny
+        # model on what it is asked (the statute book's thousands of other articles are all real
+        # text, so "has real text" alone would feature every one). Without such articles, those
+        # with real text rather than the sample data's placeholders.
+        applied = [(act, article) for act in data.acts for article in act.articles
+                   if (act.name, article.number, article.branch) in self._decisions_by_article]
+        self._featured = applied or [(act, article) for act in data.acts for article in act.articles
+                                     if not article.is_placeholder]
         self._referring = [(act, article) for act in data.acts for article in act.articles if article.references]
 
     def samples(self, count: int) -> Iterator[Sample]:

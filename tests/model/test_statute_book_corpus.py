@@ -130,3 +130,16 @@ def test_the_corpus_cites_real_provisions_with_their_text(acts: dict[str, Act]) 
         assert isinstance(source, StatuteCitation) and articles[source].text in sample.answer, sample.answer
     followed = [sample for sample in samples if "언급하는데" in sample.answer]
     assert followed and all(len(sample.citations) == 2 for sample in followed)
+
+
+def test_questions_about_an_article_feature_the_articles_decisions_apply(acts: dict[str, Act]) -> None:
+    # A tiny model learns the articles it sees often; legal questions ask about those decisions apply.
+    data = law_data(tuple(acts.values()), REPO / "data" / "cases", REPO / "data" / "law" / "aliases.json")
+    articles = {act.cite(a) for act in data.acts for a in act.articles}
+    applied = {statute for decision in data.decisions for statute in decision.statutes} & articles
+    assert 0 < len(applied) < 0.05 * len(articles)
+    samples = list(CorpusGenerator(data, seed=5).samples(400))
+    explained = [sample.citations[0].source for sample in samples if "다음과 같이 규정합니다" in sample.answer
+                 and "이 조문이 적용된 판례" not in sample.answer and "언급하는데" not in sample.answer]
+    assert len(explained) > 100
+    assert sum(source in applied for source in explained) > 0.5 * len(explained)

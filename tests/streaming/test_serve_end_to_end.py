@@ -78,8 +78,8 @@ def test_concurrent_answers_show_only_verified_citations(base: str, parts) -> No
 
 # ---- narrowing ------------------------------------------------------------------------------
 
-# Unnarrowed, the shipped model answers this (seed 0) citing 근로기준법 제2조.
-QUESTION = "임금을 받지 못하면 어떻게 하나요?"
+# Unnarrowed, the shipped model answers this (seed 0) citing 근로기준법 제43조.
+QUESTION = "근로기준법상 해고 등의 제한에 대해 설명해 주세요."
 ASKED = {"max_tokens": 48, "seed": 0, "policy": "annotate"}
 ALLOWED = {"courts": ["대법원"], "acts": ["형법"]}
 # Sampled answers to a question on what the narrowing allows: QUESTION's answer may, narrowed, cite
