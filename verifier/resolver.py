@@ -39,8 +39,9 @@ silently, and a back-reference to an uncertain citation is uncertain too.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from grammars import (
     DECREE_KIND_OF_SHORT_NAME,
@@ -74,6 +75,8 @@ _NAMED_ACT = re.compile(r"「([^」\n]{1,80})」")
 _LAW_ENDINGS = ("법", "법률", "령", "규칙", "규정")  # how a name in 「」 that is an act's ends (not 「별표 1」)
 # `이 법`, `이 영`, `이 규칙`: the document's own act.
 _OWN_ACT = ("이 법", "이 영", "이 규칙")
+Cited = TypeVar("Cited", CaseCitation, StatuteCitation)
+_MOST_ANSWERS = 50_000  # answers a resolver keeps for citations that resolve alike wherever they stand
 
 
 def parent_act(act: str) -> str:
@@ -143,6 +146,9 @@ class DocumentResolver:
         # 시행령, 시행규칙, 규칙 -> the act of that kind cited last, and why that citation was uncertain
         self._last_of_kind: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._declared: dict[str, str] = {}  # short name -> act, from `(이하 '영'이라 한다)`
+        # A case, or a statute naming its act, resolves the same wherever the document cites it (only the
+        # database answers), and drafts cite the same ones again and again.
+        self._answers: dict[ParsedCitation, Resolution] = {}
 
     def resolve_text(self, text: str) -> list[ResolvedSpan]:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
@@ -226,9 +232,12 @@ class DocumentResolver:
         """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
         text declares for its act right there (`FoundCitation.declares`)."""
         if isinstance(citation, CaseCitation):
-            return self._resolve_case(citation)
+            return self._answer(citation, self._resolve_case)
         if isinstance(citation, StatuteCitation):
-            resolution = self._resolve_statute(citation)
+            if citation.act is None:  # what it refers to depends on the citations before it
+                resolution = self._resolve_statute(citation)
+            else:
+                resolution = self._answer(citation, self._resolve_statute)
             resolved = resolution.resolved
             if isinstance(resolved, StatuteCitation) and resolved.is_complete:
                 assert resolved.act is not None  # narrowed by is_complete
@@ -242,6 +251,15 @@ class DocumentResolver:
                     self._declare(declares, resolved.act)
             return resolution
         raise TypeError(f"expected a CaseCitation or StatuteCitation, got {type(citation).__name__}")
+
+    def _answer(self, citation: Cited, resolve: Callable[[Cited], Resolution]) -> Resolution:
+        """`resolve(citation)`, for a `resolve` that reads nothing of the document: kept for the next time."""
+        answer = self._answers.get(citation)
+        if answer is None:
+            if len(self._answers) >= _MOST_ANSWERS:
+                self._answers.clear()
+            answer = self._answers[citation] = resolve(citation)
+        return answer
 
     def _declare(self, short_name: str, act: str) -> None:
         # `소득세법(이하 '영'…)` declares nothing sensible: 영 names a 시행령, 규칙 a 시행규칙, 법 a 법률.
