@@ -547,11 +547,11 @@ def _longest_first(found: Iterable[FoundCitation]) -> list[FoundCitation]:
     text: a byte per character marks where kept matches lie. Sorted on tuples of numbers, which
     compare in C, rather than by a key function per match."""
     candidates = list(found)
-    order = sorted((start - end, start, index) for index, (start, end) in enumerate(f.span for f in candidates))
-    taken = bytearray(max((f.span[1] for f in candidates), default=0))
+    spans = [f.span for f in candidates]
+    order = sorted((start - end, start, end, index) for index, (start, end) in enumerate(spans))
+    taken = bytearray(max((end for _, end in spans), default=0))
     kept: list[tuple[int, int, int]] = []  # (start, rank, index): text order, ties as a stable sort leaves them
-    for rank, (_, start, index) in enumerate(order):
-        end = candidates[index].span[1]
+    for rank, (_, start, end, index) in enumerate(order):
         if taken.find(1, start, end) < 0:
             taken[start:end] = b"\x01" * (end - start)
             kept.append((start, rank, index))
