@@ -21,6 +21,10 @@ DOCUMENTS = [
     ("back-references follow the previous citation",
      "민법 제750조, 같은 법 제23조 제1항 및 동조 제2항",
      ["민법 제750조", "민법 제23조 제1항", "민법 제23조 제2항"], []),
+    # The second 민법 제750조 is answered from the resolver's memo: it is still the citation 같은 법 follows.
+    ("a repeated citation is the one a back-reference follows",
+     "민법 제750조, 민사소송법 제1조, 민법 제750조, 같은 법 제23조",
+     ["민법 제750조", "민사소송법 제1조", "민법 제750조", "민법 제23조"], []),
     ("대판 with loose dots", "대판 2024.7.11, 2024도4202",
      ["대법원 2024. 7. 11. 선고 2024도4202 판결"], []),
     ("spaced bare number gets court and date", "(2024 도 4202)",
