@@ -13,7 +13,7 @@ from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, Par
 from verifier import Change, Database, DocumentResolver, Verdict, Verifier, VerifierError, build_lexicon, holds_law
 from verifier import Resolution as VerifierResolution
 
-_MOST_READ = 100_000  # answers an adapter keeps read
+_MOST_READ = 4096  # answers an adapter keeps read: a back-reference's is new each time, so it is never met again
 
 
 class _ResolverAdapter:
