@@ -50,6 +50,7 @@ from grammars.languages.drafts import (
 )
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
+from grammars.match_memo import ENTRIES, Fields, memoized_reader
 from grammars.name_pattern import first_characters, fold_name, lenient_names
 from grammars.parse import CitationParser, build_statute, default_parser
 from grammars.patterns import load_or_compile
@@ -127,7 +128,13 @@ _SHAPED_TAIL = re.compile(_TAIL)
 
 
 def _statute_pattern(names: Iterable[str]) -> str:
+    names = tuple(names)
+    # Every alternative below begins with a name's first character or one of these (구, 개정, quote marks,
+    # back-references, short names): a lookahead on them all fails most positions of a text at once, a
+    # fifth of the scan.
+    starts = ("구", "개", "「", "‘", "'", *_OTHER_REFERENCES, *OWN_ACT, *SAME_DECREE_KIND, *DECREE_KIND_OF_SHORT_NAME)
     return (
+        first_characters((*names, *starts)) +
         # Every head starts a word (one lookbehind for all: one per alternative made the scan 40 %
         # slower). A name glued to a preceding word (`군형법` for 형법, `국민법`) is not a statute name.
         rf"(?:{NOT_AFTER_WORD}{_FORMER})?"
@@ -288,6 +295,9 @@ class CitationFinder:
                                                functools.partial(_statute_pattern, written_names), cache_dir)
         # Reversed, so that the first of two names that fold alike wins.
         self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
+        self._read_statute = memoized_reader(self.statute_pattern, self._statute)
+        # `head_of` asks for the names of up to 11 runs of words before each head: the same runs again and again.
+        self._known = functools.lru_cache(maxsize=ENTRIES)(self._known_name)
 
     @functools.cached_property
     def canonical_case_pattern(self) -> re.Pattern[str]:
@@ -317,7 +327,10 @@ class CitationFinder:
             for found in self._lenient(read, cited):
                 if scanned:
                     found = as_scanned(found, piece[slice(*found.span)], read[slice(*found.span)])
-                yield replace(found, span=(found.span[0] + start, found.span[1] + start)) if start else found
+                if start:  # built directly: `replace` costs more than finding a citation
+                    found = FoundCitation((found.span[0] + start, found.span[1] + start), found.citation,
+                                          found.form, found.declares, found.scanned, found.through)
+                yield found
 
     def _canonical(self, text: str) -> Iterator[FoundCitation]:
         for match in self.canonical_case_pattern.finditer(text):
@@ -352,12 +365,14 @@ class CitationFinder:
         """Every match of the lenient patterns, overlapping ones and `영`/`규칙` with no 시행령/시행규칙 included."""
         yield from find_cases(text, self.case_pattern, self.header_patterns)
         for match in self.statute_pattern.finditer(text):
-            first, citation = self._statute(match)
-            if match["je"] is None and citation.act is None and match["supplement"] is None:
-                continue  # `법 3조`, `같은 법 3조`: a back-reference needs its 제
-            if _no_provision(citation):
-                continue  # `민법 부칙 제3편`
-            yield first
+            read = self._read_statute(match)
+            if read is None:
+                continue
+            citation, declared, form = read
+            span = match.span()
+            if citation.act is not None:  # the form stays: a 부칙 it numbers was written, and decided it
+                citation, span = numbered_supplement(text, citation, span)
+            yield FoundCitation(span, citation, form, declared)
             yield from _list_items(text, match.end(), citation)
         yield from self._shaped_statutes(text)
         for match in _SUPPLEMENT_ALONE.finditer(text) if "부칙" in text else ():  # a search in C spares most texts
@@ -383,8 +398,10 @@ class CitationFinder:
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
             yield from _list_items(text, match.end(), citation)
 
-    def _statute(self, match: re.Match[str]) -> tuple[FoundCitation, StatuteCitation]:
-        fields = match.groupdict()
+    def _statute(self, written: str, fields: Fields) -> tuple[StatuteCitation, str | None, CitationForm] | None:
+        """What a statute match (`written`, with its groups `fields`) states, the short name it declares
+        and its form; None where it is no citation. Pure, so `_read_statute` memoizes it."""
+        groups = dict(fields)  # as matched, for the form
         written_act = _pop_first(fields, "quoted", "single_quoted", "act")
         decree_of, decree_kind = fields.pop("decree_of"), fields.pop("decree_kind")
         short_name = fields.pop("short_name")
@@ -397,21 +414,22 @@ class CitationFinder:
         fields["back_reference"] = fields["back_reference"] or short_name
         act, abbreviated = None, False
         if written_act is not None:
-            if match["supplement"] is not None:  # `「국적법 일부개정법률」 부칙 제2조`: 국적법's 부칙
+            if groups["supplement"] is not None:  # `「국적법 일부개정법률」 부칙 제2조`: 국적법's 부칙
                 written_act = without_amending_act(written_act)
             written_name = self.name_by_fold.get(fold_name(written_act), written_act)
             act = self.lexicon.canonical_name(written_name) or written_act.translate(MIDDLE_DOTS)
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
         citation, declared = _provision(act, former, fields)
-        span = match.span()
-        if act is not None:
-            citation, span = numbered_supplement(match.string, citation, span)
-        return FoundCitation(span, citation, _statute_form(match, citation, abbreviated), declared), citation
+        if groups["je"] is None and citation.act is None and groups["supplement"] is None:
+            return None  # `법 3조`, `같은 법 3조`: a back-reference needs its 제
+        if _no_provision(citation):
+            return None  # `민법 부칙 제3편`
+        return citation, declared, _statute_form(written, groups, citation, abbreviated)
 
     def _shaped_statutes(self, text: str) -> Iterator[FoundCitation]:
         """Statutes whose act the lexicon does not know, or writes otherwise: grammars.act_names."""
         for match in SHAPE_HEAD.finditer(text):
-            head = head_of(text, match, self._known_name)
+            head = head_of(text, match, self._known)
             tail = None if head is None else _SHAPED_TAIL.match(text, match.end())
             if head is None or tail is None:
                 continue
@@ -502,46 +520,48 @@ def _decree_kinds(found: FoundCitation) -> set[str]:
     return {_ANY_STATUTE} | {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
 
 
-def _statute_form(match: re.Match[str], citation: StatuteCitation, abbreviated: bool) -> CitationForm:
-    if match.group("declaration"):
+def _statute_form(written: str, groups: Fields, citation: StatuteCitation, abbreviated: bool) -> CitationForm:
+    if groups["declaration"]:
         return CitationForm.DECLARES_SHORT_NAME
     if citation.supplement:
         return CitationForm.SUPPLEMENT
     if citation.former or citation.amendment:
         return CitationForm.VERSION
-    if match.group("decree_of"):
+    if groups["decree_of"]:
         return CitationForm.DECREE_BACK_REFERENCE
-    if match.group("short_name"):
+    if groups["short_name"]:
         return CitationForm.DECREE_SHORT_NAME
-    if match.group("same_decree"):
+    if groups["same_decree"]:
         return CitationForm.SAME_DECREE
     if citation.back_reference:
         return CitationForm.BACK_REFERENCE
-    if match.group("quoted") or match.group("single_quoted"):
+    if groups["quoted"] or groups["single_quoted"]:
         return CitationForm.QUOTED_ACT
     if abbreviated:
         return CitationForm.ABBREVIATED_ACT
-    if citation.canonical() == match.group():
+    if citation.canonical() == written:
         return CitationForm.CANONICAL
-    provision = match.group("provision")
-    parts = sum(1 for level in ("paragraph", "item", "subitem") if match.group(level))
-    if parts and not re.search(r"\s", provision):
+    provision = groups["provision"]
+    parts = sum(1 for level in ("paragraph", "item", "subitem") if groups[level])
+    if parts and not re.search(r"\s", provision or ""):
         return CitationForm.COMPACT_PROVISION
     return CitationForm.LOOSE_SPACING
 
 
 def _longest_first(found: Iterable[FoundCitation]) -> list[FoundCitation]:
     """Keep the longest of overlapping matches (the earlier on a tie), in text order. Linear in the
-    text: a byte per character marks where kept matches lie."""
-    candidates = sorted(found, key=lambda f: (f.span[0] - f.span[1], f.span[0]))
-    taken = bytearray(max((f.span[1] for f in candidates), default=0))
-    kept: list[FoundCitation] = []
-    for candidate in candidates:
-        start, end = candidate.span
+    text: a byte per character marks where kept matches lie. Sorted on tuples of numbers, which
+    compare in C, rather than by a key function per match."""
+    candidates = list(found)
+    spans = [f.span for f in candidates]
+    order = sorted((start - end, start, end, index) for index, (start, end) in enumerate(spans))
+    taken = bytearray(max((end for _, end in spans), default=0))
+    kept: list[tuple[int, int, int]] = []  # (start, rank, index): text order, ties as a stable sort leaves them
+    for rank, (_, start, end, index) in enumerate(order):
         if taken.find(1, start, end) < 0:
             taken[start:end] = b"\x01" * (end - start)
-            kept.append(candidate)
-    return sorted(kept, key=lambda f: f.span[0])
+            kept.append((start, rank, index))
+    return [candidates[index] for _, _, index in sorted(kept)]
 
 
 @functools.cache

@@ -5,9 +5,10 @@ and law.go.kr's bracketed headers. Each regex comment says which false positive 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import cast
@@ -19,6 +20,7 @@ from grammars.expr import Literals
 from grammars.found import CitationForm, FoundCitation
 from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPREME_SHORTHAND, default_codes
 from grammars.languages.drafts import LOOSE_SPACE
+from grammars.match_memo import Fields, memoized_reader
 from grammars.parse import build_case, build_case_number
 from grammars.patterns import load_or_compile
 
@@ -110,9 +112,21 @@ def find_cases(text: str, pattern: re.Pattern[str],
                headers: tuple[re.Pattern[str], re.Pattern[str]]) -> Iterator[FoundCitation]:
     """Every match of the lenient case `pattern` (`case_pattern()`), with the later numbers of its
     lists, and of the law.go.kr `headers` (`header_patterns()`), overlapping ones included."""
+    read_head = _head_reader(pattern)
     for match in pattern.finditer(text):
-        yield from _case_list(text, match)
+        yield from _case_list(text, match, *read_head(match))
     yield from _headers(text, headers)
+
+
+@functools.cache
+def _head_reader(pattern: re.Pattern[str]) -> Callable[[re.Match[str]], tuple[CaseCitation, CitationForm]]:
+    """The citation and form of a match of `pattern`, read once per distinct match (grammars.match_memo)."""
+    return memoized_reader(pattern, _case_head)
+
+
+def _case_head(written: str, fields: Fields) -> tuple[CaseCitation, CitationForm]:
+    head = _case_citation(fields)
+    return head, _case_form(written, fields, head)
 
 
 def _headers(text: str, patterns: tuple[re.Pattern[str], re.Pattern[str]]) -> Iterator[FoundCitation]:
@@ -133,9 +147,8 @@ def _headers(text: str, patterns: tuple[re.Pattern[str], re.Pattern[str]]) -> It
             court="헌법재판소", date=_safe_date(fields["year"], fields["month"], fields["day"]),
             delivery="선고", panel=fields["panel"], disposition="결정"), CitationForm.CASE_HEADER)
 
-def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
-    head = _case_citation(match)
-    first = FoundCitation(match.span(), head, _case_form(match, head))
+def _case_list(text: str, match: re.Match[str], head: CaseCitation, form: CitationForm) -> Iterator[FoundCitation]:
+    first = FoundCitation(match.span(), head, form)
     items: list[re.Match[str]] = []
     end = match.end()
     # Only a head that wrote a court or date and no disposition yet can share them with a list.
@@ -166,8 +179,7 @@ def _case_list(text: str, match: re.Match[str]) -> Iterator[FoundCitation]:
             form = CitationForm.LIST_CONTINUATION
         yield FoundCitation(item.span("listed"), replace(shared, case_number=number), form)
 
-def _case_citation(match: re.Match[str]) -> CaseCitation:
-    fields = match.groupdict()
+def _case_citation(fields: Fields) -> CaseCitation:
     written_court = fields["court"]
     court = _COURT_BY_ABBREVIATION.get(written_court, written_court)
     disposition, delivery = _disposition(fields["disposition"]), fields["delivery"]
@@ -197,18 +209,18 @@ def _safe_date(year: str, month: str, day: str) -> dt.date | None:
         return None
 
 
-def _case_form(match: re.Match[str], citation: CaseCitation) -> CitationForm:
-    court = match.group("court")
-    if citation.is_complete and citation.canonical() == match.group():
+def _case_form(written: str, fields: Fields, citation: CaseCitation) -> CitationForm:
+    court = fields["court"]
+    if citation.is_complete and citation.canonical() == written:
         return CitationForm.CANONICAL
     if court in SUPREME_SHORTHAND:
         return CitationForm.SUPREME_COURT_ABBREVIATION
     if court in _COURT_BY_ABBREVIATION:
         return CitationForm.COURT_ABBREVIATION
-    if court is None or match.group("date") is None:
+    if court is None or fields["date"] is None:
         return CitationForm.BARE_CASE_NUMBER
-    if match.group("gap"):
+    if fields["gap"]:
         return CitationForm.SPACED_CASE_NUMBER
-    if match.group("comma") or "," in match.group():
+    if fields["comma"] or "," in written:
         return CitationForm.COMMA_SEPARATED
     return CitationForm.LOOSE_SPACING

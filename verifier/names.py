@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import unicodedata
 
@@ -27,6 +28,7 @@ def normalise_court(name: str) -> str:
     return COURT_NAMES.get(cleaned, COURT_NAMES.get(cleaned.replace(" ", ""), cleaned))
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a draft names the same acts again and again, each looked up by it
 def normalise_act_name(name: str) -> str:
     """NFC, middle dots folded to `ㆍ` (U+318D) as law.go.kr writes them, single spaces, no 「」."""
     cleaned = unicodedata.normalize("NFC", name).translate(_MIDDLE_DOTS).strip().strip("「」").strip()

@@ -39,9 +39,9 @@ silently, and a back-reference to an uncertain citation is uncertain too.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from grammars import (
     DECREE_KIND_OF_SHORT_NAME,
@@ -79,6 +79,8 @@ _NAME_DECLARATION = re.compile(r"「(?P<act>[^」\n]{1,80})」\s?\(\s?(?:이하|
 _LAW_ENDINGS = ("법", "법률", "령", "규칙", "규정")  # how a name in 「」 that is an act's ends (not 「별표 1」)
 # `이 법`, `이 영`, `이 규칙`: the document's own act.
 _OWN_ACT = ("이 법", "이 영", "이 규칙")
+Cited = TypeVar("Cited", CaseCitation, StatuteCitation)
+_MOST_ANSWERS = 50_000  # answers a resolver keeps for citations that resolve alike wherever they stand
 
 
 # A 시행규칙 a ministry issues for its part of an act: `농림축산식품부 소관 식품산업진흥법 시행규칙`.
@@ -165,6 +167,10 @@ class DocumentResolver:
         # 시행령, 시행규칙, 규칙 -> the act of that kind cited last, and why that citation was uncertain
         self._last_of_kind: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._declared: dict[str, str] = {}  # short name -> act, from `(이하 '영'이라 한다)`
+        # A case, or a statute naming its act, resolves the same wherever the document cites it (only the
+        # database answers; a name declared in the document is looked up there, never kept), and drafts
+        # cite the same ones again and again.
+        self._answers: dict[ParsedCitation, Resolution] = {}
         for short_name, act in (declared or {}).items():
             self._declare(short_name, act)
 
@@ -252,9 +258,12 @@ class DocumentResolver:
         """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
         text declares for its act right there (`FoundCitation.declares`)."""
         if isinstance(citation, CaseCitation):
-            return self._resolve_case(citation)
+            return self._answer(citation, self._resolve_case)
         if isinstance(citation, StatuteCitation):
-            resolution = self._resolve_statute(citation)
+            if citation.act is None or citation.act in self._declared:  # it depends on the text before it
+                resolution = self._resolve_statute(citation)
+            else:
+                resolution = self._answer(citation, self._resolve_statute)
             resolved = resolution.resolved
             if isinstance(resolved, StatuteCitation) and resolved.is_complete:
                 assert resolved.act is not None  # narrowed by is_complete
@@ -268,6 +277,15 @@ class DocumentResolver:
                     self._declare(declares, resolved.act)
             return resolution
         raise TypeError(f"expected a CaseCitation or StatuteCitation, got {type(citation).__name__}")
+
+    def _answer(self, citation: Cited, resolve: Callable[[Cited], Resolution]) -> Resolution:
+        """`resolve(citation)`, for a `resolve` that reads nothing of the document: kept for the next time."""
+        answer = self._answers.get(citation)
+        if answer is None:
+            if len(self._answers) >= _MOST_ANSWERS:
+                self._answers.clear()
+            answer = self._answers[citation] = resolve(citation)
+        return answer
 
     def _declare(self, short_name: str, act: str) -> None:
         # `소득세법(이하 '영'…)` declares nothing sensible: 영 names a 시행령, 규칙 a 시행규칙, 법 a 법률; any

@@ -11,6 +11,9 @@ from citegen.commands.backends import Backend
 from citegen.recite import RecitePipeline, Resolution, UsageError
 from grammars import CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation, default_lexicon
 from verifier import Change, Database, DocumentResolver, Verdict, Verifier, VerifierError, build_lexicon, holds_law
+from verifier import Resolution as VerifierResolution
+
+_MOST_READ = 4096  # answers an adapter keeps read: a back-reference's is new each time, so it is never met again
 
 
 class _ResolverAdapter:
@@ -18,12 +21,22 @@ class _ResolverAdapter:
 
     def __init__(self, resolver: DocumentResolver) -> None:
         self._resolver = resolver
+        # The resolver hands back the same answer for a citation it resolved before: read it once. Keyed
+        # by identity (the answer is held, so its id is not reused), which costs no hashing of the value.
+        self._read: dict[int, tuple[VerifierResolution, Resolution]] = {}
 
     def resolve(self, found: FoundCitation) -> Resolution:
         resolution = self._resolver.resolve(found.citation, declares=found.declares)
+        known = self._read.get(id(resolution))
+        if known is not None and known[0] is resolution:
+            return known[1]
         changes = tuple(_described(c) for c in resolution.changes)
-        return Resolution(resolution.resolved, changes, not resolution.certain, "; ".join(resolution.doubts),
+        read = Resolution(resolution.resolved, changes, not resolution.certain, "; ".join(resolution.doubts),
                           tuple(_described(c) for c in resolution.context))
+        if len(self._read) >= _MOST_READ:
+            self._read.clear()
+        self._read[id(resolution)] = (resolution, read)
+        return read
 
 
 def _described(change: Change) -> str:

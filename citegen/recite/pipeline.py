@@ -28,9 +28,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
-from typing import Literal, Protocol
-
-from cachetools import FIFOCache
+from typing import Literal, Protocol, cast
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
@@ -121,6 +119,11 @@ class CitationOutcome:
 _PLACELESS = attrgetter(*(f.name for f in fields(CitationOutcome)[2:]))
 
 
+def placeless(outcome: CitationOutcome) -> tuple[object, ...]:
+    """What an outcome says, apart from where it stands: equal for the same citation decided alike."""
+    return cast("tuple[object, ...]", _PLACELESS(outcome))
+
+
 @dataclass(frozen=True, slots=True)
 class RecitedDocument:
     outcomes: tuple[CitationOutcome, ...]
@@ -132,13 +135,12 @@ class RecitePipeline:
     find: Callable[[str], Iterable[FoundCitation]]
     authority: Authority
     regenerator: Regenerator | None = None
-    # Answers kept for the run, at most MEMO_ENTRIES each, since a batch meets the same citations again
-    # and again: `_read_back`'s by canonical form (reading one back is a find), and, without a
-    # regenerator, `_decide`'s by what was written and how it resolved (`_decision_key`).
-    _read_backs: FIFOCache[str, ParsedCitation | None] = field(
-        default_factory=lambda: FIFOCache(MEMO_ENTRIES), init=False, repr=False)
-    _decisions: FIFOCache[tuple[object, ...], CitationOutcome] = field(
-        default_factory=lambda: FIFOCache(MEMO_ENTRIES), init=False, repr=False)
+    # Answers kept for the run, at most MEMO_ENTRIES each (all dropped when full: plain dicts, since a
+    # cachetools cache's bookkeeping in Python cost more per citation than the rest of deciding), as a
+    # batch meets the same citations again and again: `_read_back`'s by canonical form (reading one
+    # back is a find), and, without a regenerator, `_decide`'s by what was written and how it resolved.
+    _read_backs: dict[str, ParsedCitation | None] = field(default_factory=dict, init=False, repr=False)
+    _decisions: dict[tuple[object, ...], CitationOutcome] = field(default_factory=dict, init=False, repr=False)
 
     def recite(self, document: Document) -> RecitedDocument:
         resolver = self.authority.document_resolver()  # one per document: back-references are local
@@ -166,6 +168,8 @@ class RecitePipeline:
         key = (text[start:end], found.citation, found.form, found.declares, found.through, found.scanned, resolution)
         decided = self._decisions.get(key)
         if decided is None:
+            if len(self._decisions) >= MEMO_ENTRIES:
+                self._decisions.clear()
             decided = self._decisions[key] = self._decide(text, stream, found, resolution)
         if decided.span == found.span and decided.stream == stream:
             return decided
@@ -261,6 +265,8 @@ class RecitePipeline:
         read = None
         if len(found) == 1 and found[0].span == (0, len(canonical)) and found[0].citation.is_complete:
             read = found[0].citation
+        if len(self._read_backs) >= MEMO_ENTRIES:
+            self._read_backs.clear()
         self._read_backs[canonical] = read
         return read
 

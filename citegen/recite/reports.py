@@ -26,12 +26,14 @@ from typing import IO, Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from markupsafe import Markup, escape
 
-from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome
+from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome, placeless
 
 ACTIONS = ("kept", "rewritten", "suggested", "review")
 DIFF_PIECE = 1 << 20  # characters of a document's diff fragment the report writer holds at a time
 _NEWLINE = re.compile("\n")
+_HTML_SPECIAL = re.compile("[&<>\"']")  # what markupsafe's escape replaces
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False)  # json.dumps(ensure_ascii=False) without an encoder per call
+_MOST_ENCODED = 100_000  # encodings `_outcome_lines` keeps at a time
 
 
 @dataclass(slots=True)
@@ -77,8 +79,7 @@ class ResultFiles:
         """Leave the result of a document that was read (`outcomes` found in its `streams`)."""
         report.counts = dict(Counter(o.action for o in outcomes))
         with self.outcomes.open("w", encoding="utf-8") as lines:
-            for outcome in outcomes:
-                lines.write(_JSON_LINE.encode(outcome_record(outcome)) + "\n")
+            lines.writelines(_outcome_lines(outcomes))
         with self.diff.open("w", encoding="utf-8") as page:
             write_diff(streams, outcomes, page)
         self.header.write_text(report.to_json(), encoding="utf-8")
@@ -109,6 +110,23 @@ def outcome_record(outcome: CitationOutcome) -> dict[str, Any]:
             "canonical": outcome.canonical, "verdict": outcome.verdict, "action": outcome.action,
             "reason": outcome.reason, "form": outcome.form, "changes": list(outcome.changes),
             "context": list(outcome.context), "scanned": outcome.scanned}
+
+
+def _outcome_lines(outcomes: Iterable[CitationOutcome]) -> Iterator[str]:
+    """`outcome_record` of each outcome as a JSON line. A draft repeats its citations, and outcomes
+    that differ only in where they stand share the encoding of the rest, made once."""
+    rest_of: dict[tuple[object, ...], str] = {}
+    for outcome in outcomes:
+        key = placeless(outcome)
+        rest = rest_of.get(key)
+        if rest is None:
+            if len(rest_of) >= _MOST_ENCODED:
+                rest_of.clear()
+            record = outcome_record(outcome)
+            del record["part"], record["span"]
+            rest = rest_of[key] = _JSON_LINE.encode(record)[1:] + "\n"  # after its `{`
+        start, end = outcome.span
+        yield f'{{"part": {outcome.stream}, "span": [{start}, {end}], {rest}'
 
 
 def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[str]) -> None:
@@ -185,7 +203,10 @@ def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Seque
 
 
 def _escape(text: str | None) -> str:
-    """A value as the templates write it (markupsafe: `&`, `<`, `>` and quotes)."""
+    """A value as the templates write it (markupsafe: `&`, `<`, `>` and quotes). Most pieces of a
+    draft hold none of them, and a search in C is cheaper than building markup."""
+    if text is not None and _HTML_SPECIAL.search(text) is None:
+        return text
     return str(escape(text))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -75,3 +76,17 @@ def test_the_page_holds_a_documents_diff_whole_whatever_the_pieces_it_is_read_in
     monkeypatch.setattr(reports, "DIFF_PIECE", 5)  # pieces that split a line, a tag and a syllable run
     assert page() == whole
     assert len(fragment) > 5 and fragment + "\n" in whole
+
+
+def test_outcome_lines_are_each_outcomes_own_json_also_where_outcomes_repeat(tmp_path: Path) -> None:
+    """The lines share the encoding of what repeated outcomes say, never where they stand."""
+    text = '민소법 제1조, 민소법 제1조 및 "민소법 제1조"'
+    same = _outcome(0, text, "민소법 제1조", "rewritten", "민사소송법 제1조", reason='a "quoted" <reason>',
+                    context=("act: 민소법 → 민사소송법",))
+    outcomes = [same, CitationOutcome(0, (10, 18), *reports.placeless(same)),
+                CitationOutcome(3, (0, 8), *reports.placeless(same)),
+                _outcome(0, text, "민소법 제1조", "review", None), same]
+    result = ResultFiles(tmp_path / "doc.json")
+    result.write(DocumentReport("doc.txt", None, "done"), outcomes, [text, "", "", text])
+    expected = [json.dumps(reports.outcome_record(outcome), ensure_ascii=False) + "\n" for outcome in outcomes]
+    assert list(result.outcome_lines()) == expected

@@ -21,6 +21,10 @@ DOCUMENTS = [
     ("back-references follow the previous citation",
      "민법 제750조, 같은 법 제23조 제1항 및 동조 제2항",
      ["민법 제750조", "민법 제23조 제1항", "민법 제23조 제2항"], []),
+    # The second 민법 제750조 is answered from the resolver's memo: it is still the citation 같은 법 follows.
+    ("a repeated citation is the one a back-reference follows",
+     "민법 제750조, 민사소송법 제1조, 민법 제750조, 같은 법 제23조",
+     ["민법 제750조", "민사소송법 제1조", "민법 제750조", "민법 제23조"], []),
     ("대판 with loose dots", "대판 2024.7.11, 2024도4202",
      ["대법원 2024. 7. 11. 선고 2024도4202 판결"], []),
     ("spaced bare number gets court and date", "(2024 도 4202)",
@@ -237,6 +241,16 @@ def test_decrees_rules_and_their_short_names_resolve_from_the_document(
         referring = span.found.citation.act is None  # type: ignore[union-attr]
         assert bool(span.resolution.context) == (referring and span.resolution.canonical is not None), written
         assert span.resolution.certain or span.resolution.doubts, written
+
+
+def test_a_name_declared_after_it_was_cited_stands_for_its_act_from_there_on(with_decrees: Database) -> None:
+    # The resolver keeps answers for citations that name their act; one kept for `표준법 제3조` before the
+    # declaration must not answer the same citation after it.
+    text = "표준법 제3조, 「소득세법」(이하 '표준법'이라 한다) 제94조, 표준법 제3조"
+    spans = DocumentResolver(with_decrees).resolve_text(text)
+    assert [s.resolution.canonical for s in spans] == ["표준법 제3조", "소득세법 제94조", "소득세법 제3조"]
+    assert [s.resolution.certain for s in spans] == [False, True, True]
+    assert [bool(s.resolution.context) for s in spans] == [False, False, True]
 
 
 def test_영_inside_a_시행규칙_is_its_시행령(with_decrees: Database) -> None:
