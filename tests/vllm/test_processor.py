@@ -187,7 +187,8 @@ def loaded(model_dir: Path) -> LoadedModel:
 def engine_texts(loaded: LoadedModel, questions: list[str]) -> list[str]:
     """citegen's own engine, greedy, on the same model, prompts and answer language."""
     vocabulary = vocabulary_of(loaded.tokenizer, loaded.vocab_size)
-    library = ConstraintLibrary(lambda _: compile_language(answer_grammar(), vocabulary), loaded.vocab_size)
+    language = CitationOptions().grammar_object()  # what the processor compiles for default options
+    library = ConstraintLibrary(lambda _: compile_language(language, vocabulary), loaded.vocab_size)
     engine = Engine(loaded, library, max_batch=8)
     sampling = SamplingParams(max_new_tokens=64)
     requests = [Request(messages=(("user", q),), sampling=sampling) for q in questions]

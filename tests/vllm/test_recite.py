@@ -18,7 +18,9 @@ pytestmark = pytest.mark.vllm
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = REPO / ".venv-vllm" / "bin"
-DRAFT = "불법행위로 인한 손해배상책임에 관하여는 민법 제9999조가 적용된다.\n"
+# Prose after which the shipped model cites an article of 민법 (the model trained on the real book goes on
+# with act-less `제837조의2` after `…책임에 관하여는`, which no anchor starts)
+DRAFT = "민법 제750조는 불법행위의 내용에 관하여 규정합니다. 관련 조문으로 민법 제9999조가 있다.\n"
 
 
 def test_an_unresolvable_statute_gets_a_suggestion_from_vllm(model_dir: Path, tmp_path: Path) -> None:
