@@ -121,6 +121,13 @@ def _period(versions: Sequence[AnyRow], first: int, last: int) -> str:
     return f"from {format_date(start) if start else '?'} ({version_label(versions[first - 1])}) {end}"
 
 
+def _renamed_otherwise(note: AmendmentNote, amendment: AnyRow) -> tuple[Mismatch, ...]:
+    """The note's new title (`… 제5584호 조세특례제한법으로 전문개정`) where the amendment gave another."""
+    if note.renamed_to is None or unspaced(note.renamed_to) == unspaced(amendment.name):
+        return ()
+    return (Mismatch("renamed to", note.renamed_to, amendment.name),)
+
+
 @dataclass(frozen=True, slots=True)
 class ActUnderTest:
     """The act a citation resolved to: its row (id, law_id, name) and its versions; `cited_as` the
@@ -234,15 +241,18 @@ class StatuteHistory:
             return self._verdict("not_found", f"{why} in the version in force on {format_date(self.on)}{when}", None)
         span = earlier[-1]
         changed = self.versions[span.last] if span.last < len(self.versions) else current
-        former = replace(self.citation, act=self.act.name, former=True, back_reference=None,
-                         amendment=AmendmentNote(changed.kind, changed.promulgation_number or 0,
-                                                 _change(changed.change), True, changed.promulgated_on)
-                         if changed.promulgation_number else None)
         return self._verdict(
             "outdated", f"{why} in the version in force on {format_date(self.on)}: it changed with "
                         f"{version_label(changed)} (in force from {_date(changed.effective_on)}); the cited "
                         f"provision existed {_period(self.versions, span.first, span.last)}",
-            self.versions[span.last - 1], span, suggestion=former.canonical())
+            self.versions[span.last - 1], span, suggestion=self._former_form(self.act.name, changed))
+
+    def _former_form(self, name: str, changed: AnyRow) -> str:
+        """The citation as `구 name`, noted as the version before the amendment `changed` where it has a
+        number: what an `outdated` verdict offers."""
+        note = AmendmentNote(changed.kind, changed.promulgation_number, _change(changed.change), True,
+                             changed.promulgated_on) if changed.promulgation_number else None
+        return replace(self.citation, act=name, former=True, back_reference=None, amendment=note).canonical()
 
     def _former(self, current: AnyRow | None) -> Verdict:
         before = current.sequence if current is not None else len(self.versions) + 1
@@ -279,8 +289,7 @@ class StatuteHistory:
                                        _date(amendment.promulgated_on)))
         if amendment.change and note.change not in (amendment.change, "개정"):  # 개정 alone names any kind
             mismatches.append(Mismatch("amendment kind", note.change, amendment.change))
-        if note.renamed_to is not None and unspaced(note.renamed_to) != unspaced(amendment.name):
-            mismatches.append(Mismatch("renamed to", note.renamed_to, amendment.name))
+        mismatches.extend(_renamed_otherwise(note, amendment))
         target = amendment.sequence - 1 if note.before else amendment.sequence
         if target < 1:
             return self._verdict("not_found", f"{version_label(amendment)} made the first version of "
@@ -332,13 +341,10 @@ class StatuteHistory:
         if current is None or current.sequence < first:
             return self._verdict("not_found", f"{carried}: not yet on {format_date(self.on)}", None)
         renaming = self.versions[last] if last < len(self.versions) else current
-        note = AmendmentNote(renaming.kind, renaming.promulgation_number, _change(renaming.change), True,
-                             renaming.promulgated_on) if renaming.promulgation_number else None
-        former = replace(self.citation, act=name, former=True, back_reference=None, amendment=note)
         return self._verdict("outdated", f"{carried}; {version_label(renaming)} renamed it {renaming.name} (in "
                                          f"force from {_date(renaming.effective_on)}), so on {format_date(self.on)} "
                                          f"{name} {self._provision()} is a former version's", version, span,
-                             suggestion=former.canonical())
+                             suggestion=self._former_form(name, renaming))
 
     def _noted_under(self, note: AmendmentNote, name: str, named: list[AnyRow]) -> Verdict:
         """`구 X(… 법률 제N호로 개정되기 전의 것)` by a former name X: the note is checked as any other, and the
@@ -366,11 +372,10 @@ class StatuteHistory:
         if note is not None and any(declared.number == note.number for declared in self.act.declared):
             detail += f" (the note's {note.law_kind} 제{note.number}호 is that amendment)"
             renaming = next((v for v in self.versions if v.promulgation_number == note.number), None)
-            if renaming is not None and note.renamed_to is not None \
-                    and unspaced(note.renamed_to) != unspaced(renaming.name):
+            wrong_title = () if renaming is None else _renamed_otherwise(note, renaming)
+            if renaming is not None and wrong_title:
                 return self._verdict("mismatch", f"{version_label(renaming)} renamed {name} {renaming.name}, not "
-                                                 f"{note.renamed_to}", None,
-                                     mismatches=(Mismatch("renamed to", note.renamed_to, renaming.name),))
+                                                 f"{note.renamed_to}", None, mismatches=wrong_title)
         return self._verdict("not_covered", detail, None)
 
     # --- helpers ------------------------------------------------------------------------------
