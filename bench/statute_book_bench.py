@@ -42,13 +42,13 @@ import psycopg
 from sqlalchemy import Connection, func, select
 
 from bench.report import results_page
-from grammars import StatuteCitation
+from grammars import StatuteCitation, declared_names
 from verifier.database import Database
 from verifier.importers import import_paths
 from verifier.importers.history import SPANS
 from verifier.importers.store import ACTS
 from verifier.models import AnyRow
-from verifier.resolver import DocumentResolver, declared_names, parent_act
+from verifier.resolver import DocumentResolver, parent_act
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
 from verifier.versions import in_force, repealed, versions_of

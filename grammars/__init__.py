@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         DECREE_KIND_OF_SHORT_NAME,
         SAME_DECREE_KIND,
         CitationFinder,
+        declared_names,
         default_finder,
         find_citations,
     )
@@ -80,7 +81,8 @@ _HOMES = {  # module: the names it gives the package (as imported above)
     ),
     "grammars.expr": ("Alt", "Expr"),
     "grammars.find": (
-        "DECREE_KIND_OF_SHORT_NAME", "SAME_DECREE_KIND", "CitationFinder", "default_finder", "find_citations",
+        "DECREE_KIND_OF_SHORT_NAME", "SAME_DECREE_KIND", "CitationFinder", "declared_names", "default_finder",
+        "find_citations",
     ),
     "grammars.found": ("CitationForm", "FoundCitation"),
     "grammars.grammar": ("AnswerGrammar", "CitationGrammar"),
@@ -140,6 +142,7 @@ __all__ = [
     "as_lexicon",
     "case_grammar",
     "compile_index",
+    "declared_names",
     "default_finder",
     "default_lexicon",
     "find_citations",

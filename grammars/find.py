@@ -107,6 +107,16 @@ _DECLARATION = (
     rf"|{_QUOTE}(?P<declared_name>[^'\"‘’“”()\n]{{1,30}}){_QUOTE})"
     rf"(?:{_GAP}이?라고?{_GAP}(?:한다|함))?{_GAP}\)"
 )
+# `「고용보험 … 법률」(이하 "고용산재보험료징수법"이라 한다)` with no provision after it: a short name declared for
+# an act, which the document's citations by that name then mean (verifier.resolver).
+_NAME_DECLARATION = re.compile(rf"「{_GAP}(?P<act>[^」\n]{{0,79}}?{_LAW_ENDING}){_GAP}」{_GAP}{_DECLARATION}")
+
+
+def declared_names(text: str) -> dict[str, str]:
+    """{short name: act as written} for the acts `text` names in 「」 and declares a short name for; a
+    statute declares one in an article (often 제1조, 제2조) for all of them, and its decrees use it too."""
+    return {(match["declared"] or match["declared_name"]).strip(): match["act"]
+            for match in _NAME_DECLARATION.finditer(text)}
 
 
 # `구 민법`, `개정전의 헌법`: a version other than the one in force (grammars.versions). 구 stands alone

@@ -51,6 +51,7 @@ from grammars import (
     FoundCitation,
     ParsedCitation,
     StatuteCitation,
+    declared_names,
     default_finder,
     format_date,
 )
@@ -72,10 +73,6 @@ _TITLE_BEFORE = re.compile(r"\([^()\n]{1,60}\)")  # an article's title written a
 # An act named without a provision (`「지방공기업법」에 따른 지방공사가 같은 법 시행령 제47조의2`): the act a
 # `같은 법` after it names, as statutes write them.
 _NAMED_ACT = re.compile(r"「([^」\n]{1,80})」")
-# `「고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률」(이하 "고용산재보험료징수법"이라 한다)`: a short name
-# declared for an act named without a provision; a citation by it (`고용산재보험료징수법 제5조`) is that act's.
-_NAME_DECLARATION = re.compile(r"「(?P<act>[^」\n]{1,80})」\s?\(\s?(?:이하|다음부터)\s?['\"‘’“”]"
-                               r"(?P<name>[^'\"‘’“”()\n]{1,30})['\"‘’“”]\s?(?:이?라고?\s?(?:한다|함))?\s?\)")
 _LAW_ENDINGS = ("법", "법률", "령", "규칙", "규정")  # how a name in 「」 that is an act's ends (not 「별표 1」)
 # `이 법`, `이 영`, `이 규칙`: the document's own act.
 _OWN_ACT = ("이 법", "이 영", "이 규칙")
@@ -87,13 +84,6 @@ _MOST_ANSWERS = 50_000  # answers a resolver keeps for citations that resolve al
 _MINISTRYS_PART = re.compile(r"^\S+ 소관 ")
 # How a 대통령령 that no 법률 names is titled (`외무공무원임용령`, `경찰공무원 승진임용 규정`): its 시행규칙's `영`.
 _DECREE_ENDINGS = ("령", "규정")
-
-
-def declared_names(text: str) -> dict[str, str]:
-    """{short name: act as written} for the acts `text` names in 「」 and declares a short name for; a
-    statute declares one in an article (often 제1조, 제2조) for all of them, and its decrees use it too."""
-    return {match["name"].strip(): match["act"].strip() for match in _NAME_DECLARATION.finditer(text)
-            if match["act"].strip().endswith(_LAW_ENDINGS)}
 
 
 def parent_act(act: str) -> str:

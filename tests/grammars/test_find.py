@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, find_citations
+from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, declared_names, find_citations
 from grammars.find import SAME_DECREE_KIND, default_finder, read_scanned
 from grammars.find import _statute_pattern as statute_pattern
 from grammars.name_pattern import lenient_names as trie_of_names
@@ -591,3 +591,10 @@ def test_a_rule_cites_its_decree_as_영_without_naming_it() -> None:
     found = default_finder().find(text, within="자연재해대책법 시행규칙")
     assert [(text[slice(*f.span)], reading(f.citation)) for f in found] == [
         ("영 제33조제1항제5호", "영 제33조 제1항 제5호"), ("같은 조 제2항", "같은 조 제2항")]
+
+
+def test_declared_names_reads_a_short_name_declared_for_an_act_named_without_a_provision() -> None:
+    text = ("「고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률」(이하 \"고용산재보험료징수법\"이라 한다), "
+            "「근로기준법 시행령」 (이하 영이라 한다), 「별표 1」(이하 '별표'라 한다)")
+    assert declared_names(text) == {
+        "고용산재보험료징수법": "고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률", "영": "근로기준법 시행령"}

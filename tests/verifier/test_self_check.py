@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from grammars import StatuteCitation, Supplement
+from grammars import StatuteCitation, Supplement, declared_names
 from verifier import Database, import_paths
 from verifier.importers.history import SPANS
 from verifier.importers.store import ACTS
-from verifier.resolver import DocumentResolver, declared_names
+from verifier.resolver import DocumentResolver
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
 
