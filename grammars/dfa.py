@@ -360,8 +360,10 @@ class ByteNFA:
                 if target is None:
                     return EMPTY
                 found = self._literal_closures.get(target)
-                if found is None:
-                    found = self._literal_closures[target] = self.closure((target,))
+                if found is None:  # inside a word (most targets) nothing follows without a byte
+                    inside = len(self._leaves[target[0]].words[target[1]]) != target[2]  # type: ignore[union-attr]
+                    found = frozenset((target,)) if inside else self.closure((target,))
+                    self._literal_closures[target] = found
                 return found
         steps = self._steps.get(node)
         if steps is None:
@@ -375,7 +377,10 @@ class ByteNFA:
             steps[byte] = found
         return found
 
-    def step(self, nodes: Iterable[Node], byte: int) -> NodeSet:
+    def step(self, nodes: NodeSet, byte: int) -> NodeSet:
+        if len(nodes) == 1:  # most states: one node inside a name or a number
+            for node in nodes:
+                return self.node_step(node, byte)
         return union([self.node_step(node, byte) for node in nodes])
 
     def final_chars(self, tag: object) -> frozenset[bytes]:
