@@ -15,8 +15,9 @@ from grammars.errors import LexiconError
 from grammars.expr import Literals
 
 Node = tuple[int, int, int]  # (leaf, first word, depth)
-# What makes two literal nodes candidates for one: word count, first and last suffix, and their keys.
-Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...]]
+# What makes two literal nodes candidates for one: word count, first and last suffix, their keys, and a
+# hash of the suffixes and keys between them (0 when there are none).
+Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...], int]
 
 
 class Registry:
@@ -130,9 +131,10 @@ class LiteralLeaf:
 
     def _same_suffixes(self, first: int, depth: int) -> tuple[int, int, int]:
         """The first node met (in any leaf) whose words below it are the same suffixes, followed by the
-        same. Nodes are grouped by (word count, first and last suffix and what follows them), which
-        costs a bisection rather than a pass over the subtree (near the root of a 5,000-name lexicon,
-        over a thousand words); only nodes that share all of it are compared suffix by suffix."""
+        same. Nodes are grouped by (word count, first and last suffix and what follows them, a hash of
+        the rest): nodes with equal suffixes meet at once and others almost never share a group (the
+        article sets of the statute book share first, last and count by the hundred), so the suffix by
+        suffix comparison that makes it exact is mostly made once, on a match."""
         words, keys = self.words, self.keys
         prefix = words[first][:depth]
         if first + 1 == len(words) or not words[first + 1].startswith(prefix):
@@ -141,8 +143,11 @@ class LiteralLeaf:
             end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
         node: Node = (self.index, first, depth)
         suffix = words[first][depth:]  # one object for both ends when one word is below (most nodes)
+        between = 0
+        if end - first > 2:
+            between = hash((tuple(word[depth:] for word in words[first + 1 : end - 1]), *keys[first + 1 : end - 1]))
         signature = (end - first, suffix, suffix if end == first + 1 else words[end - 1][depth:], keys[first],
-                     keys[end - 1])
+                     keys[end - 1], between)
         met = self.registry.first.setdefault(signature, (self, node))
         if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
             return met[1]
