@@ -344,10 +344,12 @@ class TokenIndex:
                 masks = self._states[state] = self._free_masks(state)
             elif self._next_start[state] < 0:
                 allowed, nexts = self._constrained_walk(state)
-                pairs = sorted(zip(allowed, nexts, strict=True))
-                self._next_start[state], self._next_count[state] = len(self._next_tokens), len(pairs)
-                self._next_tokens.extend([token for token, _ in pairs])
-                self._next_states.extend([target for _, target in pairs])
+                if len(allowed) > 1:  # most states allow one token; a token is met once (by its bytes)
+                    pairs = sorted(zip(allowed, nexts, strict=True))
+                    allowed, nexts = [token for token, _ in pairs], [target for _, target in pairs]
+                self._next_start[state], self._next_count[state] = len(self._next_tokens), len(allowed)
+                self._next_tokens.extend(allowed)
+                self._next_states.extend(nexts)
         return masks
 
     def constrained_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -366,52 +368,49 @@ class TokenIndex:
     def _constrained_walk(self, state: int) -> tuple[list[int], list[int]]:
         """The tokens allowed from a constrained state and the state each one leads to (unsorted): the
         vocabulary's trie walked along the automaton's live bytes. Most states inside a name have one
-        live byte while a trie node after a Hangul lead byte has dozens of edges: with few live bytes
-        the edges are found by bisection (they are sorted by byte) rather than scanned."""
+        live byte while a trie node after a Hangul lead byte has dozens of edges: a lone live byte's
+        edge is found by bisection (edges are sorted by byte) and followed at once, without queueing;
+        several live bytes are looked up by bisection too where edges outnumber them, else scanned."""
         trie, step, live_bytes = self._trie, self.automaton.step, self.automaton.live_bytes
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
         root_child, token_start, order = trie.root_child, trie.token_start, trie.order
         allowed: list[int] = []
         nexts: list[int] = []
-        pending: list[tuple[int, int]] = []
+        pending: list[tuple[int, int, int]] = []  # (trie node, the byte into it, the state before that byte)
         skip_root = DIGITS if self._number_runs(state, allowed, nexts, pending) else ()
-        pending.append((0, state))
+        pending.extend((root_child[b], b, state) for b in live_bytes(state)
+                       if root_child[b] >= 0 and b not in skip_root)
         while pending:
-            node, current = pending.pop()
-            live = live_bytes(current)
-            if node == 0:
-                children = [(b, root_child[b]) for b in live if root_child[b] >= 0 and b not in skip_root]
-            else:
+            node, byte, current = pending.pop()
+            while True:
+                current = step(current, byte)
+                if current == DEAD:
+                    break
+                low, high = token_start[node], token_start[node + 1]
+                if low != high:
+                    allowed.extend(order[low:high])
+                    nexts.extend([current] * (high - low))
                 low, high = edge_start[node], edge_start[node + 1]
+                if low == high:
+                    break
+                live = live_bytes(current)
+                if len(live) == 1:
+                    (byte,) = live
+                    e = bisect.bisect_left(edge_byte, byte, low, high)
+                    if e == high or edge_byte[e] != byte:
+                        break
+                    node = edge_child[e]
+                    continue
                 if len(live) * _BISECT_RATIO < high - low:
-                    children = []
                     for byte in live:
                         e = bisect.bisect_left(edge_byte, byte, low, high)
                         if e < high and edge_byte[e] == byte:
-                            children.append((byte, edge_child[e]))
+                            pending.append((edge_child[e], byte, current))
                 else:
-                    children = [(edge_byte[e], edge_child[e]) for e in range(low, high) if edge_byte[e] in live]
-            for byte, child in children:
-                target = step(current, byte)
-                if target == DEAD:
-                    continue
-                low, high = token_start[child], token_start[child + 1]
-                if low != high:
-                    allowed.extend(order[low:high])
-                    nexts.extend([target] * (high - low))
-                if edge_start[child] != edge_start[child + 1]:
-                    pending.append((child, target))
+                    pending.extend((edge_child[e], edge_byte[e], current) for e in range(low, high)
+                                   if edge_byte[e] in live)
+                break
         return allowed, nexts
-
-    def _reach(
-        self, child: int, target: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int]]
-    ) -> None:
-        """Allow the tokens that end at trie node `child` (they lead to `target`); walk on below it."""
-        low, high = self._trie.token_start[child], self._trie.token_start[child + 1]
-        allowed.extend(self._trie.order[low:high])
-        nexts.extend([target] * (high - low))
-        if self._trie.edge_start[child] != self._trie.edge_start[child + 1]:
-            pending.append((child, target))
 
     def _digit_chain(
         self, state: int, mirror: int | None
@@ -444,30 +443,28 @@ class TokenIndex:
         return (chain, alive, meet) if len(chain) > 1 else None
 
     def _number_runs(
-        self, state: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int]]
+        self, state: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int, int]]
     ) -> bool:
         """The ~1,100 number tokens of a vocabulary like DeepSeek's go where their length says, without
-        a walk per trie node (`_digit_chain`). Adds the all-digit tokens, and the (trie node, state)
-        pairs where non-digit bytes go on below them to `pending`; False: walk everything instead."""
+        a walk per trie node (`_digit_chain`). Adds the all-digit tokens, and the edges where non-digit
+        bytes go on below them (trie node, byte, state before it) to `pending`; False: walk everything
+        instead."""
         found = self._digit_chain(state, None)
         if found is None:
             return False
         (chain, alive, _), runs = found, self._trie.digit_runs
-        step, live_bytes = self.automaton.step, self.automaton.live_bytes
+        edge_child = self._trie.edge_child
         for depth in range(1, len(chain)):
             current, digits = chain[depth][0], runs.digits[depth]
             keep = np.logical_and.reduce([alive[k + 1][digits[:, k]] for k in range(depth)])
             found_ids = runs.ids[depth][keep].tolist()
             allowed.extend(found_ids)
             nexts.extend([current] * len(found_ids))
-            live = live_bytes(current)
+            live = self.automaton.live_bytes(current)
             for byte, exits in runs.exits[depth].items():
-                target = step(current, byte) if byte in live else DEAD
-                if target == DEAD:
-                    continue
-                for edge, path in exits:
-                    if all(alive[k + 1][d] for k, d in enumerate(path)):
-                        self._reach(self._trie.edge_child[edge], target, allowed, nexts, pending)
+                if byte in live:
+                    pending.extend((edge_child[edge], byte, current) for edge, path in exits
+                                   if all(alive[k + 1][d] for k, d in enumerate(path)))
         return True
 
     def _number_rejections(
