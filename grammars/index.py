@@ -16,6 +16,9 @@ time they are asked for:
   states × vocabulary. Its next states come from a per-token table shared by every state of its base
   unless the token's first byte is one on which this state differs from the base.
 
+A whole build (`build_all`, for the disk cache) explores the automaton first and then computes every
+constrained state's row at once (`grammars.sweep`), rather than walking the trie once per state.
+
 The bitmask layout is xgrammar's: int32 words, bit j of word i is token 32·i+j, 1 = allowed.
 """
 
@@ -30,7 +33,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from grammars.bitmask import pack_bits
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
+from grammars.sweep import Transitions, sweep
 from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
@@ -39,7 +44,6 @@ if TYPE_CHECKING:  # grammars.cache imports this module
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _UNKNOWN = -3
 _MAX_WALKS_PER_STATE = 4096
-_SMALL_SET = 64  # pack_bits: up to this many ids in Python
 _BISECT_RATIO = 4  # a trie node's children are looked up by bisection when it has this many edges per live byte
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
@@ -73,26 +77,6 @@ class StateMasks:
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
         self.unconstrained = free and packed is not None and not len(packed[0])
-
-
-def pack_bits(token_ids: np.ndarray | list[int], word_count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sparse packed bitmask of a set of token ids (each below 32 * word_count): (word indices, int32
-    word values). Works on the ids alone, never on a whole row: most sets are a few dozen ids, packed
-    in Python faster than numpy's per-call overhead allows."""
-    if len(token_ids) <= _SMALL_SET:
-        packed: dict[int, int] = {}
-        for token in token_ids.tolist() if isinstance(token_ids, np.ndarray) else token_ids:
-            packed[token >> 5] = packed.get(token >> 5, 0) | 1 << (token & 31)
-        indices = sorted(packed)
-        return (np.asarray(indices, dtype=np.intp),
-                np.asarray([packed[w] for w in indices], dtype=np.uint32).view(np.int32))
-    ids = np.unique(np.asarray(token_ids, dtype=np.int64))
-    if not len(ids):
-        return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32)
-    words = ids >> 5
-    starts = np.flatnonzero(np.concatenate(([True], words[1:] != words[:-1])))
-    values = np.bitwise_or.reduceat(np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)), starts)
-    return words[starts].astype(np.intp), values.view(np.int32)
 
 
 @contextlib.contextmanager
@@ -262,22 +246,26 @@ class TokenIndex:
     def state_count(self) -> int:
         return self.automaton.state_count
 
-    def build_all(self, max_states: int | None = None) -> int:
+    def build_all(self) -> int:
         """Compute every state reachable by bytes (for the on-disk cache); returns the state count.
         The cyclic garbage collector is paused meanwhile (`collector_paused`)."""
         if self.complete:
             return self.automaton.state_count
         with collector_paused():
-            return self._explore(max_states)
+            return self._explore()
 
-    def _explore(self, max_states: int | None) -> int:
+    def _explore(self) -> int:
+        """Every state reachable by bytes: free states computed as they are met, constrained states
+        together at the end (`grammars.sweep`, from the transitions met on the way)."""
         seen = {self.initial_state}
         pending = [self.initial_state]
+        constrained: list[int] = []
+        source, label, reached = array.array("i"), array.array("i"), array.array("i")  # their transitions
         while pending:
             state = pending.pop()
-            self._compute(state)
-            if max_states is not None and len(seen) >= max_states:
-                break
+            free = bool(self.automaton.flags(state) & FREE)
+            if free:
+                self._compute(state)
             base = self.automaton.base_of(state)
             divergence = None
             if base is not None and base != state:
@@ -285,17 +273,45 @@ class TokenIndex:
                 if base not in seen:
                     seen.add(base)
                     pending.append(base)
+            walked = not free and divergence is None  # every transition is met: the sweep may walk it
+            if walked:
+                constrained.append(state)
             candidates = divergence if divergence is not None else self.automaton.live_bytes(state)
             for byte in candidates:
                 target = self.automaton.step(state, byte)
-                if target != DEAD and target not in seen:
+                if target == DEAD:
+                    continue
+                if walked:
+                    source.append(state)
+                    label.append(byte)
+                    reached.append(target)
+                if target not in seen:
                     seen.add(target)
                     pending.append(target)
-        else:
-            for base in self.automaton.between_characters():
-                self._fill_base_next(base)
-            self.complete = True
+        self._sweep(constrained, Transitions(*(np.frombuffer(a, dtype=np.int32) for a in (source, label, reached))))
+        for base in self.automaton.between_characters():
+            self._fill_base_next(base)
+        self.complete = True
         return len(seen)
+
+    def _sweep(self, constrained: list[int], moves: Transitions) -> None:
+        """The rows of the constrained states not computed yet, swept together; the few whose walk
+        leaves them (into free text) walked one by one."""
+        self._grow()
+        walkable = np.zeros(self.automaton.state_count, dtype=bool)
+        walkable[constrained] = True
+        todo = np.asarray(sorted(s for s in constrained if self._next_start[s] < 0), dtype=np.int64)
+        rows = sweep(self._trie, todo, moves, walkable)
+        done = todo[~np.isin(todo, rows.unfinished)]
+        counts = np.bincount(rows.origin, minlength=len(walkable))[done]
+        starts = np.frombuffer(self._next_start, dtype=np.int64)
+        starts[done] = len(self._next_tokens) + np.cumsum(counts) - counts
+        np.frombuffer(self._next_count, dtype=np.int32)[done] = counts
+        del starts  # an array.array cannot grow while numpy views it
+        self._next_tokens.frombytes(rows.token.astype(np.int32).tobytes())
+        self._next_states.frombytes(rows.target.astype(np.int32).tobytes())
+        for state in rows.unfinished.tolist():
+            self._compute(state)
 
     def _fill_base_next(self, base: int) -> None:
         """A base free state's next state for every text token, by one walk over the whole trie."""
@@ -328,14 +344,18 @@ class TokenIndex:
             masks.next_states = np.asarray(self._next_states[start : start + count], dtype=np.int32)
         return masks
 
+    def _grow(self) -> None:
+        """Room for every state the automaton has made so far."""
+        grow = self.automaton.state_count - len(self._states)
+        self._states.extend([None] * grow)
+        self._next_start.extend(array.array("q", [-1]) * grow)
+        self._next_count.extend(array.array("i", [0]) * grow)
+
     def _compute(self, state: int) -> StateMasks | None:
         """Compute a state if it is new: a free state's StateMasks (returned), or a constrained state's
         tokens into the flat arrays (None returned until `masks` makes its StateMasks)."""
         if state >= len(self._states):
-            grow = self.automaton.state_count - len(self._states)
-            self._states.extend([None] * grow)
-            self._next_start.extend(array.array("q", [-1]) * grow)
-            self._next_count.extend(array.array("i", [0]) * grow)
+            self._grow()
         masks = self._states[state]
         if masks is None and self.stored is not None:
             masks = self._states[state] = self.stored.masks(state)

@@ -311,6 +311,21 @@ def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -
         assert loaded.automaton.base_of(state) is None and loaded.automaton.divergence(state) is None
 
 
+@pytest.mark.parametrize("grammar", [STATUTE, CASE, ANSWER], ids=["statute", "case", "answer"])
+def test_a_whole_build_gives_every_state_its_brute_force_row(grammar) -> None:
+    """`build_all` sweeps the constrained states' rows together (grammars.sweep; those whose tokens run
+    on into free text are walked one by one): every state allows exactly the tokens whose bytes the
+    automaton can read from it, and each leads where reading them leads."""
+    index = compile_index(grammar, VOCAB)
+    index.build_all()
+    automaton = index.automaton
+    for state in range(index.state_count):
+        walked = {token: automaton.walk(state, data) for token, data in enumerate(TOKENS) if data}
+        expected = {token for token, target in walked.items() if target != DEAD}
+        assert _allowed(index, state) == expected | ({EOS} if index.is_accepting(state) else set())
+        assert {token: index.advance(state, token) for token in expected} == {t: walked[t] for t in expected}
+
+
 def test_a_build_pauses_the_collector_and_leaves_it_as_it_was() -> None:
     assert gc.isenabled()
     with collector_paused():
