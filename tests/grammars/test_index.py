@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import grammars.sweep
 from grammars import GrammarError, TokenizerError
 from grammars.boundary import is_word_char
 from grammars.cache import save_index
@@ -311,11 +312,13 @@ def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -
         assert loaded.automaton.base_of(state) is None and loaded.automaton.divergence(state) is None
 
 
+@pytest.mark.parametrize("batch", [16_384, 3], ids=["one batch", "batches of 3"])
 @pytest.mark.parametrize("grammar", [STATUTE, CASE, ANSWER], ids=["statute", "case", "answer"])
-def test_a_whole_build_gives_every_state_its_brute_force_row(grammar) -> None:
-    """`build_all` sweeps the constrained states' rows together (grammars.sweep; those whose tokens run
-    on into free text are walked one by one): every state allows exactly the tokens whose bytes the
-    automaton can read from it, and each leads where reading them leads."""
+def test_a_whole_build_gives_every_state_its_brute_force_row(grammar, batch: int, monkeypatch) -> None:
+    """`build_all` sweeps the constrained states' rows together (grammars.sweep, in batches; those whose
+    tokens run on into free text are walked one by one): every state allows exactly the tokens whose
+    bytes the automaton can read from it, and each leads where reading them leads."""
+    monkeypatch.setattr(grammars.sweep, "_BATCH", batch)
     index = compile_index(grammar, VOCAB)
     index.build_all()
     automaton = index.automaton
