@@ -52,6 +52,7 @@ from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.match_memo import ENTRIES, Fields, memoized_reader
 from grammars.name_pattern import first_characters, fold_name, lenient_names
+from grammars.overlaps import longest_first
 from grammars.parse import CitationParser, build_statute, default_parser
 from grammars.patterns import load_or_compile
 from grammars.scanned import as_scanned, read_scanned
@@ -559,19 +560,9 @@ def _statute_form(written: str, groups: Fields, citation: StatuteCitation, abbre
 
 
 def _longest_first(found: Iterable[FoundCitation]) -> list[FoundCitation]:
-    """Keep the longest of overlapping matches (the earlier on a tie), in text order. Linear in the
-    text: a byte per character marks where kept matches lie. Sorted on tuples of numbers, which
-    compare in C, rather than by a key function per match."""
+    """Keep the longest of overlapping matches (the earlier on a tie), in text order (grammars.overlaps)."""
     candidates = list(found)
-    spans = [f.span for f in candidates]
-    order = sorted((start - end, start, end, index) for index, (start, end) in enumerate(spans))
-    taken = bytearray(max((end for _, end in spans), default=0))
-    kept: list[tuple[int, int, int]] = []  # (start, rank, index): text order, ties as a stable sort leaves them
-    for rank, (_, start, end, index) in enumerate(order):
-        if taken.find(1, start, end) < 0:
-            taken[start:end] = b"\x01" * (end - start)
-            kept.append((start, rank, index))
-    return [candidates[index] for _, _, index in sorted(kept)]
+    return [candidates[index] for index in longest_first([f.span for f in candidates])]
 
 
 @functools.cache
