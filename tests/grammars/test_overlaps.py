@@ -40,6 +40,8 @@ def test_longest_first_is_the_naive_greedy(spans: list[tuple[int, int]]) -> None
     ([(0, 4), (3, 7)], [0]),  # a tie goes to the earlier
     ([(3, 3), (0, 9)], [1, 0]),  # an empty span overlaps nothing and sorts after the span at its start
     ([(10, 14), (0, 3), (2, 5), (4, 6)], [1, 3, 0]),  # a run decided apart from a span standing alone
-], ids=["none", "alone", "longer", "tie", "empty", "runs"])
+    ([(i, 30 - i) for i in range(12)] + [(30, 31)], [0, 12]),  # a long run, decided through a byte map
+    ([(2 * i, 2 * i + 3) for i in range(12)], [2 * i for i in range(6)]),  # a long chain
+], ids=["none", "alone", "longer", "tie", "empty", "runs", "nested", "chain"])
 def test_longest_first_keeps(spans: list[tuple[int, int]], kept: list[int]) -> None:
     assert longest_first(spans) == kept
