@@ -509,6 +509,8 @@ def _first_cited(found: Iterable[FoundCitation]) -> dict[str, int]:
     for citation in found:
         for kind in _decree_kinds(citation):
             first.setdefault(kind, citation.span[0])
+        if len(first) == len(_KINDS):  # every kind seen: no later citation changes a first
+            break
     return first
 
 
@@ -520,15 +522,19 @@ def _note_kinds(found: Iterable[FoundCitation], cited: set[str]) -> None:
         cited.update(_decree_kinds(citation))
 
 
-def _decree_kinds(found: FoundCitation) -> set[str]:
+def _decree_kinds(found: FoundCitation) -> frozenset[str]:
     """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for, and
     `_ANY_STATUTE`."""
     if not isinstance(found.citation, StatuteCitation):
-        return set()
-    named = [found.citation.act or found.citation.back_reference or ""]
-    if found.declares in DECREE_KIND_OF_SHORT_NAME:
-        named.append(DECREE_KIND_OF_SHORT_NAME[found.declares])
-    return {_ANY_STATUTE} | {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
+        return frozenset()
+    return _kinds_named(found.citation.act or found.citation.back_reference or "", found.declares)
+
+
+@functools.lru_cache(maxsize=ENTRIES)  # a few hundred names and short names, met once per citation
+def _kinds_named(name: str, declares: str | None) -> frozenset[str]:
+    named = (name, DECREE_KIND_OF_SHORT_NAME.get(declares or "", ""))
+    return frozenset({_ANY_STATUTE, *(kind for kind in ("시행령", "시행규칙", "규칙")
+                                      if any(written.endswith(kind) for written in named))})
 
 
 def _statute_form(written: str, groups: Fields, citation: StatuteCitation, abbreviated: bool) -> CitationForm:
