@@ -26,6 +26,7 @@ from citegen.recite.inputs import InputFile
 from citegen.recite.limits import DEFAULT_MAX_BYTES
 from citegen.recite.pipeline import RecitePipeline
 from citegen.recite.reports import DocumentReport, ResultFiles, SummaryRow, write_html, write_jsonl
+from citegen.recite.xmltext import Edit
 
 logger = logging.getLogger(__name__)
 
@@ -188,14 +189,16 @@ def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
     report = DocumentReport(job.source.name, output_name, "done")
     try:
         document = read_document(job.source.open_path(), job.max_bytes)
-        recited = pipeline.recite(document)
+        edits: dict[int, list[Edit]] = {}
+        # Each outcome written as it is decided: a long draft's are never all held.
+        job.result.write_outcomes(report, pipeline.outcomes_of(document, edits), document.streams)
         report.encoding, report.doubts = document.encoding, list(document.doubts)
-        if not recited.outcomes:
+        if not report.counts:
             report.status = "no_citations"
         if job.output is not None:
             job.output.parent.mkdir(parents=True, exist_ok=True)
-            job.output.write_bytes(document.render(recited.edits))
-        job.result.write(report, recited.outcomes, document.streams)
+            job.output.write_bytes(document.render(edits))
+        job.result.write_header(report)
     except DocumentError as error:
         report.status, report.message, report.output = error.kind, str(error), None
         job.result.write_failure(report)
