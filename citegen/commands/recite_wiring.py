@@ -64,12 +64,7 @@ def finding_lexicon(known: Lexicon | None) -> Lexicon:
     it holds no acts), so the finder sees every act the database can verify (thousands in
     production) and the common ones it lacks."""
     builtin = default_lexicon()
-    if known is None:
-        return builtin
-    acts = {**builtin.acts, **known.acts}
-    aliases = {a: t for a, t in {**builtin.aliases, **known.aliases}.items() if a not in acts}
-    informal = {a: t for a, t in {**builtin.informal, **known.informal}.items() if a not in acts and a not in aliases}
-    return Lexicon.build(acts, aliases, informal)
+    return builtin if known is None else builtin.joined(known)
 
 
 def check_sources(database_url: str, model_path: Path | None) -> None:
