@@ -29,7 +29,7 @@ from sqlalchemy import Connection, and_, select
 
 from verifier.database import Database
 from verifier.derived import read_through
-from verifier.importers.history import SUPPLEMENTS, VERSIONS
+from verifier.models import SUPPLEMENTS, VERSIONS
 from verifier.names import normalise_act_name, parse_date
 
 # The 다른 법령과의 관계 clause; the name stops at a bracket, a stop or a comma.

@@ -29,8 +29,7 @@ from sqlalchemy import Connection, String, case, cast, func, select
 from grammars import Lexicon
 from verifier.database import Database
 from verifier.derived import read_through
-from verifier.importers.history import SPANS, VERSIONS
-from verifier.importers.store import ACTS, ALIASES, ARTICLES
+from verifier.models import ACTS, ALIASES, ARTICLES, SPANS, VERSIONS
 
 _UNCITABLE = re.compile(r"[「」\n\r\t]")
 

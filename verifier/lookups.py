@@ -17,9 +17,7 @@ from sqlalchemy import Connection, bindparam, func, select
 from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
 from verifier.database import Database
 from verifier.former_names import DeclaredName, declared_former_names, stored_declared_former_names, unspaced
-from verifier.importers.history import VERSIONS
-from verifier.importers.store import ACTS, ALIASES, CASES
-from verifier.models import AnyRow
+from verifier.models import ACTS, ALIASES, CASES, VERSIONS, AnyRow
 from verifier.names import normalise_act_name
 
 _ACT_COLUMNS = (ACTS.c.id, ACTS.c.law_id, ACTS.c.mst, ACTS.c.name)

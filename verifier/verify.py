@@ -32,9 +32,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
 from verifier.former_names import unspaced
-from verifier.importers.store import ARTICLES, COVERAGE, PROVISIONS
 from verifier.lookups import DECLARED_FORMER_NAME, FORMER_MATCHES, BoundedCache, LookupCache
-from verifier.models import AnyRow, AuditEntry, table_of
+from verifier.models import ARTICLES, COVERAGE, PROVISIONS, AnyRow, AuditEntry, table_of
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
 from verifier.supplements import SupplementCheck

@@ -16,8 +16,8 @@ from sqlalchemy import Connection, select
 from grammars import AmendmentNote, CitationFinder, CitationParser, StatuteCitation, find_citations
 from verifier import Database, import_paths
 from verifier.former_names import declared_former_names, stored_declared_former_names
-from verifier.importers.store import ACTS
 from verifier.lexicon import build_lexicon
+from verifier.models import ACTS
 from verifier.resolver import DocumentResolver
 from verifier.verify import Verifier
 
