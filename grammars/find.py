@@ -300,7 +300,7 @@ class CitationFinder:
         self.lexicon = parser.lexicon
         self.parser = parser
         self.case_pattern = case_pattern(cache_dir)
-        self.header_patterns = header_patterns()
+        self.header_patterns = header_patterns(cache_dir)
         written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
         self.statute_pattern = load_or_compile("lenient statute pattern\0" + "\0".join(written_names),
                                                functools.partial(_statute_pattern, written_names), cache_dir)
