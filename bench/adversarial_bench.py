@@ -50,8 +50,7 @@ from streaming.config import StreamingSettings
 from streaming.protocols import CitationDelta, CitationEnd, CitationStart, Finished, ProseDelta, Usage
 from verifier.database import Database
 from verifier.importers import import_paths
-from verifier.importers.history import SPANS, VERSIONS
-from verifier.importers.store import ACTS
+from verifier.models import ACTS, SPANS, VERSIONS
 from verifier.verify import Verifier
 
 ROOT = Path(__file__).resolve().parent.parent

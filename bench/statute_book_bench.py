@@ -45,9 +45,7 @@ from bench.report import results_page
 from grammars import StatuteCitation, declared_names
 from verifier.database import Database
 from verifier.importers import import_paths
-from verifier.importers.history import SPANS
-from verifier.importers.store import ACTS
-from verifier.models import AnyRow
+from verifier.models import ACTS, SPANS, AnyRow
 from verifier.resolver import DocumentResolver, parent_act
 from verifier.verdict import Verdict
 from verifier.verify import Verifier

@@ -52,6 +52,7 @@ from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.match_memo import ENTRIES, Fields, memoized_reader
 from grammars.name_pattern import first_characters, fold_name, lenient_names
+from grammars.overlaps import longest_first
 from grammars.parse import CitationParser, build_statute, default_parser
 from grammars.patterns import load_or_compile
 from grammars.scanned import as_scanned, read_scanned
@@ -299,7 +300,7 @@ class CitationFinder:
         self.lexicon = parser.lexicon
         self.parser = parser
         self.case_pattern = case_pattern(cache_dir)
-        self.header_patterns = header_patterns()
+        self.header_patterns = header_patterns(cache_dir)
         written_names = self.lexicon.grammar_names + tuple(self.lexicon.informal)
         self.statute_pattern = load_or_compile("lenient statute pattern\0" + "\0".join(written_names),
                                                functools.partial(_statute_pattern, written_names), cache_dir)
@@ -508,6 +509,8 @@ def _first_cited(found: Iterable[FoundCitation]) -> dict[str, int]:
     for citation in found:
         for kind in _decree_kinds(citation):
             first.setdefault(kind, citation.span[0])
+        if len(first) == len(_KINDS):  # every kind seen: no later citation changes a first
+            break
     return first
 
 
@@ -519,15 +522,19 @@ def _note_kinds(found: Iterable[FoundCitation], cited: set[str]) -> None:
         cited.update(_decree_kinds(citation))
 
 
-def _decree_kinds(found: FoundCitation) -> set[str]:
+def _decree_kinds(found: FoundCitation) -> frozenset[str]:
     """The kinds of act (시행령, 시행규칙, 규칙) a statute citation names or declares a short name for, and
     `_ANY_STATUTE`."""
     if not isinstance(found.citation, StatuteCitation):
-        return set()
-    named = [found.citation.act or found.citation.back_reference or ""]
-    if found.declares in DECREE_KIND_OF_SHORT_NAME:
-        named.append(DECREE_KIND_OF_SHORT_NAME[found.declares])
-    return {_ANY_STATUTE} | {kind for kind in ("시행령", "시행규칙", "규칙") for name in named if name.endswith(kind)}
+        return frozenset()
+    return _kinds_named(found.citation.act or found.citation.back_reference or "", found.declares)
+
+
+@functools.lru_cache(maxsize=ENTRIES)  # a few hundred names and short names, met once per citation
+def _kinds_named(name: str, declares: str | None) -> frozenset[str]:
+    named = (name, DECREE_KIND_OF_SHORT_NAME.get(declares or "", ""))
+    return frozenset({_ANY_STATUTE, *(kind for kind in ("시행령", "시행규칙", "규칙")
+                                      if any(written.endswith(kind) for written in named))})
 
 
 def _statute_form(written: str, groups: Fields, citation: StatuteCitation, abbreviated: bool) -> CitationForm:
@@ -559,19 +566,9 @@ def _statute_form(written: str, groups: Fields, citation: StatuteCitation, abbre
 
 
 def _longest_first(found: Iterable[FoundCitation]) -> list[FoundCitation]:
-    """Keep the longest of overlapping matches (the earlier on a tie), in text order. Linear in the
-    text: a byte per character marks where kept matches lie. Sorted on tuples of numbers, which
-    compare in C, rather than by a key function per match."""
+    """Keep the longest of overlapping matches (the earlier on a tie), in text order (grammars.overlaps)."""
     candidates = list(found)
-    spans = [f.span for f in candidates]
-    order = sorted((start - end, start, end, index) for index, (start, end) in enumerate(spans))
-    taken = bytearray(max((end for _, end in spans), default=0))
-    kept: list[tuple[int, int, int]] = []  # (start, rank, index): text order, ties as a stable sort leaves them
-    for rank, (_, start, end, index) in enumerate(order):
-        if taken.find(1, start, end) < 0:
-            taken[start:end] = b"\x01" * (end - start)
-            kept.append((start, rank, index))
-    return [candidates[index] for _, _, index in sorted(kept)]
+    return [candidates[index] for index in longest_first([f.span for f in candidates])]
 
 
 @functools.cache

@@ -97,15 +97,23 @@ def _case_source() -> str:
     )
 
 
-def header_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+def header_patterns(cache_dir: Path | None = None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """law.go.kr's headers, whole or not at all: `[대법원 1990. 5. 22., 선고, 90므26, 판결]`,
-    `[대법원 1999. 8. 19., 선고, 99다23383, 전원합의체 판결]` and the 헌재's `[전원재판부 2015헌바35, 2015. 9. 24.]`."""
+    `[대법원 1999. 8. 19., 선고, 99다23383, 전원합의체 판결]` and the 헌재's `[전원재판부 2015헌바35, 2015. 9. 24.]`.
+    Kept in `cache_dir` as the case pattern is (a hundredth of a second to compile in each process)."""
+    return (load_or_compile("court header pattern", _court_header_source, cache_dir),
+            load_or_compile("bench header pattern", _bench_header_source, cache_dir))
+
+
+def _court_header_source() -> str:
     courts = Literals(tuple(court.name for court in COURTS)).to_regex()
-    court_header = (rf"\[(?P<court>{courts}){_GAP}{_DATE}{_GAP},{_GAP}(?P<delivery>선고|자){_GAP},{_GAP}{_CASE_NUMBER}"
-                    rf"{_GAP},{_GAP}(?:(?P<panel>{Literals(PANELS).to_regex()}){_GAP})?"
-                    rf"(?P<disposition>{Literals(DISPOSITIONS).to_regex()}){_GAP}\]")
-    bench_header = rf"\[(?P<panel>전원재판부|지정재판부){_GAP}{_CASE_NUMBER}{_GAP},{_GAP}{_DATE}{_GAP}\]"
-    return re.compile(court_header), re.compile(bench_header)
+    return (rf"\[(?P<court>{courts}){_GAP}{_DATE}{_GAP},{_GAP}(?P<delivery>선고|자){_GAP},{_GAP}{_CASE_NUMBER}"
+            rf"{_GAP},{_GAP}(?:(?P<panel>{Literals(PANELS).to_regex()}){_GAP})?"
+            rf"(?P<disposition>{Literals(DISPOSITIONS).to_regex()}){_GAP}\]")
+
+
+def _bench_header_source() -> str:
+    return rf"\[(?P<panel>전원재판부|지정재판부){_GAP}{_CASE_NUMBER}{_GAP},{_GAP}{_DATE}{_GAP}\]"
 
 
 def find_cases(text: str, pattern: re.Pattern[str],

@@ -12,56 +12,66 @@
 - Errors (errors.py) map to RFC 9457 problem details in one table (problems.py).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from streaming.anchors import AnchorPrefixes
-from streaming.config import StreamingSettings
-from streaming.errors import (
-    BadEncodingError,
-    BodyTimeoutError,
-    BodyTooLargeError,
-    ConfigurationError,
-    GenerationError,
-    OverloadedError,
-    RequestRejectedError,
-    SegmentProtocolError,
-    StreamingError,
-    UnauthorizedError,
-)
-from streaming.metrics import Gauges
-from streaming.protocols import (
-    AdminSource,
-    CitableNames,
-    CitationDelta,
-    CitationEnd,
-    CitationStart,
-    Finished,
-    GenerationRequest,
-    GenerationSource,
-    Message,
-    PreparingSource,
-    ProseDelta,
-    Provision,
-    ReadinessProbe,
-    SourceEvent,
-    Usage,
-    Verdict,
-    Verifier,
-)
-from streaming.segments import SegmentMachine
+from grammars import lazy_exports
 
+# Loaded on first use (grammars.exports): `citegen recite` reads only `StreamingSettings` (its settings
+# section) and starts without the segment machine, the anchors' automata or the web stack (FastAPI),
+# which load with `create_app`.
 if TYPE_CHECKING:
+    from streaming.anchors import AnchorPrefixes
     from streaming.app import create_app
+    from streaming.config import StreamingSettings
+    from streaming.errors import (
+        BadEncodingError,
+        BodyTimeoutError,
+        BodyTooLargeError,
+        ConfigurationError,
+        GenerationError,
+        OverloadedError,
+        RequestRejectedError,
+        SegmentProtocolError,
+        StreamingError,
+        UnauthorizedError,
+    )
+    from streaming.metrics import Gauges
+    from streaming.protocols import (
+        AdminSource,
+        CitableNames,
+        CitationDelta,
+        CitationEnd,
+        CitationStart,
+        Finished,
+        GenerationRequest,
+        GenerationSource,
+        Message,
+        PreparingSource,
+        ProseDelta,
+        Provision,
+        ReadinessProbe,
+        SourceEvent,
+        Usage,
+        Verdict,
+        Verifier,
+    )
+    from streaming.segments import SegmentMachine
 
+_HOMES = {  # module: the names it gives the package (as imported above)
+    "streaming.anchors": ("AnchorPrefixes",),
+    "streaming.app": ("create_app",),
+    "streaming.config": ("StreamingSettings",),
+    "streaming.errors": ("BadEncodingError", "BodyTimeoutError", "BodyTooLargeError", "ConfigurationError",
+                         "GenerationError", "OverloadedError", "RequestRejectedError", "SegmentProtocolError",
+                         "StreamingError", "UnauthorizedError"),
+    "streaming.metrics": ("Gauges",),
+    "streaming.protocols": ("AdminSource", "CitableNames", "CitationDelta", "CitationEnd", "CitationStart", "Finished",
+                            "GenerationRequest", "GenerationSource", "Message", "PreparingSource", "ProseDelta",
+                            "Provision", "ReadinessProbe", "SourceEvent", "Usage", "Verdict", "Verifier"),
+    "streaming.segments": ("SegmentMachine",),
+}
 
-def __getattr__(name: str) -> Any:
-    # The web stack (FastAPI) loads on first use of `create_app`, so what only needs the values and
-    # protocols here (`citegen ask`, the engine's adapters) starts without it.
-    if name == "create_app":
-        from streaming.app import create_app  # noqa: PLC0415
-
-        return create_app
-    raise AttributeError(f"module 'streaming' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 
 __all__ = [
     "AdminSource",

@@ -54,6 +54,20 @@ def test_only_citegens_entry_points_import_verifier_and_streaming() -> None:
     assert not crossed, f"citegen outside its entry points imports {sorted(crossed)}"
 
 
+def test_reading_the_database_loads_no_importer() -> None:
+    """The verifier's readers (resolver, verify, lexicon, admin queries) and a recite worker take their
+    tables from verifier.models: the importers' pydantic records cost every process a tenth of a second."""
+    code = (
+        "import sys, citegen.commands.recite_wiring, verifier.resolver, verifier.verify, verifier.lexicon, "
+        "verifier.admin, verifier.supplements, verifier.versions, verifier.former_names, verifier.lookups\n"
+        "print('\\n'.join(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPOSITORY)
+    loaded = set(out.stdout.split())
+    assert "verifier.resolver" in loaded
+    assert not {"pydantic", "verifier.importers"} & loaded
+
+
 def _internal_imports(package: str) -> list[str]:
     """`path:line module` for each import of another package's inner module (`grammars.find`)."""
     found = []

@@ -14,8 +14,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, case, desc, func, literal, or_, select
 
 from verifier.database import Database
-from verifier.importers.history import SPANS, VERSIONS
-from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.models import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS, SPANS, VERSIONS
 from verifier.names import parse_case_number
 from verifier.verdict import STATUSES
 from verifier.verify import AUDIT

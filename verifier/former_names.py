@@ -6,7 +6,8 @@ under its former name, and courts still cite it by that name (`구 조세감면�
 the amendment that renamed it says which name it replaced, in a clause every such amendment has:
 "이 법 시행당시 종전의 조세감면규제법 및 그 조항을 인용하고 있는 법령에 대하여는 이 법 및 이 법의 해당 각
 조항을 인용한 것으로 본다" (today: "다른 법령에서 종전의 「X」 또는 그 규정을 인용한 경우 … 이 법 또는 이 법의
-해당 규정을 인용한 것으로 본다"). `declared_former_names` reads those clauses, once per lookup cache.
+해당 규정을 인용한 것으로 본다"). `declared_former_names` reads those clauses, once per lookup cache
+(and, with a cache directory, once per state of the database: `stored_declared_former_names`).
 
 A block counts only where `이 법` is the act itself: its heading's number is one of the act's own
 amendments (not a 타법개정, whose 부칙 is the amending act's), or it predates every version held of an
@@ -19,12 +20,16 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy import Connection, and_, select
 
-from verifier.importers.history import SUPPLEMENTS, VERSIONS
+from verifier.database import Database
+from verifier.derived import read_through
+from verifier.models import SUPPLEMENTS, VERSIONS
 from verifier.names import normalise_act_name, parse_date
 
 # The 다른 법령과의 관계 clause; the name stops at a bracket, a stop or a comma.
@@ -78,6 +83,21 @@ def declared_former_names(connection: Connection) -> Mapping[str, tuple[Declared
                 if unspaced(name) not in held:
                     declared[unspaced(name)].setdefault(DeclaredName(act_id, number, promulgated_on))
     return {name: tuple(acts) for name, acts in declared.items()}
+
+
+def stored_declared_former_names(database: Database, cache_dir: Path | None,
+                                 connect: Callable[[], AbstractContextManager[Connection]]
+                                 ) -> Mapping[str, tuple[DeclaredName, ...]]:
+    """`declared_former_names` of `database` (queried on `connect()`), kept in `cache_dir` until the
+    database changes (verifier.derived): reading the 부칙 takes most of a second, every process."""
+    def derive() -> dict[str, list[tuple[int, int, int | None]]]:
+        with connect() as connection:
+            return {name: [(d.act_id, d.number, None if d.promulgated_on is None else d.promulgated_on.toordinal())
+                           for d in acts] for name, acts in declared_former_names(connection).items()}
+
+    return {name: tuple(DeclaredName(act_id, number, None if day is None else dt.date.fromordinal(day))
+                        for act_id, number, day in acts)
+            for name, acts in read_through(database, cache_dir, "former-names", Path(__file__), derive).items()}
 
 
 def _the_acts_own(versions: list[tuple[int | None, str | None, dt.date | None]], number: int,

@@ -14,17 +14,12 @@ imported from a list only (no body, so no articles known) maps to None: any arti
 keeping 약칭 and informal abbreviations apart so parsing maps them back to the full name.
 
 Reading the statute book's history takes seconds (800,000 article spans); with a `cache_dir`, what
-was read is kept there for the next process, keyed by the database's URL and `Database.fingerprint`
-(any commit changes it), and read back in milliseconds. A cache file that cannot be read is read
-from the database again.
+was read is kept there for the next process until the database changes (verifier.derived), and read
+back in milliseconds.
 """
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import marshal
-import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -33,10 +28,8 @@ from sqlalchemy import Connection, String, case, cast, func, select
 
 from grammars import Lexicon
 from verifier.database import Database
-from verifier.importers.history import SPANS, VERSIONS
-from verifier.importers.store import ACTS, ALIASES, ARTICLES
-
-log = logging.getLogger(__name__)
+from verifier.derived import read_through
+from verifier.models import ACTS, ALIASES, ARTICLES, SPANS, VERSIONS
 
 _UNCITABLE = re.compile(r"[「」\n\r\t]")
 
@@ -118,29 +111,7 @@ _Labels = tuple[dict[str, list[str] | None], dict[str, tuple[str, bool]]]
 
 def _cached_article_labels(database: Database, cache_dir: Path | None) -> _Labels:
     """`_article_labels(database)`, from `cache_dir` when this state of the database was read before."""
-    fingerprint = None if cache_dir is None else database.fingerprint()
-    if cache_dir is None or fingerprint is None:
-        return _article_labels(database)
-    source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()  # how it was read: an edit here rereads
-    place = hashlib.sha256(database.url.encode()).hexdigest()[:16]
-    key = hashlib.sha256(f"{source}\0{database.url}\0{fingerprint}".encode()).hexdigest()[:32]
-    path = Path(cache_dir) / f"lexicon-{place}-{key}.marshal"
-    try:
-        acts, aliases = marshal.loads(path.read_bytes())
-        return acts, aliases
-    except FileNotFoundError:
-        pass
-    except (OSError, EOFError, ValueError, TypeError) as error:
-        log.warning("ignoring unreadable lexicon cache file %s: %s", path, error)
-    labels = _article_labels(database)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(marshal.dumps(labels))
-    os.replace(temporary, path)  # whole or not at all, whoever else writes it at the same time
-    for superseded in path.parent.glob(f"lexicon-{place}-*.marshal"):  # any write to the database (an
-        if superseded != path:  # audit row) supersedes its last file: one per database, megabytes each
-            superseded.unlink(missing_ok=True)
-    return labels
+    return read_through(database, cache_dir, "lexicon", Path(__file__), lambda: _article_labels(database))
 
 
 def lexicon_data(database: Database, cache_dir: Path | None = None) -> dict[str, list[str] | None]:

@@ -8,16 +8,16 @@ import functools
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Generic, TypeVar
 
 import cachetools
 from sqlalchemy import Connection, bindparam, func, select
 
 from grammars import CITED_NAMES, CaseNumber, Lexicon, default_lexicon
-from verifier.former_names import DeclaredName, declared_former_names, unspaced
-from verifier.importers.history import VERSIONS
-from verifier.importers.store import ACTS, ALIASES, CASES
-from verifier.models import AnyRow
+from verifier.database import Database
+from verifier.former_names import DeclaredName, declared_former_names, stored_declared_former_names, unspaced
+from verifier.models import ACTS, ALIASES, CASES, VERSIONS, AnyRow
 from verifier.names import normalise_act_name
 
 _ACT_COLUMNS = (ACTS.c.id, ACTS.c.law_id, ACTS.c.mst, ACTS.c.name)
@@ -130,9 +130,11 @@ class LookupCache:
     of each, until `clear()` (after an import), and the declared former names, read on the first name
     no other way matches (seconds over the statute book's 부칙). `connect` gives a connection to query on a miss
     (`engine.connect`, or `nullcontext(open_connection)`); one cache is shared by a `Verifier`
-    and the `DocumentResolver`s built beside it."""
+    and the `DocumentResolver`s built beside it. With the `database` and a `cache_dir`, the declared
+    former names are kept there for the next process (`stored_declared_former_names`)."""
 
-    def __init__(self, size: int = 100_000) -> None:
+    def __init__(self, size: int = 100_000, *, database: Database | None = None, cache_dir: Path | None = None) -> None:
+        self._database, self._cache_dir = database, cache_dir
         self._acts: BoundedCache[str, tuple[Sequence[AnyRow], str | None]] = BoundedCache(size)
         self._cases: BoundedCache[CaseNumber, Sequence[AnyRow]] = BoundedCache(size)
         self._declared: BoundedCache[None, DeclaredNames] = BoundedCache(1)
@@ -147,6 +149,8 @@ class LookupCache:
 
     def declared_former_names(self, connect: Connect) -> DeclaredNames:
         def query() -> DeclaredNames:
+            if self._database is not None:
+                return stored_declared_former_names(self._database, self._cache_dir, connect)
             with connect() as connection:
                 return declared_former_names(connection)
 

@@ -246,3 +246,26 @@ class SyncItem(Base):
     item: Mapped[str] = mapped_column(String(40), primary_key=True)  # MST, 판례일련번호, …
     outcome: Mapped[str] = mapped_column(String(10))  # added / updated / skipped
     reason: Mapped[str | None] = mapped_column(String(300))  # why it was skipped
+
+
+# The Core tables, for the queries and bulk writes that need no mapped objects.
+ACTS = table_of(Act)
+ALIASES = table_of(ActAlias)
+ARTICLES = table_of(Article)
+PROVISIONS = table_of(Provision)
+CASES = table_of(Case)
+COVERAGE = table_of(Coverage)
+VERSIONS = table_of(ActVersion)
+SPANS = table_of(ArticleSpan)
+SUPPLEMENTS = table_of(Supplement)
+
+
+def structure_code(paragraph: int, item: int = 0, item_branch: int = 0, subitem: str = "") -> str:
+    """One provision key of `ArticleSpan.structure`: `1`, `1.2`, `1.2의3`, `1.2의3-가` (항 0 where the
+    article has no numbered 항; 0 and "" stand for an absent level)."""
+    code = str(paragraph)
+    if item:
+        code += f".{item}" + (f"의{item_branch}" if item_branch else "")
+    if subitem:
+        code += f"-{subitem}"
+    return code

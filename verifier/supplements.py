@@ -29,10 +29,7 @@ from dataclasses import dataclass, replace
 from sqlalchemy import Connection, bindparam, select
 
 from grammars import StatuteCitation, Supplement, format_date
-from verifier.importers.history import SUPPLEMENTS, VERSIONS
-from verifier.importers.history import provision_code as provision_key_code
-from verifier.importers.records import ProvisionKey
-from verifier.models import AnyRow
+from verifier.models import SUPPLEMENTS, VERSIONS, AnyRow, structure_code
 from verifier.verdict import Mismatch, ProvisionSource, Verdict
 from verifier.versions import ADDRESS, ActUnderTest, holds, in_force, provision_code, version_label
 
@@ -80,12 +77,12 @@ class Block:
                 circled = mark["circled"]
             if circled:
                 paragraph, item, item_branch = _CIRCLED.index(circled) + 1, 0, 0
-                codes.append(provision_key_code(ProvisionKey(paragraph)))
+                codes.append(structure_code(paragraph))
             elif mark["item"]:
                 item, item_branch = int(mark["item"]), int(mark["item_branch"] or 0)
-                codes.append(provision_key_code(ProvisionKey(paragraph, item, item_branch)))
+                codes.append(structure_code(paragraph, item, item_branch))
             elif mark["subitem"] and item:
-                codes.append(provision_key_code(ProvisionKey(paragraph, item, item_branch, mark["subitem"])))
+                codes.append(structure_code(paragraph, item, item_branch, mark["subitem"]))
         ordered = sorted(starts.items(), key=lambda pair: pair[1])
         for index, (article, start) in enumerate(ordered):
             end = ordered[index + 1][1] if index + 1 < len(ordered) else len(self.text)

@@ -23,6 +23,7 @@ import logging
 import threading
 from contextlib import nullcontext
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, insert, select
@@ -31,9 +32,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
 from verifier.former_names import unspaced
-from verifier.importers.store import ARTICLES, COVERAGE, PROVISIONS
 from verifier.lookups import DECLARED_FORMER_NAME, FORMER_MATCHES, BoundedCache, LookupCache
-from verifier.models import AnyRow, AuditEntry, table_of
+from verifier.models import ARTICLES, COVERAGE, PROVISIONS, AnyRow, AuditEntry, table_of
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
 from verifier.supplements import SupplementCheck
@@ -77,14 +77,15 @@ def _article_label(number: int, branch: int) -> str:
 
 
 class Verifier:
-    """Verifies citations against one database; shared by a process (cache, audit buffer, reader)."""
+    """Verifies citations against one database; shared by a process (cache, audit buffer, reader). With a
+    `cache_dir`, what every process would read of the database alike is kept there (`LookupCache`)."""
 
     def __init__(self, database: Database, *, cache_size: int = 200_000, audit: bool = True,
-                 audit_batch: int = 1000, audit_buffer: int = 1_000_000) -> None:
+                 audit_batch: int = 1000, audit_buffer: int = 1_000_000, cache_dir: Path | None = None) -> None:
         self.database = database
         self._verdicts: BoundedCache[tuple[ParsedCitation, dt.date], Verdict] = BoundedCache(cache_size)
         self._versions: BoundedCache[int, tuple[AnyRow, ...]] = BoundedCache(cache_size)
-        self.lookups = LookupCache(cache_size)
+        self.lookups = LookupCache(cache_size, database=database, cache_dir=cache_dir)
         self._audit_enabled = audit
         self._audit_batch = audit_batch
         self._audit_buffer = audit_buffer

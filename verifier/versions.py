@@ -29,10 +29,7 @@ from sqlalchemy import ColumnElement, Connection, Subquery, and_, bindparam, cas
 
 from grammars import AmendmentNote, StatuteCitation, format_date
 from verifier.former_names import DeclaredName, unspaced
-from verifier.importers.history import SPANS, VERSIONS
-from verifier.importers.history import provision_code as history_code
-from verifier.importers.records import ProvisionKey
-from verifier.models import AnyRow
+from verifier.models import SPANS, VERSIONS, AnyRow, structure_code
 from verifier.verdict import Mismatch, ProvisionSource, Verdict
 
 ADDRESS = "https://www.law.go.kr/LSW/lsInfoP.do?lsiSeq={mst}"
@@ -82,11 +79,11 @@ def standing() -> ColumnElement[bool]:
 
 
 def provision_code(citation: StatuteCitation) -> str | None:
-    """The structure code of the 항/호/목 a citation names (see history.provision_code), or None."""
+    """The structure code of the 항/호/목 a citation names (models.structure_code), or None."""
     if citation.paragraph is None and citation.item is None and citation.subitem is None:
         return None
-    return history_code(ProvisionKey(citation.paragraph or 0, citation.item or 0, citation.item_branch or 0,
-                                     citation.subitem or ""))
+    return structure_code(citation.paragraph or 0, citation.item or 0, citation.item_branch or 0,
+                          citation.subitem or "")
 
 
 def _has(span: AnyRow, code: str | None) -> bool:

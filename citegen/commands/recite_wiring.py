@@ -47,9 +47,9 @@ class VerifierAuthority:
     """The verifier's resolver and verify() behind the batch's `Authority`. No audit rows: the
     batch's own reports record every verdict, and parallel workers would contend for the log."""
 
-    def __init__(self, database: Database, finder: CitationFinder) -> None:
+    def __init__(self, database: Database, finder: CitationFinder, cache_dir: Path | None = None) -> None:
         self.database = database
-        self.verifier = Verifier(database, audit=False)
+        self.verifier = Verifier(database, audit=False, cache_dir=cache_dir)
         self.finder = finder  # for the texts a resolver reads itself; the batch hands it what this finder found
 
     def document_resolver(self) -> _ResolverAdapter:
@@ -64,12 +64,7 @@ def finding_lexicon(known: Lexicon | None) -> Lexicon:
     it holds no acts), so the finder sees every act the database can verify (thousands in
     production) and the common ones it lacks."""
     builtin = default_lexicon()
-    if known is None:
-        return builtin
-    acts = {**builtin.acts, **known.acts}
-    aliases = {a: t for a, t in {**builtin.aliases, **known.aliases}.items() if a not in acts}
-    informal = {a: t for a, t in {**builtin.informal, **known.informal}.items() if a not in acts and a not in aliases}
-    return Lexicon.build(acts, aliases, informal)
+    return builtin if known is None else builtin.joined(known)
 
 
 def check_sources(database_url: str, model_path: Path | None) -> None:
@@ -95,12 +90,13 @@ def build_pipeline(
 ) -> RecitePipeline:
     """The real pipeline, built in each worker process (hence a top-level function). With a
     model, unresolvable citations are re-generated under the database's canonical names only.
-    With `cache_dir`, the database's names and the finder's statute pattern are kept there for the
-    next process (`verifier.build_lexicon`, `grammars.CitationFinder`): seconds of start-up each."""
+    With `cache_dir`, the database's names, the former names its 부칙 declare and the finder's statute
+    pattern are kept there for the next process (`verifier.build_lexicon`, `verifier.Verifier`,
+    `grammars.CitationFinder`): seconds of start-up each."""
     database = Database.open(database_url)
     known = build_lexicon(database, cache_dir)
     finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)), cache_dir)
     regenerator = None
     if model_path is not None:
         regenerator = backends.regenerator(backend, model_path, dict(known.acts) if known else {}, device)
-    return RecitePipeline(finder.iter_find, VerifierAuthority(database, finder), regenerator)
+    return RecitePipeline(finder.iter_find, VerifierAuthority(database, finder, cache_dir), regenerator)

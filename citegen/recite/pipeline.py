@@ -25,7 +25,7 @@ before `같은 법`, the 시행령 before `같은 영`, a declared `영`, the ye
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import Literal, Protocol, cast
@@ -143,9 +143,15 @@ class RecitePipeline:
     _decisions: dict[tuple[object, ...], CitationOutcome] = field(default_factory=dict, init=False, repr=False)
 
     def recite(self, document: Document) -> RecitedDocument:
-        resolver = self.authority.document_resolver()  # one per document: back-references are local
-        outcomes: list[CitationOutcome] = []
         edits: dict[int, list[Edit]] = {}
+        outcomes = tuple(self.outcomes_of(document, edits))
+        return RecitedDocument(outcomes, edits)
+
+    def outcomes_of(self, document: Document, edits: dict[int, list[Edit]]) -> Iterator[CitationOutcome]:
+        """`recite`'s outcomes one at a time, in stream and text order, each rewrite added to `edits` (by
+        stream) as it comes: a 50 MB draft's 650,000 outcomes are then never all in memory at once (the
+        batch writes each to its result as it is decided)."""
+        resolver = self.authority.document_resolver()  # one per document: back-references are local
         for stream, text in enumerate(document.streams):
             for found in self.find(text):  # as found: a 50 MB draft holds 650,000, never all found at once
                 outcome = self._decided(text, stream, found, resolver.resolve(found))
@@ -156,8 +162,7 @@ class RecitePipeline:
                     assert outcome.canonical is not None  # narrowed: rewritten always has one
                     edits.setdefault(stream, []).append(Edit(*outcome.span, outcome.canonical))
                 logger.debug("%s %r -> %r (%s)", outcome.action, outcome.original, outcome.canonical, outcome.verdict)
-                outcomes.append(outcome)
-        return RecitedDocument(tuple(outcomes), edits)
+                yield outcome
 
     def _decided(self, text: str, stream: int, found: FoundCitation, resolution: Resolution) -> CitationOutcome:
         """`_decide`'s outcome, from the run's memo where it can be: a decision depends on where the

@@ -33,7 +33,7 @@ DIFF_PIECE = 1 << 20  # characters of a document's diff fragment the report writ
 _NEWLINE = re.compile("\n")
 _HTML_SPECIAL = re.compile("[&<>\"']")  # what markupsafe's escape replaces
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False)  # json.dumps(ensure_ascii=False) without an encoder per call
-_MOST_ENCODED = 100_000  # encodings `_outcome_lines` keeps at a time
+_MOST_ENCODED = 100_000  # encodings `_OutcomeLines` keeps at a time
 
 
 @dataclass(slots=True)
@@ -76,12 +76,35 @@ class ResultFiles:
         return self.header.with_suffix(".diff.html")
 
     def write(self, report: DocumentReport, outcomes: Sequence[CitationOutcome], streams: Sequence[str]) -> None:
-        """Leave the result of a document that was read (`outcomes` found in its `streams`)."""
+        """Leave the result of a document that was read (`outcomes` found in its `streams`, all at hand
+        and in any order: the lines keep it, the diff is in text order)."""
         report.counts = dict(Counter(o.action for o in outcomes))
+        encoded = _OutcomeLines()
         with self.outcomes.open("w", encoding="utf-8") as lines:
-            lines.writelines(_outcome_lines(outcomes))
+            lines.writelines(encoded.line(outcome) for outcome in outcomes)
         with self.diff.open("w", encoding="utf-8") as page:
-            write_diff(streams, outcomes, page)
+            write_diff(streams, sorted(outcomes, key=lambda o: (o.stream, o.span)), page)
+        self.write_header(report)
+
+    def write_outcomes(self, report: DocumentReport, outcomes: Iterable[CitationOutcome],
+                       streams: Sequence[str]) -> None:
+        """`write` without the header, for `outcomes` in stream and text order (as the pipeline decides
+        them): each written as it comes, to the lines and, unless kept, to the diff, and counted in
+        `report`; none is held."""
+        counts: Counter[str] = Counter()
+        encoded = _OutcomeLines()
+        with self.outcomes.open("w", encoding="utf-8") as lines, self.diff.open("w", encoding="utf-8") as page:
+            def recorded() -> Iterator[CitationOutcome]:
+                for outcome in outcomes:
+                    counts[outcome.action] += 1
+                    lines.write(encoded.line(outcome))
+                    yield outcome
+
+            write_diff(streams, recorded(), page)
+        report.counts = dict(counts)
+
+    def write_header(self, report: DocumentReport) -> None:
+        """The header, written last: a result without one is redone."""
         self.header.write_text(report.to_json(), encoding="utf-8")
 
     def write_failure(self, report: DocumentReport) -> None:
@@ -112,21 +135,24 @@ def outcome_record(outcome: CitationOutcome) -> dict[str, Any]:
             "context": list(outcome.context), "scanned": outcome.scanned}
 
 
-def _outcome_lines(outcomes: Iterable[CitationOutcome]) -> Iterator[str]:
+class _OutcomeLines:
     """`outcome_record` of each outcome as a JSON line. A draft repeats its citations, and outcomes
     that differ only in where they stand share the encoding of the rest, made once."""
-    rest_of: dict[tuple[object, ...], str] = {}
-    for outcome in outcomes:
+
+    def __init__(self) -> None:
+        self._rest_of: dict[tuple[object, ...], str] = {}
+
+    def line(self, outcome: CitationOutcome) -> str:
         key = placeless(outcome)
-        rest = rest_of.get(key)
+        rest = self._rest_of.get(key)
         if rest is None:
-            if len(rest_of) >= _MOST_ENCODED:
-                rest_of.clear()
+            if len(self._rest_of) >= _MOST_ENCODED:
+                self._rest_of.clear()
             record = outcome_record(outcome)
             del record["part"], record["span"]
-            rest = rest_of[key] = _JSON_LINE.encode(record)[1:] + "\n"  # after its `{`
+            rest = self._rest_of[key] = _JSON_LINE.encode(record)[1:] + "\n"  # after its `{`
         start, end = outcome.span
-        yield f'{{"part": {outcome.stream}, "span": [{start}, {end}], {rest}'
+        return f'{{"part": {outcome.stream}, "span": [{start}, {end}], {rest}'
 
 
 def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[str]) -> None:
@@ -143,37 +169,47 @@ def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[str]) -> No
         out.write(prefix + line[1:])
 
 
-def write_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome], out: IO[str]) -> None:
+def write_diff(streams: Sequence[str], outcomes: Iterable[CitationOutcome], out: IO[str]) -> None:
     """An HTML fragment: each line holding a citation that changed or needs review, before (−) and
-    after (+), with a note per citation worth a reviewer's glance. Written a line at a time, in Python
-    rather than by a template: a document can hold hundreds of thousands of citations, and a template
-    engine's work per piece was a sixth of the time a 1 MB draft took."""
-    shown = sorted((o for o in outcomes if o.action != "kept"), key=lambda o: (o.stream, o.span))
-    if not shown:
-        out.write('<p class="quiet">No citation changed or needs review.</p>')
-        return
-    out.write('<table class="diff">')
-    out.writelines(_lines(streams, shown))
-    out.write("</table>")
+    after (+), with a note per citation worth a reviewer's glance. Written a line at a time as `outcomes`
+    come (in stream and text order), in Python rather than by a template: a document can hold hundreds
+    of thousands of citations, and a template engine's work per piece was a sixth of the time a 1 MB
+    draft took."""
+    shown = False
+    for row in _lines(streams, (o for o in outcomes if o.action != "kept")):
+        if not shown:
+            out.write('<table class="diff">')
+            shown = True
+        out.write(row)
+    out.write("</table>" if shown else '<p class="quiet">No citation changed or needs review.</p>')
 
 
-def _lines(streams: Sequence[str], shown: Sequence[CitationOutcome]) -> Iterator[str]:
-    """The rows of the lines holding `shown` (sorted by stream and span), each with the citations on it."""
-    index = 0
-    while index < len(shown):
-        stream = shown[index].stream
-        text = streams[stream]
-        starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
-        while index < len(shown) and shown[index].stream == stream:
-            number = bisect_right(starts, shown[index].span[0])  # 1-based line number
-            line_start = starts[number - 1]
-            line_end = starts[number] - 1 if number < len(starts) else len(text)
-            here = []
-            while (index < len(shown) and shown[index].stream == stream
-                   and line_start <= shown[index].span[0] <= line_end):
-                here.append(shown[index])
-                index += 1
-            yield _line(f"{stream}:{number}" if stream else str(number), text, line_start, line_end, here)
+def _lines(streams: Sequence[str], shown: Iterable[CitationOutcome]) -> Iterator[str]:
+    """The rows of the lines holding `shown` (in stream and text order), each with the citations on it."""
+    here: list[CitationOutcome] = []  # the citations of the line being gathered
+    where, text, line_start, line_end = "", "", 0, 0
+    stream, starts = -1, [0]
+    last: tuple[int, tuple[int, int]] | None = None
+    for outcome in shown:
+        order = (outcome.stream, outcome.span)
+        if last is not None and order < last:  # the pipeline decides them in order: anything else is a bug
+            raise RuntimeError(f"expected outcomes in stream and text order, got {order} after {last}")
+        last = order
+        if here and outcome.stream == stream and line_start <= outcome.span[0] <= line_end:
+            here.append(outcome)
+            continue
+        if here:
+            yield _line(where, text, line_start, line_end, here)
+        if outcome.stream != stream:
+            stream, text = outcome.stream, streams[outcome.stream]
+            starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+        number = bisect_right(starts, outcome.span[0])  # 1-based line number
+        line_start = starts[number - 1]
+        line_end = starts[number] - 1 if number < len(starts) else len(text)
+        where = f"{stream}:{number}" if stream else str(number)
+        here = [outcome]
+    if here:
+        yield _line(where, text, line_start, line_end, here)
 
 
 def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Sequence[CitationOutcome]) -> str:

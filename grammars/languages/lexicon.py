@@ -80,6 +80,25 @@ class Lexicon:
         object.__setattr__(made, "digest", digest)  # frozen: set once, here
         return made
 
+    def joined(self, other: Lexicon) -> Lexicon:
+        """This lexicon's names and `other`'s, `other`'s entry winning where both name an act, and an
+        act's name never also an abbreviation: what `build` makes of the two merged, without checking
+        again the names and labels both builds checked (a tenth of a second over the statute book). Its
+        digest is made of both digests (empty where either is), so it is equal for equal input too."""
+        acts = {**self.acts, **other.acts}
+        aliases = {a: t for a, t in {**self.aliases, **other.aliases}.items() if a not in acts}
+        informal = {a: t for a, t in {**self.informal, **other.informal}.items() if a not in acts and a not in aliases}
+        aliases, informal = _cited_by_their_names(acts, aliases, informal)
+        made = Lexicon(
+            acts=MappingProxyType(acts),
+            aliases=MappingProxyType(_check_aliases("official 약칭", aliases, acts, ())),
+            informal=MappingProxyType(_check_aliases("informal abbreviation", informal, acts, tuple(aliases))),
+        )
+        if self.digest and other.digest:
+            joined = f"joined\n{self.digest}\n{other.digest}"
+            object.__setattr__(made, "digest", hashlib.blake2b(joined.encode(), digest_size=16).hexdigest())
+        return made
+
     @property
     def grammar_names(self) -> tuple[str, ...]:
         """Every name the statute grammar admits: canonical names and official 약칭."""

@@ -234,6 +234,27 @@ def test_lexicon_rejects_malformed_data(acts, aliases, message: str) -> None:
         Lexicon.build(acts, aliases)
 
 
+@pytest.mark.parametrize(
+    ("base", "other"),
+    [
+        (Lexicon.build({"민법": None, "형법": ["250"]}, {"민": "민법"}, {"형": "형법"}),
+         Lexicon.build({"형법": ["250", "251"], "민": ["1"]}, {"형": "형법"})),
+        (Lexicon.build({"헌법": None, "민법": None}, {"대한민국헌법": "헌법"}),
+         Lexicon.build({"대한민국헌법": ["10"], "민법": ["750"]}, None, {"민소법": "민법"})),
+    ],
+    ids=["other-wins-and-acts-shadow-abbreviations", "constitution-by-its-cited-name"],
+)
+def test_joined_lexicon_is_what_build_makes_of_both(base: Lexicon, other: Lexicon) -> None:
+    acts = {**base.acts, **other.acts}
+    aliases = {a: t for a, t in {**base.aliases, **other.aliases}.items() if a not in acts}
+    informal = {a: t for a, t in {**base.informal, **other.informal}.items() if a not in acts and a not in aliases}
+    built, joined = Lexicon.build(acts, aliases, informal), base.joined(other)
+    for part in ("acts", "aliases", "informal"):
+        assert list(getattr(joined, part).items()) == list(getattr(built, part).items()), part
+    assert joined.digest == base.joined(other).digest != built.digest
+    assert joined.digest != other.joined(base).digest
+
+
 def test_statute_grammar_scales_to_a_database_lexicon() -> None:
     # 5,600 acts with their own article sets: the expression holds one group per distinct set,
     # and the names and articles stay Literals the compiler turns into tries.

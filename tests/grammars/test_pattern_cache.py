@@ -24,13 +24,15 @@ def test_a_finder_with_a_cache_finds_what_one_without_finds(tmp_path) -> None:
     plain = CitationFinder(CitationParser.for_lexicon(default_lexicon()))
     stored = CitationFinder(CitationParser.for_lexicon(default_lexicon()), tmp_path)
     loaded = CitationFinder(CitationParser.for_lexicon(default_lexicon()), tmp_path)
-    assert len(list(tmp_path.glob("pattern-*"))) == 2  # the statute pattern (of these names) and the case pattern
+    # the statute pattern (of these names), the case pattern and law.go.kr's two header patterns
+    assert len(list(tmp_path.glob("pattern-*"))) == 4
     assert _finds(plain) == _finds(stored) == _finds(loaded) != []
-    for kind in ("statute_pattern", "case_pattern"):
-        expected = getattr(plain, kind)
-        for pattern in (getattr(stored, kind), getattr(loaded, kind)):
-            assert (pattern.pattern, pattern.groupindex, pattern.groups) == (
-                expected.pattern, expected.groupindex, expected.groups)
+    for finder in (stored, loaded):
+        patterns = (finder.statute_pattern, finder.case_pattern, *finder.header_patterns)
+        expected = (plain.statute_pattern, plain.case_pattern, *plain.header_patterns)
+        for pattern, made in zip(patterns, expected, strict=True):
+            assert (pattern.pattern, pattern.groupindex, pattern.groups, pattern.flags) == (
+                made.pattern, made.groupindex, made.groups, made.flags)
 
 
 def test_a_stored_pattern_is_served_for_its_key_only(tmp_path) -> None:

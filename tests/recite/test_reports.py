@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,7 @@ def _outcome(stream: int, text: str, cited: str, action: str, canonical: str | N
                            "abbreviated", context=context)
 
 
-def render_diff(streams: Sequence[str], outcomes: Sequence[CitationOutcome]) -> str:
+def render_diff(streams: Sequence[str], outcomes: Iterable[CitationOutcome]) -> str:
     out = io.StringIO()
     write_diff(streams, outcomes, out)
     return out.getvalue()
@@ -90,3 +90,27 @@ def test_outcome_lines_are_each_outcomes_own_json_also_where_outcomes_repeat(tmp
     result.write(DocumentReport("doc.txt", None, "done"), outcomes, [text, "", "", text])
     expected = [json.dumps(reports.outcome_record(outcome), ensure_ascii=False) + "\n" for outcome in outcomes]
     assert list(result.outcome_lines()) == expected
+
+
+def test_outcomes_written_as_they_come_make_the_result_that_all_at_once_makes(tmp_path: Path) -> None:
+    body = "첫 줄 민법 제750조\n둘째 줄\n민소법 제1조와 민소법 제2조"
+    outcomes = [_outcome(0, body, "민법 제750조", "kept", "민법 제750조"),
+                _outcome(0, body, "민소법 제1조", "rewritten", "민사소송법 제1조"),
+                _outcome(0, body, "민소법 제2조", "review", None, reason="not in the database"),
+                _outcome(1, "주석의 민소법 제3조", "민소법 제3조", "suggested", "민사소송법 제3조")]
+    whole, streamed = ResultFiles(tmp_path / "whole.json"), ResultFiles(tmp_path / "streamed.json")
+    whole.write(DocumentReport("d.txt", None, "done"), outcomes, [body, "주석의 민소법 제3조"])
+    report = DocumentReport("d.txt", None, "done")
+    streamed.write_outcomes(report, iter(outcomes), [body, "주석의 민소법 제3조"])
+    assert not streamed.header.exists()  # the header comes last, when the caller has written the rest
+    streamed.write_header(report)
+    assert list(streamed.outcome_lines()) == list(whole.outcome_lines())
+    assert streamed.diff.read_text("utf-8") == whole.diff.read_text("utf-8")
+    assert streamed.read() == whole.read()
+
+
+def test_a_diff_written_as_outcomes_come_refuses_them_out_of_text_order() -> None:
+    text = "민소법 제1조와 민소법 제2조"
+    first, second = (_outcome(0, text, cited, "review", None) for cited in ("민소법 제1조", "민소법 제2조"))
+    with pytest.raises(RuntimeError, match="expected outcomes in stream and text order"):
+        render_diff([text], iter([second, first]))

@@ -13,9 +13,9 @@ from sqlalchemy import Table, func, select
 from verifier import Database, import_paths
 from verifier.errors import MalformedFileError, UnsupportedShapeError
 from verifier.importers.book import bundle_line, import_book
-from verifier.importers.history import SPANS, VERSIONS, fold
+from verifier.importers.history import fold
 from verifier.importers.legalize import parse_act
-from verifier.importers.store import ACTS
+from verifier.models import ACTS, SPANS, VERSIONS
 
 
 def _real_file(path: str, newest: bool = True) -> str:

@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from grammars import AmendmentNote, CitationFinder, CitationParser, StatuteCitation, find_citations
 from verifier import Database, import_paths
-from verifier.former_names import declared_former_names
-from verifier.importers.store import ACTS
+from verifier.former_names import declared_former_names, stored_declared_former_names
 from verifier.lexicon import build_lexicon
+from verifier.models import ACTS
 from verifier.resolver import DocumentResolver
 from verifier.verify import Verifier
 
@@ -43,6 +43,28 @@ def test_the_renaming_amendments_supplement_declares_the_former_name(verifier: V
         [(act_id, 5584, dt.date(1998, 12, 28))]
     assert "송유관사업법" not in declared  # versions carry it: not a name known from a 부칙 alone
     assert "조세특례제한법" not in declared  # `종전의 조세특례제한법` of a later 전부개정 names itself
+
+
+def test_the_declared_former_names_are_kept_between_processes_until_the_database_changes(
+        verifier: Verifier, tmp_path: Path) -> None:
+    database = verifier.database
+    with database.engine.connect() as connection:
+        declared = declared_former_names(connection)
+    assert stored_declared_former_names(database, tmp_path, database.engine.connect) == declared
+    stored = list(tmp_path.glob("former-names-*"))
+    assert len(stored) == (database.dialect == "sqlite")  # no cheap sign of change on PostgreSQL
+
+    def no_connection() -> Connection:
+        raise AssertionError("expected the names read back from the cache, got a query")
+
+    if stored:
+        assert stored_declared_former_names(database, tmp_path, no_connection) == declared
+        import_paths(database, [BUNDLE])  # a commit, even one that changes nothing, is a new state
+        assert stored_declared_former_names(database, tmp_path, database.engine.connect) == declared
+        assert list(tmp_path.glob("former-names-*")) != stored  # read again, the superseded file removed
+    cached = Verifier(database, audit=False, cache_dir=tmp_path)
+    assert cached.lookups.declared_former_names(database.engine.connect) == declared
+    cached.close()
 
 
 def test_a_former_name_whose_versions_the_book_lacks_is_not_covered(verifier: Verifier) -> None:

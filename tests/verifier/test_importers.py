@@ -15,7 +15,7 @@ from verifier.importers import import_file, import_paths
 from verifier.importers.jsonl import read_jsonl
 from verifier.importers.lawgo import read_json, read_xml
 from verifier.importers.records import ActRecord, AliasRecord, ArticleRecord, CaseRecord, SkippedRow
-from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.models import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
 from verifier.names import parse_date
 
 TABLES = {"acts": ACTS, "aliases": ALIASES, "articles": ARTICLES, "provisions": PROVISIONS, "cases": CASES,

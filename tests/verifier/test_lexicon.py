@@ -12,9 +12,8 @@ from sqlalchemy import func, select
 from grammars import Lexicon, parse_citation, statute_grammar
 from verifier.database import Database
 from verifier.importers import import_paths
-from verifier.importers.history import SPANS, VERSIONS
-from verifier.importers.store import ACTS
 from verifier.lexicon import build_lexicon, lexicon_data
+from verifier.models import ACTS, SPANS, VERSIONS
 
 
 def test_lexicon_data_lists_live_articles_and_aliases(loaded: Database) -> None:

@@ -13,8 +13,7 @@ from sqlalchemy import select
 
 from grammars import StatuteCitation, Supplement, declared_names
 from verifier import Database, import_paths
-from verifier.importers.history import SPANS
-from verifier.importers.store import ACTS
+from verifier.models import ACTS, SPANS
 from verifier.resolver import DocumentResolver
 from verifier.verdict import Verdict
 from verifier.verify import Verifier

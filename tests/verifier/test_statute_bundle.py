@@ -19,8 +19,9 @@ from sqlalchemy import func, select
 from grammars import AmendmentNote, StatuteCitation
 from verifier import Database, Verifier
 from verifier.importers.book import import_book
-from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS, fold, normalize, sort_key
+from verifier.importers.history import fold, normalize, sort_key
 from verifier.importers.legalize import parse_act
+from verifier.models import SPANS, SUPPLEMENTS, VERSIONS
 
 ROOT = Path(__file__).parents[2]
 SHIPPED = ROOT / "data" / "law" / "statute-book.book.jsonl.xz"

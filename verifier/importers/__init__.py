@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-# The readers load on first use: whoever only reads the database (the resolver, verify, the lexicon)
-# imports this package for its tables (`store`, `history`), not for law.go.kr's formats.
+# The readers load on first use: whoever writes records without reading files (sync, through `store`
+# and `history`) imports this package, not law.go.kr's formats. (Readers of the database import none of
+# it: their tables are in verifier.models.)
 @functools.cache
 def readers() -> dict[str, Callable[[Path], Iterator[Record]]]:
     from verifier.importers.jsonl import read_jsonl  # noqa: PLC0415

@@ -37,7 +37,6 @@ from sqlalchemy.exc import DataError, IntegrityError
 from verifier.database import Database
 from verifier.errors import ImportFileError, InvalidValueError, MalformedFileError, UnsupportedShapeError
 from verifier.importers.history import (
-    VERSIONS,
     ActHistory,
     ActOutcome,
     BookReport,
@@ -47,6 +46,7 @@ from verifier.importers.history import (
 )
 from verifier.importers.legalize import ActVersion, parse_act
 from verifier.importers.records import describe
+from verifier.models import VERSIONS
 
 BUNDLE_SUFFIX = ".book.jsonl"
 TARBALL_SUFFIXES = (".tar", ".tar.xz", ".tar.gz", ".tgz")

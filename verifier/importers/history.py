@@ -19,32 +19,18 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from verifier.importers.records import ProvisionKey
-from verifier.importers.store import ACTS, COVERAGE, upsert
-from verifier.models import ActVersion as ActVersionRow
-from verifier.models import ArticleSpan, Supplement, table_of
+from verifier.importers.store import upsert
+from verifier.models import ACTS, COVERAGE, SPANS, SUPPLEMENTS, VERSIONS, structure_code
 
 if TYPE_CHECKING:
     from verifier.importers.legalize import ActVersion
 
-VERSIONS = table_of(ActVersionRow)
-SPANS = table_of(ArticleSpan)
-SUPPLEMENTS = table_of(Supplement)
 SOURCE = "legalize-kr"
 _EARLIEST = dt.date.min
 
 
-def provision_code(key: ProvisionKey) -> str:
-    """`1`, `1.2`, `1.2의3`, `1.2의3-가` (항 0 where the article has no numbered 항)."""
-    code = str(key.paragraph)
-    if key.item:
-        code += f".{key.item}" + (f"의{key.item_branch}" if key.item_branch else "")
-    if key.subitem:
-        code += f"-{key.subitem}"
-    return code
-
-
 def structure_of(provisions: Iterable[ProvisionKey]) -> str:
-    return " ".join(provision_code(key) for key in provisions)
+    return " ".join(structure_code(key.paragraph, key.item, key.item_branch, key.subitem) for key in provisions)
 
 
 @dataclass(slots=True)

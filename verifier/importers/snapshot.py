@@ -19,8 +19,7 @@ from typing import IO, Any
 from sqlalchemy import ColumnElement, Connection, Select, String, Table, select
 
 from verifier.database import Database
-from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS
-from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
+from verifier.models import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS, SPANS, SUPPLEMENTS, VERSIONS
 
 
 def _columns(table: Table, *skipped: str) -> list[ColumnElement[Any]]:

@@ -35,7 +35,7 @@ from verifier.importers.records import (
     Record,
     SkippedRow,
 )
-from verifier.models import Act, ActAlias, Article, Case, Coverage, Provision, table_of
+from verifier.models import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS
 
 logger = logging.getLogger(__name__)
 
@@ -43,12 +43,6 @@ BATCH_ROWS = 2000
 SHRINK_SHARE = 0.02  # a body may drop up to 2 % of an act's articles, and of its provisions,
 SHRINK_FLOOR = 5  # or 5 of each, whichever is more; dropping more needs `allow_shrink`
 SHRINK_SHOWN = 5  # labels of what would go named in the refusal
-ACTS = table_of(Act)
-ALIASES = table_of(ActAlias)
-ARTICLES = table_of(Article)
-PROVISIONS = table_of(Provision)
-CASES = table_of(Case)
-COVERAGE = table_of(Coverage)
 
 
 def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], keys: tuple[str, ...],

@@ -36,11 +36,12 @@ from defusedxml.ElementTree import fromstring
 from sqlalchemy import Connection, select
 
 from verifier.errors import ImportFileError, ShrinkError
-from verifier.importers.history import VERSIONS, ActHistory, write_act
+from verifier.importers.history import ActHistory, write_act
 from verifier.importers.lawgo import read_xml
 from verifier.importers.legalize import ActVersion, ArticleText
 from verifier.importers.records import ActRecord, AliasRecord, ArticleRecord, CaseRecord, Record, SkippedRow
-from verifier.importers.store import ACTS, ALIASES, CASES, RecordWriter
+from verifier.importers.store import RecordWriter
+from verifier.models import ACTS, ALIASES, CASES, VERSIONS
 from verifier.names import normalise_act_name, parse_date
 from verifier.sync.client import ApiRequest
 from verifier.sync.errors import ResponseShapeError

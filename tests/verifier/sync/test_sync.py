@@ -13,8 +13,7 @@ from lawgo_replay import OC, TODAY, FakeTime, Killed, Replay, ReplayFactory, bod
 from sqlalchemy import select
 
 from verifier.database import Database
-from verifier.importers.history import SPANS, SUPPLEMENTS, VERSIONS
-from verifier.importers.store import ACTS, ALIASES, ARTICLES, CASES
+from verifier.models import ACTS, ALIASES, ARTICLES, CASES, SPANS, SUPPLEMENTS, VERSIONS
 from verifier.sync import (
     ApiRefusedError,
     ApiUnreachableError,

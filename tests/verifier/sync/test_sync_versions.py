@@ -15,8 +15,7 @@ from sqlalchemy import select
 
 from grammars import StatuteCitation
 from verifier.database import Database
-from verifier.importers.history import SPANS, VERSIONS
-from verifier.importers.store import ACTS, ARTICLES
+from verifier.models import ACTS, ARTICLES, SPANS, VERSIONS
 from verifier.verify import Verifier
 
 Routes = dict[tuple[str, str, str], Answer]
