@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeVar
 
-from grammars.errors import UnsupportedPatternError
-from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq
+from grammars.errors import GrammarError, UnsupportedPatternError
+from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq
 from grammars.literals import LiteralLeaf, Registry
 from grammars.regex_leaf import RegexLeaf, regex_leaf
 
@@ -53,7 +53,9 @@ class ByteNFA:
 
     Regex leaf node: `(leaf, state, 0)`; literal leaf node: `(leaf, first word, depth)`. The literal
     heads of an alternation's options (`Alt(Seq(Literals(names of group g), …) for g …)`) are one shared
-    `LiteralLeaf`: each keeps its leaf number (its follow set), and nodes carry the first one's.
+    `LiteralLeaf`: each keeps its leaf number (its follow set), and nodes carry the first one's. A
+    `Deferred` is a leaf number until a string first enters it, when the expression it makes is added
+    (`_entries`): its last leaves take the follow set and roots the Deferred had.
     """
 
     def __init__(self, roots: dict[object, Expr]) -> None:
@@ -63,14 +65,19 @@ class ByteNFA:
         self._registry = Registry(self._continuation)
         self._continuations: dict[int, int] = {}
         self._continuation_keys: dict[tuple[frozenset[int], frozenset[object]], int] = {}
-        self._follow: list[set[int]] = []
-        self._ends: list[set[object]] = []  # roots a leaf may finish
+        # Follow sets and roots per leaf, one object per distinct set: a lexicon's thousands of leaves
+        # share a few, and a set per leaf would be that many more objects for the collector to walk.
+        self._follow: list[frozenset[int]] = []
+        self._ends: list[frozenset[object]] = []  # roots a leaf may finish
+        self._sets: dict[frozenset[Any], frozenset[Any]] = {EMPTY: EMPTY}
+        self._deferred: dict[int, Deferred] = {}  # leaf numbers of Deferreds not entered yet
+        self._made: dict[int, tuple[Node, ...]] = {}  # leaf number of a Deferred entered → its entry nodes
         self._starts: dict[object, NodeSet] = {}
         for tag, expr in roots.items():
             nullable, first, last = self._add(expr)
             for leaf in last:
-                self._ends[leaf].add(tag)
-            entry = {self._entry(leaf) for leaf in first}
+                self._grow(self._ends, leaf, {tag})
+            entry = {node for leaf in first for node in self._entries(leaf)}
             if nullable:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
@@ -102,6 +109,10 @@ class ByteNFA:
         if isinstance(expr, Opt):
             _, first, last = self._add(expr.inner)
             return True, first, last
+        if isinstance(expr, Deferred):
+            index = self._new_leaf()
+            self._deferred[index] = expr
+            return False, {index}, {index}
         if isinstance(expr, Alt):
             self._share_literal_heads(expr.options)
             parts = [self._add(option) for option in expr.options]
@@ -115,7 +126,7 @@ class ByteNFA:
             for part in expr.parts:
                 part_nullable, part_first, part_last = self._add(part)
                 for leaf in last:
-                    self._follow[leaf] |= part_first
+                    self._grow(self._follow, leaf, part_first)
                 if nullable:
                     first |= part_first
                 last = (last | part_last) if part_nullable else part_last
@@ -124,11 +135,33 @@ class ByteNFA:
         raise UnsupportedPatternError(f"expected an Expr node (Regex, Literals, Seq, Alt, Opt, Capture), got {expr!r}")
 
     def _new_leaf(self) -> int:
-        self._leaves.append(None)  # type: ignore[arg-type]  # set by the caller
+        self._leaves.append(None)  # type: ignore[arg-type]  # set by the caller (a Deferred's: never)
         self._home.append(len(self._home))
-        self._follow.append(set())
-        self._ends.append(set())
+        self._follow.append(EMPTY)
+        self._ends.append(EMPTY)
         return len(self._leaves) - 1
+
+    def _grow(self, sets: list[frozenset[_T]], leaf: int, more: Iterable[_T]) -> None:
+        grown = sets[leaf].union(more)
+        sets[leaf] = self._sets.setdefault(grown, grown)
+
+    def _entries(self, leaf: int) -> tuple[Node, ...]:
+        """The nodes a string enters leaf `leaf` at: its first node, or for a Deferred those of the
+        expression it makes, added now (the first time)."""
+        made = self._made.get(leaf)
+        if made is not None:
+            return made
+        deferred = self._deferred.pop(leaf, None)
+        if deferred is None:
+            return (self._entry(leaf),)
+        nullable, first, last = self._add(deferred.make())
+        if nullable:
+            raise GrammarError(f"expected a Deferred expression without the empty string, got one for {deferred.key!r}")
+        for made_leaf in last:
+            self._grow(self._follow, made_leaf, self._follow[leaf])
+            self._grow(self._ends, made_leaf, self._ends[leaf])
+        made = self._made[leaf] = tuple(node for f in first for node in self._entries(f))
+        return made
 
     def _share_literal_heads(self, options: tuple[Expr, ...]) -> None:
         """Give the options that begin with a `Literals` (without the empty word) one shared leaf."""
@@ -151,7 +184,7 @@ class ByteNFA:
         leaf's words are first used, when its root is complete)."""
         found = self._continuations.get(leaf)
         if found is None:
-            key = (frozenset(self._follow[leaf]), frozenset(self._ends[leaf]))
+            key = (self._follow[leaf], self._ends[leaf])
             found = self._continuations[leaf] = self._continuation_keys.setdefault(key, len(self._continuation_keys))
         return found
 
@@ -187,7 +220,8 @@ class ByteNFA:
             if node[0] == FINAL or not self._leaf_accepts(node):
                 continue
             for leaf in self._finished(node):
-                pending.extend(self._entry(f) for f in self._follow[leaf])
+                for follower in self._follow[leaf]:
+                    pending.extend(self._entries(follower))
                 pending.extend((FINAL, tag) for tag in self._ends[leaf])
         return frozenset(out)
 
@@ -234,10 +268,12 @@ class ByteNFA:
     def final_chars(self, tag: object) -> frozenset[bytes]:
         """Every last character (UTF-8) a string of root `tag` can end with (a superset); where a regex
         leaf ends, its last byte alone (its characters are not followed back)."""
+        for deferred in [index for index in self._deferred if tag in self._ends[index]]:
+            self._entries(deferred)  # its expression's last leaves end the root
         out: set[bytes] = set()
         done: set[int] = set()
         for index, leaf in enumerate(self._leaves):
-            if tag not in self._ends[index] or id(leaf) in done:
+            if tag not in self._ends[index] or index in self._made or id(leaf) in done:
                 continue
             done.add(id(leaf))
             if isinstance(leaf, RegexLeaf):

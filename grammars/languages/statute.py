@@ -4,18 +4,20 @@ name · ` 제N조` (`의M`)? · (` 제K항`)? · (` 제J호` (`의I`)? (` 가목
 
 A 목 exists only under a 호, so the sub-item hangs off the item. With a database lexicon only the
 articles an act has can be produced: acts are grouped by their article set (acts that admit any
-article share one group), and each group is `Literals(names) 제 Literals(articles)`, so the size of
-the expression grows with the data, never as names × articles. Which act a citation names and which
-article it cites are read back from the captured head `민법 제750조` (split at its last ` 제`), since a
-regex cannot repeat a named group across the groups.
+article share one group), and each group is `Literals(names)` then ` 제` and its articles as one
+literal set, made only when the compiler first reaches it (`Deferred`), so the size of the expression
+grows with the data, never as names × articles, and a first mask needs only the names. Which act a
+citation names and which article it cites are read back from the captured head `민법 제750조` (split
+at its last ` 제`), since a regex cannot repeat a named group across the groups.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 
 from grammars.act_names import ACT_ENDINGS
-from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
+from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar, made_by
 from grammars.languages.case import ANY_DIGIT
 from grammars.languages.drafts import (
@@ -55,9 +57,10 @@ def provision_tail() -> Expr:
 
 
 def _article_literals(labels: frozenset[str]) -> Literals:
-    # Label `3의2` is written `3조의2`: the branch follows 조 (labels were validated by Lexicon).
+    """` 제` and the articles as one literal set (one leaf per act group, not two): ` 제3조의2` for label
+    `3의2`, whose branch follows 조 (labels were validated by Lexicon)."""
     written = (label.replace("의", "조의") if "의" in label else label + "조" for label in labels)
-    return Literals(tuple(sorted(written)))
+    return Literals(tuple(sorted(HEAD_SEPARATOR + article for article in written)))
 
 
 def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
@@ -159,8 +162,10 @@ def statute_grammar(
     canonically.
     """
     lexicon = as_lexicon(lexicon)
+    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not).
     heads = [
-        seq(Literals(tuple(names)), HEAD_SEPARATOR, _article_literals(labels) if labels else ANY_ARTICLE)
+        seq(Literals(tuple(names)), Deferred(labels, functools.partial(_article_literals, labels)))
+        if labels else seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE)
         for labels, names in _groups(lexicon).items()
     ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
