@@ -65,7 +65,7 @@ def _feed(parts: list[bytes], value: object) -> None:
         parts.append(joined.encode())
         parts.append(b")")
     elif isinstance(value, Deferred):  # spelled as what it makes: its key may be a set, in no stable order
-        _feed(parts, value.make())
+        _feed(parts, value.expr())
     elif isinstance(value, CitationGrammar) and value.recipe:  # it names what made it: no need to read it
         parts.append(b"CitationGrammar:" + value.recipe.encode() + b";")
     elif isinstance(value, tuple):

@@ -14,6 +14,7 @@ frozensets of small tuples: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` when a 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeVar
 
@@ -72,6 +73,7 @@ class ByteNFA:
         self._sets: dict[frozenset[Any], frozenset[Any]] = {EMPTY: EMPTY}
         self._deferred: dict[int, Deferred] = {}  # leaf numbers of Deferreds not entered yet
         self._made: dict[int, tuple[Node, ...]] = {}  # leaf number of a Deferred entered → its entry nodes
+        self._making = threading.RLock()  # one thread adds a Deferred's expression (itself maybe holding one)
         self._starts: dict[object, NodeSet] = {}
         for tag, expr in roots.items():
             nullable, first, last = self._add(expr)
@@ -151,16 +153,22 @@ class ByteNFA:
         made = self._made.get(leaf)
         if made is not None:
             return made
-        deferred = self._deferred.pop(leaf, None)
-        if deferred is None:
+        if leaf not in self._deferred:
             return (self._entry(leaf),)
-        nullable, first, last = self._add(deferred.make())
-        if nullable:
-            raise GrammarError(f"expected a Deferred expression without the empty string, got one for {deferred.key!r}")
-        for made_leaf in last:
-            self._grow(self._follow, made_leaf, self._follow[leaf])
-            self._grow(self._ends, made_leaf, self._ends[leaf])
-        made = self._made[leaf] = tuple(node for f in first for node in self._entries(f))
+        with self._making:  # a thread that enters it meanwhile waits, then finds it made
+            made = self._made.get(leaf)
+            if made is None:
+                deferred = self._deferred[leaf]
+                nullable, first, last = self._add(deferred.expr())
+                if nullable:
+                    raise GrammarError(
+                        f"expected a Deferred expression without the empty string, got one for {deferred.key!r}"
+                    )
+                for made_leaf in last:
+                    self._grow(self._follow, made_leaf, self._follow[leaf])
+                    self._grow(self._ends, made_leaf, self._ends[leaf])
+                made = self._made[leaf] = tuple(node for f in first for node in self._entries(f))
+                del self._deferred[leaf]
         return made
 
     def _share_literal_heads(self, options: tuple[Expr, ...]) -> None:
@@ -268,7 +276,9 @@ class ByteNFA:
     def final_chars(self, tag: object) -> frozenset[bytes]:
         """Every last character (UTF-8) a string of root `tag` can end with (a superset); where a regex
         leaf ends, its last byte alone (its characters are not followed back)."""
-        for deferred in [index for index in self._deferred if tag in self._ends[index]]:
+        with self._making:
+            ending = [index for index in self._deferred if tag in self._ends[index]]
+        for deferred in ending:
             self._entries(deferred)  # its expression's last leaves end the root
         out: set[bytes] = set()
         done: set[int] = set()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class Expr:
@@ -73,16 +74,19 @@ class Capture(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Deferred(Expr):
-    """The expression `make()` returns, made when first needed: by the compiler when a string first
-    reaches it, by `to_regex` when rendered; so a statute book's 5,000 article sets cost nothing until
-    their act is cited. `key` determines what `make` returns (equality and hashing go by it), and the
-    expression made must not match the empty string: the compiler needs to know that beforehand."""
+    """The expression `make(key)`, made when first needed: by the compiler when a string first reaches
+    it, by `to_regex` when rendered; so a statute book's 5,000 article sets cost nothing until their act
+    is cited. Equality and hashing go by `key`, which with `make` determines the expression; it must not
+    match the empty string: the compiler needs to know that beforehand."""
 
-    key: object
-    make: Callable[[], Expr] = field(compare=False, repr=False)
+    key: Any
+    make: Callable[[Any], Expr] = field(compare=False, repr=False)
+
+    def expr(self) -> Expr:
+        return self.make(self.key)
 
     def to_regex(self) -> str:
-        return self.make().to_regex()
+        return self.expr().to_regex()
 
 
 def seq(*parts: Expr | str) -> Seq:

@@ -13,11 +13,10 @@ at its last ` 제`), since a regex cannot repeat a named group across the groups
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping
 
 from grammars.act_names import ACT_ENDINGS
-from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, seq
+from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import CitationGrammar, made_by
 from grammars.languages.case import ANY_DIGIT
 from grammars.languages.drafts import (
@@ -65,9 +64,10 @@ def _article_literals(labels: frozenset[str]) -> Literals:
 
 def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
     # Sorted, so that the same data in another order gives an equal grammar (and the same cache key).
+    articles = {**lexicon.acts, **{alias: lexicon.acts[name] for alias, name in lexicon.aliases.items()}}
     groups: dict[ArticleLabels, list[str]] = {}
-    for name in sorted(lexicon.grammar_names):
-        groups.setdefault(lexicon.articles_of(name), []).append(name)
+    for name in sorted(articles):
+        groups.setdefault(articles[name], []).append(name)
     return groups
 
 
@@ -164,7 +164,7 @@ def statute_grammar(
     lexicon = as_lexicon(lexicon)
     # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not).
     heads = [
-        seq(Literals(tuple(names)), Deferred(labels, functools.partial(_article_literals, labels)))
+        Seq((Literals(tuple(names)), Deferred(labels, _article_literals)))
         if labels else seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE)
         for labels, names in _groups(lexicon).items()
     ]

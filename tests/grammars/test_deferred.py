@@ -13,15 +13,15 @@ from grammars.dfa import ByteNFA, compile_dfa
 from grammars.expr import Alt, Deferred, Expr, Literals, Opt, Regex, seq
 
 
-def _made(log: list[str], key: str, words: tuple[str, ...]) -> Literals:
-    log.append(key)
+def _made(log: list[str], name: str, words: tuple[str, ...]) -> Literals:
+    log.append(name)
     return Literals(words)
 
 
 def grouped(log: list[str]) -> Alt:
     """Statute-shaped groups whose ` 제` + article sets are Deferred; `log` records which are made."""
-    def tail(key: str, *words: str) -> Deferred:
-        return Deferred(key, functools.partial(_made, log, key, words))
+    def tail(name: str, *words: str) -> Deferred:
+        return Deferred(words, functools.partial(_made, log, name))
 
     return Alt((
         seq(Literals(("근로기준법", "민법")), tail("a", " 제1조", " 제2조")),
@@ -55,7 +55,7 @@ def test_a_deferred_is_made_only_when_a_string_reaches_it() -> None:
 def test_article_numbers_of_deferred_groups_meet_where_the_rest_is_the_same() -> None:
     # As statute_grammar builds it: each group's ` 제` + articles Deferred, one tail after every group.
     def articles(*words: str) -> Deferred:
-        return Deferred(words, functools.partial(Literals, words))
+        return Deferred(words, Literals)
 
     grammar = seq(Alt((seq(Literals(("민법",)), articles(" 제1조", " 제75조", " 제76조")),
                        seq(Literals(("형법",)), articles(" 제2조", " 제75조", " 제76조")))), Opt(Literals((" 제1항",))))
@@ -68,14 +68,14 @@ def test_article_numbers_of_deferred_groups_meet_where_the_rest_is_the_same() ->
 
 def test_the_last_characters_of_a_root_include_those_of_a_deferred_not_yet_made() -> None:
     log: list[str] = []
-    nfa = ByteNFA({0: seq(Literals(("가",)), Deferred("k", functools.partial(_made, log, "k", ("나", "다국"))))})
+    nfa = ByteNFA({0: seq(Literals(("가",)), Deferred(("나", "다국"), functools.partial(_made, log, "k")))})
     assert nfa.final_chars(0) == frozenset({"나".encode(), "국".encode()})
 
 
 def test_a_deferred_that_makes_the_empty_string_is_refused_when_made() -> None:
-    expr = seq(Literals(("가",)), Deferred("empty", functools.partial(Opt, Literals(("나",)))))
+    expr = seq(Literals(("가",)), Deferred(("나",), lambda words: Opt(Literals(words))))
     dfa = compile_dfa(expr)
-    with pytest.raises(GrammarError, match="without the empty string, got one for 'empty'"):
+    with pytest.raises(GrammarError, match=r"without the empty string, got one for \('나',\)"):
         dfa.walk(dfa.initial, "가".encode())
 
 
@@ -83,7 +83,7 @@ def test_a_deferred_that_makes_the_empty_string_is_refused_when_made() -> None:
     "made", [Literals(("1조", "2조")), Alt((Regex("[1-9]조"), Literals(("10조",))))], ids=["literals", "alternation"]
 )
 def test_a_deferred_keys_the_index_cache_as_the_expression_it_makes(made: Expr) -> None:
-    deferred = Deferred(frozenset({"1", "2"}), lambda: made)
+    deferred = Deferred(frozenset({"1", "2"}), lambda _: made)
     assert grammar_key(seq(Literals(("민법",)), deferred)) == grammar_key(seq(Literals(("민법",)), made))
 
 
