@@ -6,7 +6,8 @@
 Lexicons (bench/statute_book.py, from ../shared/lawdata/legalize-kr-current.tar.xz): N = the first N acts
 in force by name with their real article sets; `full` = every act in force plus a `구 NAME` form of each
 (with the articles deleted since), the lexicon generation serves. Grammar: `statute_grammar(lexicon)`.
-Columns (wall clock, one thread, this shared machine):
+Columns (wall clock, one thread, this shared machine; a full garbage collection before each timed compile,
+so that what earlier rows left (an index build runs with the collector paused) is not charged to it):
 - lexicon: the plain `{name: [labels]}` export checked and frozen into a `Lexicon` (`as_lexicon`), which
   the service does once per database reading and holds;
 - compile: that Lexicon → first mask (grammar built, automaton compiled, the initial state's mask);
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import gc
 import os
 import platform
 import random
@@ -152,6 +154,7 @@ def apply_median(index, walks: list[list[int]]) -> float:
 
 def bench_citegen(label: str, lexicon, vocabulary, walks) -> dict:
     row: dict = {"size": label, "engine": "citegen"}
+    gc.collect()
     started = time.perf_counter()
     held = as_lexicon(lexicon)
     row["lexicon"] = (time.perf_counter() - started) * 1e3
@@ -211,6 +214,7 @@ def _narrowed_first_mask(held, vocabulary, acts: tuple[str, ...]):
     """(grammar ms, compile → first mask ms, the index) of an answer narrowed to 대법원 and `acts`."""
     from citegen.constraint import Narrowing, narrowed_answer_grammar
 
+    gc.collect()
     started = time.perf_counter()
     grammar = narrowed_answer_grammar(held, Narrowing(courts=("대법원",), acts=acts), forbid_shorthand=True)
     made = time.perf_counter()
