@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 
 import pytest
 
@@ -92,3 +93,24 @@ def test_the_statute_grammar_makes_only_the_article_sets_it_meets() -> None:
     dfa = compile_dfa(statute_grammar(lexicon).expr)
     assert dfa.matches("시험7법 제8조 제1항".encode()) and not dfa.matches("시험7법 제9조".encode())
     assert len(dfa.nfa._made) == 1 and len(dfa.nfa._deferred) == 49
+
+
+def test_a_deferred_entered_by_two_threads_at_once_is_made_once() -> None:
+    made: list[threading.Thread] = []
+
+    def make(words: tuple[str, ...]) -> Literals:
+        made.append(threading.current_thread())
+        if len(made) == 1:  # a second thread enters while this one makes it: it must wait, not make its own
+            other = threading.Thread(target=lambda: entries.append(nfa._entries(deferred)))
+            other.start()
+            other.join(timeout=0.2)
+            waiting.append(other)
+        return Literals(words)
+
+    entries: list[tuple] = []
+    waiting: list[threading.Thread] = []
+    nfa = ByteNFA({0: seq(Literals(("가",)), Deferred(("나",), make))})
+    (deferred,) = nfa._deferred
+    entries.append(nfa._entries(deferred))
+    waiting[0].join()
+    assert made == [threading.main_thread()] and entries[0] == entries[1]
