@@ -12,6 +12,7 @@ import bisect
 import functools
 import operator
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from grammars.errors import LexiconError
 from grammars.expr import Literals
@@ -39,26 +40,34 @@ SHARED_SORT_FROM = 4096
 Owners = tuple[int, ...]  # per word, the positions of the sets that hold it
 
 
-def sorted_union(sets: tuple[Literals, ...]) -> tuple[Sequence[bytes], Sequence[Owners]]:
+class Union(NamedTuple):
+    """Literal sets as one sorted list of UTF-8 words; shared by every leaf of the same sets: never changed."""
+
+    words: Sequence[bytes]
+    owners: Sequence[Owners]  # per word, the positions of the sets that hold it (one tuple per distinct)
+    longest: int  # bytes in the longest word
+
+
+def sorted_union(sets: tuple[Literals, ...]) -> Union:
     """The union of literal sets as sorted UTF-8 words, and per word the positions of the sets that hold
-    it (one tuple object per distinct owners); each set's words must be distinct (LexiconError). Shared
-by every leaf of the same sets: never changed."""
+    it; each set's words must be distinct (LexiconError)."""
     if sum(len(literals.words) for literals in sets) >= SHARED_SORT_FROM:
         return _shared_union(sets)
     return _union(sets)
 
 
-def _union(sets: tuple[Literals, ...]) -> tuple[Sequence[bytes], Sequence[Owners]]:
+def _union(sets: tuple[Literals, ...]) -> Union:
     if len(sets) == 1:
         words = tuple(_sorted_utf8(sets[0].words))
-        return words, ((0,),) * len(words)
+        return Union(words, ((0,),) * len(words), max(map(len, words)))
     owners: dict[bytes, list[int]] = {}
     for position, literals in enumerate(sets):
         for word in _sorted_utf8(literals.words):
             owners.setdefault(word, []).append(position)
     interned: dict[Owners, Owners] = {}
     union = tuple(sorted(owners))
-    return union, tuple([interned.setdefault(held := tuple(owners[word]), held) for word in union])
+    held_by = tuple([interned.setdefault(held := tuple(owners[word]), held) for word in union])
+    return Union(union, held_by, max(map(len, union)))
 
 
 _shared_union = functools.lru_cache(maxsize=16)(_union)
@@ -114,7 +123,7 @@ class LiteralLeaf:
         """The sorted words and their ends, made on first use (slots are unset until then)."""
         if name not in ("words", "ends", "keys", "_longest", "_classes"):
             raise AttributeError(name)
-        self.words, owners = sorted_union(tuple(literals for _, literals in self._members))
+        self.words, owners, self._longest = sorted_union(tuple(literals for _, literals in self._members))
         numbers = [leaf for leaf, _ in self._members]
         continuation = self.registry.continuation
         if len(numbers) == 1:
@@ -125,7 +134,6 @@ class LiteralLeaf:
             keys = {held: tuple(sorted({continuation(leaf) for leaf in ends[held]})) for held in ends}
             self.ends = list(map(ends.__getitem__, owners))
             self.keys = list(map(keys.__getitem__, owners))
-        self._longest = max(map(len, self.words))
         self._classes = {}
         return getattr(self, name)
 

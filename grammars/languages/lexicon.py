@@ -30,7 +30,7 @@ ARTICLE_LABEL = re.compile(r"([1-9][0-9]{0,3})(?:의([1-9][0-9]?))?")
 _FORBIDDEN_IN_NAME = re.compile(r"[「」\n\r\t]")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)  # weakly keyed: grammars.languages.statute
 class Lexicon:
     acts: Mapping[str, ArticleLabels]
     aliases: Mapping[str, str]  # official 약칭 -> canonical name
