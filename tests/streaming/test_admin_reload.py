@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from streaming_kit import ScriptedSource, citation, filled_sqlite, sse_events
 
 from citegen.commands.serve_wiring import (
@@ -62,11 +63,13 @@ def _answer(base: str, body: dict[str, object]) -> httpx.Response | list[tuple[s
         return list(sse_events(response))
 
 
+@pytest.mark.parametrize("cached", [False, True], ids=["read-each-time", "read-through-cache"])
 def test_reload_lets_the_running_verifier_see_new_rows_and_says_when_a_language_it_cannot_recompile_is_behind(
-        serve, tmp_path: Path) -> None:
+        serve, tmp_path: Path, cached: bool) -> None:
     database = filled_sqlite(tmp_path, [ACT, STATUTES, CASE_COVERAGE])
     checker = Verifier(database)
-    views = DatabaseViews(database, checker)
+    cache_dir = tmp_path / "cache" if cached else None  # as `citegen serve` reads: the index cache folder
+    views = DatabaseViews(database, checker, cache_dir)
     app, verifier = service_app(StreamingSettings(admin_api_key="k"), ScriptedSource(), views)
     base = serve(app)
     try:
@@ -91,6 +94,9 @@ def test_reload_lets_the_running_verifier_see_new_rows_and_says_when_a_language_
         refused = _answer(base, {"question": "해고의 요건은?", "acts": ["근로기준법"]})
         assert isinstance(refused, httpx.Response) and refused.status_code == 422
         assert "근로기준법" in refused.text
+        if cache_dir is not None:  # the screen and the names were read through the cache, its file kept
+            assert [path.name.split("-")[0] for path in sorted(cache_dir.glob("lexicon-*"))] == ["lexicon"]
+            assert "근로기준법" in DatabaseViews(database, checker, cache_dir).lexicon
     finally:
         verifier.close()
         database.close()
