@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import json
 import sys
 import threading
@@ -18,6 +19,7 @@ import httpx
 import pytest
 from streaming_kit import ScriptedSource, citation, filled_sqlite, sse_events
 
+from citegen.commands.backends import engine_source
 from citegen.commands.serve_wiring import (
     DatabaseAdmin,
     DatabaseViews,
@@ -25,6 +27,7 @@ from citegen.commands.serve_wiring import (
     constraint_library,
     service_app,
 )
+from citegen.commands.settings import Settings
 from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine
 from grammars import StatuteCitation, parse_citation
@@ -196,4 +199,18 @@ def test_after_a_reload_a_request_narrowed_to_a_new_act_gets_its_citation_verifi
     finally:
         source.close()
         verifier.close()
+        database.close()
+
+
+def test_the_builtin_source_has_its_language_ready_before_any_request_and_its_model_out_of_collections(
+        tmp_path: Path) -> None:
+    database = filled_sqlite(tmp_path, [ACT, STATUTES])
+    frozen = gc.get_freeze_count()
+    source = engine_source(build_tiny(), Settings(index_cache_dir=tmp_path / "index"), lexicon_data(database))
+    try:
+        assert len(list((tmp_path / "index").glob("index-*.npz"))) == 1  # compiled and stored at start
+        assert gc.get_freeze_count() > frozen  # the model and its tokenizer: left out of the collector's passes
+    finally:
+        source.close()
+        gc.unfreeze()
         database.close()
