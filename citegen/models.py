@@ -90,7 +90,8 @@ def freeze_loaded() -> None:
     """Leave every object alive now out of the collector's passes (`gc.freeze`), for a process that
     serves: called once its model is loaded, the tokenizer's ~370,000 Python objects (the DeepSeek
     vocabulary's) and the vocabulary are no longer walked by each full collection, 250-300 ms of CPU
-    that otherwise lands in whatever compiles or decodes when it comes. A frozen object is still
+    that otherwise lands in whatever compiles or decodes when it comes (full collections then come more
+    often, each over what is not frozen; compiles pause the collector, `collector_paused`). A frozen object is still
     freed when nothing refers to it; only a cycle among frozen objects is never collected, so only
     what lives as long as the process should be alive when this is called."""
     gc.freeze()

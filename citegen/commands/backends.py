@@ -63,7 +63,8 @@ def engine_source(loaded: LoadedModel, settings: Settings, lexicon: ArticleLexic
     from citegen.engine import Engine  # noqa: PLC0415
     from citegen.models import freeze_loaded  # noqa: PLC0415
 
-    # the model, its tokenizer and the first database reading (a reload replaces only the last) stay
+    # out of the collector's passes: the model, its tokenizer and the database's first reading (a reload
+    # replaces that one: only a cycle in it would then stay uncollected, once)
     freeze_loaded()
     # the same library over another lexicon: what POST /admin/reload compiles when the database moved
     relanguage = functools.partial(constraint_library, loaded, forbid_shorthand=settings.forbid_shorthand,
