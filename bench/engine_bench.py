@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import platform
 import re
@@ -249,6 +250,7 @@ def bench_startup(
             f"| {label} | {runs} | {statistics.median(wall):.2f} ({min(wall):.2f}–{max(wall):.2f}) "
             f"| {statistics.median(cpu):.2f} | ≤ {target:g} |"
         )
+    serving = bench_serve_start(environment, runs)
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     return [
         f"### Start-up ({model.name} on CPU, the statute book's database and index cache)",
@@ -264,6 +266,69 @@ def bench_startup(
         "audit rows of an answer that cited) has it read them again"
         + (", as the last row does (the file touched before each run)." if own_database is not None else
            " (about a second more; not timed here: a database given by --database-url is never touched)."),
+        "",
+        *serving,
+    ]
+
+
+def serve_start(started: float) -> None:
+    """`citegen serve`'s start before it listens, in this fresh process (`bench_serve_start`'s child):
+    the same calls (settings and database from the CITEGEN_* environment), each part's wall and CPU
+    seconds and the resident set once ready, printed as one JSON line; the imports timed from `started`
+    (the child's `time.perf_counter()` before it imported this module)."""
+    from citegen.commands.backends import engine_source  # noqa: PLC0415
+    from citegen.commands.serve_wiring import DatabaseViews  # noqa: PLC0415
+    from citegen.commands.settings import Settings  # noqa: PLC0415
+
+    parts: dict[str, tuple[float, float]] = {"imports": (time.perf_counter() - started, time.process_time())}
+    last = time.perf_counter(), time.process_time()
+
+    def done(part: str) -> None:
+        nonlocal last
+        now = time.perf_counter(), time.process_time()
+        parts[part] = (now[0] - last[0], now[1] - last[1])
+        last = now
+
+    settings = Settings()
+    database = Database.open(settings.database_url)
+    views = DatabaseViews(database, Verifier(database), settings.index_cache_dir)
+    done("names")
+    loaded = load_model(settings.model_path, settings.device)
+    done("model")
+    source = engine_source(loaded, settings, views.lexicon)
+    done("language")
+    rss = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines()
+               if line.startswith("VmRSS:")) / 1024
+    source.close()
+    print(json.dumps({"parts": parts, "rss_mib": rss, "names": len(views.lexicon)}))
+
+
+def bench_serve_start(environment: dict[str, str], runs: int) -> list[str]:
+    """`serve_start` in `runs` fresh processes (the caches warm: the `ask` runs before filled them)."""
+    command = [sys.executable, "-c", "import time; started = time.perf_counter(); "
+               "from bench.engine_bench import serve_start; serve_start(started)"]
+    found = [json.loads(subprocess.run(command, env=environment, cwd=REPO, capture_output=True, text=True,
+                                       check=True).stdout.splitlines()[-1]) for _ in range(runs)]
+
+    def cell(*names: str) -> str:
+        wall = [sum(run["parts"][name][0] for name in names) for run in found]
+        cpu = [sum(run["parts"][name][1] for name in names) for run in found]
+        return f"{statistics.median(wall):.2f} ({min(wall):.2f}–{max(wall):.2f}) | {statistics.median(cpu):.2f}"
+
+    return [
+        f"`citegen serve`'s start with the builtin engine over the statute book ({found[0]['names']:,} names), "
+        f"from the disk caches (names, finder pattern, index), {runs} fresh processes:",
+        "",
+        "| part | wall s median (min–max) | CPU s median |",
+        "|---|---|---|",
+        f"| imports (torch, transformers, the service) | {cell('imports')} |",
+        f"| the database's names read (`DatabaseViews`: lexicon, finder, narrowable names) | {cell('names')} |",
+        f"| the model loaded (`load_model`) | {cell('model')} |",
+        f"| the whole answer language ready (index loaded, `engine_source`) | {cell('language')} |",
+        f"| **names read → index ready** (target ≤ 2 s) | {cell('names', 'language')} |",
+        "",
+        f"Resident set of the started service (the model, the names, the answer language's index): "
+        f"{statistics.median(run['rss_mib'] for run in found):.0f} MiB.",
     ]
 
 

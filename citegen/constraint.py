@@ -36,6 +36,7 @@ from grammars import (
     Lexicon,
     ParsedCitation,
     Vocabulary,
+    answer_anchors,
     answer_grammar,
     as_lexicon,
     compile_index,
@@ -328,9 +329,8 @@ def narrowed_answer_grammar(
     malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법);
     and with acts narrowed no title may be followed by 제 unless a citation goes on (`title_then_je`),
     so no half-written head remains either."""
-    whole = answer_grammar(lexicon=lexicon, bypass=bypass, forbid_shorthand=forbid_shorthand)
     if narrowing == Narrowing():
-        return whole
+        return answer_grammar(lexicon=lexicon, bypass=bypass, forbid_shorthand=forbid_shorthand)
     narrowed = answer_grammar(
         case=narrowing.courts != (),
         statute=narrowing.acts != (),
@@ -340,7 +340,7 @@ def narrowed_answer_grammar(
         forbid_shorthand=forbid_shorthand,
     )
     first, *rest = narrowed.citations  # anchors are one set whichever citation carries them
-    heads = [first.anchor, *(citation.anchor for citation in whole.citations)]
+    heads = [first.anchor, *answer_anchors(lexicon, forbid_shorthand=forbid_shorthand)]
     glued = narrowed.glued
     if narrowing.acts:  # `형법 제`, where title_then_je completes: the start of the citation it goes on to
         heads.append(names_then_je(as_lexicon(narrowed_lexicon(lexicon, narrowing.acts)).grammar_names))

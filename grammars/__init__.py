@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from grammars.index import FINISHED, TokenIndex
     from grammars.languages import (
         Lexicon,
+        answer_anchors,
         answer_grammar,
         as_lexicon,
         case_grammar,
@@ -88,8 +89,8 @@ _HOMES = {  # module: the names it gives the package (as imported above)
     "grammars.grammar": ("AnswerGrammar", "CitationGrammar"),
     "grammars.index": ("FINISHED", "TokenIndex"),
     "grammars.languages": (
-        "Lexicon", "answer_grammar", "as_lexicon", "case_grammar", "default_lexicon", "names_then_je",
-        "statute_grammar", "title_then_je",
+        "Lexicon", "answer_anchors", "answer_grammar", "as_lexicon", "case_grammar", "default_lexicon",
+        "names_then_je", "statute_grammar", "title_then_je",
     ),
     "grammars.languages.answer": ("DEFAULT_BYPASS",),
     "grammars.parse": ("CitationParser", "parse_citation"),
@@ -138,6 +139,7 @@ __all__ = [
     "TokenizerError",
     "UnsupportedPatternError",
     "Vocabulary",
+    "answer_anchors",
     "answer_grammar",
     "as_lexicon",
     "case_grammar",

@@ -27,7 +27,7 @@ import numpy as np
 
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
-from grammars.expr import Literals
+from grammars.expr import Deferred, Literals
 from grammars.grammar import CitationGrammar
 from grammars.index import StateMasks, TokenIndex, collector_paused
 from grammars.patterns import COMPILER, write_atomically
@@ -64,6 +64,8 @@ def _feed(parts: list[bytes], value: object) -> None:
             joined = "".join(words)
         parts.append(joined.encode())
         parts.append(b")")
+    elif isinstance(value, Deferred):  # spelled as what it makes: its key may be a set, in no stable order
+        _feed(parts, value.expr())
     elif isinstance(value, CitationGrammar) and value.recipe:  # it names what made it: no need to read it
         parts.append(b"CitationGrammar:" + value.recipe.encode() + b";")
     elif isinstance(value, tuple):

@@ -12,7 +12,7 @@ from grammars.dfa import ExprDFA, LazyDFA
 from grammars.errors import GrammarError, TokenizerError
 from grammars.expr import Expr
 from grammars.grammar import AnswerGrammar, CitationGrammar
-from grammars.index import TokenIndex
+from grammars.index import TokenIndex, collector_paused
 from grammars.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,9 @@ def compile_index(
         cached = load_index(Path(cache_dir), key, vocabulary)
         if cached is not None:
             return cached
-    index = TokenIndex(automaton_of(grammar), vocabulary, key)
+    with collector_paused():  # what the compile makes lives as long as the index: a collection would only walk it
+        automaton = automaton_of(grammar)
+    index = TokenIndex(automaton, vocabulary, key)
     if cache_dir is not None and build:
         save_index(index, Path(cache_dir))
         log.info("built and stored %d states for index %s", index.state_count, key)

@@ -2,7 +2,8 @@
 
 A grammar `Expr` is compiled leaf by leaf (Glushkov's construction over leaves instead of symbols):
 - a `Regex` leaf goes through interegular (character FSM) and every character class is expanded into
-  UTF-8 byte sequences, so Hangul (3 bytes) and tokens holding part of a character are exact;
+  UTF-8 byte sequences, so Hangul (3 bytes) and tokens holding part of a character are exact
+  (grammars.regex_leaf);
 - a `Literals` leaf is an implicit trie over its sorted words (grammars.literals), never handed to
   interegular (a 5,000-name alternation would take minutes).
 
@@ -13,16 +14,14 @@ frozensets of small tuples: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` when a 
 
 from __future__ import annotations
 
-import re
+import threading
 from collections.abc import Iterable
 from typing import Any, Protocol, TypeVar
 
-import interegular
-from interegular.fsm import anything_else
-
-from grammars.errors import UnsupportedPatternError
-from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq
+from grammars.errors import GrammarError, UnsupportedPatternError
+from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq
 from grammars.literals import LiteralLeaf, Registry
+from grammars.regex_leaf import RegexLeaf, regex_leaf
 
 DEAD = -1
 FINAL = "$"
@@ -32,25 +31,7 @@ Node = tuple[Any, ...]
 NodeSet = frozenset[Node]
 EMPTY: frozenset[Any] = frozenset()  # one shared empty set: most steps of most nodes die
 ALL_BYTES: frozenset[int] = frozenset(range(256))  # the live bytes of free text, which never dies
-MAX_CODE_POINT = 0x10FFFF
 _T = TypeVar("_T")  # what a set holds: nodes, or bytes
-
-# Features the compiler rejects, with the reason shown to the grammar author. `\d`, `\w`, `\s` mean
-# Unicode classes to Python's `re` but ASCII to interegular: rejected so parse and mask never disagree.
-_UNSUPPORTED = (
-    (re.compile(r"\\[1-9]"), "a backreference"),
-    (re.compile(r"\(\?[=!]"), "a lookahead"),
-    (re.compile(r"\(\?<[=!]"), "a lookbehind"),
-    (re.compile(r"\(\?P?<[A-Za-z_]"), "a named group (use Capture)"),
-    (re.compile(r"\(\?P="), "a named backreference"),
-    (re.compile(r"\(\?>"), "an atomic group"),
-    (re.compile(r"\(\?[aiLmsux-]"), "an inline flag"),
-    (re.compile(r"\\[bBAZz]"), "an anchor"),
-    (re.compile(r"\\[dDwWsS]"), "a Unicode shorthand class (write [0-9] or a bracket class)"),
-    (re.compile(r"[*+?}]\+"), "a possessive quantifier"),
-    (re.compile(r"[\^$]"), "an anchor (^ or $)"),
-)
-
 
 def union(sets: list[frozenset[_T]]) -> frozenset[_T]:
     """The union of node sets; the one non-empty operand itself when there is one (no new object to keep)."""
@@ -58,90 +39,6 @@ def union(sets: list[frozenset[_T]]) -> frozenset[_T]:
     if len(parts) == 1:
         return parts[0]
     return frozenset().union(*parts) if parts else EMPTY
-
-
-def check_pattern(pattern: str) -> None:
-    """Raise UnsupportedPatternError naming the first feature outside the compiled subset."""
-    position = 0
-    while position < len(pattern):
-        char = pattern[position]
-        if char == "[":  # inside a class `^` means negation and is fine; skip the class
-            end = position + 1
-            if end < len(pattern) and pattern[end] == "^":
-                end += 1
-            if end < len(pattern) and pattern[end] == "]":
-                end += 1
-            while end < len(pattern) and pattern[end] != "]":
-                end += 2 if pattern[end] == "\\" else 1
-            position = end + 1
-            continue
-        for rule, feature in _UNSUPPORTED:
-            if rule.match(pattern, position):
-                raise UnsupportedPatternError(
-                    f"expected a regex without {feature}, got {pattern!r} with it at position {position}"
-                )
-        position += 2 if char == "\\" else 1
-
-
-def utf8_byte_ranges(low: int, high: int) -> list[tuple[tuple[int, int], ...]]:
-    """The UTF-8 encodings of code points low..high as sequences of byte ranges (surrogates skipped).
-
-    Every sequence is a tuple of (first byte, last byte) per position; the union of their products is
-    exactly the set of encodings (the construction of Rust's regex-syntax `Utf8Sequences`).
-    """
-    out: list[tuple[tuple[int, int], ...]] = []
-    pending = [(low, high)]
-    while pending:
-        low, high = pending.pop()
-        if low > high:
-            continue
-        if low <= 0xDFFF and high >= 0xD800:
-            pending += [(low, 0xD7FF), (0xE000, high)]
-            continue
-        boundary = next((m for m in (0x7F, 0x7FF, 0xFFFF) if low <= m < high), None)
-        if boundary is not None:
-            pending += [(low, boundary), (boundary + 1, high)]
-            continue
-        if high <= 0x7F:
-            out.append(((low, high),))
-            continue
-        split = None
-        for i in range(1, len(chr(low).encode())):
-            mask = (1 << (6 * i)) - 1
-            if low & ~mask != high & ~mask:
-                if low & mask:
-                    split = (low | mask, (low | mask) + 1)
-                elif high & mask != mask:
-                    split = ((high & ~mask) - 1, high & ~mask)
-                if split:
-                    break
-        if split:
-            pending += [(low, split[0]), (split[1], high)]
-            continue
-        out.append(tuple(zip(chr(low).encode(), chr(high).encode(), strict=True)))
-    return sorted(out)
-
-
-def _code_point_ranges(chars: Iterable[str]) -> list[tuple[int, int]]:
-    points = sorted({ord(c) for c in chars})
-    ranges: list[tuple[int, int]] = []
-    for p in points:
-        if ranges and ranges[-1][1] == p - 1:
-            ranges[-1] = (ranges[-1][0], p)
-        else:
-            ranges.append((p, p))
-    return ranges
-
-
-def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out, start = [], 0
-    for low, high in ranges:
-        if low > start:
-            out.append((start, low - 1))
-        start = high + 1
-    if start <= MAX_CODE_POINT:
-        out.append((start, MAX_CODE_POINT))
-    return out
 
 
 def _last_char(data: bytes) -> bytes:
@@ -152,72 +49,37 @@ def _last_char(data: bytes) -> bytes:
     return data[start:]
 
 
-class _RegexLeaf:
-    """A regex as a small byte-level NFA: interegular's states plus intermediate UTF-8 states."""
-
-    __slots__ = ("edges", "finals", "nullable", "start")
-
-    def __init__(self, pattern: str) -> None:
-        check_pattern(pattern)
-        try:
-            fsm = interegular.parse_pattern(pattern).to_fsm()
-        except Exception as error:  # interegular raises its own assorted types
-            raise UnsupportedPatternError(
-                f"expected a regex interegular can compile, got {pattern!r}: {error}"
-            ) from error
-        explicit = [c for chars in fsm.alphabet.by_transition.values() for c in chars if c is not anything_else]
-        ranges_of = {}
-        for symbol, chars in fsm.alphabet.by_transition.items():
-            if anything_else in chars:
-                ranges_of[symbol] = _complement(_code_point_ranges(explicit))
-            else:
-                ranges_of[symbol] = _code_point_ranges(chars)
-        number = {state: i for i, state in enumerate(sorted(fsm.states))}
-        self.edges: list[dict[int, set[int]]] = [{} for _ in number]
-        for state, moves in fsm.map.items():
-            for symbol, target in moves.items():
-                for low, high in ranges_of[symbol]:
-                    for sequence in utf8_byte_ranges(low, high):
-                        self._add_path(number[state], sequence, number[target])
-        self.start = number[fsm.initial]
-        self.finals = frozenset(number[s] for s in fsm.finals)
-        self.nullable = self.start in self.finals
-
-    def _add_path(self, source: int, sequence: tuple[tuple[int, int], ...], target: int) -> None:
-        *heads, (last_low, last_high) = sequence
-        for low, high in heads:
-            middle = len(self.edges)
-            self.edges.append({})
-            for byte in range(low, high + 1):
-                self.edges[source].setdefault(byte, set()).add(middle)
-            source = middle
-        for byte in range(last_low, last_high + 1):
-            self.edges[source].setdefault(byte, set()).add(target)
-
-
 class ByteNFA:
     """Several named roots compiled together; a node is `(leaf, a, b)` or `(FINAL, tag)`.
 
     Regex leaf node: `(leaf, state, 0)`; literal leaf node: `(leaf, first word, depth)`. The literal
     heads of an alternation's options (`Alt(Seq(Literals(names of group g), …) for g …)`) are one shared
-    `LiteralLeaf`: each keeps its leaf number (its follow set), and nodes carry the first one's.
+    `LiteralLeaf`: each keeps its leaf number (its follow set), and nodes carry the first one's. A
+    `Deferred` is a leaf number until a string first enters it, when the expression it makes is added
+    (`_entries`): its last leaves take the follow set and roots the Deferred had.
     """
 
     def __init__(self, roots: dict[object, Expr]) -> None:
-        self._leaves: list[_RegexLeaf | LiteralLeaf] = []
+        self._leaves: list[RegexLeaf | LiteralLeaf] = []
         self._home: list[int] = []  # the leaf number a literal leaf's nodes carry (shared heads: the first)
         self._reserved: dict[int, int] = {}  # id of a shared head Literals → its leaf number
         self._registry = Registry(self._continuation)
         self._continuations: dict[int, int] = {}
         self._continuation_keys: dict[tuple[frozenset[int], frozenset[object]], int] = {}
-        self._follow: list[set[int]] = []
-        self._ends: list[set[object]] = []  # roots a leaf may finish
+        # Follow sets and roots per leaf, one object per distinct set: a lexicon's thousands of leaves
+        # share a few, and a set per leaf would be that many more objects for the collector to walk.
+        self._follow: list[frozenset[int]] = []
+        self._ends: list[frozenset[object]] = []  # roots a leaf may finish
+        self._sets: dict[frozenset[Any], frozenset[Any]] = {EMPTY: EMPTY}
+        self._deferred: dict[int, Deferred] = {}  # leaf numbers of Deferreds not entered yet
+        self._made: dict[int, tuple[Node, ...]] = {}  # leaf number of a Deferred entered → its entry nodes
+        self._making = threading.RLock()  # one thread adds a Deferred's expression (itself maybe holding one)
         self._starts: dict[object, NodeSet] = {}
         for tag, expr in roots.items():
             nullable, first, last = self._add(expr)
             for leaf in last:
-                self._ends[leaf].add(tag)
-            entry = {self._entry(leaf) for leaf in first}
+                self._grow(self._ends, leaf, {tag})
+            entry = {node for leaf in first for node in self._entries(leaf)}
             if nullable:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
@@ -243,12 +105,16 @@ class ByteNFA:
         if isinstance(expr, (Regex, Literals)):
             index = self._new_leaf()
             self._leaves[index] = (
-                _RegexLeaf(expr.pattern) if isinstance(expr, Regex) else LiteralLeaf([(index, expr)], self._registry)
+                regex_leaf(expr.pattern) if isinstance(expr, Regex) else LiteralLeaf([(index, expr)], self._registry)
             )
             return self._leaves[index].nullable, {index}, {index}
         if isinstance(expr, Opt):
             _, first, last = self._add(expr.inner)
             return True, first, last
+        if isinstance(expr, Deferred):
+            index = self._new_leaf()
+            self._deferred[index] = expr
+            return False, {index}, {index}
         if isinstance(expr, Alt):
             self._share_literal_heads(expr.options)
             parts = [self._add(option) for option in expr.options]
@@ -262,7 +128,7 @@ class ByteNFA:
             for part in expr.parts:
                 part_nullable, part_first, part_last = self._add(part)
                 for leaf in last:
-                    self._follow[leaf] |= part_first
+                    self._grow(self._follow, leaf, part_first)
                 if nullable:
                     first |= part_first
                 last = (last | part_last) if part_nullable else part_last
@@ -271,11 +137,39 @@ class ByteNFA:
         raise UnsupportedPatternError(f"expected an Expr node (Regex, Literals, Seq, Alt, Opt, Capture), got {expr!r}")
 
     def _new_leaf(self) -> int:
-        self._leaves.append(None)  # type: ignore[arg-type]  # set by the caller
+        self._leaves.append(None)  # type: ignore[arg-type]  # set by the caller (a Deferred's: never)
         self._home.append(len(self._home))
-        self._follow.append(set())
-        self._ends.append(set())
+        self._follow.append(EMPTY)
+        self._ends.append(EMPTY)
         return len(self._leaves) - 1
+
+    def _grow(self, sets: list[frozenset[_T]], leaf: int, more: Iterable[_T]) -> None:
+        grown = sets[leaf].union(more)
+        sets[leaf] = self._sets.setdefault(grown, grown)
+
+    def _entries(self, leaf: int) -> tuple[Node, ...]:
+        """The nodes a string enters leaf `leaf` at: its first node, or for a Deferred those of the
+        expression it makes, added now (the first time)."""
+        made = self._made.get(leaf)
+        if made is not None:
+            return made
+        if leaf not in self._deferred:
+            return (self._entry(leaf),)
+        with self._making:  # a thread that enters it meanwhile waits, then finds it made
+            made = self._made.get(leaf)
+            if made is None:
+                deferred = self._deferred[leaf]
+                nullable, first, last = self._add(deferred.expr())
+                if nullable:
+                    raise GrammarError(
+                        f"expected a Deferred expression without the empty string, got one for {deferred.key!r}"
+                    )
+                for made_leaf in last:
+                    self._grow(self._follow, made_leaf, self._follow[leaf])
+                    self._grow(self._ends, made_leaf, self._ends[leaf])
+                made = self._made[leaf] = tuple(node for f in first for node in self._entries(f))
+                del self._deferred[leaf]
+        return made
 
     def _share_literal_heads(self, options: tuple[Expr, ...]) -> None:
         """Give the options that begin with a `Literals` (without the empty word) one shared leaf."""
@@ -298,18 +192,18 @@ class ByteNFA:
         leaf's words are first used, when its root is complete)."""
         found = self._continuations.get(leaf)
         if found is None:
-            key = (frozenset(self._follow[leaf]), frozenset(self._ends[leaf]))
+            key = (self._follow[leaf], self._ends[leaf])
             found = self._continuations[leaf] = self._continuation_keys.setdefault(key, len(self._continuation_keys))
         return found
 
     def _entry(self, leaf: int) -> Node:
         node = self._leaves[leaf]
-        return (leaf, node.start, 0) if isinstance(node, _RegexLeaf) else (self._home[leaf], 0, 0)
+        return (leaf, node.start, 0) if isinstance(node, RegexLeaf) else (self._home[leaf], 0, 0)
 
     def _leaf_accepts(self, node: Node) -> bool:
         leaf = self._leaves[node[0]]
         position: int = node[1]
-        if isinstance(leaf, _RegexLeaf):
+        if isinstance(leaf, RegexLeaf):
             return position in leaf.finals
         depth: int = node[2]
         return len(leaf.words[position]) == depth
@@ -317,7 +211,7 @@ class ByteNFA:
     def _finished(self, node: Node) -> tuple[int, ...]:
         """The leaf numbers an accepting node ends (several for a shared literal leaf's word)."""
         leaf = self._leaves[node[0]]
-        return (node[0],) if isinstance(leaf, _RegexLeaf) else leaf.ends[node[1]]
+        return (node[0],) if isinstance(leaf, RegexLeaf) else leaf.ends[node[1]]
 
     def start(self, tag: object) -> NodeSet:
         return self._starts[tag]
@@ -334,7 +228,8 @@ class ByteNFA:
             if node[0] == FINAL or not self._leaf_accepts(node):
                 continue
             for leaf in self._finished(node):
-                pending.extend(self._entry(f) for f in self._follow[leaf])
+                for follower in self._follow[leaf]:
+                    pending.extend(self._entries(follower))
                 pending.extend((FINAL, tag) for tag in self._ends[leaf])
         return frozenset(out)
 
@@ -343,7 +238,7 @@ class ByteNFA:
         if node[0] == FINAL:
             return ()
         leaf = self._leaves[node[0]]
-        if isinstance(leaf, _RegexLeaf):
+        if isinstance(leaf, RegexLeaf):
             return tuple(sorted((node[0], target, 0) for target in leaf.edges[node[1]].get(byte, ())))
         found = leaf.step(node[1], node[2], byte)
         return () if found is None else (found,)
@@ -355,7 +250,7 @@ class ByteNFA:
         hundreds of thousands of nodes inside names."""
         if node[0] != FINAL:
             leaf = self._leaves[node[0]]
-            if not isinstance(leaf, _RegexLeaf):
+            if not isinstance(leaf, RegexLeaf):
                 target = leaf.step(node[1], node[2], byte)
                 if target is None:
                     return EMPTY
@@ -386,13 +281,17 @@ class ByteNFA:
     def final_chars(self, tag: object) -> frozenset[bytes]:
         """Every last character (UTF-8) a string of root `tag` can end with (a superset); where a regex
         leaf ends, its last byte alone (its characters are not followed back)."""
+        with self._making:
+            ending = [index for index in self._deferred if tag in self._ends[index]]
+        for deferred in ending:
+            self._entries(deferred)  # its expression's last leaves end the root
         out: set[bytes] = set()
         done: set[int] = set()
         for index, leaf in enumerate(self._leaves):
-            if tag not in self._ends[index] or id(leaf) in done:
+            if tag not in self._ends[index] or index in self._made or id(leaf) in done:
                 continue
             done.add(id(leaf))
-            if isinstance(leaf, _RegexLeaf):
+            if isinstance(leaf, RegexLeaf):
                 out.update(bytes((b,)) for moves in leaf.edges for b, targets in moves.items() if targets & leaf.finals)
             else:  # a character is at most 4 bytes: the distinct tails first, a handful
                 out.update(map(_last_char, {word[-4:] for word in leaf.words if word}))
@@ -406,7 +305,7 @@ class ByteNFA:
                 cached = frozenset()
             else:
                 leaf = self._leaves[node[0]]
-                if isinstance(leaf, _RegexLeaf):
+                if isinstance(leaf, RegexLeaf):
                     cached = frozenset(leaf.edges[node[1]])
                 else:
                     cached = frozenset(leaf.next_bytes(node[1], node[2]))

@@ -9,7 +9,10 @@ suffixes (`LiteralLeaf`). The nodes met are registered per automaton (`Registry`
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+import functools
+import operator
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from grammars.errors import LexiconError
 from grammars.expr import Literals
@@ -24,32 +27,64 @@ class Registry:
     """The literal nodes met so far in one ByteNFA, by signature (`LiteralLeaf._same_suffixes`): the
     first met, then any others with the same signature (rare), and the continuation classes of leaves."""
 
-    __slots__ = ("_sorted", "continuation", "first", "more")
+    __slots__ = ("continuation", "first", "more")
 
     def __init__(self, continuation: Callable[[int], int]) -> None:
         self.first: dict[Signature, tuple[LiteralLeaf, Node]] = {}
         self.more: dict[Signature, list[tuple[LiteralLeaf, Node]]] = {}
         self.continuation = continuation  # leaf number → a key equal for leaves that go on alike
-        self._sorted: dict[tuple[int, ...], tuple[tuple[Literals, ...], list[bytes], list[tuple[int, ...]]]] = {}
 
-    def sorted_words(self, sets: tuple[Literals, ...]) -> tuple[list[bytes], list[tuple[int, ...]]]:
-        """The union of literal sets as sorted UTF-8 words, and per word the positions of the sets that
-        hold it; once per tuple of Literals objects (a statute lexicon's names recur in several anchors)."""
-        key = tuple(map(id, sets))
-        found = self._sorted.get(key)
-        if found is None or any(a is not b for a, b in zip(found[0], sets, strict=True)):
-            if len(sets) == 1:
-                words = sorted(word.encode() for word in sets[0].words)
-                found = (sets, words, [(0,)] * len(words))
-            else:
-                owners: dict[bytes, list[int]] = {}
-                for position, literals in enumerate(sets):
-                    for word in literals.words:
-                        owners.setdefault(word.encode(), []).append(position)
-                words = sorted(owners)
-                found = (sets, words, [tuple(owners[word]) for word in words])
-            self._sorted[key] = found
-        return found[1], found[2]
+
+# Literal sets of at least this many words in all (a lexicon's names, not one act's articles) are sorted
+# once per process: a narrowed answer's anchors hold the whole lexicon's names in three sets.
+SHARED_SORT_FROM = 4096
+Owners = tuple[int, ...]  # per word, the positions of the sets that hold it
+
+
+class Union(NamedTuple):
+    """Literal sets as one sorted list of UTF-8 words; shared by every leaf of the same sets: never changed."""
+
+    words: Sequence[bytes]
+    owners: Sequence[Owners]  # per word, the positions of the sets that hold it (one tuple per distinct)
+    longest: int  # bytes in the longest word
+
+
+def sorted_union(sets: tuple[Literals, ...]) -> Union:
+    """The union of literal sets as sorted UTF-8 words, and per word the positions of the sets that hold
+    it; each set's words must be distinct (LexiconError)."""
+    if sum(len(literals.words) for literals in sets) >= SHARED_SORT_FROM:
+        return _shared_union(sets)
+    return _union(sets)
+
+
+def _union(sets: tuple[Literals, ...]) -> Union:
+    if len(sets) == 1:
+        words = tuple(_sorted_utf8(sets[0].words))
+        return Union(words, ((0,),) * len(words), max(map(len, words)))
+    owners: dict[bytes, list[int]] = {}
+    for position, literals in enumerate(sets):
+        for word in _sorted_utf8(literals.words):
+            owners.setdefault(word, []).append(position)
+    interned: dict[Owners, Owners] = {}
+    union = tuple(sorted(owners))
+    held_by = tuple([interned.setdefault(held := tuple(owners[word]), held) for word in union])
+    return Union(union, held_by, max(map(len, union)))
+
+
+_shared_union = functools.lru_cache(maxsize=16)(_union)
+
+
+def _sorted_utf8(words: tuple[str, ...]) -> list[bytes]:
+    """Words as sorted UTF-8, each once: repeats are found by a pass over the sorted words when a leaf is
+    first used, not by a set of every word of every leaf at compile time (the book's 400,000 articles)."""
+    encoded = sorted(word.encode() for word in words)
+    if any(map(operator.eq, encoded, encoded[1:])):
+        seen: set[str] = set()
+        for position, word in enumerate(words):
+            if word in seen:
+                raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
+            seen.add(word)
+    return encoded
 
 
 class LiteralLeaf:
@@ -60,12 +95,12 @@ class LiteralLeaf:
     different article sets meet in one node where what is left to read is the same (`제75` in an act
     with articles 750–759 and another), so the statute book's 5,000 article sets share most nodes.
 
-    Words are sorted on first use, not at compile time: a lexicon's thousands of article sets cost
-    only a check until an act is reached."""
+    Words are sorted (and checked for repeats, `sorted_union`) on first use, not at compile time: a
+    lexicon's thousands of article sets cost nothing until an act is reached."""
 
     __slots__ = ("_classes", "_longest", "_members", "ends", "index", "keys", "nullable", "registry", "words")
     # Made on first use by __getattr__:
-    words: list[bytes]
+    words: Sequence[bytes]
     ends: list[tuple[int, ...]]
     keys: list[tuple[int, ...]]
     _longest: int
@@ -80,12 +115,6 @@ class LiteralLeaf:
         for _, literals in members:
             if not literals.words:
                 raise LexiconError("expected a lexicon with at least one word, got an empty Literals")
-            if len(set(literals.words)) != len(literals.words):
-                seen: set[str] = set()
-                for position, word in enumerate(literals.words):
-                    if word in seen:
-                        raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
-                    seen.add(word)
         self.index = members[0][0]
         self.nullable = any("" in literals.words for _, literals in members)
         self.registry = registry
@@ -95,16 +124,17 @@ class LiteralLeaf:
         """The sorted words and their ends, made on first use (slots are unset until then)."""
         if name not in ("words", "ends", "keys", "_longest", "_classes"):
             raise AttributeError(name)
-        self.words, owners = self.registry.sorted_words(tuple(literals for _, literals in self._members))
+        self.words, owners, self._longest = sorted_union(tuple(literals for _, literals in self._members))
         numbers = [leaf for leaf, _ in self._members]
+        continuation = self.registry.continuation
         if len(numbers) == 1:
             self.ends = [(numbers[0],)] * len(self.words)
-        else:
-            self.ends = [tuple(numbers[k] for k in members) for members in owners]
-        continuation = self.registry.continuation
-        keys = {ends: tuple(sorted({continuation(leaf) for leaf in ends})) for ends in set(self.ends)}
-        self.keys = [keys[ends] for ends in self.ends]
-        self._longest = max(map(len, self.words))
+            self.keys = [(continuation(numbers[0]),)] * len(self.words)
+        else:  # a few distinct owners among thousands of words: each translated once
+            ends = {held: tuple(numbers[k] for k in held) for held in set(owners)}
+            keys = {held: tuple(sorted({continuation(leaf) for leaf in ends[held]})) for held in ends}
+            self.ends = list(map(ends.__getitem__, owners))
+            self.keys = list(map(keys.__getitem__, owners))
         self._classes = {}
         return getattr(self, name)
 

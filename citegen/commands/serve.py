@@ -52,7 +52,8 @@ def serve(
         chosen = backend or settings.backend
         backends.require(chosen)
         database = Database.open(database_url or settings.database_url)
-        views = wiring.DatabaseViews(database, Verifier(database))  # all the service derives from the database
+        # all the service derives from the database, read through the caches while the database is unchanged
+        views = wiring.DatabaseViews(database, Verifier(database), settings.index_cache_dir)
         require_acts(views.lexicon, database.url)
         source = backends.answer_source(chosen, settings, views.lexicon, vllm_lexicon=vllm_lexicon,
                                         vllm_args=vllm_args)

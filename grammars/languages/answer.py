@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from grammars.errors import GrammarError
+from grammars.expr import Expr
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.languages.case import case_grammar
 from grammars.languages.lexicon import Lexicon
-from grammars.languages.statute import continued_head, glued_head, statute_grammar
+from grammars.languages.statute import continued_head, glued_head, statute_anchor, statute_grammar
 
 DEFAULT_BYPASS = (("<think>", "</think>"),)
 
@@ -42,4 +43,15 @@ def answer_grammar(
         return AnswerGrammar(citations=tuple(citations), bypass=tuple(pairs))
     return AnswerGrammar(
         citations=tuple(citations), bypass=tuple(pairs), glued=(glued_head(),), continued=(continued_head(),)
+    )
+
+
+def answer_anchors(
+    lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None, forbid_shorthand: bool = False
+) -> tuple[Expr, ...]:
+    """The anchors of `answer_grammar(lexicon=lexicon, forbid_shorthand=…)`'s citations, without their
+    citation languages: what a narrowed answer keeps of the whole one (citegen.constraint)."""
+    return (
+        case_grammar(forbid_shorthand=forbid_shorthand).anchor,
+        statute_anchor(lexicon, forbid_shorthand=forbid_shorthand),
     )

@@ -26,13 +26,11 @@ ArticleLabels = frozenset[str] | None
 
 # `750`, `3의2`: article 1–9999, branch 1–99 (law.go.kr 조문번호 / 조문가지번호).
 ARTICLE_LABEL = re.compile(r"([1-9][0-9]{0,3})(?:의([1-9][0-9]?))?")
-# Labels joined by line breaks, checked in one pass in C (the statute book has 200,000 of them).
-_LABEL_LINES = re.compile(r"(?:[1-9][0-9]{0,3}(?:의[1-9][0-9]?)?\n)*[1-9][0-9]{0,3}(?:의[1-9][0-9]?)?")
 # Characters that would break the citation around a name: brackets of the quoted form, line breaks.
 _FORBIDDEN_IN_NAME = re.compile(r"[「」\n\r\t]")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)  # weakly keyed: grammars.languages.statute
 class Lexicon:
     acts: Mapping[str, ArticleLabels]
     aliases: Mapping[str, str]  # official 약칭 -> canonical name
@@ -56,6 +54,7 @@ class Lexicon:
         checked: dict[str, ArticleLabels] = {}
         # Names hold no tab or line break and labels no unit separator: the spelling splits back.
         spelled: list[str] = []
+        valid: set[str] = set()  # the labels checked so far: the book's 400,000 hold some 10,000 distinct
         for position, (name, labels) in enumerate(pairs):
             _check_name(name, f"act #{position}")
             if name in checked:
@@ -64,7 +63,7 @@ class Lexicon:
                 checked[name] = None
                 spelled.append(name + "\t")
             else:
-                checked[name], joined = _check_labels(name, labels)
+                checked[name], joined = _check_labels(name, labels, valid)
                 spelled.append(f"{name}\t\x1f{joined}")
         aliases, informal = _cited_by_their_names(checked, dict(aliases or {}), dict(informal or {}))
         # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
@@ -157,20 +156,22 @@ def _check_name(name: object, where: str) -> None:
         )
 
 
-def _check_labels(name: str, labels: Iterable[str]) -> tuple[frozenset[str], str]:
-    """The labels as a set, and joined by line breaks in the order given."""
+def _check_labels(name: str, labels: Iterable[str], valid: set[str]) -> tuple[frozenset[str], str]:
+    """The labels as a set, and joined by line breaks in the order given. `valid` holds labels already
+    checked (by earlier acts of the same lexicon) and gains this act's: each distinct label is matched
+    against ARTICLE_LABEL once per lexicon, not once per act."""
     if isinstance(labels, str):
         raise LexiconError(f"expected a list of article labels for {name!r}, got the string {labels!r}")
     labels = tuple(labels)
     if not labels:
         raise LexiconError(f"expected at least one article label for {name!r}, got none (use None for any)")
-    # One pass in C for the common, valid case (a label holding a line break would add a line); the slow
-    # search below only names the culprit.
     try:
-        joined = "\n".join(labels)
-    except TypeError:  # a label that is no string
-        joined = ""
-    if joined.count("\n") != len(labels) - 1 or not _LABEL_LINES.fullmatch(joined):
+        unique = frozenset(labels)
+        new = unique - valid
+        well_formed = all(isinstance(label, str) and ARTICLE_LABEL.fullmatch(label) for label in new)
+    except TypeError:  # an unhashable label
+        well_formed = False
+    if not well_formed:  # the slow search only names the culprit
         position, label = next(
             (i, label) for i, label in enumerate(labels)
             if not isinstance(label, str) or not ARTICLE_LABEL.fullmatch(label)
@@ -178,11 +179,11 @@ def _check_labels(name: str, labels: Iterable[str]) -> tuple[frozenset[str], str
         raise LexiconError(
             f"expected article labels like '750' or '3의2' for {name!r}, got {label!r} at position {position}"
         )
-    unique = frozenset(labels)
+    valid |= new
     if len(unique) != len(labels):
         duplicates = sorted({label for label in labels if labels.count(label) > 1})
         raise LexiconError(f"expected each article label once for {name!r}, got duplicates {duplicates[:5]}")
-    return unique, joined
+    return unique, "\n".join(labels)
 
 
 def _check_aliases(kind: str, aliases: Mapping[str, str], acts: Mapping[str, ArticleLabels],

@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grammars import LexiconError, UnsupportedPatternError, case_grammar, statute_grammar
-from grammars.dfa import EMPTY, ByteNFA, compile_dfa, utf8_byte_ranges
+from grammars.dfa import EMPTY, ByteNFA, compile_dfa
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
+from grammars.regex_leaf import utf8_byte_ranges
 
 COURT = Literals(("대법원", "서울고등법원", "서울고등", "헌법재판소"))
 SMALL_CASE = seq(

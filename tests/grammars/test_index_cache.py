@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import pytest
 
 from grammars import cache
+from grammars import compile as compile_module
 from grammars.cache import grammar_key
 from grammars.compile import compile_index
 from grammars.dfa import DEAD
@@ -137,3 +139,20 @@ def test_an_index_stored_for_one_lexicon_is_not_loaded_for_another(tmp_path) -> 
     other = compile_index(statute_grammar(_book_with(민법=["1", "2"])), vocabulary, cache_dir=tmp_path)
     assert other.stored is None and other.key != stored.key
     assert other.automaton.walk(other.initial_state, "민법 제3조의2".encode()) == DEAD
+
+
+def test_the_automaton_compiles_with_the_collector_paused_and_left_as_it_was(monkeypatch) -> None:
+    """What the compile makes lives as long as the index: each collection during it would only walk it
+    (at the full statute book, a full one costs 100 ms in a process whose model is frozen)."""
+    seen: list[bool] = []
+    compiled = compile_module.automaton_of
+
+    def watched(grammar: CitationGrammar) -> object:
+        seen.append(gc.isenabled())
+        return compiled(grammar)
+
+    monkeypatch.setattr(compile_module, "automaton_of", watched)
+    assert gc.isenabled()
+    compile_index(GRAMMAR, VOCAB)
+    assert seen == [False]
+    assert gc.isenabled()

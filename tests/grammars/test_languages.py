@@ -14,6 +14,7 @@ from grammars import (
     GrammarError,
     Lexicon,
     LexiconError,
+    answer_anchors,
     answer_grammar,
     case_grammar,
     find_citations,
@@ -271,6 +272,12 @@ def test_answer_grammar_holds_the_chosen_languages() -> None:
     assert [c.name for c in answer.citations] == ["case", "statute"]
     assert answer.bypass == (("<think>", "</think>"),)
     assert [c.name for c in answer_grammar(case=False, bypass=()).citations] == ["statute"]
+
+
+@pytest.mark.parametrize("forbid_shorthand", [False, True], ids=["shorthand", "canonical"])
+def test_answer_anchors_are_the_answer_grammars_anchors(forbid_shorthand: bool) -> None:
+    whole = answer_grammar(lexicon=DB_LEXICON, forbid_shorthand=forbid_shorthand)
+    assert answer_anchors(DB_LEXICON, forbid_shorthand=forbid_shorthand) == tuple(c.anchor for c in whole.citations)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import json
 import sys
 import threading
@@ -15,8 +16,10 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import httpx
+import pytest
 from streaming_kit import ScriptedSource, citation, filled_sqlite, sse_events
 
+from citegen.commands.backends import engine_source
 from citegen.commands.serve_wiring import (
     DatabaseAdmin,
     DatabaseViews,
@@ -24,6 +27,7 @@ from citegen.commands.serve_wiring import (
     constraint_library,
     service_app,
 )
+from citegen.commands.settings import Settings
 from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine
 from grammars import StatuteCitation, parse_citation
@@ -62,11 +66,13 @@ def _answer(base: str, body: dict[str, object]) -> httpx.Response | list[tuple[s
         return list(sse_events(response))
 
 
+@pytest.mark.parametrize("cached", [False, True], ids=["read-each-time", "read-through-cache"])
 def test_reload_lets_the_running_verifier_see_new_rows_and_says_when_a_language_it_cannot_recompile_is_behind(
-        serve, tmp_path: Path) -> None:
+        serve, tmp_path: Path, cached: bool) -> None:
     database = filled_sqlite(tmp_path, [ACT, STATUTES, CASE_COVERAGE])
     checker = Verifier(database)
-    views = DatabaseViews(database, checker)
+    cache_dir = tmp_path / "cache" if cached else None  # as `citegen serve` reads: the index cache folder
+    views = DatabaseViews(database, checker, cache_dir)
     app, verifier = service_app(StreamingSettings(admin_api_key="k"), ScriptedSource(), views)
     base = serve(app)
     try:
@@ -91,6 +97,9 @@ def test_reload_lets_the_running_verifier_see_new_rows_and_says_when_a_language_
         refused = _answer(base, {"question": "해고의 요건은?", "acts": ["근로기준법"]})
         assert isinstance(refused, httpx.Response) and refused.status_code == 422
         assert "근로기준법" in refused.text
+        if cache_dir is not None:  # the screen and the names were read through the cache, its file kept
+            assert [path.name.split("-")[0] for path in sorted(cache_dir.glob("lexicon-*"))] == ["lexicon"]
+            assert "근로기준법" in DatabaseViews(database, checker, cache_dir).lexicon
     finally:
         verifier.close()
         database.close()
@@ -190,4 +199,18 @@ def test_after_a_reload_a_request_narrowed_to_a_new_act_gets_its_citation_verifi
     finally:
         source.close()
         verifier.close()
+        database.close()
+
+
+def test_the_builtin_source_has_its_language_ready_before_any_request_and_its_model_out_of_collections(
+        tmp_path: Path) -> None:
+    database = filled_sqlite(tmp_path, [ACT, STATUTES])
+    frozen = gc.get_freeze_count()
+    source = engine_source(build_tiny(), Settings(index_cache_dir=tmp_path / "index"), lexicon_data(database))
+    try:
+        assert len(list((tmp_path / "index").glob("index-*.npz"))) == 1  # compiled and stored at start
+        assert gc.get_freeze_count() > frozen  # the model and its tokenizer: left out of the collector's passes
+    finally:
+        source.close()
+        gc.unfreeze()
         database.close()
