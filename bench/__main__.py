@@ -108,7 +108,8 @@ BENCHES = (
     Bench("adversarial_bench", "Under attack", ("--clients", "16", "--fault-s", "4"), 600, book="reads+postgresql"),
     Bench("find_bench", "Finding on real text", ("--megabytes", "2"), 900, book="reads"),
     Bench("recite_bench", "Re-citation", ("--copies", "20", "--regenerate-copies", "1"), 900),
-    Bench("recite_scale_bench", "Re-citation at size", ("--sizes", "1", "10", "--docx-sizes", "1"), 1200, book="reads"),
+    Bench("recite_scale_bench", "Re-citation at size", ("--sizes", "1", "10", "50", "--docx-sizes", "1"), 1200,
+          book="reads"),
     Bench("import_hostile_bench", "Imports under attack", _out("import_hostile_bench"), 600),
     Bench("vllm_bench", "vLLM", ("--repeats", "1"), 900, _vllm),
 )
