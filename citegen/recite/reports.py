@@ -75,21 +75,11 @@ class ResultFiles:
     def diff(self) -> Path:
         return self.header.with_suffix(".diff.html")
 
-    def write(self, report: DocumentReport, outcomes: Sequence[CitationOutcome], streams: Sequence[str]) -> None:
-        """Leave the result of a document that was read (`outcomes` found in its `streams`, all at hand
-        and in any order: the lines keep it, the diff is in text order)."""
-        report.counts = dict(Counter(o.action for o in outcomes))
-        encoded = _OutcomeLines()
-        with self.outcomes.open("w", encoding="utf-8") as lines:
-            lines.writelines(encoded.line(outcome) for outcome in outcomes)
-        with self.diff.open("w", encoding="utf-8") as page:
-            write_diff(streams, sorted(outcomes, key=lambda o: (o.stream, o.span)), page)
-        self.write_header(report)
-
     def write_outcomes(self, report: DocumentReport, outcomes: Iterable[CitationOutcome],
                        streams: Sequence[str]) -> None:
-        """`write` without the header, for `outcomes` in stream and text order (as the pipeline decides
-        them): each written as it comes, to the lines and, unless kept, to the diff, and counted in
+        """Leave the result of a document that was read, but its header (`write_header`, last):
+        `outcomes`, found in its `streams` in stream and text order (as the pipeline decides them), each
+        written as it comes, to the lines and, unless kept, to the diff, and counted in
         `report`; none is held."""
         counts: Counter[str] = Counter()
         encoded = _OutcomeLines()

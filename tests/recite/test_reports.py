@@ -64,7 +64,8 @@ def test_the_page_holds_a_documents_diff_whole_whatever_the_pieces_it_is_read_in
     outcomes = [_outcome(0, body, cited, "rewritten", cited.replace("민소법", "민사소송법"))
                 for cited in ("민소법 제1조", "민소법 제2조", "민소법 제3조")]
     result, report = ResultFiles(tmp_path / "result.json"), DocumentReport("draft.txt", None, "done")
-    result.write(report, outcomes, [body])
+    result.write_outcomes(report, outcomes, [body])
+    result.write_header(report)
     fragment = result.diff.read_text("utf-8")
 
     def page() -> str:
@@ -84,29 +85,28 @@ def test_outcome_lines_are_each_outcomes_own_json_also_where_outcomes_repeat(tmp
     same = _outcome(0, text, "민소법 제1조", "rewritten", "민사소송법 제1조", reason='a "quoted" <reason>',
                     context=("act: 민소법 → 민사소송법",))
     outcomes = [same, CitationOutcome(0, (10, 18), *reports.placeless(same)),
-                CitationOutcome(3, (0, 8), *reports.placeless(same)),
-                _outcome(0, text, "민소법 제1조", "review", None), same]
+                CitationOutcome(0, (20, 27), "민소법 제1조", None, "verified", "review", "", "abbreviated"),
+                CitationOutcome(3, (0, 8), *reports.placeless(same))]
     result = ResultFiles(tmp_path / "doc.json")
-    result.write(DocumentReport("doc.txt", None, "done"), outcomes, [text, "", "", text])
+    result.write_outcomes(DocumentReport("doc.txt", None, "done"), outcomes, [text, "", "", text])
     expected = [json.dumps(reports.outcome_record(outcome), ensure_ascii=False) + "\n" for outcome in outcomes]
     assert list(result.outcome_lines()) == expected
 
 
-def test_outcomes_written_as_they_come_make_the_result_that_all_at_once_makes(tmp_path: Path) -> None:
+def test_outcomes_written_as_they_come_make_the_lines_diff_and_counts_of_the_document(tmp_path: Path) -> None:
     body = "첫 줄 민법 제750조\n둘째 줄\n민소법 제1조와 민소법 제2조"
     outcomes = [_outcome(0, body, "민법 제750조", "kept", "민법 제750조"),
                 _outcome(0, body, "민소법 제1조", "rewritten", "민사소송법 제1조"),
                 _outcome(0, body, "민소법 제2조", "review", None, reason="not in the database"),
                 _outcome(1, "주석의 민소법 제3조", "민소법 제3조", "suggested", "민사소송법 제3조")]
-    whole, streamed = ResultFiles(tmp_path / "whole.json"), ResultFiles(tmp_path / "streamed.json")
-    whole.write(DocumentReport("d.txt", None, "done"), outcomes, [body, "주석의 민소법 제3조"])
-    report = DocumentReport("d.txt", None, "done")
-    streamed.write_outcomes(report, iter(outcomes), [body, "주석의 민소법 제3조"])
-    assert not streamed.header.exists()  # the header comes last, when the caller has written the rest
-    streamed.write_header(report)
-    assert list(streamed.outcome_lines()) == list(whole.outcome_lines())
-    assert streamed.diff.read_text("utf-8") == whole.diff.read_text("utf-8")
-    assert streamed.read() == whole.read()
+    result, report = ResultFiles(tmp_path / "streamed.json"), DocumentReport("d.txt", None, "done")
+    result.write_outcomes(report, iter(outcomes), [body, "주석의 민소법 제3조"])
+    assert not result.header.exists()  # the header comes last, when the caller has written the rest
+    result.write_header(report)
+    assert list(result.outcome_lines()) == [json.dumps(reports.outcome_record(o), ensure_ascii=False) + "\n"
+                                            for o in outcomes]
+    assert result.diff.read_text("utf-8") == render_diff([body, "주석의 민소법 제3조"], outcomes)
+    assert result.read().counts == {"kept": 1, "rewritten": 1, "review": 1, "suggested": 1}
 
 
 def test_a_diff_written_as_outcomes_come_refuses_them_out_of_text_order() -> None:
