@@ -19,8 +19,9 @@ from grammars.expr import Literals
 
 Node = tuple[int, int, int]  # (leaf, first word, depth)
 # What makes two literal nodes candidates for one: word count, first and last suffix, their keys, and a
-# hash of the suffixes and keys between them (0 when there are none).
-Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...], int]
+# hash of the suffixes and keys between them (0 when there are none); a node with one word below: its
+# suffix and key alone, which say everything (a pair, never equal to the longer form).
+Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...], int] | tuple[bytes, tuple[int, ...]]
 
 
 class Registry:
@@ -166,18 +167,19 @@ class LiteralLeaf:
         article sets of the statute book share first, last and count by the hundred), so the suffix by
         suffix comparison that makes it exact is mostly made once, on a match."""
         words, keys = self.words, self.keys
-        prefix = words[first][:depth]
-        if first + 1 == len(words) or not words[first + 1].startswith(prefix):
-            end = first + 1  # one word below: most nodes, deep inside a name
-        else:
-            end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
+        word = words[first]
+        prefix = word[:depth]
         node: Node = (self.index, first, depth)
-        suffix = words[first][depth:]  # one object for both ends when one word is below (most nodes)
+        suffix = word[depth:]
+        if first + 1 == len(words) or not words[first + 1].startswith(prefix):
+            # One word below (most nodes, deep inside a name): its suffix and what follows it say it all,
+            # a signature of its own shape (never equal to the longer one below).
+            return self.registry.first.setdefault((suffix, keys[first]), (self, node))[1]
+        end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
         between = 0
         if end - first > 2:
             between = hash((tuple(word[depth:] for word in words[first + 1 : end - 1]), *keys[first + 1 : end - 1]))
-        signature = (end - first, suffix, suffix if end == first + 1 else words[end - 1][depth:], keys[first],
-                     keys[end - 1], between)
+        signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1], between)
         met = self.registry.first.setdefault(signature, (self, node))
         if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
             return met[1]
@@ -190,7 +192,11 @@ class LiteralLeaf:
         return node
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
-        prefix = self.words[first][:depth]
+        words = self.words
+        word = words[first]
+        prefix = word[:depth]
+        if first + 1 == len(words) or not words[first + 1].startswith(prefix):  # one word below: most nodes
+            return {word[depth]} if len(word) > depth else set()
         out: set[int] = set()
         index = first
         while index < len(self.words) and self.words[index].startswith(prefix):
