@@ -40,6 +40,8 @@ class Registry:
 # once per process: a narrowed answer's anchors hold the whole lexicon's names in three sets.
 SHARED_SORT_FROM = 4096
 Owners = tuple[int, ...]  # per word, the positions of the sets that hold it
+# Literal nodes with more words below than this are never merged with an equal one (`_same_suffixes`).
+MERGED_UP_TO = 256
 
 
 class Union(NamedTuple):
@@ -165,7 +167,9 @@ class LiteralLeaf:
         same. Nodes are grouped by (word count, first and last suffix and what follows them, a hash of
         the rest): nodes with equal suffixes meet at once and others almost never share a group (the
         article sets of the statute book share first, last and count by the hundred), so the suffix by
-        suffix comparison that makes it exact is mostly made once, on a match."""
+        suffix comparison that makes it exact is mostly made once, on a match. A node with more than
+        MERGED_UP_TO words below is its own: hashing its suffixes cost a first visit near the root of the
+        book's names up to a millisecond, for nothing (no such node of a whole build met an equal one)."""
         words, keys = self.words, self.keys
         word = words[first]
         prefix = word[:depth]
@@ -176,6 +180,8 @@ class LiteralLeaf:
             # a signature of its own shape (never equal to the longer one below).
             return self.registry.first.setdefault((suffix, keys[first]), (self, node))[1]
         end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
+        if end - first > MERGED_UP_TO:
+            return node
         between = 0
         if end - first > 2:
             between = hash((tuple(word[depth:] for word in words[first + 1 : end - 1]), *keys[first + 1 : end - 1]))
