@@ -165,8 +165,12 @@ def _check_names(names: list[object]) -> None:
     by name only to name the culprit."""
     try:
         joined = "\x00".join(names)  # type: ignore[arg-type]  # a name that is not a string: TypeError
-        clean = (all(names) and list(map(str.strip, names)) == names  # type: ignore[arg-type]
-                 and not _FORBIDDEN_IN_NAME.search(joined) and "  " not in joined)
+        clean = (
+            all(names)
+            and list(map(str.strip, names)) == names  # type: ignore[arg-type]
+            and not _FORBIDDEN_IN_NAME.search(joined)
+            and "  " not in joined
+        )
     except TypeError:
         clean = False
     if not clean:
