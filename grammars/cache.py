@@ -25,11 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from grammars.collector import collector_paused
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Deferred, Literals
 from grammars.grammar import CitationGrammar
-from grammars.index import StateMasks, TokenIndex, collector_paused
+from grammars.index import StateMasks, TokenIndex
 from grammars.patterns import COMPILER, write_atomically
 from grammars.vocabulary import TokenTrie, Vocabulary
 

@@ -8,11 +8,12 @@ from pathlib import Path
 
 from grammars.answer import AnswerDFA
 from grammars.cache import attach_trie, grammar_key, load_index, save_index
+from grammars.collector import collector_paused
 from grammars.dfa import ExprDFA, LazyDFA
 from grammars.errors import GrammarError, TokenizerError
 from grammars.expr import Expr
 from grammars.grammar import AnswerGrammar, CitationGrammar
-from grammars.index import TokenIndex, collector_paused
+from grammars.index import TokenIndex
 from grammars.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)

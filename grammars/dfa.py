@@ -467,7 +467,10 @@ class ExprDFA(LazyDFA):
         return CITATION_MAY_CLOSE if (FINAL, 0) in nodes else 0
 
     def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
-        return union([self.nfa.live_bytes(n) for n in nodes])  # a single node's own (shared) set
+        if len(nodes) == 1:  # most states: one node inside a name or a number, its own (shared) set
+            for node in nodes:
+                return self.nfa.live_bytes(node)
+        return union([self.nfa.live_bytes(n) for n in nodes])
 
     def matches(self, data: bytes) -> bool:
         state = self.walk(self.initial, data)

@@ -26,14 +26,12 @@ from __future__ import annotations
 
 import array
 import bisect
-import contextlib
-import gc
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from grammars.bitmask import pack_bits
+from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
 from grammars.sweep import Transitions, sweep
 from grammars.vocabulary import DIGITS, Vocabulary
@@ -77,21 +75,6 @@ class StateMasks:
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
         self.unconstrained = free and packed is not None and not len(packed[0])
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while an index is built whole: nearly every object the
-    build makes (node sets, rows, masks) lives as long as the index, so each collection would only walk
-    them again (a fifth of the build time at the full statute book). Restored as it was, nesting included;
-    the one collection that then sees the new objects costs about a tenth of the build."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class TokenIndex:

@@ -19,8 +19,9 @@ from grammars.expr import Literals
 
 Node = tuple[int, int, int]  # (leaf, first word, depth)
 # What makes two literal nodes candidates for one: word count, first and last suffix, their keys, and a
-# hash of the suffixes and keys between them (0 when there are none).
-Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...], int]
+# hash of the suffixes and keys between them (0 when there are none); a node with one word below: its
+# suffix and key alone, which say everything (a pair, never equal to the longer form).
+Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...], int] | tuple[bytes, tuple[int, ...]]
 
 
 class Registry:
@@ -39,6 +40,8 @@ class Registry:
 # once per process: a narrowed answer's anchors hold the whole lexicon's names in three sets.
 SHARED_SORT_FROM = 4096
 Owners = tuple[int, ...]  # per word, the positions of the sets that hold it
+# Literal nodes with more words below than this are never merged with an equal one (`_same_suffixes`).
+MERGED_UP_TO = 256
 
 
 class Union(NamedTuple):
@@ -164,20 +167,25 @@ class LiteralLeaf:
         same. Nodes are grouped by (word count, first and last suffix and what follows them, a hash of
         the rest): nodes with equal suffixes meet at once and others almost never share a group (the
         article sets of the statute book share first, last and count by the hundred), so the suffix by
-        suffix comparison that makes it exact is mostly made once, on a match."""
+        suffix comparison that makes it exact is mostly made once, on a match. A node with more than
+        MERGED_UP_TO words below is its own: hashing its suffixes cost a first visit near the root of the
+        book's names up to a millisecond, for nothing (no such node of a whole build met an equal one)."""
         words, keys = self.words, self.keys
-        prefix = words[first][:depth]
-        if first + 1 == len(words) or not words[first + 1].startswith(prefix):
-            end = first + 1  # one word below: most nodes, deep inside a name
-        else:
-            end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
+        word = words[first]
+        prefix = word[:depth]
         node: Node = (self.index, first, depth)
-        suffix = words[first][depth:]  # one object for both ends when one word is below (most nodes)
+        suffix = word[depth:]
+        if first + 1 == len(words) or not words[first + 1].startswith(prefix):
+            # One word below (most nodes, deep inside a name): its suffix and what follows it say it all,
+            # a signature of its own shape (never equal to the longer one below).
+            return self.registry.first.setdefault((suffix, keys[first]), (self, node))[1]
+        end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
+        if end - first > MERGED_UP_TO:
+            return node
         between = 0
         if end - first > 2:
             between = hash((tuple(word[depth:] for word in words[first + 1 : end - 1]), *keys[first + 1 : end - 1]))
-        signature = (end - first, suffix, suffix if end == first + 1 else words[end - 1][depth:], keys[first],
-                     keys[end - 1], between)
+        signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1], between)
         met = self.registry.first.setdefault(signature, (self, node))
         if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
             return met[1]
@@ -190,7 +198,11 @@ class LiteralLeaf:
         return node
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
-        prefix = self.words[first][:depth]
+        words = self.words
+        word = words[first]
+        prefix = word[:depth]
+        if first + 1 == len(words) or not words[first + 1].startswith(prefix):  # one word below: most nodes
+            return {word[depth]} if len(word) > depth else set()
         out: set[int] = set()
         index = first
         while index < len(self.words) and self.words[index].startswith(prefix):

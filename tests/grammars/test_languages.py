@@ -421,3 +421,18 @@ def test_later_provisions_of_a_list_cannot_be_written_after_a_citation(text: str
 def test_prose_after_a_citation_stays_writable(text: str) -> None:
     assert all(found.form == CitationForm.CANONICAL for found in find_citations(text))
     assert _index_accepts(compile_index(FORBIDDING, VOCABULARY), text)
+
+
+@pytest.mark.parametrize(
+    "defective",
+    ["", " ", " 민법", "민법 ", "민\n법", "민\t법", "민법  시행령", "「민법」", 7],
+    ids=["empty", "blank", "leading-space", "trailing-space", "line-break", "tab", "doubled-space", "brackets",
+         "not-a-string"],
+)
+def test_lexicon_names_a_defective_name_among_many(defective: object) -> None:
+    """The names are checked all at once, then one by one to name the culprit: a defect in the middle of
+    a long list is found and named by its position."""
+    acts = [(f"법{i}", None) for i in range(50)]
+    acts.insert(25, (defective, None))
+    with pytest.raises(LexiconError, match="at act #25"):
+        Lexicon.build(acts)
