@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
+from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, KnownNames, fold_name, head_of
 from grammars.boundary import NOT_AFTER_WORD
 from grammars.citation import StatuteCitation, Supplement
 from grammars.expr import Literals
@@ -51,7 +51,7 @@ from grammars.languages.drafts import (
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
 from grammars.match_memo import ENTRIES, Fields, memoized_reader
-from grammars.name_pattern import first_characters, fold_name, lenient_names
+from grammars.name_pattern import first_characters, lenient_names
 from grammars.overlaps import longest_first
 from grammars.parse import CitationParser, build_statute, default_parser
 from grammars.patterns import load_or_compile
@@ -307,8 +307,7 @@ class CitationFinder:
         # Reversed, so that the first of two names that fold alike wins.
         self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
         self._read_statute = memoized_reader(self.statute_pattern, self._statute)
-        # `head_of` asks for the names of up to 11 runs of words before each head: the same runs again and again.
-        self._known = functools.lru_cache(maxsize=ENTRIES)(self._known_name)
+        self._known = KnownNames(self.name_by_fold, self._known_name)  # what `head_of` asks of the lexicon
 
     @functools.cached_property
     def canonical_case_pattern(self) -> re.Pattern[str]:

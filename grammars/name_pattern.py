@@ -7,15 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from grammars.act_names import MIDDLE_DOTS
 from grammars.languages.drafts import LOOSE_SPACE
 
 # Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.MIDDLE_DOTS);
-# names are matched and looked up modulo both.
-
-
-def fold_name(name: str) -> str:
-    return "".join(name.split()).translate(MIDDLE_DOTS)
+# names are matched modulo both, as they are looked up (act_names.fold_name).
 
 
 _ANY_MIDDLE_DOT = "[ㆍ·・‧]"
