@@ -176,8 +176,8 @@ def _statute_pattern(names: Iterable[str]) -> str:
 # on them (`동조했다`, `같은 조건`) while letting the particles 의/에 through (`동조의 규정`).
 # `동법 제3항` skips the article (the resolver takes the one cited before); it needs the 항, so that
 # `동법` alone, a word for "the same method", is left alone.
-_SAME_PROVISION = re.compile(
-    rf"{NOT_AFTER_WORD}(?:(?:동령|동법|같은 법|같은 영){_SPACE})?"
+_SAME_PROVISION = re.compile(  # (?=[동같]): each match starts so, and the check spares most positions the rest
+    rf"(?=[동같]){NOT_AFTER_WORD}(?:(?:동령|동법|같은 법|같은 영){_SPACE})?"
     rf"(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))(?!{_GAP}각{_GAP}[호목])"
     rf"|(?P<act_reference>같은 법|동법)(?={_GAP}제{_GAP}[1-9][0-9]?{_GAP}항)){_LOWER_LEVELS}"
 )
@@ -188,8 +188,8 @@ _SAME_PROVISION = re.compile(
 # 제3항ㆍ제5항`, `「관세법」 제87조에 따라 … 같은 제38조의3제1항`, as statutes write them: a provision of what was
 # cited before, below the level written first. Both need a statute cited before them (`_kind_needed`),
 # so that a contract's `위 제3조` in a text citing no statute stays prose.
-_SAME_LEVEL = re.compile(
-    rf"{NOT_AFTER_WORD}(?:(?P<above>위){_SPACE}(?=제{_GAP}{_NUMBER}{_GAP}조)"
+_SAME_LEVEL = re.compile(  # (?=[위같]): as for `_SAME_PROVISION`
+    rf"(?=[위같]){NOT_AFTER_WORD}(?:(?P<above>위){_SPACE}(?=제{_GAP}{_NUMBER}{_GAP}조)"
     rf"|(?P<same>같은){_SPACE}(?=제{_GAP}[1-9]))"
     rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
 )
