@@ -116,7 +116,7 @@ def head_of(text: str, match: re.Match[str], known: KnownNames) -> ActHead | Non
     # longest run that ends a name (folded, a run is its words' folds run together), none at all where
     # the head alone ends none. Most heads are known names with a word of prose before them: the words
     # are read back one at a time, only as far as a name could reach.
-    tail, run = fold_name(spelled), []
+    tail, run = fold_name(spelled), list[str]()
     if known.ends_a_name(tail):
         for before in _backwards_words(text, match.start()):
             tail = fold_name(before) + tail

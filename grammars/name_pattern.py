@@ -98,19 +98,18 @@ def _bucketed(branches: list[tuple[str, str, int]]) -> list[str] | None:
     character or a class: the flat node cost a check per branch at every word of a text (a third of the
     statute pattern's scan), the buckets one per bucket and one per branch of a single bucket. Since
     no two branches match the same character, the order of buckets and branches changes no match."""
-    characters = [_characters(piece) for piece, _, _ in branches]
-    if len(branches) <= _BUCKET or None in characters:
-        return None
-    every = "".join(c for c in characters if c)
-    if len(set(every)) < len(every):
+    matched = [_characters(piece) for piece, _, _ in branches]
+    characters = [chars for chars in matched if chars is not None]
+    every = "".join(characters)
+    if len(branches) <= _BUCKET or len(characters) < len(branches) or len(set(every)) < len(every):
         return None
     ordered = sorted(zip(characters, branches, strict=True))
     count = -(-len(ordered) // _BUCKET)
     size = -(-len(ordered) // count)
     buckets = []
     for start in range(0, len(ordered), size):
-        bucket = ordered[start:start + size]
-        first = "".join(re.escape(c) for chars, _ in bucket for c in chars if chars)
+        bucket = ordered[start : start + size]
+        first = "".join(re.escape(c) for chars, _ in bucket for c in chars)
         rests = "|".join(f"(?<={piece}){below}" for _, (piece, below, _) in bucket)
         buckets.append(f"[{first}](?:{rests})")
     return buckets

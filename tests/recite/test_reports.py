@@ -103,8 +103,8 @@ def test_outcomes_written_as_they_come_make_the_lines_diff_and_counts_of_the_doc
     result.write_outcomes(report, iter(outcomes), [body, "주석의 민소법 제3조"])
     assert not result.header.exists()  # the header comes last, when the caller has written the rest
     result.write_header(report)
-    assert result.outcomes.read_text("utf-8").splitlines(keepends=True) == [json.dumps(reports.outcome_record(o), ensure_ascii=False) + "\n"
-                                            for o in outcomes]
+    assert result.outcomes.read_text("utf-8").splitlines(keepends=True) == [
+        json.dumps(reports.outcome_record(o), ensure_ascii=False) + "\n" for o in outcomes]
     assert result.diff.read_text("utf-8") == render_diff([body, "주석의 민소법 제3조"], outcomes)
     assert result.read().counts == {"kept": 1, "rewritten": 1, "review": 1, "suggested": 1}
 
