@@ -34,6 +34,7 @@ _NEWLINE = re.compile("\n")
 _HTML_SPECIAL = re.compile("[&<>\"']")  # what markupsafe's escape replaces
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False)  # json.dumps(ensure_ascii=False) without an encoder per call
 _MOST_ENCODED = 100_000  # encodings `_OutcomeLines` keeps at a time
+_LINES_PER_WRITE = 1024
 
 
 @dataclass(slots=True)
@@ -84,13 +85,19 @@ class ResultFiles:
         counts: Counter[str] = Counter()
         encoded = _OutcomeLines()
         with self.outcomes.open("w", encoding="utf-8") as lines, self.diff.open("w", encoding="utf-8") as page:
+            held: list[str] = []  # lines written a batch at a time: a write per line cost more than encoding it
+
             def recorded() -> Iterator[CitationOutcome]:
                 for outcome in outcomes:
                     counts[outcome.action] += 1
-                    lines.write(encoded.line(outcome))
+                    held.append(encoded.line(outcome))
+                    if len(held) >= _LINES_PER_WRITE:
+                        lines.write("".join(held))
+                        held.clear()
                     yield outcome
 
             write_diff(streams, recorded(), page)
+            lines.write("".join(held))
         report.counts = dict(counts)
 
     def write_header(self, report: DocumentReport) -> None:
