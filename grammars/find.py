@@ -378,7 +378,7 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
                          supplement=None if supplement is None else read_supplement(supplement), **fields), declared
 
 
-@functools.lru_cache(maxsize=ENTRIES)  # drafts cite the same provisions of the same acts again and again
+@functools.lru_cache(maxsize=ENTRIES // 16)  # drafts cite the same provisions of the same acts again and again
 def _shaped_provision(act: str, former: bool, groups: tuple[str | None, ...]) -> tuple[StatuteCitation, str | None]:
     """`_provision` of a shaped statute's tail, given by the values of `_SHAPED_TAIL`'s groups."""
     return _provision(act, former, dict(zip(_SHAPED_TAIL_GROUPS, groups, strict=True)))
