@@ -21,14 +21,18 @@ A decree glued to its act (`식품위생법시행령`) is read with the space of
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from grammars.boundary import NOT_AFTER_WORD
+from grammars.match_memo import ENTRIES
 from grammars.versions import AMENDING_ACT
 
-_WORD = "[0-9가-힣ㆍ·‧・]"
+_WORD_PUNCTUATION = "ㆍ·‧・"  # middle dots, in names (`국가보훈ㆍ보훈처`) and dates (`10ㆍ27`)
+_WORD = f"[0-9가-힣{_WORD_PUNCTUATION}]"
 # Drafts write the official middle dot ㆍ (U+318D) as ·, ・ or ‧; names are read with the official one.
 MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ", "‧": "ㆍ"})
 _SPACE = "[ \t\u00a0\u3000]"
@@ -63,9 +67,29 @@ _PROSE_ENDINGS = ("은", "는", "을", "를", "에서", "에게", "으로", "로
 _FORMER_BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣]))(구|개정{_SPACE}?전의){_SPACE}$")
 _MOST_WORDS = 10  # the longest titles have about as many words before their ending
 _SPACES = frozenset(" \t\u00a0\u3000")
-_WORD_CHARS = re.compile(_WORD)
 _DIGIT = re.compile("[0-9]")
 _DATED = re.compile("[0-9]{1,4}[ㆍ·‧・][0-9]{1,4}[가-힣]")  # `10ㆍ27법난`: a date that opens a title
+
+
+def fold_name(name: str) -> str:
+    """A name as written modulo spaces and middle dots: how names are matched and looked up."""
+    return "".join(name.split()).translate(MIDDLE_DOTS)
+
+
+class KnownNames:
+    """The lexicon's names as `head_of` asks for them: `name(written)`, the lexicon's name for a written
+    one (None where it has none; its answers kept, since drafts write the same runs of words again and
+    again), which is never None unless `fold_name(written)` is in `folded`; and `ends_a_name(tail)`,
+    whether any of `folded` ends in the folded `tail`, checked in a sorted list of the names reversed."""
+
+    def __init__(self, folded: Iterable[str], name: Callable[[str], str | None]) -> None:
+        self.name = functools.lru_cache(maxsize=ENTRIES)(name)
+        self._reversed = sorted(entry[::-1] for entry in folded)
+
+    def ends_a_name(self, tail: str) -> bool:
+        backwards = tail[::-1]
+        at = bisect_left(self._reversed, backwards)
+        return at < len(self._reversed) and self._reversed[at].startswith(backwards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,22 +105,30 @@ def _is_prose(word: str) -> bool:
     return word.endswith(_PROSE_ENDINGS) or word in ("또는", "위", "그", "같은", "동")
 
 
-def head_of(text: str, match: re.Match[str], known_name: Callable[[str], str | None]) -> ActHead | None:
-    """The act a `SHAPE_HEAD` match names, and where its name begins; None where no act is read.
-    `known_name` maps a written name (spaces and dots aside) to the lexicon's, or None."""
+def head_of(text: str, match: re.Match[str], known: KnownNames) -> ActHead | None:
+    """The act a `SHAPE_HEAD` match names, and where its name begins; None where no act is read."""
     word, decree = match["name"], match["decree"]
     amended = _AMENDED.fullmatch(word) if decree is None and _SUPPLEMENT_NEXT.match(text, match.end()) else None
     if amended is not None:
         word = amended["amended"]
     spelled = (f"{word} {decree}" if decree else _spaced_decree(word)).translate(MIDDLE_DOTS)
+    # The longest run of preceding words that, with the head, is a known name: none longer than the
+    # longest run that ends a name (folded, a run is its words' folds run together), none at all where
+    # the head alone ends none. Most heads are known names with a word of prose before them: the words
+    # are read back one at a time, only as far as a name could reach.
+    tail, run = fold_name(spelled), list[str]()
+    if known.ends_a_name(tail):
+        for before in _backwards_words(text, match.start()):
+            tail = fold_name(before) + tail
+            if not known.ends_a_name(tail):
+                break
+            run.insert(0, before)
+        for count in range(len(run), -1, -1):
+            name = known.name(" ".join([*run[len(run) - count:], spelled]))
+            if name is not None:
+                start = _start_of_words(text, match.start(), count)
+                return _with_former(text, ActHead(start, text[start:match.end()], name, True, False))
     words = _words_before(text, match.start())
-    # The longest run of preceding words that, with the head, is a known name.
-    for count in range(len(words), -1, -1):
-        candidate = " ".join([*words[len(words) - count:], spelled])
-        name = known_name(candidate)
-        if name is not None:
-            start = _start_of_words(text, match.start(), count)
-            return _with_former(text, ActHead(start, text[start:match.end()], name, True, False))
     former_at = _former_start(text, match.start(), words)
     if former_at is not None:
         start, count = former_at
@@ -133,20 +165,28 @@ def _title_words(words: list[str]) -> int:
 def _words_before(text: str, end: int) -> list[str]:
     """The words (of `_WORD` characters, each followed by spaces) right before `end`, at most
     `_MOST_WORDS`, in text order: a scan back from `end`, so its cost is the words', not the text's."""
-    words: list[str] = []
-    position = end
-    while len(words) < _MOST_WORDS and position > 0 and text[position - 1] in _SPACES:
+    return list(_backwards_words(text, end))[::-1]
+
+
+def _backwards_words(text: str, end: int) -> Iterator[str]:
+    """`_words_before(text, end)` from the last, read as they are asked for."""
+    position, count = end, 0
+    while count < _MOST_WORDS and position > 0 and text[position - 1] in _SPACES:
         word_end = position - 1
         while word_end > 0 and text[word_end - 1] in _SPACES:
             word_end -= 1
         word_start = word_end
-        while word_start > 0 and _WORD_CHARS.match(text[word_start - 1]):
+        while word_start > 0 and _is_word_char(text[word_start - 1]):
             word_start -= 1
         if word_start == word_end:
-            break
-        words.append(text[word_start:word_end])
-        position = word_start
-    return words[::-1]
+            return
+        yield text[word_start:word_end]
+        position, count = word_start, count + 1
+
+
+def _is_word_char(char: str) -> bool:
+    """Whether `char` matches `_WORD`, without a regex call per character."""
+    return "가" <= char <= "힣" or "0" <= char <= "9" or char in _WORD_PUNCTUATION
 
 
 def _spaced_decree(word: str) -> str:
@@ -164,7 +204,7 @@ def _start_of_words(text: str, end: int, count: int) -> int:
         position -= 1
         while position > 0 and text[position - 1] in " \t\u00a0\u3000":
             position -= 1
-        while position > 0 and re.match(_WORD, text[position - 1]):
+        while position > 0 and _is_word_char(text[position - 1]):
             position -= 1
     return position
 

@@ -28,33 +28,24 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, head_of
+from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, KnownNames, fold_name, head_of
 from grammars.boundary import NOT_AFTER_WORD
 from grammars.citation import StatuteCitation, Supplement
 from grammars.expr import Literals
 from grammars.find_cases import case_pattern, find_cases, header_patterns
 from grammars.found import CitationForm, FoundCitation
-from grammars.languages.drafts import (
-    ASIDE,
-    LIST_JOINERS,
-    LIST_LINE_GAP,
-    LOOSE_SPACE,
-    PART_JOINERS,
-    PROVISION_PART,
-    RANGE_FROM,
-    RANGE_JOINERS,
-)
+from grammars.languages.drafts import LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
-from grammars.languages.statute import BACK_REFERENCES, SUBITEM_LETTERS
+from grammars.languages.statute import BACK_REFERENCES
 from grammars.match_memo import ENTRIES, Fields, memoized_reader
-from grammars.name_pattern import first_characters, fold_name, lenient_names
+from grammars.name_pattern import first_characters, lenient_names
 from grammars.overlaps import longest_first
 from grammars.parse import CitationParser, build_statute, default_parser
 from grammars.patterns import load_or_compile
+from grammars.provisions import ARTICLE, LOWER_LEVELS, NUMBER, SUPPLEMENT_PROVISION, list_items
 from grammars.scanned import as_scanned, read_scanned
 from grammars.versions import (
     AMENDING_ACT,
@@ -68,27 +59,6 @@ from grammars.versions import (
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
-_NUMBER = r"[1-9][0-9]{0,3}"
-# `제1호 내지 제3호의 1` (older statutes: one of them), `제2호의 1급`: no branch 1 is written after a space.
-_NOT_ONE_OF = rf"(?!{_SPACE}+1(?![0-9]))"
-# `제1항`, and `1항` as lawyers' notes write it (`근기법 23조 1항`).
-_LOWER_LEVELS = (
-    rf"(?:{_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
-    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<item_branch>[1-9][0-9]?))?"
-    # `가목`, and `(나)목` as older judgments write it.
-    rf"(?:{_GAP}(?P<subitem_open>\()?(?P<subitem>[{''.join(SUBITEM_LETTERS)}])(?(subitem_open)\)){_GAP}목)?)?"
-)
-# `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
-# `제5조4` is a typo (for 제5조의4 or 제5조 제4항): digits right after 조 that begin no 항/호 make it no
-# citation at all, never `제5조`, another article. `민법 750조` leaves out 제 (`je` says whether it was written).
-_ARTICLE = (
-    rf"(?P<je>제{_GAP})?(?P<article>{_NUMBER}){_GAP}조(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<article_branch>[1-9][0-9]?))?"
-    rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
-)
-_PROVISION = rf"(?P<provision>{_ARTICLE}{_LOWER_LEVELS})"
-# After a 부칙, whose short ones number paragraphs only (`부칙(2005. 5. 26.) 제3항`), the article may be left
-# out; elsewhere a paragraph alone is no provision of a named act.
-_SUPPLEMENT_PROVISION = rf"(?P<provision>(?:{_ARTICLE})?(?(article)|(?(supplement)(?=제)|(?!))){_LOWER_LEVELS})"
 SHORT_NAMES = ("법", "영", "규칙")  # what `(이하 '영'이라 한다)` may declare; `법 제3조` and `영 제5조` use them
 OWN_ACT = ("이 법", "이 영", "이 규칙")  # the document's own 법률, decree or rule
 _OTHER_REFERENCES = (*(reference for reference in BACK_REFERENCES if reference not in OWN_ACT), "법")
@@ -128,22 +98,24 @@ _FORMER = rf"(?P<former>구|개정{_SPACE}?전의){_SPACE}"
 _TAIL = (
     rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
     rf"(?:{_GAP}(?P<amending>{AMENDING_ACT})(?={_GAP}부칙))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
-    rf"{_GAP}(?:[-–—:]{_GAP})?{_SUPPLEMENT_PROVISION}"
+    rf"{_GAP}(?:[-–—:]{_GAP})?{SUPPLEMENT_PROVISION}"
 )
 # `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
 # bare `부칙 제3조` counts only after a statute is cited (`_kind_needed`): rules and articles of
 # association have 부칙 too.
-_SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_GAP}{_SUPPLEMENT_PROVISION}")
+_SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_GAP}{SUPPLEMENT_PROVISION}")
 
 _SHAPED_TAIL = re.compile(_TAIL)
+_SHAPED_TAIL_GROUPS = sorted(_SHAPED_TAIL.groupindex, key=_SHAPED_TAIL.groupindex.__getitem__)  # all named
 
 
 def _statute_pattern(names: Iterable[str]) -> str:
     names = tuple(names)
     # Every alternative below begins with a name's first character or one of these (구, 개정, quote marks,
     # back-references, short names): a lookahead on them all fails most positions of a text at once, a
-    # fifth of the scan.
-    starts = ("구", "개", "「", "‘", "'", *_OTHER_REFERENCES, *OWN_ACT, *SAME_DECREE_KIND, *DECREE_KIND_OF_SHORT_NAME)
+    # fifth of the scan; one on the latter spares most words their four alternatives.
+    others = (*_OTHER_REFERENCES, *OWN_ACT, *SAME_DECREE_KIND, *DECREE_KIND_OF_SHORT_NAME)
+    starts = ("구", "개", "「", "‘", "'", *others)
     return (
         first_characters((*names, *starts)) +
         # Every head starts a word (one lookbehind for all: one per alternative made the scan 40 %
@@ -156,7 +128,7 @@ def _statute_pattern(names: Iterable[str]) -> str:
         # name starts a word too.
         rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{first_characters(names)}{lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
-        rf"|(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
+        rf"|{first_characters(others)}(?:(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리`
         # stay prose.
         rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
@@ -166,7 +138,7 @@ def _statute_pattern(names: Iterable[str]) -> str:
         # `영 제5조`, `규칙 제3조`: standing alone, so not the end of `시행령` or `민사소송규칙`, nor of a
         # rule's own name (`…에 관한 규칙 제3조`); the finder also asks for a 시행령/시행규칙 cited before,
         # so that `사내 규칙 제3조` in a text citing none is no citation.
-        rf"|(?<!관한 )(?<!대한 )(?P<short_name>영|규칙)))"
+        rf"|(?<!관한 )(?<!대한 )(?P<short_name>영|규칙))))"
         # `근로기준법 시행령(이하 '영'이라 한다) 제30조`: the declaration sits between name and article.
         + _TAIL
     )
@@ -176,10 +148,10 @@ def _statute_pattern(names: Iterable[str]) -> str:
 # on them (`동조했다`, `같은 조건`) while letting the particles 의/에 through (`동조의 규정`).
 # `동법 제3항` skips the article (the resolver takes the one cited before); it needs the 항, so that
 # `동법` alone, a word for "the same method", is left alone.
-_SAME_PROVISION = re.compile(
-    rf"{NOT_AFTER_WORD}(?:(?:동령|동법|같은 법|같은 영){_SPACE})?"
+_SAME_PROVISION = re.compile(  # (?=[동같]): each match starts so, and the check spares most positions the rest
+    rf"(?=[동같]){NOT_AFTER_WORD}(?:(?:동령|동법|같은 법|같은 영){_SPACE})?"
     rf"(?:(?P<back_reference>동조|같은 조|동항|같은 항)(?=[의에]?(?![가-힣]))(?!{_GAP}각{_GAP}[호목])"
-    rf"|(?P<act_reference>같은 법|동법)(?={_GAP}제{_GAP}[1-9][0-9]?{_GAP}항)){_LOWER_LEVELS}"
+    rf"|(?P<act_reference>같은 법|동법)(?={_GAP}제{_GAP}[1-9][0-9]?{_GAP}항)){LOWER_LEVELS}"
 )
 
 
@@ -188,10 +160,10 @@ _SAME_PROVISION = re.compile(
 # 제3항ㆍ제5항`, `「관세법」 제87조에 따라 … 같은 제38조의3제1항`, as statutes write them: a provision of what was
 # cited before, below the level written first. Both need a statute cited before them (`_kind_needed`),
 # so that a contract's `위 제3조` in a text citing no statute stays prose.
-_SAME_LEVEL = re.compile(
-    rf"{NOT_AFTER_WORD}(?:(?P<above>위){_SPACE}(?=제{_GAP}{_NUMBER}{_GAP}조)"
+_SAME_LEVEL = re.compile(  # (?=[위같]): as for `_SAME_PROVISION`
+    rf"(?=[위같]){NOT_AFTER_WORD}(?:(?P<above>위){_SPACE}(?=제{_GAP}{NUMBER}{_GAP}조)"
     rf"|(?P<same>같은){_SPACE}(?=제{_GAP}[1-9]))"
-    rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
+    rf"(?P<provision>(?:{ARTICLE})?{LOWER_LEVELS})"
 )
 _ANY_STATUTE = "statute"  # the kind `위`/`같은` need cited before them: any statute
 _KINDS = frozenset({_ANY_STATUTE, "시행령", "시행규칙", "규칙"})  # every kind a match may need cited before it
@@ -209,80 +181,6 @@ def _pieces(text: str) -> Iterator[tuple[int, int]]:
         yield start, cut + 1
         start = cut + 1
     yield start, len(text)
-
-
-# `민법 제750조, 제751조`, `… 제1항 및 제2항`, `「민법」 제575조제1항ㆍ제3항`, `제12조 제1항 후문과 제3항`: later
-# provisions of a list belong to the act (and, when they start below the article, to the article) cited first, and
-# so do both ends of a range (`제329조부터 제331조까지`, `제667조 내지 제671조`, `제667조~제672조`). The separator is
-# required, so a citation followed by prose (`민법 제750조 제3자`) gains nothing; a comma may end a line (`민법
-# 제476조,⏎제477조`). Joiners, parts and asides: grammars.languages.drafts, shared with the grammar.
-# A part of the provision before the separator: `본문`, `각 호 외의 부분 전단`, and `중 제288조제1항에 대한 부분`
-# (the words of 제290조제2항 that cite 제288조제1항: part of the text cited, not a citation of its own).
-_PART_OF_PROVISION = (
-    rf"(?:{PROVISION_PART.to_regex()}"
-    rf"|중{_GAP}제{_GAP}{_NUMBER}{_GAP}조(?:{_GAP}의{_GAP}[1-9][0-9]?)?(?:{_GAP}제{_GAP}[1-9][0-9]{{0,2}}{_GAP}[항호])*"
-    rf"{_GAP}(?:에{_GAP}(?:대한|관한){_GAP})?부분)"
-)
-_LIST_ITEM = re.compile(
-    rf"(?:{_GAP}(?:{PART_JOINERS.to_regex()}{_GAP})?{_PART_OF_PROVISION}){{0,4}}(?:{_GAP}까지)?(?:{_GAP}{ASIDE})?"
-    rf"(?:(?P<range>{RANGE_FROM}|{_GAP}{RANGE_JOINERS.to_regex()}){_GAP}"
-    rf"|{_GAP}{LIST_JOINERS.to_regex()}{LIST_LINE_GAP.to_regex()})"
-    rf"(?P<provision>(?:{_ARTICLE})?{_LOWER_LEVELS})"
-)
-
-_SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
-
-
-def _list_items(text: str, end: int, first: StatuteCitation) -> Iterator[FoundCitation]:
-    previous = first
-    while (item := _LIST_ITEM.match(text, end)) and item.group("provision"):
-        fields = item.groupdict()
-        is_range = fields.pop("range") is not None
-        for written_only in ("provision", "je", "subitem_open"):
-            del fields[written_only]
-        if fields["article"] is None:
-            fields["article"] = _str_or_none(previous.article)
-            fields["article_branch"] = _str_or_none(previous.article_branch)
-            if fields["paragraph"] is None:
-                fields["paragraph"] = _str_or_none(previous.paragraph)
-        # After `같은 조 제2항 본문`, a later article is of the same act: `같은 법`.
-        reference = first.back_reference
-        if reference in _SAME_ARTICLE and item["article"] is not None:
-            reference = "동법" if reference.startswith("동") else "같은 법"
-        before = previous
-        previous = build_statute(act=first.act, back_reference=reference, former=first.former,
-                                 amendment=first.amendment, supplement=first.supplement, **fields)
-        if is_range:
-            yield FoundCitation(item.span("provision"), previous, CitationForm.RANGE,
-                                through=_between(before, previous))
-        else:
-            yield FoundCitation(item.span("provision"), previous, CitationForm.LIST_CONTINUATION)
-        end = item.end()
-
-_MOST_BETWEEN = 300  # a longer range is a typo or a page range, not a run of provisions to check
-
-
-def _between(first: StatuteCitation, last: StatuteCitation) -> tuple[StatuteCitation, ...]:
-    """The provisions a range cites strictly between its ends, at the level where the ends differ
-    (articles, or the paragraphs or items of one article); none where a branch (`제331조의2`) or a
-    lower level makes the run uncertain."""
-    levels = ("article", "paragraph", "item")
-    for depth, level in enumerate(levels):
-        low, high = getattr(first, level), getattr(last, level)
-        if low == high:
-            continue
-        deeper = levels[depth + 1:]
-        plain = all(getattr(c, name) is None for c in (first, last) for name in (*deeper, "subitem"))
-        branches = (first.article_branch, last.article_branch, first.item_branch, last.item_branch)
-        if low is None or high is None or not plain or any(branches) or not 0 < high - low <= _MOST_BETWEEN:
-            return ()
-        between: list[dict[str, Any]] = [{level: number} for number in range(low + 1, high)]
-        return tuple(replace(first, **fields) for fields in between)
-    return ()
-
-
-def _str_or_none(number: int | None) -> str | None:
-    return None if number is None else str(number)
 
 
 def _pop_first(fields: dict[str, str | None], *names: str) -> str | None:
@@ -307,8 +205,7 @@ class CitationFinder:
         # Reversed, so that the first of two names that fold alike wins.
         self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
         self._read_statute = memoized_reader(self.statute_pattern, self._statute)
-        # `head_of` asks for the names of up to 11 runs of words before each head: the same runs again and again.
-        self._known = functools.lru_cache(maxsize=ENTRIES)(self._known_name)
+        self._known = KnownNames(self.name_by_fold, self._known_name)  # what `head_of` asks of the lexicon
 
     @functools.cached_property
     def canonical_case_pattern(self) -> re.Pattern[str]:
@@ -384,20 +281,20 @@ class CitationFinder:
             if citation.act is not None:  # the form stays: a 부칙 it numbers was written, and decided it
                 citation, span = numbered_supplement(text, citation, span)
             yield FoundCitation(span, citation, form, declared)
-            yield from _list_items(text, match.end(), citation)
+            yield from list_items(text, match.end(), citation)
         yield from self._shaped_statutes(text)
         for match in _SUPPLEMENT_ALONE.finditer(text) if "부칙" in text else ():  # a search in C spares most texts
             alone, _ = _provision(None, False, match.groupdict())
             if not _no_provision(alone):
                 yield FoundCitation(match.span(), alone, CitationForm.SUPPLEMENT)
-                yield from _list_items(text, match.end(), alone)
+                yield from list_items(text, match.end(), alone)
         for match in _SAME_PROVISION.finditer(text):
             fields: dict[str, Any] = match.groupdict()  # named groups: build_statute's fields
             del fields["subitem_open"]
             reference = _pop_first(fields, "back_reference", "act_reference")
             citation = build_statute(act=None, article=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
-            yield from _list_items(text, match.end(), citation)
+            yield from list_items(text, match.end(), citation)
         for match in _SAME_LEVEL.finditer(text):
             if not match["provision"]:
                 continue  # `같은 제3편`: no provision
@@ -407,7 +304,7 @@ class CitationFinder:
                 del fields[written_only]
             citation = build_statute(act=None, back_reference=reference, **fields)
             yield FoundCitation(match.span(), citation, CitationForm.BACK_REFERENCE)
-            yield from _list_items(text, match.end(), citation)
+            yield from list_items(text, match.end(), citation)
 
     def _statute(self, written: str, fields: Fields) -> tuple[StatuteCitation, str | None, CitationForm] | None:
         """What a statute match (`written`, with its groups `fields`) states, the short name it declares
@@ -446,7 +343,7 @@ class CitationFinder:
                 continue
             if not head.known and tail["je"] is None and tail["note"] is None and tail["supplement"] is None:
                 continue  # an unknown word before `3조` alone is too weak a sign (`총 3조`)
-            citation, declared = _provision(head.name, head.former, tail.groupdict())
+            citation, declared = _shaped_provision(head.name, head.former, tail.groups())
             if _no_provision(citation):
                 continue
             citation, (start, _) = numbered_supplement(text, citation, (head.start, tail.end()))
@@ -456,7 +353,7 @@ class CitationFinder:
             if citation.supplement:
                 form = CitationForm.SUPPLEMENT
             yield FoundCitation((start, tail.end()), citation, form, declared)
-            yield from _list_items(text, tail.end(), citation)
+            yield from list_items(text, tail.end(), citation)
 
     def _known_name(self, written: str) -> str | None:
         name = self.name_by_fold.get(fold_name(written))
@@ -479,6 +376,12 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
         declared = declared or declared_in_note
     return build_statute(act=act, former=former, amendment=amendment,
                          supplement=None if supplement is None else read_supplement(supplement), **fields), declared
+
+
+@functools.lru_cache(maxsize=ENTRIES // 16)  # drafts cite the same provisions of the same acts again and again
+def _shaped_provision(act: str, former: bool, groups: tuple[str | None, ...]) -> tuple[StatuteCitation, str | None]:
+    """`_provision` of a shaped statute's tail, given by the values of `_SHAPED_TAIL`'s groups."""
+    return _provision(act, former, dict(zip(_SHAPED_TAIL_GROUPS, groups, strict=True)))
 
 
 def _no_provision(citation: StatuteCitation) -> bool:

@@ -46,6 +46,10 @@ def longest_first(spans: Sequence[tuple[int, int]]) -> list[int]:
 
 def _decide(run: list[tuple[int, int, int]], kept: list[int]) -> None:
     """Append to `kept` the indices the greedy keeps of `run` (two or more spans), in text order."""
+    if len(run) == 2 and run[0][:2] == run[1][:2] and run[0][0] < run[0][1]:
+        # One span found twice (a statute by its name and by its shape, the commonest run): the one found first.
+        kept.append(min(run[0][2], run[1][2]))
+        return
     chosen: list[tuple[int, int, int, int]] = []  # (start, start - end, end, index): text order, ties greedy's
     order = sorted((start - end, start, end, index) for start, end, index in run)
     if len(run) <= _FEW:

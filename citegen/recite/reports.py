@@ -34,6 +34,7 @@ _NEWLINE = re.compile("\n")
 _HTML_SPECIAL = re.compile("[&<>\"']")  # what markupsafe's escape replaces
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False)  # json.dumps(ensure_ascii=False) without an encoder per call
 _MOST_ENCODED = 100_000  # encodings `_OutcomeLines` keeps at a time
+_LINES_PER_WRITE = 1024
 
 
 @dataclass(slots=True)
@@ -84,13 +85,19 @@ class ResultFiles:
         counts: Counter[str] = Counter()
         encoded = _OutcomeLines()
         with self.outcomes.open("w", encoding="utf-8") as lines, self.diff.open("w", encoding="utf-8") as page:
+            held: list[str] = []  # lines written a batch at a time: a write per line cost more than encoding it
+
             def recorded() -> Iterator[CitationOutcome]:
                 for outcome in outcomes:
                     counts[outcome.action] += 1
-                    lines.write(encoded.line(outcome))
+                    held.append(encoded.line(outcome))
+                    if len(held) >= _LINES_PER_WRITE:
+                        lines.write("".join(held))
+                        held.clear()
                     yield outcome
 
             write_diff(streams, recorded(), page)
+            lines.write("".join(held))
         report.counts = dict(counts)
 
     def write_header(self, report: DocumentReport) -> None:
@@ -105,10 +112,12 @@ class ResultFiles:
     def read(self) -> DocumentReport:
         return DocumentReport.from_json(self.header.read_text("utf-8"))
 
-    def outcome_lines(self) -> Iterator[str]:
+    def outcome_pieces(self) -> Iterator[str]:
+        """The outcome lines a piece of whole lines at a time, each of about DIFF_PIECE characters."""
         if self.outcomes.exists():
             with self.outcomes.open(encoding="utf-8") as lines:
-                yield from lines
+                while piece := lines.read(DIFF_PIECE):
+                    yield piece + lines.readline()
 
     def diff_html(self) -> Iterator[Markup]:
         """The diff fragment in pieces of at most DIFF_PIECE characters: a 50 MB draft's is ~200 MB."""
@@ -155,8 +164,11 @@ def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[str]) -> No
                               "action": "review" if report.needs_review else "none",
                               "reason": reason}, ensure_ascii=False) + "\n")
     prefix = json.dumps({"file": report.file, "record": "citation"}, ensure_ascii=False)[:-1] + ", "
-    for line in result.outcome_lines():  # an object we wrote: its members follow the file's
-        out.write(prefix + line[1:])
+    # Each line is an object we wrote, its members to follow the prefix's: its `{` becomes the prefix. A
+    # line break stands only at a line's end (JSON escapes those inside strings), so a piece of whole
+    # lines is done in one replace.
+    for piece in result.outcome_pieces():
+        out.write(prefix + piece[1:].replace("\n{", "\n" + prefix))
 
 
 def write_diff(streams: Sequence[str], outcomes: Iterable[CitationOutcome], out: IO[str]) -> None:
@@ -205,9 +217,11 @@ def _lines(streams: Sequence[str], shown: Iterable[CitationOutcome]) -> Iterator
 def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Sequence[CitationOutcome]) -> str:
     """One line's rows: as written (`del`), as rewritten (`ins`), then the notes on its citations."""
     before, after, notes, position = [], [], [], line_start
+    # Most lines hold no character to escape: then no piece of them does.
+    escape_text = _escape if _HTML_SPECIAL.search(text, line_start, line_end) else _as_is
     for outcome in outcomes:
         start, end = outcome.span[0], min(outcome.span[1], line_end)
-        plain, cited = _escape(text[position:start]), _escape(text[start:end])
+        plain, cited = escape_text(text[position:start]), escape_text(text[start:end])
         if outcome.action == "rewritten":
             before += [plain, "<del>", cited, "</del>"]
             after += [plain, "<ins>", _escape(outcome.canonical), "</ins>"]
@@ -222,10 +236,14 @@ def _line(where: str, text: str, line_start: int, line_end: int, outcomes: Seque
             notes.append(f"<li><b>{_escape(outcome.action)}</b> <code>{cited}</code>{proposed}: "
                          f"{_escape(outcome.reason)} <i>({_escape(outcome.verdict)})</i></li>")
         position = max(position, end)
-    rest = _escape(text[position:line_end])
+    rest = escape_text(text[position:line_end])
     rows = (f'<tr class="del"><td>{_escape(where)}</td><td>−</td><td>{"".join(before)}{rest}</td></tr>\n'
             f'<tr class="ins"><td></td><td>+</td><td>{"".join(after)}{rest}</td></tr>\n')
     return rows + (f"<tr><td></td><td></td><td><ul>{''.join(notes)}</ul></td></tr>" if notes else "")
+
+
+def _as_is(text: str) -> str:
+    return text
 
 
 def _escape(text: str | None) -> str:

@@ -68,7 +68,7 @@ WORDPROCESSINGML = XmlTextFormat.of(
 HWPML = XmlTextFormat.of(("http://www.hancom.co.kr/hwpml/2011/paragraph",), "p", "run", "t",
                          {"tab": "\t", "lineBreak": "\n"}, preserve_space=False)
 
-_XML_SPACE = "{http://www.w3.org/XML/1998/namespace}space"
+_XML_SPACE = "http://www.w3.org/XML/1998/namespace}space"  # as expat names it
 # A start tag of well-formed XML, quoted attribute values included (a `>` inside one does not end it).
 _START_TAG = re.compile(rb"""<[^\s/>]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?>""")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -105,6 +105,10 @@ class XmlTextPart:
 
     def is_editable(self, start: int, end: int) -> bool:
         """Whether [start, end) lies in editable text of one paragraph (no tab, break or paragraph end)."""
+        if start < end:  # most citations lie inside one run's text, which then alone covers them
+            piece = self._pieces[max(0, bisect_right(self._starts, start) - 1)] if self._pieces else None
+            if piece is not None and piece.offset <= start and end <= piece.offset + len(piece.text):
+                return piece.editable
         covered = [self._pieces[i] for i in self._overlapping(start, end)]
         return (
             bool(covered)
@@ -190,6 +194,11 @@ class _Scanner:
         self._chunks: list[str] = []
         self._parser = DefusedXMLParser(target=self, encoding="utf-8", forbid_dtd=True, forbid_entities=True,
                                         forbid_external=True)
+        # Elements straight from expat, past the pure-Python XMLParser's wrapper (a name lookup and a dict
+        # of attributes per element: a third of reading a .docx); defusedxml's guards stay on the parser.
+        self._expat = self._parser.parser
+        self._expat.StartElementHandler, self._expat.EndElementHandler = self._start, self._end
+        self._names: dict[str, str] = {}  # expat's `namespace}local` -> `{namespace}local`
 
     def pieces(self) -> list[_Piece]:
         if self._xml.startswith(_UTF16_BOMS):
@@ -205,19 +214,27 @@ class _Scanner:
         return self._pieces
 
     def _position(self) -> int:
-        return self._parser.parser.CurrentByteIndex
+        return self._expat.CurrentByteIndex
 
-    # The target interface of xml.etree's XMLParser.
-    def start(self, name: str, attributes: Mapping[str, str]) -> None:
-        position = self._position()
-        tag = _START_TAG.match(self._xml, position)
-        if tag is None:  # expat has accepted this start tag, so the pattern must match it
-            raise ValueError(f"expected a start tag at byte {position} of {self._where}")
-        element = _Open(name, tag.end(), tag.group().endswith(b"/>"))
-        if self._open and self._open[-1] is self._text:
+    def _name(self, written: str) -> str:
+        name = self._names[written] = "{" + written if "}" in written else written
+        return name
+
+    # expat's handlers (ordered attributes: a list of names and values), and xml.etree's target interface.
+    def _start(self, written: str, attributes: list[str]) -> None:
+        position, name = self._expat.CurrentByteIndex, self._names.get(written) or self._name(written)
+        fmt, in_text = self._fmt, bool(self._open) and self._open[-1] is self._text
+        # Where an element's start tag ends matters only for text, a fixed character, or what is inside text.
+        element = _Open(name, position, False)
+        if in_text or name in fmt.text or name in fmt.fixed:
+            tag = _START_TAG.match(self._xml, position)
+            if tag is None:  # expat has accepted this start tag, so the pattern must match it
+                raise ValueError(f"expected a start tag at byte {position} of {self._where}")
+            element = _Open(name, tag.end(), tag.group().endswith(b"/>"))
+        if in_text:
             self._end_segment(position)
         self._open.append(element)
-        fmt, in_run = self._fmt, self._runs > 0 and bool(self._paragraphs)
+        in_run = self._runs > 0 and bool(self._paragraphs)
         if name in fmt.paragraph:
             self._paragraphs.append(self._paragraph_count)
             self._paragraph_count += 1
@@ -225,13 +242,13 @@ class _Scanner:
             self._runs += 1
         elif name in fmt.text and in_run and self._text is None:
             self._text, self._segment_start, self._chunks = element, element.tag_end, []
-            preserve = fmt.preserve_space and _XML_SPACE not in attributes
+            preserve = fmt.preserve_space and _XML_SPACE not in attributes[::2]
             self._text_tag = (position, element.tag_end) if preserve else None
         elif name in fmt.fixed and in_run:
             self._pieces.append(_Piece(position, element.tag_end, fmt.fixed[name], False, self._paragraphs[-1]))
 
-    def end(self, name: str) -> None:
-        position = self._position()
+    def _end(self, written: str) -> None:
+        name, position = self._names.get(written) or self._name(written), self._expat.CurrentByteIndex
         element = self._open.pop()
         if element is self._text:
             if not element.empty:

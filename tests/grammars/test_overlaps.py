@@ -42,6 +42,8 @@ def test_longest_first_is_the_naive_greedy(spans: list[tuple[int, int]]) -> None
     ([(10, 14), (0, 3), (2, 5), (4, 6)], [1, 3, 0]),  # a run decided apart from a span standing alone
     ([(i, 30 - i) for i in range(12)] + [(30, 31)], [0, 12]),  # a long run, decided through a byte map
     ([(2 * i, 2 * i + 3) for i in range(12)], [2 * i for i in range(6)]),  # a long chain
-], ids=["none", "alone", "longer", "tie", "empty", "runs", "nested", "chain"])
+    ([(4, 8), (0, 2), (4, 8)], [1, 0]),  # one span found twice: the first found
+    ([(4, 4), (4, 4)], [0, 1]),  # an empty span twice: both, as they overlap nothing
+], ids=["none", "alone", "longer", "tie", "empty", "runs", "nested", "chain", "twice", "empty-twice"])
 def test_longest_first_keeps(spans: list[tuple[int, int]], kept: list[int]) -> None:
     assert longest_first(spans) == kept

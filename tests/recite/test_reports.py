@@ -90,7 +90,7 @@ def test_outcome_lines_are_each_outcomes_own_json_also_where_outcomes_repeat(tmp
     result = ResultFiles(tmp_path / "doc.json")
     result.write_outcomes(DocumentReport("doc.txt", None, "done"), outcomes, [text, "", "", text])
     expected = [json.dumps(reports.outcome_record(outcome), ensure_ascii=False) + "\n" for outcome in outcomes]
-    assert list(result.outcome_lines()) == expected
+    assert result.outcomes.read_text("utf-8").splitlines(keepends=True) == expected
 
 
 def test_outcomes_written_as_they_come_make_the_lines_diff_and_counts_of_the_document(tmp_path: Path) -> None:
@@ -103,8 +103,8 @@ def test_outcomes_written_as_they_come_make_the_lines_diff_and_counts_of_the_doc
     result.write_outcomes(report, iter(outcomes), [body, "주석의 민소법 제3조"])
     assert not result.header.exists()  # the header comes last, when the caller has written the rest
     result.write_header(report)
-    assert list(result.outcome_lines()) == [json.dumps(reports.outcome_record(o), ensure_ascii=False) + "\n"
-                                            for o in outcomes]
+    assert result.outcomes.read_text("utf-8").splitlines(keepends=True) == [
+        json.dumps(reports.outcome_record(o), ensure_ascii=False) + "\n" for o in outcomes]
     assert result.diff.read_text("utf-8") == render_diff([body, "주석의 민소법 제3조"], outcomes)
     assert result.read().counts == {"kept": 1, "rewritten": 1, "review": 1, "suggested": 1}
 
@@ -114,3 +114,20 @@ def test_a_diff_written_as_outcomes_come_refuses_them_out_of_text_order() -> Non
     first, second = (_outcome(0, text, cited, "review", None) for cited in ("민소법 제1조", "민소법 제2조"))
     with pytest.raises(RuntimeError, match="expected outcomes in stream and text order"):
         render_diff([text], iter([second, first]))
+
+
+@pytest.mark.parametrize("piece", [1, 40, 1 << 20], ids=["a-character", "mid-line", "whole-file"])
+def test_report_lines_are_each_outcome_under_its_file_however_the_lines_are_read_in_pieces(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, piece: int) -> None:
+    text = '민소법 제1조와 "민소법 제2조"\n{민법 제750조}'
+    outcomes = [_outcome(0, text, "민소법 제1조", "rewritten", "민사소송법 제1조", reason='a "{quoted}" reason\n'),
+                _outcome(0, text, "민소법 제2조", "review", None, context=("{\n",)),
+                _outcome(0, text, "민법 제750조", "kept", "민법 제750조")]
+    result, report = ResultFiles(tmp_path / "doc.json"), DocumentReport("폴더/doc.txt", None, "done")
+    result.write_outcomes(report, outcomes, [text])
+    monkeypatch.setattr(reports, "DIFF_PIECE", piece)
+    out = io.StringIO()
+    reports.write_jsonl(result, report, out)
+    assert out.getvalue().splitlines() == [
+        json.dumps({"file": "폴더/doc.txt", "record": "citation", **reports.outcome_record(o)}, ensure_ascii=False)
+        for o in outcomes]
