@@ -372,9 +372,13 @@ class Narrowings:
         if narrowing == Narrowing():
             return answer_grammar(lexicon=self.lexicon, bypass=self.bypass, forbid_shorthand=self.forbid_shorthand)
         shape = self._shape(narrowing.acts is not None)
-        kept = self.lexicon if narrowing.acts is None else None
-        if narrowing.acts:
+        kept: Lexicon | None = self.lexicon  # the acts cited: all, none (`()`) or those named
+        starts: tuple[Expr, ...] = ()
+        if narrowing.acts == ():
+            kept = None
+        elif narrowing.acts is not None:
             kept = as_lexicon(narrowed_lexicon(self.lexicon, narrowing.acts))
+            starts = (names_then_je(kept.grammar_names),)
         narrowed = answer_grammar(  # its own anchors are the shape's, which hold them
             case=narrowing.courts != (),
             statute=kept is not None,
@@ -383,7 +387,6 @@ class Narrowings:
             bypass=self.bypass,
         )
         citations = tuple(replace(citation, anchor=shape.heads) for citation in narrowed.citations)
-        starts = (names_then_je(kept.grammar_names),) if narrowing.acts and kept is not None else ()
         return AnswerGrammar(
             citations, narrowed.bypass, glued=shape.glued, continued=shape.continued, starts=starts
         )
