@@ -198,12 +198,12 @@ OTHER_NARROWINGS = 10  # narrowings to 대법원 and 1-3 acts drawn from the boo
 
 def narrowing(lexicon, vocabulary, encode) -> str:
     """Requests narrowed to one court and a few acts over the whole `lexicon` (held as a `Lexicon`, as the
-    service holds it), as `citegen serve` compiles them (citegen.constraint.Narrowings: lazily, over the
+    service holds it), as `citegen serve` compiles them (citegen.narrowings.Narrowings: lazily, over the
     anchors every narrowing shares): grammar + compile → first mask of the first narrowing in a process that
     prepared nothing; then what a started service pays, having prepared its narrowings before its first
     request (`Narrowings.prepare`, timed): the same narrowing, its first-visit steps along answers that cite
     its acts, a later one, and the median of more."""
-    from citegen.constraint import Narrowings
+    from citegen.narrowings import Narrowings
 
     held = as_lexicon(lexicon)
     unprepared_ms = _narrowed_first_mask(Narrowings(held, forbid_shorthand=True), vocabulary, NARROWED_ACTS)[1]

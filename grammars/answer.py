@@ -58,7 +58,7 @@ _ANCHOR_TAGS = (_ANCHOR_TAG, _GLUED_TAG, _CONTINUED_TAG)
 
 def anchor_root(grammar: AnswerGrammar) -> Expr:
     """The anchors of a grammar's citations as one expression, an anchor object that several citations share
-    (a narrowed answer's: citegen.constraint) taken once."""
+    (a narrowed answer's: citegen.narrowings) taken once."""
     anchors = tuple({id(citation.anchor): citation.anchor for citation in grammar.citations}.values())
     return anchors[0] if len(anchors) == 1 else Alt(anchors)
 
@@ -66,7 +66,7 @@ def anchor_root(grammar: AnswerGrammar) -> Expr:
 class AnswerAnchors:
     """What free text does in an answer language: its anchors, glued and continued anchors and bypass
     openers as one byte NFA, with each step once computed. It depends on nothing else of the language, so
-    answer languages with the same ones (the narrowings of one lexicon's answer, citegen.constraint)
+    answer languages with the same ones (the narrowings of one lexicon's answer, citegen.narrowings)
     share one, and a new narrowing compiles only its own citations: the NFA of the whole lexicon's names
     is built, and its steps along free text taken, once. Shared across threads as the automata that hold
     it are: every cache here is filled by single dict operations, with equal values whoever fills them."""

@@ -7,17 +7,10 @@ import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from citegen.constraint import (
-    AnyLexicon,
-    CitationLanguage,
-    ConstraintLibrary,
-    Narrowing,
-    Narrowings,
-    compile_language,
-    narrowed_answer_grammar,
-)
+from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
 from citegen.engine import Engine
 from citegen.models import LoadedModel
+from citegen.narrowings import AnyLexicon, Narrowings, narrowed_answer_grammar
 from grammars import AnswerGrammar, CitationParser, as_lexicon
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()

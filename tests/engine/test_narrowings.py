@@ -1,4 +1,4 @@
-"""Narrowings over one lexicon (citegen.constraint.Narrowings): every narrowing of a kind shares one
+"""Narrowings over one lexicon (citegen.narrowings.Narrowings): every narrowing of a kind shares one
 free-text automaton (grammars' AnswerAnchors), compiles only its citations, and masks exactly as its
 grammar compiled alone; its grammar is the language the narrowing always had, and its citations are
 found to begin where they always were."""
@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citegen.constraint import AnchorFinder, ConstraintLibrary, Narrowing, Narrowings, narrowed_lexicon
+from citegen.constraint import AnchorFinder, ConstraintLibrary, Narrowing
+from citegen.narrowings import Narrowings, narrowed_lexicon
 from grammars import (
     DEAD,
     Alt,
