@@ -32,10 +32,11 @@ sys.path.insert(0, str(REPO))
 
 from bench.engine_bench import QUESTIONS  # noqa: E402  the engine bench's question set, the same prompts
 from bench.report import results_page  # noqa: E402
-from citegen.constraint import ConstraintLibrary, Narrowing, compile_language, narrowed_answer_grammar  # noqa: E402
+from citegen.constraint import ConstraintLibrary, Narrowing, compile_language  # noqa: E402
 from citegen.engine import Engine, Request  # noqa: E402
 from citegen.events import Finished  # noqa: E402
 from citegen.models import LoadedModel, load_model  # noqa: E402
+from citegen.narrowings import narrowed_answer_grammar  # noqa: E402
 from citegen.sampling import SamplingParams  # noqa: E402
 from grammars.compile import vocabulary_of  # noqa: E402
 

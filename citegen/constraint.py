@@ -17,9 +17,9 @@ import asyncio
 import logging
 import threading
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -28,21 +28,13 @@ import numpy as np
 from citegen.errors import EmptyMaskError, VocabularyMismatchError
 from grammars import (
     DEAD,
-    DEFAULT_BYPASS,
-    Alt,
     AnswerGrammar,
-    Expr,
     ExprDFA,
-    Lexicon,
     ParsedCitation,
     Vocabulary,
-    answer_anchors,
-    answer_grammar,
-    as_lexicon,
+    anchor_root,
     compile_index,
-    names_then_je,
     parse_citation,
-    title_then_je,
 )
 
 logger = logging.getLogger(__name__)
@@ -305,74 +297,32 @@ class Narrowing:
     acts: tuple[str, ...] | None = None
 
 
-AnyLexicon = Lexicon | Mapping[str, Iterable[str] | None] | None  # what grammars' as_lexicon accepts
-
-
-def narrowed_lexicon(lexicon: AnyLexicon, acts: tuple[str, ...] | None) -> AnyLexicon:
-    """`lexicon` kept to `acts` (None: all of it), each name with the article labels of its act."""
-    if acts is None:
-        return lexicon
-    known = as_lexicon(lexicon)
-    return {act: known.articles_of(act) for act in acts}
-
-
-def narrowed_answer_grammar(
-    lexicon: AnyLexicon,
-    narrowing: Narrowing,
-    *,
-    bypass: Iterable[tuple[str, str]] = DEFAULT_BYPASS,
-    forbid_shorthand: bool,
-) -> AnswerGrammar:
-    """The answer language over `lexicon` (None: grammars' built-in one), narrowed to the courts and
-    acts of `narrowing` (`()`: no citation of that kind). Every head of the whole language stays an
-    anchor, so a citation the narrowing leaves out begins no citation and dies in the automaton, as a
-    malformed head does, instead of passing as free text (`민법 제750조` in an answer narrowed to 형법);
-    and with acts narrowed no title may be followed by 제 unless a citation goes on (`title_then_je`),
-    so no half-written head remains either."""
-    if narrowing == Narrowing():
-        return answer_grammar(lexicon=lexicon, bypass=bypass, forbid_shorthand=forbid_shorthand)
-    narrowed = answer_grammar(
-        case=narrowing.courts != (),
-        statute=narrowing.acts != (),
-        lexicon=narrowed_lexicon(lexicon, narrowing.acts),
-        courts=narrowing.courts or None,
-        bypass=bypass,
-        forbid_shorthand=forbid_shorthand,
-    )
-    first, *rest = narrowed.citations  # anchors are one set whichever citation carries them
-    heads = [first.anchor, *answer_anchors(lexicon, forbid_shorthand=forbid_shorthand)]
-    glued = narrowed.glued
-    if narrowing.acts:  # `형법 제`, where title_then_je completes: the start of the citation it goes on to
-        heads.append(names_then_je(as_lexicon(narrowed_lexicon(lexicon, narrowing.acts)).grammar_names))
-    if narrowing.acts is not None:
-        glued = (*glued, title_then_je(as_lexicon(lexicon)))
-    return replace(narrowed, citations=(replace(first, anchor=Alt(tuple(heads))), *rest), glued=glued)
-
-
 class AnchorFinder:
-    """Where in a text an anchor of a language begins, read on the byte automaton of its anchor
-    expressions (grammars' ExprDFA, states computed as reached): built in milliseconds, where a
-    Python regex over the statute book's names took seconds to compile at every start."""
+    """Where in a text an anchor of a language begins, read on the byte automata of its anchor
+    expressions (grammars' ExprDFA, states computed as reached; several, as one automaton of their
+    alternation: a narrowing's own starts beside the heads every narrowing shares): built in
+    milliseconds, where a Python regex over the statute book's names took seconds to compile at every
+    start."""
 
-    def __init__(self, anchors: Expr) -> None:
-        self._dfa = ExprDFA(anchors)
+    def __init__(self, *automata: ExprDFA) -> None:
+        self._automata = automata
 
     @classmethod
     def of(cls, grammar: AnswerGrammar) -> AnchorFinder:
-        return cls(Alt(tuple(citation.anchor for citation in grammar.citations)))
+        return cls(*(ExprDFA(anchors) for anchors in (anchor_root(grammar), *grammar.starts)))
 
     def start_ending_after(self, text: str, start: int, before: int) -> int | None:
         """The first position from `start` at which an anchor begins that ends past character
         `before` (in the text a token has just added), None if there is none."""
-        dfa = self._dfa
         for begin in range(start, len(text)):
-            state = dfa.initial
-            for end in range(begin, len(text)):
-                state = dfa.walk(state, text[end].encode())
-                if state == DEAD:
-                    break
-                if end >= before and dfa.is_accepting(state):
-                    return begin
+            for dfa in self._automata:
+                state = dfa.initial
+                for end in range(begin, len(text)):
+                    state = dfa.walk(state, text[end].encode())
+                    if state == DEAD:
+                        break
+                    if end >= before and dfa.is_accepting(state):
+                        return begin
         return None
 
 
@@ -423,9 +373,14 @@ class ConstraintLibrary:
     event loop's default pool, which health checks and database reads need."""
 
     def __init__(
-        self, build: Callable[[Narrowing], CitationLanguage], tokenizer_vocab_size: int, capacity: int = 16
+        self,
+        build: Callable[[Narrowing], CitationLanguage],
+        tokenizer_vocab_size: int,
+        capacity: int = 16,
+        prepare: Callable[[], None] | None = None,
     ) -> None:
         self._build = build
+        self._prepare = prepare
         self._vocab_size = tokenizer_vocab_size
         self._capacity = capacity
         self._cache: OrderedDict[Narrowing, Constraint] = OrderedDict()
@@ -433,6 +388,19 @@ class ConstraintLibrary:
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
         self._compile_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="citegen-compile")
+
+    def prepare(self) -> Constraint:
+        """The whole language compiled, and what new narrowings share (`prepare`, given at construction):
+        what a service does before its first request, so that no request pays for it."""
+        constraint = self.get()
+        if self._prepare is not None:
+            with self._compile_lock:
+                self._prepare()
+        return constraint
+
+    async def prepare_async(self) -> Constraint:
+        """`prepare` on the library's own compile thread, off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self._compile_thread, self.prepare)
 
     async def get_async(self, narrowing: Narrowing = Narrowing()) -> Constraint:
         """`get` for the event loop: a cached constraint at once, a new one compiled off the loop."""

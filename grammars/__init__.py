@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from grammars.exports import lazy_exports
 
 if TYPE_CHECKING:
+    from grammars.answer import AnswerAnchors, anchor_root
     from grammars.case_codes import (
         ALL_CASE_CODES,
         CASE_CODES_BY_TEXT,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
     from grammars.vocabulary import Vocabulary
 
 _HOMES = {  # module: the names it gives the package (as imported above)
+    "grammars.answer": ("AnswerAnchors", "anchor_root"),
     "grammars.case_codes": (
         "ALL_CASE_CODES", "CASE_CODES_BY_TEXT", "CONSTITUTIONAL_COURT_CODES", "LEGACY_CODES", "CaseCode",
     ),
@@ -113,6 +115,7 @@ __all__ = [
     "SAME_DECREE_KIND",
     "Alt",
     "AmendmentNote",
+    "AnswerAnchors",
     "AnswerGrammar",
     "CaseCitation",
     "CaseCode",
@@ -139,6 +142,7 @@ __all__ = [
     "TokenizerError",
     "UnsupportedPatternError",
     "Vocabulary",
+    "anchor_root",
     "answer_anchors",
     "answer_grammar",
     "as_lexicon",

@@ -19,6 +19,10 @@ The grammar's `glued` anchors are spawned like bypass openers, wherever free tex
 word too), its `continued` anchors right after a citation finished; both complete as an anchor does.
 Anchors begun in free text are tracked by one set, so an anchor that starts in free text must start a
 citation even if another citation begins and ends while it is still partial.
+
+What free text does depends only on the anchors and the bypass pairs (`AnswerAnchors`), never on the
+citations: answer languages that differ only in what may be cited (the narrowings of one lexicon's
+answer) share that part, and each compiles only its citations' NFA.
 """
 
 from __future__ import annotations
@@ -52,67 +56,147 @@ _CONTINUED_TAG = "continued"
 _ANCHOR_TAGS = (_ANCHOR_TAG, _GLUED_TAG, _CONTINUED_TAG)
 
 
-class AnswerDFA(LazyDFA):
+def anchor_root(grammar: AnswerGrammar) -> Expr:
+    """The anchors of a grammar's citations as one expression, an anchor object that several citations share
+    (a narrowed answer's: citegen.narrowings) taken once."""
+    anchors = tuple({id(citation.anchor): citation.anchor for citation in grammar.citations}.values())
+    return anchors[0] if len(anchors) == 1 else Alt(anchors)
+
+
+class AnswerAnchors:
+    """What free text does in an answer language: its anchors, glued and continued anchors and bypass
+    openers as one byte NFA, with each step once computed. It depends on nothing else of the language, so
+    answer languages with the same ones (the narrowings of one lexicon's answer, citegen.narrowings)
+    share one, and a new narrowing compiles only its own citations: the NFA of the whole lexicon's names
+    is built, and its steps along free text taken, once. Shared across threads as the automata that hold
+    it are: every cache here is filled by single dict operations, with equal values whoever fills them."""
+
     def __init__(self, grammar: AnswerGrammar) -> None:
-        super().__init__()
-        if not grammar.citations:
-            raise GrammarError("expected an AnswerGrammar with at least one citation grammar, got none")
         for opener, closer in grammar.bypass:
             if not opener or not closer:
                 raise GrammarError(f"expected non-empty bypass delimiters, got {(opener, closer)!r}")
+        if not grammar.citations:
+            raise GrammarError("expected an AnswerGrammar with at least one citation grammar, got none")
+        self.key = self._key_of(grammar)
         self.closers = [closer.encode() for _, closer in grammar.bypass]
-        self._after_closer = [WORD if is_word_char(closer[-1]) else BOUNDARY for _, closer in grammar.bypass]
-        self._cited: dict[NodeSet, NodeSet] = {EMPTY: EMPTY}  # one wrapped copy per citation node set
-        self._anchor_outcomes: dict[NodeSet, tuple[int | None, NodeSet | None]] = {}
-        self._word_steps: dict[tuple[WordClass, int], tuple[bool, WordClass]] = {}
-        self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
-        anchor_roots: dict[object, Expr] = {_ANCHOR_TAG: Alt(tuple(g.anchor for g in grammar.citations))}
+        self.after_closer = [WORD if is_word_char(closer[-1]) else BOUNDARY for _, closer in grammar.bypass]
+        roots: dict[object, Expr] = {_ANCHOR_TAG: self.key[0]}
         if grammar.glued:
-            anchor_roots[_GLUED_TAG] = Alt(grammar.glued)
+            roots[_GLUED_TAG] = Alt(grammar.glued)
         if grammar.continued:
-            anchor_roots[_CONTINUED_TAG] = Alt(grammar.continued)
+            roots[_CONTINUED_TAG] = Alt(grammar.continued)
         for i, (opener, _) in enumerate(grammar.bypass):
-            anchor_roots[("open", i)] = Literals((opener,))
-        self.anchors = ByteNFA(anchor_roots)
-        self._anchor_start = [n for n in self.anchors.start(_ANCHOR_TAG) if n[0] != FINAL]
-        self._glued_start = [n for n in self.anchors.start(_GLUED_TAG) if n[0] != FINAL] if grammar.glued else []
-        self._continued = frozenset(
-            (ANCHOR, n) for n in self.anchors.start(_CONTINUED_TAG) if n[0] != FINAL
+            roots[("open", i)] = Literals((opener,))
+        self.nfa = ByteNFA(roots)
+        self._anchor_start = [n for n in self.nfa.start(_ANCHOR_TAG) if n[0] != FINAL]
+        self._glued_start = [n for n in self.nfa.start(_GLUED_TAG) if n[0] != FINAL] if grammar.glued else []
+        self.continued = frozenset(
+            (ANCHOR, n) for n in self.nfa.start(_CONTINUED_TAG) if n[0] != FINAL
         ) if grammar.continued else EMPTY
         self._opener_start = [
-            n for tag in anchor_roots if tag not in _ANCHOR_TAGS for n in self.anchors.start(tag) if n[0] != FINAL
+            n for tag in roots if tag not in _ANCHOR_TAGS for n in self.nfa.start(tag) if n[0] != FINAL
         ]
+        self.final_chars = frozenset().union(*(self.nfa.final_chars(tag) for tag in roots if tag in _ANCHOR_TAGS))
+        self._outcomes: dict[NodeSet, tuple[int | None, NodeSet | None]] = {}
+        self._spawned: dict[int, tuple[NodeSet, NodeSet]] = {}
+        self._word_steps: dict[tuple[WordClass, int], tuple[bool, WordClass]] = {}
+
+    @staticmethod
+    def _key_of(grammar: AnswerGrammar) -> tuple[Expr, tuple[Expr, ...], tuple[Expr, ...], tuple[tuple[str, str], ...]]:
+        return (anchor_root(grammar), grammar.glued, grammar.continued, grammar.bypass)
+
+    def serves(self, grammar: AnswerGrammar) -> bool:
+        """The grammar has these anchors, glued and continued anchors and bypass pairs (a comparison that
+        stops at once where it meets the objects these were made of)."""
+        return self._key_of(grammar) == self.key
+
+    def spawn_step(self, byte: int) -> tuple[NodeSet, NodeSet]:
+        """What the anchors a free position spawns reach on a byte: (bypass openers and glued anchors,
+        which begin anywhere; anchors, which begin at a word boundary)."""
+        found = self._spawned.get(byte)
+        if found is None:
+            step = self.nfa.node_step
+            openers = union([step(n, byte) for n in (*self._opener_start, *self._glued_start)])
+            anchors = union([step(n, byte) for n in self._anchor_start])
+            found = self._spawned[byte] = (openers, anchors)
+        return found
+
+    def word_step(self, word_class: WordClass, byte: int) -> tuple[bool, WordClass]:
+        key = (word_class, byte)
+        found = self._word_steps.get(key)
+        if found is None:
+            found = self._word_steps[key] = step_word_class(word_class, byte)
+        return found
+
+    def outcome(self, reached: NodeSet) -> tuple[int | None, NodeSet | None]:
+        """For the anchor nodes free text reached: (the bypass opened, None) when an opener completed,
+        (None, None) when an anchor completed (free text ends), else (None, the partial anchors)."""
+        found = self._outcomes.get(reached)
+        if found is None:
+            opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] not in _ANCHOR_TAGS]
+            if opened:
+                found = (opened[0], None)
+            elif any((FINAL, tag) in reached for tag in _ANCHOR_TAGS):
+                found = (None, None)
+            else:
+                found = (None, frozenset((ANCHOR, n) for n in reached if n[0] != FINAL))
+            self._outcomes[reached] = found
+        return found
+
+    def skip_step(self, which: int, matched: int, byte: int) -> Node:
+        closer = self.closers[which]
+        text = closer[:matched] + bytes((byte,))
+        if text == closer:
+            return (FREE_MARK, self.after_closer[which])
+        for start in range(len(text) + 1):  # longest suffix that is a prefix of the closer
+            if closer.startswith(text[start:]):
+                return (SKIP, which, len(text) - start)
+        return (SKIP, which, 0)
+
+
+class AnswerDFA(LazyDFA):
+    """The answer language's automaton; `anchors` are shared with other answer languages that have the
+    same (AnswerAnchors.serves), made for this one when not given."""
+
+    def __init__(self, grammar: AnswerGrammar, anchors: AnswerAnchors | None = None) -> None:
+        super().__init__()
+        if anchors is None:
+            anchors = AnswerAnchors(grammar)
+        elif not anchors.serves(grammar):
+            raise GrammarError(
+                "expected AnswerAnchors made for the grammar's anchors, glued and continued anchors and bypass, "
+                "got ones made for others"
+            )
+        self.free = anchors
+        self._cited: dict[NodeSet, NodeSet] = {EMPTY: EMPTY}  # one wrapped copy per citation node set
+        self.citations = ByteNFA({i: g.expr for i, g in enumerate(grammar.citations)})
         self._citation_start = [
             n for i in range(len(grammar.citations)) for n in self.citations.start(i) if n[0] != FINAL
         ]
         self._citation_finals = frozenset((CITE, (FINAL, i)) for i in range(len(grammar.citations)))
-        self._spawned: dict[int, tuple[NodeSet, NodeSet, NodeSet]] = {}
+        self._spawned_cites: dict[int, NodeSet] = {}
         self._bases: dict[int, int | None] = {}
         self.initial = self.intern(frozenset({(FREE_MARK, BOUNDARY)}))
         self.free_text = True
-        self.anchor_final_chars = frozenset().union(*(self.anchors.final_chars(tag) for tag in anchor_roots
-                                                      if tag in _ANCHOR_TAGS))
+        self.anchor_final_chars = anchors.final_chars
 
-    def _spawn_step(self, byte: int) -> tuple[NodeSet, NodeSet, NodeSet]:
-        """What the threads a free position spawns (bypass openers and glued anchors anywhere, anchor
-        and citation starts at a word boundary) reach on a byte. The spawned nodes are implied by the
-        free mark, not stored: there may be thousands."""
-        found = self._spawned.get(byte)
+    def _spawn_cites(self, byte: int) -> NodeSet:
+        """What the citations a free position at a word boundary spawns reach on a byte. The spawned
+        nodes are implied by the free mark, not stored: there may be thousands."""
+        found = self._spawned_cites.get(byte)
         if found is None:
-            openers = union([self.anchors.node_step(n, byte) for n in (*self._opener_start, *self._glued_start)])
-            anchors = union([self.anchors.node_step(n, byte) for n in self._anchor_start])
-            cites = union([self._cite_step(n, byte) for n in self._citation_start])
-            found = self._spawned[byte] = (openers, anchors, cites)
+            found = self._spawned_cites[byte] = union([self._cite_step(n, byte) for n in self._citation_start])
         return found
 
     def _free_closure(self, nodes: set[Node]) -> NodeSet:
         """Restart free text after a finished citation, with its continuations as partial anchors."""
         if not nodes.isdisjoint(self._citation_finals):
             nodes.add((FREE_MARK, WORD))
-            nodes |= self._continued
+            nodes |= self.free.continued
         return frozenset(nodes)
 
     def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
+        free = self.free
         free_classes: list[WordClass] = []
         partial_anchors: list[Node] = []
         out: set[Node] = set()
@@ -125,16 +209,16 @@ class AnswerDFA(LazyDFA):
             elif kind == CITE:
                 out |= self._cite_step(node[1], byte)
             elif kind == SKIP:
-                out.add(self._skip_step(node[1], node[2], byte))
+                out.add(free.skip_step(node[1], node[2], byte))
         if not free_classes:
             return self._free_closure(out)
-        steps = [self._word_step(word_class, byte) for word_class in free_classes]
-        spawned_openers, spawned_anchors, spawned_cites = self._spawn_step(byte)
-        anchors = [spawned_openers, *(self.anchors.node_step(n, byte) for n in partial_anchors)]
+        steps = [free.word_step(word_class, byte) for word_class in free_classes]
+        spawned_openers, spawned_anchors = free.spawn_step(byte)
+        anchors = [spawned_openers, *(free.nfa.node_step(n, byte) for n in partial_anchors)]
         if any(may_begin for may_begin, _ in steps):
             anchors.append(spawned_anchors)
-            out |= spawned_cites
-        opened, partial = self._anchor_outcome(union(anchors))
+            out |= self._spawn_cites(byte)
+        opened, partial = free.outcome(union(anchors))
         if opened is not None:
             out.add((SKIP, opened, 0))
         elif partial is not None:
@@ -142,44 +226,12 @@ class AnswerDFA(LazyDFA):
             out |= partial
         return self._free_closure(out)
 
-    def _word_step(self, word_class: WordClass, byte: int) -> tuple[bool, WordClass]:
-        key = (word_class, byte)
-        found = self._word_steps.get(key)
-        if found is None:
-            found = self._word_steps[key] = step_word_class(word_class, byte)
-        return found
-
-    def _anchor_outcome(self, reached: NodeSet) -> tuple[int | None, NodeSet | None]:
-        """For the anchor nodes free text reached: (the bypass opened, None) when an opener completed,
-        (None, None) when an anchor completed (free text ends), else (None, the partial anchors)."""
-        found = self._anchor_outcomes.get(reached)
-        if found is None:
-            opened = [n[1][1] for n in reached if n[0] == FINAL and n[1] not in _ANCHOR_TAGS]
-            if opened:
-                found = (opened[0], None)
-            elif any((FINAL, tag) in reached for tag in _ANCHOR_TAGS):
-                found = (None, None)
-            else:
-                found = (None, frozenset((ANCHOR, n) for n in reached if n[0] != FINAL))
-            self._anchor_outcomes[reached] = found
-        return found
-
     def _cite_step(self, node: Node, byte: int) -> NodeSet:
         reached = self.citations.node_step(node, byte)
         found = self._cited.get(reached)
         if found is None:
             found = self._cited[reached] = frozenset((CITE, n) for n in reached)
         return found
-
-    def _skip_step(self, which: int, matched: int, byte: int) -> Node:
-        closer = self.closers[which]
-        text = closer[:matched] + bytes((byte,))
-        if text == closer:
-            return (FREE_MARK, self._after_closer[which])
-        for start in range(len(text) + 1):  # longest suffix that is a prefix of the closer
-            if closer.startswith(text[start:]):
-                return (SKIP, which, len(text) - start)
-        return (SKIP, which, 0)
 
     def _nodes_accept(self, nodes: NodeSet) -> bool:
         return any(n[0] in (FREE_MARK, SKIP) or (n[0] == CITE and n[1][0] == FINAL) for n in nodes)
@@ -199,7 +251,7 @@ class AnswerDFA(LazyDFA):
 
     def _node_live(self, node: Node) -> frozenset[int]:
         if node[0] == ANCHOR:
-            return self.anchors.live_bytes(node[1])
+            return self.free.nfa.live_bytes(node[1])
         if node[0] == CITE:
             return self.citations.live_bytes(node[1])
         return ALL_BYTES  # the free mark and bypass threads never die

@@ -6,7 +6,7 @@ import logging
 import weakref
 from pathlib import Path
 
-from grammars.answer import AnswerDFA
+from grammars.answer import AnswerAnchors, AnswerDFA
 from grammars.cache import attach_trie, grammar_key, load_index, save_index
 from grammars.collector import collector_paused
 from grammars.dfa import ExprDFA, LazyDFA
@@ -53,9 +53,13 @@ def vocabulary_of(tokenizer: object, vocab_size: int | None = None) -> Vocabular
     return vocabulary
 
 
-def automaton_of(grammar: CitationGrammar | AnswerGrammar | Expr) -> LazyDFA:
+def automaton_of(grammar: CitationGrammar | AnswerGrammar | Expr, anchors: AnswerAnchors | None = None) -> LazyDFA:
+    """The grammar's byte automaton; an answer grammar's over `anchors` when given (shared with the other
+    answer languages they serve, grammars.answer)."""
     if isinstance(grammar, AnswerGrammar):
-        return AnswerDFA(grammar)
+        return AnswerDFA(grammar, anchors)
+    if anchors is not None:
+        raise GrammarError(f"expected AnswerAnchors only with an AnswerGrammar, got a {type(grammar).__name__}")
     if isinstance(grammar, CitationGrammar):
         return ExprDFA(grammar.expr)
     if isinstance(grammar, Expr):
@@ -70,13 +74,15 @@ def compile_index(
     cache_dir: str | Path | None = None,
     vocab_size: int | None = None,
     build: bool = True,
+    anchors: AnswerAnchors | None = None,
 ) -> TokenIndex:
     """The token index of `grammar` over `tokenizer` (a Vocabulary, a Hugging Face tokenizer or a
     `tokenizers.Tokenizer`). `vocab_size` is the model's logits width when it pads past the tokenizer.
 
     With `cache_dir`, a stored index is loaded; on a miss the index is compiled and, if `build`, every
     reachable state is computed and stored (`save_index` stores a lazily grown index later). Without
-    `cache_dir`, states are computed as they are reached.
+    `cache_dir`, states are computed as they are reached. `anchors`: an answer grammar's free-text part,
+    compiled already for another answer language with the same anchors (`AnswerAnchors`).
     """
     vocabulary = vocabulary_of(tokenizer, vocab_size)
     key = ""
@@ -87,7 +93,7 @@ def compile_index(
         if cached is not None:
             return cached
     with collector_paused():  # what the compile makes lives as long as the index: a collection would only walk it
-        automaton = automaton_of(grammar)
+        automaton = automaton_of(grammar, anchors)
     index = TokenIndex(automaton, vocabulary, key)
     if cache_dir is not None and build:
         save_index(index, Path(cache_dir))

@@ -44,3 +44,7 @@ class AnswerGrammar:
     glued: tuple[Expr, ...] = ()
     # Anchors that count right after a citation closed (`의3` after `민법 제81조`).
     continued: tuple[Expr, ...] = ()
+    # Where a citation begins, for finding its start in written text only: each completes where an anchor
+    # or a glued anchor completes too, so the automaton does not read them (`형법 제`, whose glued `법 제`
+    # says only that a citation goes on, not that it began at 형).
+    starts: tuple[Expr, ...] = ()

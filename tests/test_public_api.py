@@ -9,15 +9,15 @@ import pytest
 
 EXPORTS = {
     "grammars": {
-        "ALL_CASE_CODES", "Alt", "AmendmentNote", "AnswerGrammar", "CASE_CODES_BY_TEXT", "CITED_NAMES",
+        "ALL_CASE_CODES", "Alt", "AmendmentNote", "AnswerAnchors", "AnswerGrammar", "CASE_CODES_BY_TEXT", "CITED_NAMES",
         "CONSTITUTIONAL_COURT_CODES", "COURTS", "COURTS_BY_NAME", "CaseCitation", "CaseCode", "CaseNumber",
         "CitationFinder", "CitationForm", "CitationGrammar", "CitationParser", "Court", "CourtKind", "DEAD",
         "DECREE_KIND_OF_SHORT_NAME", "DEFAULT_BYPASS", "Disposition", "Expr", "ExprDFA", "FINISHED", "FoundCitation",
         "GrammarError", "IncompleteCitationError", "LEGACY_CODES", "Lexicon", "LexiconError", "Panel", "ParsedCitation",
         "SAME_DECREE_KIND", "StatuteCitation", "Supplement", "TokenIndex", "TokenizerError", "UnsupportedPatternError",
         "Vocabulary",
-        "answer_anchors", "answer_grammar", "as_lexicon", "case_grammar", "compile_index", "declared_names",
-        "default_finder", "default_lexicon",
+        "anchor_root", "answer_anchors", "answer_grammar", "as_lexicon", "case_grammar", "compile_index",
+        "declared_names", "default_finder", "default_lexicon",
         "find_citations", "format_date", "lazy_exports", "names_then_je", "parse_citation", "statute_grammar",
         "title_then_je",
         "vocabulary_of",

@@ -7,16 +7,10 @@ import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from citegen.constraint import (
-    AnyLexicon,
-    CitationLanguage,
-    ConstraintLibrary,
-    Narrowing,
-    compile_language,
-    narrowed_answer_grammar,
-)
+from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
 from citegen.engine import Engine
 from citegen.models import LoadedModel
+from citegen.narrowings import AnyLexicon, Narrowings, narrowed_answer_grammar
 from grammars import AnswerGrammar, CitationParser, as_lexicon
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
@@ -34,23 +28,6 @@ def answer_grammar_for(
     return narrowed_answer_grammar(lexicon, narrowing, forbid_shorthand=forbid_shorthand)
 
 
-def answer_language(
-    loaded: LoadedModel,
-    lexicon: AnyLexicon,
-    parser: CitationParser,
-    narrowing: Narrowing,
-    *,
-    forbid_shorthand: bool = True,
-    cache_dir: Path | None = None,
-) -> CitationLanguage:
-    """The whole-answer language over the model's vocabulary: free text, citations of the
-    database's acts (and of every court), parsed with the database's names. With `cache_dir` the
-    index is built whole once and loaded from disk afterwards, so serving never pays for a state
-    computed on first visit."""
-    grammar = answer_grammar_for(lexicon, narrowing, forbid_shorthand=forbid_shorthand)
-    return compile_language(grammar, loaded.vocabulary, parser.parse, cache_dir=cache_dir)
-
-
 def constraint_library(
     loaded: LoadedModel,
     lexicon: ArticleLexicon,
@@ -58,13 +35,24 @@ def constraint_library(
     forbid_shorthand: bool = True,
     cache_dir: Path | None = None,
 ) -> ConstraintLibrary:
-    """The answer language and its narrowings over `lexicon`, each compiled when first asked for."""
+    """The answer language and its narrowings over `lexicon`, each compiled when first asked for: the
+    whole language parsed with the database's names, built whole once with `cache_dir` and loaded from disk
+    afterwards, so serving never pays for one of its states on first visit; a narrowing in milliseconds
+    over what every narrowing shares (`Narrowings`, ready once the library is prepared), its states
+    computed as generation first reaches them (built whole, one took a minute over the statute book)."""
     known = as_lexicon(dict(lexicon))  # checked once (400,000 labels for the statute book), used by all
     parser = CitationParser.for_lexicon(known)
-    language = functools.partial(
-        answer_language, loaded, known, parser, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
+    narrowings = Narrowings(known, forbid_shorthand=forbid_shorthand)
+
+    def language(narrowing: Narrowing) -> CitationLanguage:
+        if narrowing == ALL:
+            grammar = narrowings.grammar(ALL)
+            return compile_language(grammar, loaded.vocabulary, parser.parse, cache_dir=cache_dir)
+        return narrowings.language(narrowing, loaded.vocabulary, parser.parse)
+
+    return ConstraintLibrary(
+        language, loaded.vocab_size, prepare=functools.partial(narrowings.prepare, loaded.vocabulary)
     )
-    return ConstraintLibrary(language, loaded.vocab_size)
 
 
 def build_engine(

@@ -82,8 +82,9 @@ async def prepare_request(
     `streaming.PreparingSource.prepare`): refuse sampling parameters that cannot be sampled, an
     empty message and a prompt the model's context cannot hold (`check`: the backend's tokenizer
     and context length; `Engine.check`, `VllmGenerator.check`), each a `RequestRejectedError`
-    (422) before any stream; then compile a new narrowing's language (seconds over a large
-    vocabulary, on the library's own thread), so that no slot waits on a compile."""
+    (422) before any stream; then compile a new narrowing's language (on the library's own thread:
+    milliseconds on the built-in engine, a whole build of seconds for vLLM's workers), so that no slot
+    waits on a compile."""
     try:
         submitted = engine_request(request)  # SamplingParamsError
         await asyncio.to_thread(check, submitted)
@@ -125,16 +126,16 @@ class EngineSource:
         self._thread.join(timeout=10)
 
     async def use_lexicon(self, lexicon: ArticleLexicon) -> bool:
-        """Compile the whole answer language over `lexicon` (on the new library's own compile
-        thread, off the event loop) and make it the engine's: requests submitted from then on are
-        constrained by it, those running keep the constraint they started with (a compiled
+        """Compile the whole answer language over `lexicon` and prepare its narrowings (on the new
+        library's own compile thread, off the event loop), then make it the engine's: requests
+        submitted from then on are constrained by it, those running keep the constraint they started with (a compiled
         constraint, not the library). Nothing else holds the library it replaces, so that library
         and its idle compile thread end here (tests/streaming/test_admin_reload.py). False when the
         source was built without a way to compile another language."""
         if self.relanguage is None:
             return False
         library = self.relanguage(lexicon)
-        await library.get_async()
+        await library.prepare_async()
         self.engine.constraints = library
         return True
 
@@ -147,7 +148,7 @@ class EngineSource:
         try:
             submitted = engine_request(request)  # SamplingParamsError: parameters that cannot be sampled
             constraints = self.engine.constraints
-            # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop;
+            # a new narrowing compiles its language (milliseconds, yet CPU-bound): not on the loop;
             # the constraint goes to submit, so an eviction in between cannot make it compile here
             constraint = (
                 await constraints.get_async(submitted.narrowing)

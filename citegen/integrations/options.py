@@ -26,8 +26,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from citegen.constraint import Narrowing, narrowed_answer_grammar, narrowed_lexicon
+from citegen.constraint import Narrowing
 from citegen.errors import RequestError
+from citegen.narrowings import narrowed_answer_grammar, narrowed_lexicon
 from grammars import (
     COURTS_BY_NAME,
     DEFAULT_BYPASS,

@@ -50,7 +50,7 @@ def answer_anchors(
     lexicon: Lexicon | Mapping[str, Iterable[str] | None] | None = None, forbid_shorthand: bool = False
 ) -> tuple[Expr, ...]:
     """The anchors of `answer_grammar(lexicon=lexicon, forbid_shorthand=…)`'s citations, without their
-    citation languages: what a narrowed answer keeps of the whole one (citegen.constraint)."""
+    citation languages: what a narrowed answer keeps of the whole one (citegen.narrowings)."""
     return (
         case_grammar(forbid_shorthand=forbid_shorthand).anchor,
         statute_anchor(lexicon, forbid_shorthand=forbid_shorthand),

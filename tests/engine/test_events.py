@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from citegen.constraint import Constraint, Narrowing, compile_language, narrowed_answer_grammar
+from citegen.constraint import Constraint, Narrowing, compile_language
 from citegen.events import CitationDelta, CitationEnd, CitationStart, ProseDelta, TextEventMachine
+from citegen.narrowings import narrowed_answer_grammar
 from grammars import answer_grammar
 
 

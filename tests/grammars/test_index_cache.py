@@ -147,9 +147,9 @@ def test_the_automaton_compiles_with_the_collector_paused_and_left_as_it_was(mon
     seen: list[bool] = []
     compiled = compile_module.automaton_of
 
-    def watched(grammar: CitationGrammar) -> object:
+    def watched(grammar: CitationGrammar, anchors: None) -> object:
         seen.append(gc.isenabled())
-        return compiled(grammar)
+        return compiled(grammar, anchors)
 
     monkeypatch.setattr(compile_module, "automaton_of", watched)
     assert gc.isenabled()
