@@ -15,7 +15,9 @@ keeping 약칭 and informal abbreviations apart so parsing maps them back to the
 
 Reading the statute book's history takes seconds (800,000 article spans); with a `cache_dir`, what
 was read is kept there for the next process until the database changes (verifier.derived), and read
-back in milliseconds.
+back in milliseconds. It is checked as a `grammars.Lexicon` once, before it is stored, and stored with
+that Lexicon's digest: a process that reads it back (whole, as its file's own digest proves) rebuilds
+the Lexicon without checking its 190,000 labels again.
 """
 
 from __future__ import annotations
