@@ -34,7 +34,7 @@ from grammars.versions import AMENDING_ACT
 _WORD_PUNCTUATION = "ㆍ·‧・"  # middle dots, in names (`국가보훈ㆍ보훈처`) and dates (`10ㆍ27`)
 _WORD = f"[0-9가-힣{_WORD_PUNCTUATION}]"
 # Drafts write the official middle dot ㆍ (U+318D) as ·, ・ or ‧; names are read with the official one.
-MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ", "‧": "ㆍ"})
+_MIDDLE_DOTS = str.maketrans({"·": "ㆍ", "・": "ㆍ", "‧": "ㆍ"})
 _SPACE = "[ \t\u00a0\u3000]"
 # How the title of an act (or a treaty) ends; 법률 ends in 률 but shares 법's reading.
 ACT_ENDINGS = ("법", "령", "규칙", "규정", "조약", "협약", "협정")
@@ -71,9 +71,17 @@ _DIGIT = re.compile("[0-9]")
 _DATED = re.compile("[0-9]{1,4}[ㆍ·‧・][0-9]{1,4}[가-힣]")  # `10ㆍ27법난`: a date that opens a title
 
 
+def official_dots(text: str) -> str:
+    """`text` with the official middle dot for every other one. Most names have none: three searches
+    for them take a third of the time `translate` takes to copy the text character by character."""
+    if "·" in text or "・" in text or "‧" in text:
+        return text.translate(_MIDDLE_DOTS)
+    return text
+
+
 def fold_name(name: str) -> str:
     """A name as written modulo spaces and middle dots: how names are matched and looked up."""
-    return "".join(name.split()).translate(MIDDLE_DOTS)
+    return official_dots("".join(name.split()))
 
 
 class KnownNames:
@@ -111,7 +119,7 @@ def head_of(text: str, match: re.Match[str], known: KnownNames) -> ActHead | Non
     amended = _AMENDED.fullmatch(word) if decree is None and _SUPPLEMENT_NEXT.match(text, match.end()) else None
     if amended is not None:
         word = amended["amended"]
-    spelled = (f"{word} {decree}" if decree else _spaced_decree(word)).translate(MIDDLE_DOTS)
+    spelled = official_dots(f"{word} {decree}" if decree else _spaced_decree(word))
     # The longest run of preceding words that, with the head, is a known name: none longer than the
     # longest run that ends a name (folded, a run is its words' folds run together), none at all where
     # the head alone ends none. Most heads are known names with a word of prose before them: the words
@@ -132,13 +140,13 @@ def head_of(text: str, match: re.Match[str], known: KnownNames) -> ActHead | Non
     former_at = _former_start(text, match.start(), words)
     if former_at is not None:
         start, count = former_at
-        name = " ".join([*words[len(words) - count:], spelled]).translate(MIDDLE_DOTS)
+        name = official_dots(" ".join([*words[len(words) - count:], spelled]))
         return ActHead(start, text[start:match.end()], name, False, True)
     if word == "법률" and len(words) >= 2 and words[-1] in ("관한", "대한") and len(words[-2]) > 1 \
             and words[-2].endswith("에"):
         count = _title_words(words)
         start = _start_of_words(text, match.start(), count)
-        name = " ".join([*words[len(words) - count:], spelled]).translate(MIDDLE_DOTS)
+        name = official_dots(" ".join([*words[len(words) - count:], spelled]))
         return _with_former(text, ActHead(start, text[start:match.end()], name, False, False))
     if word in _NOT_ACTS or word in _GENERIC or word.endswith(_AMENDING):
         return None

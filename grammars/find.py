@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from grammars.act_names import MIDDLE_DOTS, SHAPE_HEAD, KnownNames, fold_name, head_of
+from grammars.act_names import SHAPE_HEAD, KnownNames, fold_name, head_of, official_dots
 from grammars.boundary import NOT_AFTER_WORD
 from grammars.citation import StatuteCitation, Supplement
 from grammars.expr import Literals
@@ -325,7 +325,7 @@ class CitationFinder:
             if groups["supplement"] is not None:  # `「국적법 일부개정법률」 부칙 제2조`: 국적법's 부칙
                 written_act = without_amending_act(written_act)
             written_name = self.name_by_fold.get(fold_name(written_act), written_act)
-            act = self.lexicon.canonical_name(written_name) or written_act.translate(MIDDLE_DOTS)
+            act = self.lexicon.canonical_name(written_name) or official_dots(written_act)
             abbreviated = written_name in self.lexicon.aliases or written_name in self.lexicon.informal
         citation, declared = _provision(act, former, fields)
         if groups["je"] is None and citation.act is None and groups["supplement"] is None:

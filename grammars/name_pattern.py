@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 from grammars.languages.drafts import LOOSE_SPACE
 
-# Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.MIDDLE_DOTS);
+# Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.official_dots);
 # names are matched modulo both, as they are looked up (act_names.fold_name).
 
 

@@ -2,9 +2,12 @@
 lexicon's names and article labels, the former names the 부칙 declare), stored in a cache directory.
 
 A stored value is keyed by the database's URL, its `Database.fingerprint` (any commit changes it) and
-the source of the module that derives it (an edit there derives it again), written with `marshal`
-(plain data only: dicts, lists, tuples, strings, numbers, None) and read back in milliseconds. A file
-that cannot be read is derived again; a newer one supersedes the older of the same kind and database.
+the source of the modules that derive it and of this one (an edit there derives it again), written with
+`marshal` (plain data only: dicts, lists, tuples, strings, numbers, None) after a digest of those bytes,
+and read back in milliseconds. The digest proves a file holds whole what `derive` returned, checks
+included (verifier.lexicon checks what it derives, so a process that reads it back need not). A file
+that cannot be read, or whose bytes do not match their digest, is derived again; a newer one supersedes
+the older of the same kind and database.
 """
 
 from __future__ import annotations
@@ -23,21 +26,30 @@ log = logging.getLogger(__name__)
 
 Plain = TypeVar("Plain")
 
+_SEAL = 32  # bytes of the digest before a file's marshal bytes
 
-def read_through(database: Database, cache_dir: Path | None, kind: str, source: Path,
+
+def _seal(stored: bytes) -> bytes:
+    return hashlib.blake2b(stored, digest_size=_SEAL).digest()
+
+
+def read_through(database: Database, cache_dir: Path | None, kind: str, sources: tuple[Path, ...],
                  derive: Callable[[], Plain]) -> Plain:
     """`derive()`, from `cache_dir` when this state of the database was read for `kind` (by the
-    module at `source`) before; stored there otherwise. Without `cache_dir`, or for a database with
+    modules at `sources`) before; stored there otherwise. Without `cache_dir`, or for a database with
     no cheap sign of change (PostgreSQL), derived every time."""
     fingerprint = None if cache_dir is None else database.fingerprint()
     if cache_dir is None or fingerprint is None:
         return derive()
-    how = hashlib.sha256(source.read_bytes()).hexdigest()
+    how = hashlib.sha256(b"".join(source.read_bytes() for source in (Path(__file__), *sources))).hexdigest()
     place = hashlib.sha256(database.url.encode()).hexdigest()[:16]
     key = hashlib.sha256(f"{how}\0{database.url}\0{fingerprint}".encode()).hexdigest()[:32]
     path = Path(cache_dir) / f"{kind}-{place}-{key}.marshal"
     try:
-        stored: Any = marshal.loads(path.read_bytes())
+        sealed = path.read_bytes()
+        if sealed[:_SEAL] != _seal(sealed[_SEAL:]):
+            raise ValueError("its bytes do not match their digest")
+        stored: Any = marshal.loads(sealed[_SEAL:])
         return stored  # type: ignore[no-any-return]  # what `derive` gave for this key
     except FileNotFoundError:
         pass
@@ -46,7 +58,8 @@ def read_through(database: Database, cache_dir: Path | None, kind: str, source: 
     value = derive()
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(marshal.dumps(cast(Any, value)))  # plain data, as the module docstring asks
+    stored_bytes = marshal.dumps(cast(Any, value))  # plain data, as the module docstring asks
+    temporary.write_bytes(_seal(stored_bytes) + stored_bytes)
     os.replace(temporary, path)  # whole or not at all, whoever else writes it at the same time
     for superseded in path.parent.glob(f"{kind}-{place}-*.marshal"):  # any write to the database (an
         if superseded != path:  # audit row) supersedes its last file: one per database and kind

@@ -97,7 +97,7 @@ def stored_declared_former_names(database: Database, cache_dir: Path | None,
 
     return {name: tuple(DeclaredName(act_id, number, None if day is None else dt.date.fromordinal(day))
                         for act_id, number, day in acts)
-            for name, acts in read_through(database, cache_dir, "former-names", Path(__file__), derive).items()}
+            for name, acts in read_through(database, cache_dir, "former-names", (Path(__file__),), derive).items()}
 
 
 def _the_acts_own(versions: list[tuple[int | None, str | None, dt.date | None]], number: int,

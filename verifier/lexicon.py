@@ -15,18 +15,21 @@ keeping 약칭 and informal abbreviations apart so parsing maps them back to the
 
 Reading the statute book's history takes seconds (800,000 article spans); with a `cache_dir`, what
 was read is kept there for the next process until the database changes (verifier.derived), and read
-back in milliseconds.
+back in milliseconds. It is checked as a `grammars.Lexicon` once, before it is stored, and stored with
+that Lexicon's digest: a process that reads it back (whole, as its file's own digest proves) rebuilds
+the Lexicon without checking its 190,000 labels again.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections import defaultdict
 from pathlib import Path
 
 from sqlalchemy import Connection, String, case, cast, func, select
 
-from grammars import Lexicon
+from grammars import Lexicon, LexiconError
 from verifier.database import Database
 from verifier.derived import read_through
 from verifier.models import ACTS, ALIASES, ARTICLES, SPANS, VERSIONS
@@ -103,30 +106,57 @@ def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], di
         official[alias] = official.get(alias, False) or is_official
     aliases = {alias: (names[next(iter(ids))], official[alias]) for alias, ids in targets.items()
                if len(ids) == 1 and alias not in acts and names[next(iter(ids))] in acts}
-    return acts, aliases
+    # One string per distinct label (some 4,500 of the book's 190,000): marshal stores each once, so the
+    # cache file reads back four times faster, and a label's hash is computed once for all its acts.
+    shared: dict[str, str] = {}
+    return {name: None if labels is None else [shared.setdefault(label, label) for label in labels]
+            for name, labels in acts.items()}, aliases
 
 
 _Labels = tuple[dict[str, list[str] | None], dict[str, tuple[str, bool]]]
 
 
-def _cached_article_labels(database: Database, cache_dir: Path | None) -> _Labels:
-    """`_article_labels(database)`, from `cache_dir` when this state of the database was read before."""
-    return read_through(database, cache_dir, "lexicon", Path(__file__), lambda: _article_labels(database))
+def _checked_article_labels(database: Database) -> tuple[dict[str, list[str] | None], dict[str, tuple[str, bool]], str]:
+    """`_article_labels(database)` and the digest of the Lexicon built of them ("" for none, or for names a
+    Lexicon rejects): built here, so what is stored with a digest was checked (names and labels a grammar
+    can spell) and need not be checked again."""
+    acts, aliases = _article_labels(database)
+    try:
+        return acts, aliases, _build(acts, aliases).digest if acts else ""
+    except LexiconError:  # stored unchecked: build_lexicon builds it again and raises, lexicon_data need not
+        return acts, aliases, ""
+
+
+def _cached_article_labels(database: Database, cache_dir: Path | None) -> tuple[_Labels, str]:
+    """`_checked_article_labels(database)`, from `cache_dir` when this state of the database was read
+    before (by this module and grammars' Lexicon, whose checks it passed)."""
+    sources = (Path(__file__), Path(inspect.getfile(Lexicon)))
+    acts, aliases, digest = read_through(database, cache_dir, "lexicon", sources,
+                                         lambda: _checked_article_labels(database))
+    return (acts, aliases), digest
+
+
+def _build(acts: dict[str, list[str] | None], aliases: dict[str, tuple[str, bool]], digest: str = "") -> Lexicon:
+    """`Lexicon.build`, or, given the digest of that build, `Lexicon.rebuilt` without its checks."""
+    official = {alias: name for alias, (name, is_official) in aliases.items() if is_official}
+    informal = {alias: name for alias, (name, is_official) in aliases.items() if not is_official}
+    if digest:
+        return Lexicon.rebuilt(acts, official, informal, digest)
+    return Lexicon.build(acts, aliases=official, informal=informal)
 
 
 def lexicon_data(database: Database, cache_dir: Path | None = None) -> dict[str, list[str] | None]:
     """`{act name or 약칭: [existing article labels] or None}`, JSON-ready. With `cache_dir`, read
     through the cache (above)."""
-    acts, aliases = _cached_article_labels(database, cache_dir)
+    (acts, aliases), _digest = _cached_article_labels(database, cache_dir)
     return {**acts, **{alias: acts[name] for alias, (name, _official) in aliases.items()}}
 
 
 def build_lexicon(database: Database, cache_dir: Path | None = None) -> Lexicon | None:
     """The database's names as a `grammars.Lexicon`; None when it holds no act a citation could
     name (an empty or cases-only database), since a lexicon needs at least one. With `cache_dir`,
-    read through the cache (above)."""
-    acts, aliases = _cached_article_labels(database, cache_dir)
+    read through the cache (above); the names and labels were checked when they were stored."""
+    (acts, aliases), digest = _cached_article_labels(database, cache_dir)
     if not acts:
         return None
-    return Lexicon.build(acts, aliases={alias: name for alias, (name, official) in aliases.items() if official},
-                         informal={alias: name for alias, (name, official) in aliases.items() if not official})
+    return _build(acts, aliases, digest)

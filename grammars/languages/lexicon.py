@@ -78,17 +78,28 @@ class Lexicon:
             else:
                 checked[name], joined = _check_labels(name, labels, valid)
                 spelled += (name, "\t\x1f", joined, "\n")
-        aliases, informal = _cited_by_their_names(checked, dict(aliases or {}), dict(informal or {}))
-        # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
-        made = cls(
-            acts=MappingProxyType(checked),
-            aliases=MappingProxyType(_check_aliases("official 약칭", aliases or {}, checked, ())),
-            informal=MappingProxyType(
-                _check_aliases("informal abbreviation", informal or {}, checked, tuple(aliases or ()))
-            ),
-        )
+        made = _with_aliases(checked, aliases, informal)
         spelled.append(repr((sorted(made.aliases.items()), sorted(made.informal.items()))))  # checked: strings
         digest = hashlib.blake2b("".join(spelled).encode(), digest_size=16).hexdigest()
+        object.__setattr__(made, "digest", digest)  # frozen: set once, here
+        return made
+
+    @classmethod
+    def rebuilt(
+        cls,
+        acts: Mapping[str, list[str] | None],
+        aliases: Mapping[str, str],
+        informal: Mapping[str, str],
+        digest: str,
+    ) -> Lexicon:
+        """What `build(acts, aliases, informal)` made before, whose `digest` it gave, without checking the
+        names and labels again (a tenth of a second over the statute book, every process): only for input
+        proven to be what that build checked (verifier.derived stores it with a digest of its own bytes).
+        Abbreviations are checked still: a few dozen."""
+        if not digest:
+            raise LexiconError("expected the digest of an earlier build, got an empty one")
+        made = _with_aliases({name: None if labels is None else frozenset(labels) for name, labels in acts.items()},
+                             aliases, informal)
         object.__setattr__(made, "digest", digest)  # frozen: set once, here
         return made
 
@@ -100,12 +111,7 @@ class Lexicon:
         acts = {**self.acts, **other.acts}
         aliases = {a: t for a, t in {**self.aliases, **other.aliases}.items() if a not in acts}
         informal = {a: t for a, t in {**self.informal, **other.informal}.items() if a not in acts and a not in aliases}
-        aliases, informal = _cited_by_their_names(acts, aliases, informal)
-        made = Lexicon(
-            acts=MappingProxyType(acts),
-            aliases=MappingProxyType(_check_aliases("official 약칭", aliases, acts, ())),
-            informal=MappingProxyType(_check_aliases("informal abbreviation", informal, acts, tuple(aliases))),
-        )
+        made = _with_aliases(acts, aliases, informal)
         if self.digest and other.digest:
             joined = f"joined\n{self.digest}\n{other.digest}"
             object.__setattr__(made, "digest", hashlib.blake2b(joined.encode(), digest_size=16).hexdigest())
@@ -124,6 +130,18 @@ class Lexicon:
 
     def articles_of(self, written: str) -> ArticleLabels:
         return self.acts[self.canonical_name(written) or written]
+
+
+def _with_aliases(acts: dict[str, ArticleLabels], aliases: Mapping[str, str] | None,
+                  informal: Mapping[str, str] | None) -> Lexicon:
+    """A Lexicon of checked `acts` (renamed in place, see below) and its abbreviations, checked here."""
+    aliases, informal = _cited_by_their_names(acts, dict(aliases or {}), dict(informal or {}))
+    # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
+    return Lexicon(
+        acts=MappingProxyType(acts),
+        aliases=MappingProxyType(_check_aliases("official 약칭", aliases, acts, ())),
+        informal=MappingProxyType(_check_aliases("informal abbreviation", informal, acts, tuple(aliases))),
+    )
 
 
 def _cited_by_their_names(

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from grammars import find_citations
+from grammars.act_names import official_dots
 from grammars.find import _statute_pattern as statute_pattern
 from grammars.find import default_finder
 from grammars.index import collector_paused
@@ -88,3 +89,9 @@ def test_the_trie_of_act_names_finds_what_the_flat_longest_first_alternation_fin
     # Shared prefixes share a branch; the longer branch first, a name ending at a node last.
     assert (trie_of_names(["민법", "민법 시행규칙", "민사소송법", "민사 집행법"])
             == "민(?:법(?:[ \t\u00a0\u3000]?시행규칙|)|사(?:[ \t\u00a0\u3000]?집행법|소송법))")
+
+
+@pytest.mark.parametrize("text", ["민법", "국가유공자 등 예우 및 지원에 관한 법률", "10·27법난", "국가보훈・보훈처ㆍ‧", "·", ""],
+                         ids=["no-dot", "long-no-dot", "middle-dot", "every-dot", "dot-alone", "empty"])
+def test_official_dots_is_the_translation_it_skips_where_no_dot_is(text: str) -> None:
+    assert official_dots(text) == text.translate(str.maketrans({"·": "ㆍ", "・": "ㆍ", "‧": "ㆍ"}))

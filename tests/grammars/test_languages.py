@@ -256,6 +256,26 @@ def test_joined_lexicon_is_what_build_makes_of_both(base: Lexicon, other: Lexico
     assert joined.digest != other.joined(base).digest
 
 
+@pytest.mark.parametrize(
+    ("acts", "aliases", "informal"),
+    [
+        ({"민법": ["750", "3의2"], "형법": None}, {"민": "민법"}, {"형": "형법"}),
+        ({"대한민국헌법": ["10"], "민법": ["750"]}, {}, {"민소법": "민법"}),  # renamed as build renames it
+    ],
+    ids=["labels-and-abbreviations", "constitution-by-its-cited-name"],
+)
+def test_a_rebuilt_lexicon_is_what_build_made(acts, aliases, informal) -> None:
+    built = Lexicon.build(acts, aliases, informal)
+    rebuilt = Lexicon.rebuilt(acts, aliases, informal, built.digest)
+    for part in ("acts", "aliases", "informal"):
+        assert list(getattr(rebuilt, part).items()) == list(getattr(built, part).items()), part
+    assert rebuilt.digest == built.digest
+    with pytest.raises(LexiconError, match="digest of an earlier build"):
+        Lexicon.rebuilt(acts, aliases, informal, "")
+    with pytest.raises(LexiconError, match="informal abbreviation"):  # abbreviations are checked still
+        Lexicon.rebuilt(acts, aliases, {"민소법": "민사소송법"}, built.digest)
+
+
 def test_statute_grammar_scales_to_a_database_lexicon() -> None:
     # 5,600 acts with their own article sets: the expression holds one group per distinct set,
     # and the names and articles stay Literals the compiler turns into tries.

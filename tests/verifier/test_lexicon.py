@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 from collections import defaultdict
 from pathlib import Path
 
@@ -93,3 +94,18 @@ def test_an_unreadable_lexicon_cache_file_is_read_from_the_database_again(loaded
     stored.write_bytes(b"\x00 not marshal")
     assert _as_data(build_lexicon(loaded, tmp_path)) == _as_data(build_lexicon(loaded))
     assert stored.read_bytes() != b"\x00 not marshal"  # stored anew
+
+
+def test_a_lexicon_cache_file_that_is_not_what_was_checked_is_read_from_the_database_again(
+        loaded: Database, tmp_path: Path) -> None:
+    """A stored lexicon is rebuilt without its checks: only bytes matching the digest stored before them are."""
+    if loaded.fingerprint() is None:
+        pytest.skip("PostgreSQL: no cache to spoil")
+    build_lexicon(loaded, tmp_path)
+    (stored,) = tmp_path.glob("lexicon-*")
+    sealed = stored.read_bytes()
+    acts, aliases, digest = marshal.loads(sealed[32:])
+    spoiled = sealed[:32] + marshal.dumps(({"민법\n": ["0"], **acts}, aliases, digest))  # unchecked, loads fine
+    stored.write_bytes(spoiled)
+    assert _as_data(build_lexicon(loaded, tmp_path)) == _as_data(build_lexicon(loaded))
+    assert stored.read_bytes() == sealed  # stored anew
