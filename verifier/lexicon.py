@@ -129,7 +129,10 @@ def _checked_article_labels(database: Database) -> tuple[dict[str, list[str] | N
 
 def _cached_article_labels(database: Database, cache_dir: Path | None) -> tuple[_Labels, str]:
     """`_checked_article_labels(database)`, from `cache_dir` when this state of the database was read
-    before (by this module and grammars' Lexicon, whose checks it passed)."""
+    before (by this module and grammars' Lexicon, whose checks it passed). Without `cache_dir` nothing is
+    stored, so nothing is checked for it: `build_lexicon` checks as it builds, `lexicon_data` need not."""
+    if cache_dir is None:
+        return _article_labels(database), ""
     sources = (Path(__file__), Path(inspect.getfile(Lexicon)))
     acts, aliases, digest = read_through(database, cache_dir, "lexicon", sources,
                                          lambda: _checked_article_labels(database))
