@@ -272,6 +272,7 @@ class CitationFinder:
     def _lenient_matches(self, text: str) -> Iterator[FoundCitation]:
         """Every match of the lenient patterns, overlapping ones and `영`/`규칙` with no 시행령/시행규칙 included."""
         yield from find_cases(text, self.case_pattern, self.header_patterns)
+        named: set[tuple[int, int]] = set()  # (start, end of the name) of statutes found by a name of the lexicon
         for match in self.statute_pattern.finditer(text):
             read = self._read_statute(match)
             if read is None:
@@ -280,9 +281,11 @@ class CitationFinder:
             span = match.span()
             if citation.act is not None:  # the form stays: a 부칙 it numbers was written, and decided it
                 citation, span = numbered_supplement(text, citation, span)
+                if match.start("act") >= 0 and citation.back_reference is None:
+                    named.add((match.start(), match.end("act")))
             yield FoundCitation(span, citation, form, declared)
             yield from list_items(text, match.end(), citation)
-        yield from self._shaped_statutes(text)
+        yield from self._shaped_statutes(text, named)
         for match in _SUPPLEMENT_ALONE.finditer(text) if "부칙" in text else ():  # a search in C spares most texts
             alone, _ = _provision(None, False, match.groupdict())
             if not _no_provision(alone):
@@ -334,12 +337,17 @@ class CitationFinder:
             return None  # `민법 부칙 제3편`
         return citation, declared, _statute_form(written, groups, citation, abbreviated)
 
-    def _shaped_statutes(self, text: str) -> Iterator[FoundCitation]:
-        """Statutes whose act the lexicon does not know, or writes otherwise: grammars.act_names."""
+    def _shaped_statutes(self, text: str, named: set[tuple[int, int]]) -> Iterator[FoundCitation]:
+        """Statutes whose act the lexicon does not know, or writes otherwise: grammars.act_names. A head
+        that starts and ends as a name in `named` (start, end) is skipped: the same tail follows it, so it
+        would be found with the same span and list items as the name's citation, after it, and
+        `_longest_first` keeps the first of two equal spans (the shaped twin of most statutes a draft cites)."""
         for match in SHAPE_HEAD.finditer(text):
             head = head_of(text, match, self._known)
-            tail = None if head is None else _SHAPED_TAIL.match(text, match.end())
-            if head is None or tail is None:
+            if head is None or (head.start, match.end()) in named:
+                continue
+            tail = _SHAPED_TAIL.match(text, match.end())
+            if tail is None:
                 continue
             if not head.known and tail["je"] is None and tail["note"] is None and tail["supplement"] is None:
                 continue  # an unknown word before `3조` alone is too weak a sign (`총 3조`)

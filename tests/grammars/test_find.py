@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
 from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, declared_names, find_citations
-from grammars.find import SAME_DECREE_KIND, default_finder, read_scanned
+from grammars.find import SAME_DECREE_KIND, CitationFinder, default_finder, read_scanned
 
 F = CitationForm
 
@@ -518,3 +520,29 @@ def test_declared_names_reads_a_short_name_declared_for_an_act_named_without_a_p
             "「근로기준법 시행령」 (이하 영이라 한다), 「별표 1」(이하 '별표'라 한다)")
     assert declared_names(text) == {
         "고용산재보험료징수법": "고용보험 및 산업재해보상보험의 보험료징수 등에 관한 법률", "영": "근로기준법 시행령"}
+
+
+# Texts where a statute found by its name has a shaped twin (same start, same end of the name), and
+# where it has none (a shaped head that takes `구` after a letter, which the name does not; a quoted name; a
+# back-reference).
+TWINS = [
+    "근로기준법 제23조, 제24조 및 형사소송법 제250조 제1항", "구 민사소송법 제3조와 구민사소송법 제3조",
+    "A구 민사소송법 제3조", "「민법」 제3조",
+    "민법 부칙(2005. 3. 31. 법률 제7427호) 제2조", "법률 제7428호 민법 부칙 제2조", "민법시행령 제3조",
+    "특정범죄 가중처벌 등에 관한 법률 제5조의4, 특정범죄가중처벌 등에 관한 법률 제5조",
+    "근로기준법 시행령(이하 '영'이라 한다) 제30조, 영 제31조", "근로기준법 제23조, 같은 법 시행령 제3조",
+]
+
+
+def test_a_shaped_twin_of_a_statute_found_by_name_is_skipped_without_changing_what_is_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    finder = default_finder()
+    passages = Path(__file__).parents[1] / "realtext" / "passages.jsonl"
+    texts = [*TWINS, *(json.loads(line)["text"] for line in passages.read_text("utf-8").splitlines())]
+    skipping = [(list(finder._lenient_matches(t)), finder.find(t)) for t in texts]
+    monkeypatch.setattr(finder, "_shaped_statutes", lambda text, _: CitationFinder._shaped_statutes(finder, text, set()))
+    unskipped = [(list(finder._lenient_matches(t)), finder.find(t)) for t in texts]
+    assert [found for _, found in skipping] == [found for _, found in unskipped]
+    assert len(skipping[0][0]) == len(unskipped[0][0]) - 3  # 근로기준법 제23조, its 제24조, 형사소송법 제250조 제1항
+    assert sum(len(m) for m, _ in skipping) < sum(len(m) for m, _ in unskipped)
