@@ -14,10 +14,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, case, desc, func, literal, or_, select
 
 from verifier.database import Database
-from verifier.models import ACTS, ALIASES, ARTICLES, CASES, COVERAGE, PROVISIONS, SPANS, VERSIONS
+from verifier.models import ACTS, ALIASES, ARTICLES, AUDIT, CASES, COVERAGE, PROVISIONS, SPANS, VERSIONS
 from verifier.names import parse_case_number
 from verifier.verdict import STATUSES
-from verifier.verify import AUDIT
 from verifier.versions import in_force_sequences, standing
 
 # Table name as reported: what `row_counts` counts, in this order.

@@ -24,7 +24,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
-from verifier.models import Base
+from verifier.models import METADATA
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -143,7 +143,7 @@ class Database:
             with engine.connect() as connection:
                 tables = set(inspect(connection).get_table_names())
                 revision = _current_revision(connection, tables)
-                ours = tables & set(Base.metadata.tables)
+                ours = tables & set(METADATA.tables)
         except SQLAlchemyError as error:  # refused, unreachable, or not a database at all
             engine.dispose()
             reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]

@@ -33,7 +33,7 @@ from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, 
 from verifier.database import Database
 from verifier.former_names import unspaced
 from verifier.lookups import DECLARED_FORMER_NAME, FORMER_MATCHES, BoundedCache, LookupCache
-from verifier.models import ARTICLES, COVERAGE, PROVISIONS, AnyRow, AuditEntry, table_of
+from verifier.models import ARTICLES, AUDIT, COVERAGE, PROVISIONS, AnyRow
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
 from verifier.supplements import SupplementCheck
@@ -42,7 +42,6 @@ from verifier.versions import ActUnderTest, StatuteHistory, acts_meant, versions
 
 logger = logging.getLogger(__name__)
 
-AUDIT = table_of(AuditEntry)
 # The article and, when the citation names one, its 항/호/목, in one round trip.
 _ARTICLE_AND_PROVISION = (
     select(ARTICLES.c.status, ARTICLES.c.moved_to, ARTICLES.c.amended_on, PROVISIONS.c.id.label("provision"))

@@ -13,13 +13,13 @@ from sqlalchemy import text
 
 from verifier.database import Database, _alembic_config, head_revision
 from verifier.errors import DatabaseUnreachableError, SchemaMismatchError
-from verifier.models import Base
+from verifier.models import METADATA
 
 
 def test_first_use_creates_the_schema_the_models_describe(database: Database) -> None:
     assert database.revision() == head_revision()
     with database.engine.connect() as connection:
-        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+        assert compare_metadata(MigrationContext.configure(connection), METADATA) == []
 
 
 def test_the_head_read_from_the_migrations_is_alembics_and_opening_imports_no_alembic(database_url: str) -> None:

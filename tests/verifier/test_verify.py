@@ -13,8 +13,9 @@ from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation
 from verifier.database import Database
 from verifier.importers import import_paths
 from verifier.lookups import BoundedCache
+from verifier.models import AUDIT
 from verifier.rules import case_problems, court_family_problem
-from verifier.verify import AUDIT, Verifier
+from verifier.verify import Verifier
 
 
 def case(number: str, court: str | None = None, date: str | None = None, delivery: str | None = None,

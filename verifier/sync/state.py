@@ -13,13 +13,12 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sqlalchemy import Connection, Table, delete, select, update
+from sqlalchemy import Connection, delete, select, update
 
 from verifier.importers.store import upsert
-from verifier.models import SyncCursor, SyncItem
+from verifier.models import SYNC_CURSORS as CURSORS
+from verifier.models import SYNC_ITEMS as ITEMS
 
-CURSORS: Table = SyncCursor.__table__  # type: ignore[assignment]
-ITEMS: Table = SyncItem.__table__  # type: ignore[assignment]
 OUTCOMES = ("added", "updated", "skipped")
 
 

@@ -16,7 +16,7 @@ import httpx
 from sqlalchemy import select
 
 from verifier.database import Database
-from verifier.models import Base
+from verifier.models import METADATA
 from verifier.sync import ClientConfig, LawGoClient, SyncPlan, SyncReport, run_sync
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -130,7 +130,7 @@ def snapshot(database: Database) -> dict[str, list[tuple[Any, ...]]]:
     tables: dict[str, list[tuple[Any, ...]]] = {}
     with database.engine.connect() as connection:
         for table in TABLES:
-            rows = connection.execute(select(Base.metadata.tables[table])).mappings().all()
+            rows = connection.execute(select(METADATA.tables[table])).mappings().all()
             tables[table] = sorted(tuple(str(value) for key, value in row.items() if key not in ("id", "act_id",
                                                                                                   "version_id"))
                                    for row in rows)
