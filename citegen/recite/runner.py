@@ -17,10 +17,10 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from citegen.recite.documents import read_document
 from citegen.recite.errors import DocumentError
@@ -29,6 +29,9 @@ from citegen.recite.limits import DEFAULT_MAX_BYTES
 from citegen.recite.pipeline import RecitePipeline
 from citegen.recite.reports import DocumentReport, ResultFiles, SummaryRow, write_html, write_jsonl
 from citegen.recite.xmltext import Edit
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 logger = logging.getLogger(__name__)
 
@@ -158,6 +161,9 @@ def _run_jobs(jobs: Sequence[_Job], workers: int, factory: PipelineFactory) -> I
             for job in jobs:
                 yield job, DocumentReport.from_json(_recite_document(pipeline, job))
         return
+    # Imported here: multiprocessing's pool costs 15 ms CPU to import, which one worker never uses.
+    from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
     window = 2 * workers
     with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(factory,)) as pool:
         pending: list[tuple[_Job, Future[str]]] = []
