@@ -103,10 +103,7 @@ _TAIL = (
 # `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
 # bare `부칙 제3조` counts only after a statute is cited (`_kind_needed`): rules and articles of
 # association have 부칙 too.
-_SUPPLEMENT_ALONE = re.compile(rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_GAP}{SUPPLEMENT_PROVISION}")
-
-_SHAPED_TAIL = re.compile(_TAIL)
-_SHAPED_TAIL_GROUPS = sorted(_SHAPED_TAIL.groupindex, key=_SHAPED_TAIL.groupindex.__getitem__)  # all named
+_SUPPLEMENT_ALONE = rf"{NOT_AFTER_WORD}(?P<supplement>{SUPPLEMENT}){_GAP}{SUPPLEMENT_PROVISION}"
 
 
 def _statute_pattern(names: Iterable[str]) -> str:
@@ -205,6 +202,12 @@ class CitationFinder:
         # Reversed, so that the first of two names that fold alike wins.
         self.name_by_fold = {fold_name(name): name for name in reversed(written_names)}
         self._read_statute = memoized_reader(self.statute_pattern, self._statute)
+        # Kept with the statute pattern too: `re` takes 25 ms of every process's start-up to compile these two.
+        self.shaped_tail = load_or_compile("shaped statute tail\0" + _TAIL, lambda: _TAIL, cache_dir)
+        tail_groups = self.shaped_tail.groupindex
+        self._shaped_tail_groups = tuple(sorted(tail_groups, key=tail_groups.__getitem__))  # all named
+        self.supplement_alone = load_or_compile("supplement alone\0" + _SUPPLEMENT_ALONE, lambda: _SUPPLEMENT_ALONE,
+                                                cache_dir)
         self._known = KnownNames(self.name_by_fold, self._known_name)  # what `head_of` asks of the lexicon
 
     @functools.cached_property
@@ -286,7 +289,7 @@ class CitationFinder:
             yield FoundCitation(span, citation, form, declared)
             yield from list_items(text, match.end(), citation)
         yield from self._shaped_statutes(text, named)
-        for match in _SUPPLEMENT_ALONE.finditer(text) if "부칙" in text else ():  # a search in C spares most texts
+        for match in self.supplement_alone.finditer(text) if "부칙" in text else ():  # a search in C spares most texts
             alone, _ = _provision(None, False, match.groupdict())
             if not _no_provision(alone):
                 yield FoundCitation(match.span(), alone, CitationForm.SUPPLEMENT)
@@ -346,12 +349,12 @@ class CitationFinder:
             head = head_of(text, match, self._known)
             if head is None or (head.start, match.end()) in named:
                 continue
-            tail = _SHAPED_TAIL.match(text, match.end())
+            tail = self.shaped_tail.match(text, match.end())
             if tail is None:
                 continue
             if not head.known and tail["je"] is None and tail["note"] is None and tail["supplement"] is None:
                 continue  # an unknown word before `3조` alone is too weak a sign (`총 3조`)
-            citation, declared = _shaped_provision(head.name, head.former, tail.groups())
+            citation, declared = _shaped_provision(head.name, head.former, self._shaped_tail_groups, tail.groups())
             if _no_provision(citation):
                 continue
             citation, (start, _) = numbered_supplement(text, citation, (head.start, tail.end()))
@@ -371,7 +374,7 @@ class CitationFinder:
 def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> tuple[StatuteCitation, str | None]:
     """The citation a statute match's tail states (grammars.versions for the note and the 부칙), and the
     short name declared between the act and its article, if any. A pattern without a note or a
-    declaration (`_SUPPLEMENT_ALONE`) leaves their groups out."""
+    declaration (`supplement_alone`) leaves their groups out."""
     fields = dict(fields)
     note, supplement = fields.pop("note", None), fields.pop("supplement")
     fields.pop("amending", None)
@@ -387,9 +390,10 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
 
 
 @functools.lru_cache(maxsize=ENTRIES // 16)  # drafts cite the same provisions of the same acts again and again
-def _shaped_provision(act: str, former: bool, groups: tuple[str | None, ...]) -> tuple[StatuteCitation, str | None]:
-    """`_provision` of a shaped statute's tail, given by the values of `_SHAPED_TAIL`'s groups."""
-    return _provision(act, former, dict(zip(_SHAPED_TAIL_GROUPS, groups, strict=True)))
+def _shaped_provision(act: str, former: bool, names: tuple[str, ...],
+                      groups: tuple[str | None, ...]) -> tuple[StatuteCitation, str | None]:
+    """`_provision` of a shaped statute's tail, given by the `names` and values of its pattern's groups (all named)."""
+    return _provision(act, former, dict(zip(names, groups, strict=True)))
 
 
 def _no_provision(citation: StatuteCitation) -> bool:

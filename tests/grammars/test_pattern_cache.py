@@ -24,12 +24,15 @@ def test_a_finder_with_a_cache_finds_what_one_without_finds(tmp_path) -> None:
     plain = CitationFinder(CitationParser.for_lexicon(default_lexicon()))
     stored = CitationFinder(CitationParser.for_lexicon(default_lexicon()), tmp_path)
     loaded = CitationFinder(CitationParser.for_lexicon(default_lexicon()), tmp_path)
-    # the statute pattern (of these names), the case pattern and law.go.kr's two header patterns
-    assert len(list(tmp_path.glob("pattern-*"))) == 4
+    # the statute pattern (of these names), the case pattern, law.go.kr's two header patterns, a shaped
+    # statute's tail and a 부칙 written without its act
+    assert len(list(tmp_path.glob("pattern-*"))) == 6
     assert _finds(plain) == _finds(stored) == _finds(loaded) != []
     for finder in (stored, loaded):
-        patterns = (finder.statute_pattern, finder.case_pattern, *finder.header_patterns)
-        expected = (plain.statute_pattern, plain.case_pattern, *plain.header_patterns)
+        patterns = (finder.statute_pattern, finder.case_pattern, *finder.header_patterns, finder.shaped_tail,
+                    finder.supplement_alone)
+        expected = (plain.statute_pattern, plain.case_pattern, *plain.header_patterns, plain.shaped_tail,
+                    plain.supplement_alone)
         for pattern, made in zip(patterns, expected, strict=True):
             assert (pattern.pattern, pattern.groupindex, pattern.groups, pattern.flags) == (
                 made.pattern, made.groupindex, made.groups, made.flags)
