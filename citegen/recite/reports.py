@@ -112,10 +112,11 @@ class ResultFiles:
     def read(self) -> DocumentReport:
         return DocumentReport.from_json(self.header.read_text("utf-8"))
 
-    def outcome_pieces(self) -> Iterator[str]:
-        """The outcome lines a piece of whole lines at a time, each of about DIFF_PIECE characters."""
+    def outcome_pieces(self) -> Iterator[bytes]:
+        """The outcome lines as written (UTF-8) a piece of whole lines at a time, each of about DIFF_PIECE
+        bytes."""
         if self.outcomes.exists():
-            with self.outcomes.open(encoding="utf-8") as lines:
+            with self.outcomes.open("rb") as lines:
                 while piece := lines.read(DIFF_PIECE):
                     yield piece + lines.readline()
 
@@ -154,21 +155,22 @@ class _OutcomeLines:
         return f'{{"part": {outcome.stream}, "span": [{start}, {end}], {rest}'
 
 
-def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[str]) -> None:
-    """One document's lines: a document record when it failed, had no citations or is in doubt,
-    then one per citation, streamed from its result."""
+def write_jsonl(result: ResultFiles, report: DocumentReport, out: IO[bytes]) -> None:
+    """One document's lines, in UTF-8: a document record when it failed, had no citations or is in
+    doubt, then one per citation, streamed from its result as bytes (decoding and encoding them again
+    cost two thirds of the copy: 0.044 -> 0.015 s for a 1 MB draft's 5 MB of lines)."""
     if report.status != "done" or report.doubts:
         reason = "; ".join(filter(None, [report.message, *report.doubts]))
         out.write(json.dumps({"file": report.file, "record": "document", "span": None, "original": None,
                               "canonical": None, "verdict": report.status,
                               "action": "review" if report.needs_review else "none",
-                              "reason": reason}, ensure_ascii=False) + "\n")
-    prefix = json.dumps({"file": report.file, "record": "citation"}, ensure_ascii=False)[:-1] + ", "
+                              "reason": reason}, ensure_ascii=False).encode() + b"\n")
+    prefix = json.dumps({"file": report.file, "record": "citation"}, ensure_ascii=False)[:-1].encode() + b", "
     # Each line is an object we wrote, its members to follow the prefix's: its `{` becomes the prefix. A
-    # line break stands only at a line's end (JSON escapes those inside strings), so a piece of whole
-    # lines is done in one replace.
+    # line break stands only at a line's end (JSON escapes those inside strings, and no byte of a multi-byte
+    # UTF-8 character is one), so a piece of whole lines is done in one replace.
     for piece in result.outcome_pieces():
-        out.write(prefix + piece[1:].replace("\n{", "\n" + prefix))
+        out.write(prefix + piece[1:].replace(b"\n{", b"\n" + prefix))
 
 
 def write_diff(streams: Sequence[str], outcomes: Iterable[CitationOutcome], out: IO[str]) -> None:

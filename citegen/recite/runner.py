@@ -253,7 +253,7 @@ def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSum
     """The summary and report.jsonl in one pass over the results on disk, report.html in a second."""
     results = [ResultFiles(work / "results" / f"{key}.json") for key in keys]
     rows = []
-    with (out / "report.jsonl").open("w", encoding="utf-8") as jsonl:
+    with (out / "report.jsonl").open("wb") as jsonl:
         for result in results:
             report = result.read()
             summary.documents += 1

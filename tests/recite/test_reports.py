@@ -126,8 +126,8 @@ def test_report_lines_are_each_outcome_under_its_file_however_the_lines_are_read
     result, report = ResultFiles(tmp_path / "doc.json"), DocumentReport("폴더/doc.txt", None, "done")
     result.write_outcomes(report, outcomes, [text])
     monkeypatch.setattr(reports, "DIFF_PIECE", piece)
-    out = io.StringIO()
+    out = io.BytesIO()
     reports.write_jsonl(result, report, out)
-    assert out.getvalue().splitlines() == [
+    assert out.getvalue().decode("utf-8").splitlines() == [
         json.dumps({"file": "폴더/doc.txt", "record": "citation", **reports.outcome_record(o)}, ensure_ascii=False)
         for o in outcomes]
