@@ -4,7 +4,7 @@ verify them, propose re-generated ones for review, and report what changed.
 Pipeline (one document): `documents.read_document` → `pipeline.RecitePipeline.recite`
 (find → resolve → verify → decide) → `Document.render`; the batch (`runner.run_batch`) runs it
 across the documents `inputs.collect_inputs` found (never outside their folders) in worker
-processes and writes `report.jsonl` and `report.html` (`reports`, Jinja2 templates in `templates/`).
+processes and writes `report.jsonl` and `report.html` (`reports`).
 """
 
 from __future__ import annotations

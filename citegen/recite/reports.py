@@ -1,8 +1,8 @@
 """The reviewer's view of a batch: a JSONL line per citation (and per document that failed, had
 no citations or was read with a doubt) and one HTML page with a summary table and a per-document
-diff: the page rendered by a Jinja2 template (`templates/`) with autoescaping, each document's diff
-written by `write_diff` with the same escaping (a template engine's work per citation would be most
-of the report's time).
+diff, written in Python (`write_html`, `write_diff`) with every value escaped as markupsafe escapes
+it: a template engine's work per citation would be most of the report's time, and importing one and
+compiling the page cost every process more than writing the page.
 
 Both are assembled from per-document results on disk in input order, so a resumed batch reports
 every document. A result is three files (`ResultFiles`): a small JSON header (`DocumentReport`),
@@ -15,21 +15,20 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
-from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, Template
-from markupsafe import Markup, escape
+from markupsafe import escape
 
 from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome, placeless
 
 ACTIONS = ("kept", "rewritten", "suggested", "review")
-DIFF_PIECE = 1 << 20  # characters of a document's diff fragment the report writer holds at a time
+DIFF_PIECE = 1 << 20  # bytes of a document's diff fragment the report writer holds at a time
 _NEWLINE = re.compile("\n")
 _HTML_SPECIAL = re.compile("[&<>\"']")  # what markupsafe's escape replaces
 _JSON_LINE = json.JSONEncoder(ensure_ascii=False)  # json.dumps(ensure_ascii=False) without an encoder per call
@@ -120,12 +119,11 @@ class ResultFiles:
                 while piece := lines.read(DIFF_PIECE):
                     yield piece + lines.readline()
 
-    def diff_html(self) -> Iterator[Markup]:
-        """The diff fragment in pieces of at most DIFF_PIECE characters: a 50 MB draft's is ~200 MB."""
+    def copy_diff(self, out: IO[bytes]) -> None:
+        """The diff fragment as written (UTF-8), DIFF_PIECE bytes at a time: a 50 MB draft's is ~200 MB."""
         if self.diff.exists():
-            with self.diff.open(encoding="utf-8") as fragment:
-                for piece in iter(lambda: fragment.read(DIFF_PIECE), ""):
-                    yield Markup(piece)
+            with self.diff.open("rb") as fragment:
+                shutil.copyfileobj(fragment, out, DIFF_PIECE)
 
 
 def outcome_record(outcome: CitationOutcome) -> dict[str, Any]:
@@ -270,23 +268,46 @@ class SummaryRow:
         return cls(report.file, report.status, report.needs_review, report.counts)
 
 
-def write_html(rows: Sequence[SummaryRow], results: Iterable[tuple[DocumentReport, ResultFiles]], out: IO[str],
-               title: str) -> None:
-    """The HTML report: the summary table of `rows`, then each document's diff, streamed from
-    `results` (the same documents in the same order), one document in memory at a time."""
+def write_html(rows: Sequence[SummaryRow], results: Iterable[tuple[DocumentReport, ResultFiles]],
+               out: IO[bytes], title: str) -> None:
+    """The HTML report in UTF-8: the summary table of `rows`, then each document's diff, copied from
+    `results` (the same documents in the same order) as its bytes, one piece in memory at a time."""
     actions: Counter[str] = Counter()
     for row in rows:
         actions.update(row.counts)
-    totals = {"documents": len(rows), "citations": sum(actions.values()), "actions": actions,
-              "review_documents": sum(row.needs_review for row in rows)}
-    stream = _template("report.html").generate(title=title, actions=ACTIONS, rows=rows, totals=totals,
-                                               results=results)
-    out.writelines(stream)
+    name = _escape(title)
+    page = [f'<!DOCTYPE html>\n<html lang="ko"><head><meta charset="utf-8"><title>{name}</title>\n{_STYLE}'
+            f"<h1>{name}</h1>\n<p>{len(rows)} documents, {sum(actions.values())} citations, "
+            f"{sum(row.needs_review for row in rows)} documents need review.</p>\n"
+            f'<table class="summary"><tr><th>document</th><th>status</th>{_cells("th", ACTIONS)}</tr>\n']
+    for index, row in enumerate(rows):
+        review = row.needs_review
+        page.append(f'<tr><td><a href="#doc{index}">{_escape(row.file)}</a></td><td class="{"bad" if review else ""}">'
+                    f'{_escape(row.status)}{" · needs review" if review else ""}</td>'
+                    f"{_cells('td', [row.counts.get(action, 0) for action in ACTIONS])}</tr>\n")
+    page.append(f"<tr><th>total</th><th></th>{_cells('th', [actions[action] for action in ACTIONS])}</tr></table>\n"
+                "<h2>Documents</h2>\n")
+    out.write("".join(page).encode("utf-8"))
+    for index, (report, result) in enumerate(results):
+        section = [f'<section id="doc{index}"><h3>{_escape(report.file)}</h3>\n',
+                   *(f'<p class="bad">review: {_escape(doubt)}</p>\n' for doubt in report.doubts)]
+        if report.status in ("done", "no_citations"):
+            out.write("".join(section).encode("utf-8"))
+            result.copy_diff(out)
+            out.write(b"\n</section>\n")
+        else:
+            section.append(f'<p class="bad">{_escape(report.status)}: {_escape(report.message)}</p>\n</section>\n')
+            out.write("".join(section).encode("utf-8"))
+    out.write(b"</body></html>\n")
 
 
-@cache
-def _template(name: str) -> Template:
-    environment = Environment(loader=PackageLoader("citegen.recite", "templates"), autoescape=True,
-                              undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              keep_trailing_newline=True)
-    return environment.get_template(name)
+def _cells(tag: str, values: Iterable[object]) -> str:
+    return "".join(f"<{tag}>{_escape(str(value))}</{tag}>" for value in values)
+
+
+_STYLE = """<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:.2em .5em;vertical-align:top}th{background:#eee}
+.diff td:nth-child(3){white-space:pre-wrap}.del{background:#fff0f0}.ins{background:#f0fff0}
+del{background:#fbb}ins{background:#bfb;text-decoration:none}mark.suggested{background:#ffe08a}
+mark.review{background:#f9a}.quiet{color:#777}.bad{color:#a00}</style></head><body>
+"""

@@ -262,5 +262,5 @@ def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSum
             summary.documents_needing_review += report.needs_review
             rows.append(SummaryRow.of(report))
             write_jsonl(result, report, jsonl)
-    with (out / "report.html").open("w", encoding="utf-8") as page:
+    with (out / "report.html").open("wb") as page:
         write_html(rows, ((result.read(), result) for result in results), page, "citegen recite")

@@ -69,12 +69,12 @@ def test_the_page_holds_a_documents_diff_whole_whatever_the_pieces_it_is_read_in
     fragment = result.diff.read_text("utf-8")
 
     def page() -> str:
-        out = io.StringIO()
+        out = io.BytesIO()
         write_html([SummaryRow.of(report)], [(report, result)], out, "batch")
-        return out.getvalue()
+        return out.getvalue().decode("utf-8")
 
     whole = page()
-    monkeypatch.setattr(reports, "DIFF_PIECE", 5)  # pieces that split a line, a tag and a syllable run
+    monkeypatch.setattr(reports, "DIFF_PIECE", 5)  # pieces that split a line, a tag and a syllable's bytes
     assert page() == whole
     assert len(fragment) > 5 and fragment + "\n" in whole
 
