@@ -173,9 +173,12 @@ class XmlTextPart:
 class _Open:
     """An element the scanner is inside of."""
 
-    name: str
     tag_end: int  # byte offset just after its start tag
     empty: bool  # written as `<x/>`: expat reports its end just after that tag
+
+
+# Elements whose start tag's end is never read (`_Scanner._start`): a paragraph, a run, any other.
+_PARAGRAPH, _RUN, _UNREAD = _Open(-1, False), _Open(-1, False), _Open(-1, False)
 
 
 class _Scanner:
@@ -199,6 +202,7 @@ class _Scanner:
         self._expat = self._parser.parser
         self._expat.StartElementHandler, self._expat.EndElementHandler = self._start, self._end
         self._names: dict[str, str] = {}  # expat's `namespace}local` -> `{namespace}local`
+        self._marked = fmt.text | fmt.fixed.keys()  # elements whose start tag's end is read
 
     def pieces(self) -> list[_Piece]:
         if self._xml.startswith(_UTF16_BOMS):
@@ -222,15 +226,27 @@ class _Scanner:
 
     # expat's handlers (ordered attributes: a list of names and values), and xml.etree's target interface.
     def _start(self, written: str, attributes: list[str]) -> None:
-        position, name = self._expat.CurrentByteIndex, self._names.get(written) or self._name(written)
-        fmt, in_text = self._fmt, bool(self._open) and self._open[-1] is self._text
+        name = self._names.get(written) or self._name(written)
+        fmt, text = self._fmt, self._text
+        if (text is None or self._open[-1] is not text) and name not in self._marked:
+            # Most elements: outside text, neither text nor a fixed character, so where their start tag
+            # ends is never read; at their end only a paragraph's or a run's kind is.
+            if name in fmt.paragraph:
+                self._open.append(_PARAGRAPH)
+                self._paragraphs.append(self._paragraph_count)
+                self._paragraph_count += 1
+            elif name in fmt.run:
+                self._open.append(_RUN)
+                self._runs += 1
+            else:
+                self._open.append(_UNREAD)
+            return
+        position, in_text = self._expat.CurrentByteIndex, text is not None and self._open[-1] is text
         # Where an element's start tag ends matters only for text, a fixed character, or what is inside text.
-        element = _Open(name, position, False)
-        if in_text or name in fmt.text or name in fmt.fixed:
-            tag = _START_TAG.match(self._xml, position)
-            if tag is None:  # expat has accepted this start tag, so the pattern must match it
-                raise ValueError(f"expected a start tag at byte {position} of {self._where}")
-            element = _Open(name, tag.end(), tag.group().endswith(b"/>"))
+        tag = _START_TAG.match(self._xml, position)
+        if tag is None:  # expat has accepted this start tag, so the pattern must match it
+            raise ValueError(f"expected a start tag at byte {position} of {self._where}")
+        element = _Open(tag.end(), tag.group().endswith(b"/>"))
         if in_text:
             self._end_segment(position)
         self._open.append(element)
@@ -248,8 +264,16 @@ class _Scanner:
             self._pieces.append(_Piece(position, element.tag_end, fmt.fixed[name], False, self._paragraphs[-1]))
 
     def _end(self, written: str) -> None:
-        name, position = self._names.get(written) or self._name(written), self._expat.CurrentByteIndex
         element = self._open.pop()
+        if element is _UNREAD:
+            return
+        if element is _PARAGRAPH:
+            self._paragraphs.pop()
+            return
+        if element is _RUN:
+            self._runs -= 1
+            return
+        position = self._expat.CurrentByteIndex
         if element is self._text:
             if not element.empty:
                 self._end_segment(position)
@@ -257,6 +281,7 @@ class _Scanner:
         elif self._open and self._open[-1] is self._text:  # a child of the text element closed
             self._segment_start = position if element.empty else self._xml.index(b">", position) + 1
             self._chunks = []
+        name = self._names.get(written) or self._name(written)
         if name in self._fmt.paragraph:
             self._paragraphs.pop()
         elif name in self._fmt.run:
