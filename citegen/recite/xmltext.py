@@ -105,10 +105,8 @@ class XmlTextPart:
 
     def is_editable(self, start: int, end: int) -> bool:
         """Whether [start, end) lies in editable text of one paragraph (no tab, break or paragraph end)."""
-        if start < end:  # most citations lie inside one run's text, which then alone covers them
-            piece = self._pieces[max(0, bisect_right(self._starts, start) - 1)] if self._pieces else None
-            if piece is not None and piece.offset <= start and end <= piece.offset + len(piece.text):
-                return piece.editable
+        if self._holder(start, end) is not None:
+            return True
         covered = [self._pieces[i] for i in self._overlapping(start, end)]
         return (
             bool(covered)
@@ -125,6 +123,12 @@ class XmlTextPart:
                 raise ValueError(f"expected non-overlapping edits, got {left} and {right}")
         texts: dict[int, str] = {}
         for edit in ordered:
+            holder = self._holder(edit.start, edit.end)
+            if holder is not None:  # right to left: what lies before the edit in its piece is as it was read
+                piece = self._pieces[holder]
+                current, start, end = texts.get(holder, piece.text), edit.start - piece.offset, edit.end - piece.offset
+                texts[holder] = current[:start] + edit.replacement + current[end:]
+                continue
             if not self.is_editable(edit.start, edit.end):
                 raise ValueError(f"expected an edit inside editable text, got {edit}")
             indexes = self._overlapping(edit.start, edit.end)
@@ -136,6 +140,16 @@ class XmlTextPart:
                 tail = current[edit.end - piece.offset:] if position == len(indexes) - 1 else ""
                 texts[i] = head + (edit.replacement if i == host else "") + tail
         return self._render(texts)
+
+    def _holder(self, start: int, end: int) -> int | None:
+        """The editable piece that alone covers [start, end), where one does: most citations lie inside
+        one run's text."""
+        if start < end and self._pieces:
+            index = max(0, bisect_right(self._starts, start) - 1)
+            piece = self._pieces[index]
+            if piece.editable and piece.offset <= start and end <= piece.offset + len(piece.text):
+                return index
+        return None
 
     def _covered(self, index: int, edit: Edit) -> int:
         piece = self._pieces[index]
