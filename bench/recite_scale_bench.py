@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
-import html
 import io
 import json
 import os
@@ -127,8 +126,9 @@ def _docx(paragraphs: list[str], extra: dict[str, bytes] | None = None) -> bytes
 
 
 def _xml_text(text: str) -> str:
-    """`&`, `<` and `>` escaped, as xml.sax.saxutils writes them (which would import urllib in every child)."""
-    return html.escape(text, quote=False)
+    """`&`, `<` and `>` escaped, as xml.sax.saxutils.escape writes them (importing it cost every child 0.02 s:
+    urllib.request, http.client, email)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _streamed_docx(path: Path, parts: dict[str, tuple[bytes, int]]) -> None:
