@@ -183,16 +183,20 @@ class LiteralLeaf:
         if end - first > MERGED_UP_TO:
             return node
         between = 0
-        if end - first > 2:
-            between = hash((tuple(word[depth:] for word in words[first + 1 : end - 1]), *keys[first + 1 : end - 1]))
+        inner = [word[depth:] for word in words[first + 1 : end - 1]]  # the suffixes between first and last
+        inner_keys = keys[first + 1 : end - 1]
+        if inner:
+            between = hash((tuple(inner), *inner_keys))
         signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1], between)
         met = self.registry.first.setdefault(signature, (self, node))
-        if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
+        if met[1] is node or not inner:  # new, or its signature holds every suffix below it
             return met[1]
         for leaf, other in (met, *self.registry.more.get(signature, [])):
             _, start, at = other
-            if all(words[first + i][depth:] == leaf.words[start + i][at:] and keys[first + i] == leaf.keys[start + i]
-                   for i in range(1, end - first - 1)):
+            # two list comparisons (in C) rather than a comparison per word in Python: 28 -> 13 µs for
+            # 200 articles below ` 제`
+            below = slice(start + 1, start + end - first - 1)
+            if leaf.keys[below] == inner_keys and [word[at:] for word in leaf.words[below]] == inner:
                 return other
         self.registry.more.setdefault(signature, []).append((self, node))
         return node
