@@ -67,7 +67,7 @@ class TrieSweep:
         arrays = trie.arrays
         self.edge_start, self.edge_byte = arrays["edge_start"], arrays["edge_byte"]
         self.edge_child, self.token_start, self.order = arrays["edge_child"], arrays["token_start"], arrays["order"]
-        self.edge_key = np.repeat(np.arange(len(self.edge_start) - 1), np.diff(self.edge_start)) << 8 | self.edge_byte
+        self.edge_key = trie.edge_key
         by_key = np.argsort(moves.source.astype(np.int64) << 8 | moves.byte)
         source, self.move_byte, self.move_target = moves.source[by_key], moves.byte[by_key], moves.target[by_key]
         self.move_key = source.astype(np.int64) << 8 | self.move_byte
