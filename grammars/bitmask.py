@@ -19,7 +19,9 @@ def pack_bits(token_ids: np.ndarray | list[int], word_count: int) -> tuple[np.nd
         indices = sorted(packed)
         return (np.asarray(indices, dtype=np.intp),
                 np.asarray([packed[w] for w in indices], dtype=np.uint32).view(np.int32))
-    ids = np.unique(np.asarray(token_ids, dtype=np.int64))
+    # sorted, not np.unique: a repeated id sets its bit twice, and np.unique imports numpy.ma on its
+    # first call in a process (15-30 ms, paid by a process's first large mask)
+    ids = np.sort(np.asarray(token_ids, dtype=np.int64))
     if not len(ids):
         return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32)
     words = ids >> 5

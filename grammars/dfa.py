@@ -15,8 +15,8 @@ frozensets of small tuples: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` when a 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from grammars.errors import GrammarError, UnsupportedPatternError
 from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq
@@ -320,6 +320,20 @@ CITATION_MAY_CLOSE = 4  # a citation matched completely at this point (it may al
 PENDING = 8  # a partial anchor or citation is in progress (text here may become part of a citation)
 
 
+class ByteWalk(NamedTuple):
+    """How a token walk goes through an automaton byte by byte: `start(state)` is where a walk from a
+    state begins, `step(position, byte)` the next position (`dead` once nothing can follow),
+    `live(position)` a superset of the bytes that do not die, `settle(position)` the state a token
+    ending there reaches. A lazy automaton walks its node sets and makes a state only where a token
+    ends, not at every byte inside a token (two of a Hangul character's three)."""
+
+    start: Callable[[int], Any]
+    step: Callable[[Any, int], Any]
+    live: Callable[[Any], frozenset[int]]
+    settle: Callable[[Any], int]
+    dead: Any
+
+
 class Automaton(Protocol):
     """What a TokenIndex walks: a `LazyDFA` explored as states are reached, or a `FrozenDFA`
     (grammars.cache) read back complete from the disk cache."""
@@ -340,6 +354,7 @@ class Automaton(Protocol):
     def base_of(self, state: int) -> int | None: ...
     def divergence(self, state: int) -> frozenset[int] | None: ...
     def between_characters(self) -> tuple[int, ...]: ...
+    def byte_walk(self) -> ByteWalk: ...
 
 
 class ByteWalker:
@@ -361,6 +376,13 @@ class ByteWalker:
             if state == DEAD:
                 break
         return state
+
+    def live_bytes(self, state: int) -> frozenset[int]:
+        raise NotImplementedError
+
+    def byte_walk(self) -> ByteWalk:
+        """Token walks over states (an automaton whose states are all made already)."""
+        return ByteWalk(int, self.step, self.live_bytes, int, DEAD)
 
 
 class LazyDFA(ByteWalker):
@@ -421,6 +443,10 @@ class LazyDFA(ByteWalker):
     def divergence(self, state: int) -> frozenset[int] | None:
         """For a free state: bytes on which it may step differently from `base_of(state)`; None = any."""
         return None
+
+    def byte_walk(self) -> ByteWalk:
+        """Token walks over node sets, a state interned only where a token ends."""
+        return ByteWalk(self.sets.__getitem__, self._successors, self._nodes_live, self.intern, EMPTY)
 
     initial: int  # the start state, interned by each subclass's constructor
     free_text = False  # whether the language has free text (plain free-text states exist)

@@ -370,29 +370,32 @@ class TokenIndex:
 
     def _constrained_walk(self, state: int) -> tuple[list[int], list[int]]:
         """The tokens allowed from a constrained state and the state each one leads to (unsorted): the
-        vocabulary's trie walked along the automaton's live bytes. Most states inside a name have one
-        live byte while a trie node after a Hangul lead byte has dozens of edges: a lone live byte's
-        edge is found by bisection (edges are sorted by byte) and followed at once, without queueing;
-        several live bytes are looked up by bisection too where edges outnumber them, else scanned."""
-        trie, step, live_bytes = self._trie, self.automaton.step, self.automaton.live_bytes
+        vocabulary's trie walked along the automaton's live bytes (`byte_walk`: over node sets, a state
+        made only where a token ends). Most states inside a name have one live byte while a trie node
+        after a Hangul lead byte has dozens of edges: a lone live byte's edge is found by bisection
+        (edges are sorted by byte) and followed at once, without queueing; several live bytes are
+        looked up by bisection too where edges outnumber them, else scanned."""
+        trie, (start, step, live_bytes, settle, dead) = self._trie, self.automaton.byte_walk()
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
         root_child, token_start, order = trie.root_child, trie.token_start, trie.order
         allowed: list[int] = []
         nexts: list[int] = []
-        pending: list[tuple[int, int, int]] = []  # (trie node, the byte into it, the state before that byte)
-        skip_root = DIGITS if self._number_runs(state, allowed, nexts, pending) else ()
-        pending.extend((root_child[b], b, state) for b in live_bytes(state)
+        numbers: list[tuple[int, int, int]] = []  # (trie node, the byte into it, the state before that byte)
+        skip_root = DIGITS if self._number_runs(state, allowed, nexts, numbers) else ()
+        origin = start(state)
+        pending = [(node, byte, start(before)) for node, byte, before in numbers]
+        pending.extend((root_child[b], b, origin) for b in self.automaton.live_bytes(state)
                        if root_child[b] >= 0 and b not in skip_root)
         while pending:
             node, byte, current = pending.pop()
             while True:
                 current = step(current, byte)
-                if current == DEAD:
+                if current == dead:
                     break
                 low, high = token_start[node], token_start[node + 1]
                 if low != high:
                     allowed.extend(order[low:high])
-                    nexts.extend([current] * (high - low))
+                    nexts.extend([settle(current)] * (high - low))
                 low, high = edge_start[node], edge_start[node + 1]
                 if low == high:
                     break

@@ -18,21 +18,28 @@ from grammars.errors import LexiconError
 from grammars.expr import Literals
 
 Node = tuple[int, int, int]  # (leaf, first word, depth)
-# What makes two literal nodes candidates for one: word count, first and last suffix, their keys, and a
-# hash of the suffixes and keys between them (0 when there are none); a node with one word below: its
-# suffix and key alone, which say everything (a pair, never equal to the longer form).
-Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...], int] | tuple[bytes, tuple[int, ...]]
+# What makes two literal nodes candidates for one: word count, first and last suffix and their keys; a
+# node with one word below: its suffix and key alone, which say everything (a pair, never equal to the
+# longer form).
+Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...]] | tuple[bytes, tuple[int, ...]]
+# Nodes whose signature another node has already, told apart by a hash of the suffixes and keys between
+# their first and last word.
+Between = tuple[Signature, int]
 
 
 class Registry:
     """The literal nodes met so far in one ByteNFA, by signature (`LiteralLeaf._same_suffixes`): the
-    first met, then any others with the same signature (rare), and the continuation classes of leaves."""
+    first met; where another node has its signature (the article sets of the statute book share first,
+    last and count by the hundred), the first met and any others (rare) by the suffixes between; and
+    the continuation classes of leaves."""
 
-    __slots__ = ("continuation", "first", "more")
+    __slots__ = ("between", "continuation", "first", "more", "split")
 
     def __init__(self, continuation: Callable[[int], int]) -> None:
         self.first: dict[Signature, tuple[LiteralLeaf, Node]] = {}
-        self.more: dict[Signature, list[tuple[LiteralLeaf, Node]]] = {}
+        self.split: dict[Signature, int] = {}  # signatures met twice → the first node's hash between
+        self.between: dict[Between, tuple[LiteralLeaf, Node]] = {}
+        self.more: dict[Between, list[tuple[LiteralLeaf, Node]]] = {}
         self.continuation = continuation  # leaf number → a key equal for leaves that go on alike
 
 
@@ -164,13 +171,14 @@ class LiteralLeaf:
 
     def _same_suffixes(self, first: int, depth: int) -> tuple[int, int, int]:
         """The first node met (in any leaf) whose words below it are the same suffixes, followed by the
-        same. Nodes are grouped by (word count, first and last suffix and what follows them, a hash of
-        the rest): nodes with equal suffixes meet at once and others almost never share a group (the
-        article sets of the statute book share first, last and count by the hundred), so the suffix by
-        suffix comparison that makes it exact is mostly made once, on a match. A node with more than
-        MERGED_UP_TO words below is its own: hashing its suffixes cost a first visit near the root of the
-        book's names up to a millisecond, for nothing (no such node of a whole build met an equal one)."""
-        words, keys = self.words, self.keys
+        same. Nodes are grouped by (word count, first and last suffix and what follows them): a node
+        whose group is new (most nodes inside the book's names) is its own at once; in a group met
+        before (the article sets of the statute book share first, last and count by the hundred) by a
+        hash of the suffixes between, and the suffix by suffix comparison that makes it exact is mostly
+        made once, on a match. A node with more than MERGED_UP_TO words below is its own: hashing its
+        suffixes cost a first visit near the root of the book's names up to a millisecond, for nothing
+        (no such node of a whole build met an equal one)."""
+        words, keys, registry = self.words, self.keys, self.registry
         word = words[first]
         prefix = word[:depth]
         node: Node = (self.index, first, depth)
@@ -178,24 +186,32 @@ class LiteralLeaf:
         if first + 1 == len(words) or not words[first + 1].startswith(prefix):
             # One word below (most nodes, deep inside a name): its suffix and what follows it say it all,
             # a signature of its own shape (never equal to the longer one below).
-            return self.registry.first.setdefault((suffix, keys[first]), (self, node))[1]
+            return registry.first.setdefault((suffix, keys[first]), (self, node))[1]
         end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
         if end - first > MERGED_UP_TO:
             return node
-        between = 0
-        if end - first > 2:
-            between = hash((tuple(word[depth:] for word in words[first + 1 : end - 1]), *keys[first + 1 : end - 1]))
-        signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1], between)
-        met = self.registry.first.setdefault(signature, (self, node))
+        signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1])
+        met = registry.first.setdefault(signature, (self, node))
         if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
             return met[1]
-        for leaf, other in (met, *self.registry.more.get(signature, [])):
-            _, start, at = other
-            if all(words[first + i][depth:] == leaf.words[start + i][at:] and keys[first + i] == leaf.keys[start + i]
-                   for i in range(1, end - first - 1)):
+        if signature not in registry.split:  # the first node of the group goes by its suffixes between too
+            registry.split[signature] = hash(met[0]._between(met[1][1], met[1][2], end - first))
+            registry.between[signature, registry.split[signature]] = met
+        inner = self._between(first, depth, end - first)
+        key = (signature, hash(inner))
+        met = registry.between.setdefault(key, (self, node))
+        if met[1] is node:
+            return node
+        for leaf, other in (met, *registry.more.get(key, [])):
+            if leaf._between(other[1], other[2], end - first) == inner:
                 return other
-        self.registry.more.setdefault(signature, []).append((self, node))
+        registry.more.setdefault(key, []).append((self, node))
         return node
+
+    def _between(self, first: int, depth: int, count: int) -> tuple[tuple[bytes, ...], tuple[tuple[int, ...], ...]]:
+        """The suffixes and keys of the words between the first and the last of a node's `count`."""
+        below = slice(first + 1, first + count - 1)
+        return tuple([word[depth:] for word in self.words[below]]), tuple(self.keys[below])
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
         words = self.words

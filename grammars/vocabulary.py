@@ -238,6 +238,16 @@ class TokenTrie:
     def digit_runs(self) -> DigitRuns:
         return DigitRuns.build(self)
 
+    @cached_property
+    def edge_key(self) -> np.ndarray:
+        """Each edge as `parent << 8 | byte`, sorted (edges are grouped by parent, bytes ascending): the
+        keys `grammars.sweep` looks a state's transitions up in, made once per trie rather than per build
+        (about 2 ms for DeepSeek's 274,692 edges)."""
+        edge_start = self.arrays["edge_start"]
+        parents = np.repeat(np.arange(len(edge_start) - 1), np.diff(edge_start))
+        key: np.ndarray = parents << 8 | self.arrays["edge_byte"]
+        return key
+
     @classmethod
     def build(cls, vocabulary: Vocabulary) -> TokenTrie:
         texts = [(t, i) for i, t in enumerate(vocabulary.tokens) if t]
