@@ -80,7 +80,8 @@ def compile_index(
     `tokenizers.Tokenizer`). `vocab_size` is the model's logits width when it pads past the tokenizer.
 
     With `cache_dir`, a stored index is loaded; on a miss the index is compiled and, if `build`, every
-    reachable state is computed and stored (`save_index` stores a lazily grown index later). Without
+    reachable state is computed and stored, and the index is served from what was stored, as a restart
+    would load it (`save_index` stores a lazily grown index later). Without
     `cache_dir`, states are computed as they are reached. `anchors`: an answer grammar's free-text part,
     compiled already for another answer language with the same anchors (`AnswerAnchors`).
     """
@@ -98,4 +99,9 @@ def compile_index(
     if cache_dir is not None and build:
         save_index(index, Path(cache_dir))
         log.info("built and stored %d states for index %s", index.state_count, key)
+        # served from what was stored, as after a restart: the built automaton's Python objects (1.9 million,
+        # ~1 GiB, for the statute book's answer language) go with it
+        stored = load_index(Path(cache_dir), key, vocabulary)
+        if stored is not None:
+            return stored
     return index

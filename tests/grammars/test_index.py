@@ -283,9 +283,10 @@ def test_bitmask_layout_is_xgrammars() -> None:
 
 
 def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
-    built = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
+    built = compile_index(ANSWER, VOCAB, cache_dir=tmp_path, build=False)  # built here, in memory
+    save_index(built, tmp_path)
     loaded = compile_index(ANSWER, VOCAB, cache_dir=tmp_path)
-    assert loaded is not built and loaded.state_count == built.state_count
+    assert loaded.stored is not None and built.stored is None and loaded.state_count == built.state_count
     texts = ["", "대법원 2023. ", "형법 제1", "형법 제12조", "<think>", "판결", "대법", "군형법 제", "서울대법원 2"]
     for text in texts:
         state = loaded.advance_bytes(loaded.initial_state, text.encode())
@@ -301,9 +302,10 @@ def test_cache_round_trip_gives_the_same_masks(tmp_path) -> None:
 def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -> None:
     """Without free text the file holds no bitmask for a state, only its allowed tokens (EOS added back
     where the state accepts) and no base: every state reads back as built."""
-    built = compile_index(grammar, VOCAB, cache_dir=tmp_path)
+    built = compile_index(grammar, VOCAB, cache_dir=tmp_path, build=False)  # built here, in memory
+    save_index(built, tmp_path)
     loaded = compile_index(grammar, VOCAB, cache_dir=tmp_path)
-    assert loaded.stored is not None and loaded.state_count == built.state_count
+    assert loaded.stored is not None and built.stored is None and loaded.state_count == built.state_count
     for state in range(built.state_count):
         np.testing.assert_array_equal(loaded.bitmask(state), built.bitmask(state))
         tokens = range(VOCAB.size)
