@@ -64,14 +64,15 @@ def engine_source(loaded: LoadedModel, settings: Settings, lexicon: ArticleLexic
     from citegen.engine import Engine  # noqa: PLC0415
     from citegen.models import freeze_loaded  # noqa: PLC0415
 
-    # out of the collector's passes: the model, its tokenizer and the database's first reading (a reload
-    # replaces that one: only a cycle in it would then stay uncollected, once)
-    freeze_loaded()
     # the same library over another lexicon: what POST /admin/reload compiles when the database moved
     relanguage = functools.partial(constraint_library, loaded, forbid_shorthand=settings.forbid_shorthand,
                                    cache_dir=settings.index_cache_dir)
     library = relanguage(lexicon)
     library.prepare()
+    # out of the collector's passes: the model, its tokenizer, the database's first reading and the library
+    # compiled over it (a reload replaces the last two and freezes its own: only a cycle in what it
+    # replaces, a few thousand objects, would then stay uncollected, once per reload)
+    freeze_loaded()
     return wiring.EngineSource(Engine(loaded, library, max_batch=settings.streaming.max_active), relanguage)
 
 

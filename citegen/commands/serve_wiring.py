@@ -28,6 +28,7 @@ from citegen.commands.recite_wiring import finding_lexicon
 from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
+from citegen.models import freeze_loaded
 from citegen.sampling import SamplingParams
 from grammars import COURTS_BY_NAME, CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation
 from streaming import AnchorPrefixes, Gauges
@@ -136,6 +137,7 @@ class EngineSource:
             return False
         library = self.relanguage(lexicon)
         await library.prepare_async()
+        freeze_loaded()  # the new library, out of the collector's passes as the first one is
         self.engine.constraints = library
         return True
 

@@ -202,7 +202,12 @@ def test_after_a_reload_a_request_narrowed_to_a_new_act_gets_its_citation_verifi
         database.close()
 
 
-def test_the_builtin_source_has_its_language_ready_before_any_request_and_its_model_out_of_collections(
+def _collected(thing: object) -> bool:
+    """Whether the cyclic collector's passes walk `thing` (a frozen object is in none of its generations)."""
+    return any(tracked is thing for tracked in gc.get_objects())
+
+
+def test_the_builtin_source_has_its_language_ready_before_any_request_and_it_and_its_model_out_of_collections(
         tmp_path: Path) -> None:
     database = filled_sqlite(tmp_path, [ACT, STATUTES])
     frozen = gc.get_freeze_count()
@@ -210,6 +215,12 @@ def test_the_builtin_source_has_its_language_ready_before_any_request_and_its_mo
     try:
         assert len(list((tmp_path / "index").glob("index-*.npz"))) == 1  # compiled and stored at start
         assert gc.get_freeze_count() > frozen  # the model and its tokenizer: left out of the collector's passes
+        library = source.engine.constraints
+        assert library is not None and not _collected(library)  # and the language compiled at start
+        _import(tmp_path, "new-act.jsonl", [NEW_ACT, NEW_ALIAS], database)
+        assert asyncio.run(source.use_lexicon(lexicon_data(database)))  # what POST /admin/reload does
+        reloaded = source.engine.constraints
+        assert reloaded is not library and not _collected(reloaded)
     finally:
         source.close()
         gc.unfreeze()
