@@ -1,7 +1,15 @@
-"""The statute grammar at the scale of the real statute book, citegen beside the peers, one process.
+"""The statute grammar at the scale of the real statute book, citegen beside the peers, one process,
+one table per tokenizer.
 
-    PYTHONPATH=. .venv/bin/python bench/book_bench.py [--sizes 50,500,5000,full] [--tokenizer deepseek|qwen]
+    PYTHONPATH=. .venv/bin/python bench/book_bench.py [--sizes 50,500,5000,full] [--tokenizers deepseek,qwen]
         [--peers-up-to 500] [--engines citegen,xgrammar,llguidance] [--out bench/results/book_bench.md]
+
+Each tokenizer is loaded once, with the peers' own tokenizer objects (xgrammar's TokenizerInfo,
+llguidance's LLTokenizer), its rows run, and all of it freed (collector unfrozen, a full collection,
+the heap trimmed) before the next is loaded. Peers: xgrammar, and llguidance with its default limits
+(none raised), on sizes up to `--peers-up-to` acts; llguidance needs an HF tokenizer, so with Qwen's
+(tiktoken) it has no rows. outlines-core is not run: at 500 acts it does not finish in 10 minutes
+(bench/grammar_bench.py runs it on the CASE grammar).
 
 Lexicons (bench/statute_book.py, from ../shared/lawdata/legalize-kr-current.tar.xz): N = the first N acts
 in force by name with their real article sets; `full` = every act in force plus a `구 NAME` form of each
@@ -14,12 +22,18 @@ collector paused) is not charged to it):
   the service does once per database reading and holds;
 - compile: that Lexicon → first mask (grammar built, automaton compiled, the initial state's mask);
 - build: every state computed and the index stored (citegen `compile_index(cache_dir=…)` on a miss;
-  xgrammar compiles everything at once: its compile); states; RSS: peak resident set growth during the
-  build (VmHWM reset before it; the tokenizer and the process's own ~280 MiB are not counted);
+  xgrammar compiles everything at once: its compile; llguidance computes masks as it goes and has none);
+  states; RSS: peak resident set growth during the build (VmHWM reset before it; the tokenizer, the peers'
+  tokenizer objects and the process's own ~280 MiB are not counted; for the peers, growth during the whole
+  row);
+- build vs fastest peer (citegen's rows): its build ÷ the fastest peer build of the row group, which is
+  xgrammar's compile, the only peer build there is (llguidance's compile → first mask is not a build);
 - size: the stored index (.npz) or xgrammar's `memory_size_bytes`; warm: load from the disk cache and
   the first mask;
 - first visit: steps on a fresh index along real citations of the lexicon (advance + fill the bitmask;
   process CPU time, median / p99), as a new narrowing or a lazily grown index pays them;
+- first visit vs xgrammar (citegen's rows): its first-visit median ÷ xgrammar's in the row group;
+  both ratios are — where no peer ran (sizes past `--peers-up-to`);
 - mask: the same steps warm (median of 5 repeats per step; median / p99);
 - apply: `apply_token_bitmask_inplace` of the walked states' bitmasks to a float32 logits row (median);
 - exact: sampled states' masks equal to brute force (every text token walked through the automaton
@@ -29,6 +43,7 @@ collector paused) is not charged to it):
 from __future__ import annotations
 
 import argparse
+import ctypes
 import datetime as dt
 import gc
 import os
@@ -45,9 +60,11 @@ import torch
 from bench.grammar_bench import (
     bench_llguidance,
     bench_xgrammar,
+    forget_tokenizers,
     load_tokenizer,
     parsing_regex,
     percentile,
+    prepare_peer_tokenizers,
     timed_steps,
 )
 from bench.report import results_page
@@ -247,23 +264,48 @@ def _narrowed_first_mask(narrowings, vocabulary, acts: tuple[str, ...]):
     return grammar_ms, (time.perf_counter() - started) * 1e3, index
 
 
+def ratios(row: dict, rows: list[dict]) -> dict:
+    """A citegen row's ratios to the peers of its row group (same size, same tokenizer) in `rows`:
+    `build_vs_peer`, its build over the fastest peer build (only xgrammar has one), and `first_vs_xgrammar`,
+    its first-visit median over xgrammar's; absent where no such peer ran."""
+    if row["engine"] != "citegen":
+        return {}
+    peers = [r for r in rows if r["size"] == row["size"] and r["engine"] != "citegen"]
+    builds = [r["build"] for r in peers if r.get("build") is not None]
+    xgrammar = [r for r in peers if r["engine"] == "xgrammar"]
+    found = {}
+    if builds:
+        found["build_vs_peer"] = row["build"] / min(builds)
+    if xgrammar:
+        found["first_vs_xgrammar"] = row["first"][0] / xgrammar[0]["first"][0]
+    return found
+
+
 def render(rows: list[dict], header: str) -> str:
     def cell(row, key, fmt):
         value = row.get(key)
         return "—" if value is None else fmt.format(*value) if isinstance(value, tuple) else fmt.format(value)
 
-    lines = [header, "", ("| acts | engine | lexicon ms | compile → first mask ms | build s | states | build RSS MiB "
-                          "| size MiB | warm load ms | first visit median / p99 µs | mask median / p99 µs | apply µs "
-                          "| exact |"),
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        header,
+        "",
+        (
+            "| acts | engine | lexicon ms | compile → first mask ms | build s | build vs fastest peer "
+            "| states | build RSS MiB | size MiB | warm load ms | first visit median / p99 µs "
+            "| first visit vs xgrammar | mask median / p99 µs | apply µs | exact |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
+        versus = ratios(r, rows)
         lines.append(
             f"| {r['size']} | {r['engine']} | {cell(r, 'lexicon', '{:.1f}')} | {cell(r, 'compile', '{:.1f}')} "
-            f"| {cell(r, 'build', '{:.2f}')} "
+            f"| {cell(r, 'build', '{:.2f}')} | {cell(versus, 'build_vs_peer', '{:.2f}×')} "
             f"| {cell(r, 'states', '{:,}')} | {cell(r, 'rss', '{:.0f}')} | {cell(r, 'size_mib', '{:.2f}')} "
             f"| {cell(r, 'warm', '{:.1f}')} | {cell(r, 'first', '{:.1f} / {:.1f}')} "
-            f"| {cell(r, 'mask', '{:.1f} / {:.1f}')} "
-            f"| {cell(r, 'apply', '{:.1f}')} | {r.get('exact', '—')} |")
+            f"| {cell(versus, 'first_vs_xgrammar', '{:.2f}×')} | {cell(r, 'mask', '{:.1f} / {:.1f}')} "
+            f"| {cell(r, 'apply', '{:.1f}')} | {r.get('exact', '—')} |"
+        )
     return "\n".join(lines)
 
 
@@ -279,20 +321,20 @@ def peer_row(engine: str, label: str, grammar, vocabulary, hf, walks) -> dict | 
     return row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=lambda text: text.split(","), default=["50", "500", "5000", "full"])
-    parser.add_argument("--tokenizer", choices=["deepseek", "qwen"], default="deepseek")
-    parser.add_argument("--engines", type=lambda text: text.split(","), default=["citegen", "xgrammar", "llguidance"])
-    parser.add_argument("--peers-up-to", type=int, default=500, help="run the peers on sizes up to this many acts")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    torch.set_num_threads(1)
-    vocabulary, hf, encode, _ = load_tokenizer(args.tokenizer)
+TOKENIZERS = ("deepseek", "qwen")
+PEERS = ("xgrammar", "llguidance")
+
+
+def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
+    """One tokenizer's table (header, rows) and, with the full book, its narrowing paragraph."""
+    vocabulary, hf, encode, _ = load_tokenizer(tokenizer)
+    if set(PEERS) & set(args.engines):
+        prepare_peer_tokenizers(vocabulary, hf)
     freeze_loaded()  # as `citegen serve` does once its model and tokenizer are loaded
-    header = (f"Statute book bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()} "
-              f"({os.cpu_count()} CPUs, shared), tokenizer {args.tokenizer} ({vocabulary.size:,} ids)")
+    header = (
+        f"Statute book bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()} "
+        f"({os.cpu_count()} CPUs, shared), tokenizer {tokenizer} ({vocabulary.size:,} ids)"
+    )
     rows: list[dict] = []
     for size in args.sizes:
         lexicon = full_book() if size == "full" else book_slice(int(size))
@@ -303,22 +345,69 @@ def main() -> None:
             print(render(rows[-1:], ""), flush=True)
         if size != "full" and int(size) <= args.peers_up_to:
             grammar = statute_grammar(lexicon)
-            for engine in ("xgrammar", "llguidance"):
+            for engine in PEERS:
                 if engine in args.engines:
                     found = peer_row(engine, label, grammar, vocabulary, hf, walks)
                     if found is not None:
                         rows.append(found)
                         print(render(rows[-1:], ""), flush=True)
     table = render(rows, header)
-    table += (
-        "\n\nRows: `statute_grammar` over the lexicon alone, the peers given its regex and not run past "
-        f"{args.peers_up_to} acts. One thread on a shared machine: compare times within a row group."
-    )
     if "full" in args.sizes and "citegen" in args.engines:
         table += "\n\n" + narrowing(full_book(), vocabulary, encode)
-    print(table)
+    print(f"\n{table}\n", flush=True)
+    return table
+
+
+def release_tokenizer() -> None:
+    """Free what a tokenizer's table leaves before the next is loaded: the peers' tokenizer objects (cached by
+    ids the next may reuse), the cycles among what `freeze_loaded` froze, and the heap pages the allocator
+    keeps (`malloc_trim`), which the next table's rows would otherwise reuse without RSS growth (Qwen's
+    xgrammar 500-act row read 711 MiB after the DeepSeek table, 3,242 MiB alone)."""
+    forget_tokenizers()
+    gc.unfreeze()
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def footnote(peers_up_to: int) -> str:
+    return (
+        "Rows: `statute_grammar` over the lexicon alone, the peers given its regex and not run past "
+        f"{peers_up_to} acts. One thread on a shared machine: compare times within a row group (same size, same "
+        "tokenizer). build vs fastest peer: citegen's full build ÷ xgrammar's compile, the only peer full build "
+        "(llguidance computes masks lazily: it has no full build and is left out); first visit vs xgrammar: "
+        "citegen's first-visit median ÷ xgrammar's; — where no peer ran. llguidance runs with its default limits "
+        "(none raised) and only with the DeepSeek tokenizer (from its HF tokenizer; Qwen's here is tiktoken). "
+        "outlines-core is not run: at 500 acts it does not finish in 10 minutes (issue 18; bench/grammar_bench.py "
+        "runs it on CASE alone). The narrowing paragraph under each table was measured with that table's tokenizer."
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=lambda text: text.split(","), default=["50", "500", "5000", "full"])
+    parser.add_argument(
+        "--tokenizers",
+        type=lambda text: text.split(","),
+        default=list(TOKENIZERS),
+        help="comma-separated, one table each, in this order",
+    )
+    parser.add_argument("--engines", type=lambda text: text.split(","), default=["citegen", *PEERS])
+    parser.add_argument("--peers-up-to", type=int, default=500, help="run the peers on sizes up to this many acts")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    unknown = set(args.tokenizers) - set(TOKENIZERS)
+    if unknown or not args.tokenizers:
+        parser.error(f"expected tokenizers among {', '.join(TOKENIZERS)}; got {','.join(args.tokenizers)}")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    torch.set_num_threads(1)
+    tables = []
+    for tokenizer in args.tokenizers:
+        tables.append(tokenizer_table(tokenizer, args))
+        release_tokenizer()
+    note = footnote(args.peers_up_to)
+    print(note)
     if args.out:
-        args.out.write_text(results_page([table], about=__doc__))
+        args.out.write_text(results_page([*(part for table in tables for part in (table, "")), note], about=__doc__))
 
 
 if __name__ == "__main__":

@@ -246,10 +246,9 @@ def bench_llguidance(label, regex, vocabulary, hf, walks) -> Row | None:
     if hf is None:
         return None
     import llguidance
-    import llguidance.hf
     import llguidance.numpy
 
-    tokenizer = _LLG.setdefault(id(hf), llguidance.hf.from_tokenizer(hf, n_vocab=vocabulary.size))
+    tokenizer = _llguidance_tokenizer(vocabulary, hf)
     grammar = llguidance.LLMatcher.grammar_from_regex(regex)
     row = Row(grammar=label, engine="llguidance")
     bitmask = llguidance.numpy.allocate_token_bitmask(1, vocabulary.size)
@@ -272,6 +271,29 @@ def bench_llguidance(label, regex, vocabulary, hf, walks) -> Row | None:
 
 
 _LLG = {}
+
+
+def _llguidance_tokenizer(vocabulary, hf):
+    import llguidance.hf
+
+    if id(hf) not in _LLG:
+        _LLG[id(hf)] = llguidance.hf.from_tokenizer(hf, n_vocab=vocabulary.size)
+    return _LLG[id(hf)]
+
+
+def prepare_peer_tokenizers(vocabulary, hf) -> None:
+    """The peers' tokenizer objects (xgrammar's TokenizerInfo; llguidance's LLTokenizer where there is an HF
+    tokenizer), made once per tokenizer as each peer's docs advise, so a row's time and memory leave them out."""
+    _xgrammar_info(vocabulary, hf)
+    if hf is not None:
+        _llguidance_tokenizer(vocabulary, hf)
+
+
+def forget_tokenizers() -> None:
+    """Drop the peers' tokenizer objects cached above, for a process that moves on to another tokenizer:
+    they are keyed by `id`, which a later tokenizer may reuse once the first is freed."""
+    _XGR_INFO.clear()
+    _LLG.clear()
 
 
 def bench_outlines(label, regex, vocabulary, walks) -> Row:
