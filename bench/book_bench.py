@@ -21,8 +21,9 @@ collector paused) is not charged to it):
 - lexicon: the plain `{name: [labels]}` export checked and frozen into a `Lexicon` (`as_lexicon`), which
   the service does once per database reading and holds;
 - compile: that Lexicon → first mask (grammar built, automaton compiled, the initial state's mask);
-- build: every state computed and the index stored (citegen `compile_index(cache_dir=…)` on a miss;
-  xgrammar compiles everything at once: its compile; llguidance computes masks as it goes and has none);
+- build: every state computed, the index stored and loaded back to be served (citegen
+  `compile_index(cache_dir=…)` on a miss; xgrammar compiles everything at once: its compile; llguidance
+  computes masks as it goes and has none);
   states; RSS: peak resident set growth during the build (VmHWM reset before it; the tokenizer, the peers'
   tokenizer objects and the process's own ~280 MiB are not counted; for the peers, growth during the whole
   row);
