@@ -7,9 +7,9 @@ one table per tokenizer.
 Each tokenizer is loaded once, with the peers' own tokenizer objects (xgrammar's TokenizerInfo,
 llguidance's LLTokenizer), its rows run, and all of it freed (collector unfrozen, a full collection,
 the heap trimmed) before the next is loaded. Peers: xgrammar, and llguidance with its default limits
-(none raised), on sizes up to `--peers-up-to` acts; llguidance needs an HF tokenizer, so with Qwen's
-(tiktoken) it has no rows. outlines-core is not run: at 500 acts it does not finish in 10 minutes
-(bench/grammar_bench.py runs it on the CASE grammar).
+(none raised), on sizes up to `--peers-up-to` acts; llguidance's tokenizer is made from DeepSeek's HF
+tokenizer and from Qwen's tiktoken ranks (`llguidance.tiktoken`). outlines-core is not run: at 500 acts
+it does not finish in 10 minutes (bench/grammar_bench.py runs it on the CASE grammar).
 
 Lexicons (bench/statute_book.py, from ../shared/lawdata/legalize-kr-current.tar.xz): N = the first N acts
 in force by name with their real article sets; `full` = every act in force plus a `구 NAME` form of each
@@ -310,12 +310,10 @@ def render(rows: list[dict], header: str) -> str:
     return "\n".join(lines)
 
 
-def peer_row(engine: str, label: str, grammar, vocabulary, hf, walks) -> dict | None:
+def peer_row(engine: str, label: str, grammar, vocabulary, hf, walks) -> dict:
     regex = parsing_regex(grammar)
     before = reset_peak_rss()
     found = (bench_xgrammar if engine == "xgrammar" else bench_llguidance)(label, regex, vocabulary, hf, walks)
-    if found is None:
-        return None
     row = {"size": label, "engine": engine, "compile": found.get("compile"), "build": found.get("build"),
            "size_mib": found.get("size"), "warm": found.get("warm"), "first": found["p1"], "mask": found["p2"],
            "rss": peak_rss() - before}
@@ -348,10 +346,8 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
             grammar = statute_grammar(lexicon)
             for engine in PEERS:
                 if engine in args.engines:
-                    found = peer_row(engine, label, grammar, vocabulary, hf, walks)
-                    if found is not None:
-                        rows.append(found)
-                        print(render(rows[-1:], ""), flush=True)
+                    rows.append(peer_row(engine, label, grammar, vocabulary, hf, walks))
+                    print(render(rows[-1:], ""), flush=True)
     table = render(rows, header)
     if "full" in args.sizes and "citegen" in args.engines:
         table += "\n\n" + narrowing(full_book(), vocabulary, encode)
@@ -377,7 +373,7 @@ def footnote(peers_up_to: int) -> str:
         "tokenizer). build vs fastest peer: citegen's full build ÷ xgrammar's compile, the only peer full build "
         "(llguidance computes masks lazily: it has no full build and is left out); first visit vs xgrammar: "
         "citegen's first-visit median ÷ xgrammar's; — where no peer ran. llguidance runs with its default limits "
-        "(none raised) and only with the DeepSeek tokenizer (from its HF tokenizer; Qwen's here is tiktoken). "
+        "(none raised), its tokenizer made from DeepSeek's HF tokenizer and from Qwen's tiktoken ranks. "
         "outlines-core is not run: at 500 acts it does not finish in 10 minutes (issue 18; bench/grammar_bench.py "
         "runs it on CASE alone). The narrowing paragraph under each table was measured with that table's tokenizer."
     )

@@ -78,7 +78,8 @@ def statute_names(count: int) -> list[str]:
 
 
 def load_tokenizer(name: str):
-    """(Vocabulary, HF fast tokenizer or None, encode, seconds to prepare the Vocabulary)."""
+    """(Vocabulary, the tokenizer the peers are built from, encode, seconds to prepare the Vocabulary): the
+    peers' tokenizer is DeepSeek's HF fast tokenizer, or Qwen's tiktoken Encoding."""
     import transformers
 
     if name == "deepseek":
@@ -99,7 +100,8 @@ def load_tokenizer(name: str):
     started = time.perf_counter()
     vocabulary = Vocabulary.from_tiktoken(encoding, [encoding.encode_single_token("<|endoftext|>")])
     vocabulary.trie.edge_key, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
-    return vocabulary, None, lambda text: encoding.encode(text, disallowed_special=()), time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    return vocabulary, encoding, lambda text: encoding.encode(text, disallowed_special=()), seconds
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -233,7 +235,7 @@ def _xgrammar_info(vocabulary, hf):
     import xgrammar as xgr
 
     if id(vocabulary) not in _XGR_INFO:
-        if hf is not None:
+        if _is_hf(hf):
             _XGR_INFO[id(vocabulary)] = xgr.TokenizerInfo.from_huggingface(hf, vocab_size=vocabulary.size)
         else:
             raw = [t if t is not None else f"<control {i}>".encode() for i, t in enumerate(vocabulary.tokens)]
@@ -242,9 +244,13 @@ def _xgrammar_info(vocabulary, hf):
     return _XGR_INFO[id(vocabulary)]
 
 
-def bench_llguidance(label, regex, vocabulary, hf, walks) -> Row | None:
-    if hf is None:
-        return None
+def _is_hf(tokenizer) -> bool:
+    import transformers
+
+    return isinstance(tokenizer, transformers.PreTrainedTokenizerBase)
+
+
+def bench_llguidance(label, regex, vocabulary, hf, walks) -> Row:
     import llguidance
     import llguidance.numpy
 
@@ -274,19 +280,24 @@ _LLG = {}
 
 
 def _llguidance_tokenizer(vocabulary, hf):
+    """llguidance's LLTokenizer, from the HF tokenizer or from the tiktoken Encoding (Qwen's ranks)."""
     import llguidance.hf
+    import llguidance.tiktoken
 
     if id(hf) not in _LLG:
-        _LLG[id(hf)] = llguidance.hf.from_tokenizer(hf, n_vocab=vocabulary.size)
+        if _is_hf(hf):
+            _LLG[id(hf)] = llguidance.hf.from_tokenizer(hf, n_vocab=vocabulary.size)
+        else:
+            _LLG[id(hf)] = llguidance.tiktoken.lltokenizer_from_encoding(
+                hf, n_vocab=vocabulary.size, eos_token=sorted(vocabulary.eos_ids))
     return _LLG[id(hf)]
 
 
 def prepare_peer_tokenizers(vocabulary, hf) -> None:
-    """The peers' tokenizer objects (xgrammar's TokenizerInfo; llguidance's LLTokenizer where there is an HF
-    tokenizer), made once per tokenizer as each peer's docs advise, so a row's time and memory leave them out."""
+    """The peers' tokenizer objects (xgrammar's TokenizerInfo, llguidance's LLTokenizer), made once per
+    tokenizer as each peer's docs advise, so a row's time and memory leave them out."""
     _xgrammar_info(vocabulary, hf)
-    if hf is not None:
-        _llguidance_tokenizer(vocabulary, hf)
+    _llguidance_tokenizer(vocabulary, hf)
 
 
 def forget_tokenizers() -> None:
@@ -383,9 +394,7 @@ def main() -> None:
         if "xgrammar" in args.engines:
             rows.append(bench_xgrammar(label, regex, vocabulary, hf, walks))
         if "llguidance" in args.engines:
-            llg = bench_llguidance(label, regex, vocabulary, hf, walks)
-            if llg is not None:
-                rows.append(llg)
+            rows.append(bench_llguidance(label, regex, vocabulary, hf, walks))
         if label == "CASE" and "outlines-core" in args.engines:
             rows.append(bench_outlines(label, regex, vocabulary, walks))
         print(render(rows[first:], f"\n{label}"), flush=True)
