@@ -26,7 +26,8 @@ collector paused) is not charged to it):
   computes masks as it goes and has none);
   states; RSS: peak resident set growth during the build (VmHWM reset before it; the tokenizer, the peers'
   tokenizer objects and the process's own ~280 MiB are not counted; for the peers, growth during the whole
-  row);
+  row), and for citegen what the process still holds once the built index is served from its file (the
+  build's objects freed and their heap handed back, `grammars.collector.release_freed_heap`);
 - build vs fastest peer (citegen's rows): its build ÷ the fastest peer build of the row group, which is
   xgrammar's compile, the only peer build there is (llguidance's compile → first mask is not a build);
 - size: the stored index (.npz) or xgrammar's `memory_size_bytes`; warm: load from the disk cache and
@@ -192,6 +193,7 @@ def bench_citegen(label: str, lexicon, vocabulary, walks) -> dict:
         built = compile_index(grammar, vocabulary, cache_dir=cache_dir)
         row["build"] = time.perf_counter() - started
         row["rss"] = peak_rss() - before
+        row["kept"] = _status_mib("VmRSS") - before  # with the built index served from its file
         row["states"] = built.state_count
         row["size_mib"] = index_path(Path(cache_dir), built.key).stat().st_size / 2**20
         del built  # the loads below read the stored index
@@ -283,16 +285,16 @@ def ratios(row: dict, rows: list[dict]) -> dict:
 
 
 def render(rows: list[dict], header: str) -> str:
-    def cell(row, key, fmt):
+    def cell(row, key, fmt, missing="—"):
         value = row.get(key)
-        return "—" if value is None else fmt.format(*value) if isinstance(value, tuple) else fmt.format(value)
+        return missing if value is None else fmt.format(*value) if isinstance(value, tuple) else fmt.format(value)
 
     lines = [
         header,
         "",
         (
             "| acts | engine | lexicon ms | compile → first mask ms | build s | build vs fastest peer "
-            "| states | build RSS MiB | size MiB | warm load ms | first visit median / p99 µs "
+            "| states | build RSS MiB peak / kept | size MiB | warm load ms | first visit median / p99 µs "
             "| first visit vs xgrammar | mask median / p99 µs | apply µs | exact |"
         ),
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -302,7 +304,8 @@ def render(rows: list[dict], header: str) -> str:
         lines.append(
             f"| {r['size']} | {r['engine']} | {cell(r, 'lexicon', '{:.1f}')} | {cell(r, 'compile', '{:.1f}')} "
             f"| {cell(r, 'build', '{:.2f}')} | {cell(versus, 'build_vs_peer', '{:.2f}×')} "
-            f"| {cell(r, 'states', '{:,}')} | {cell(r, 'rss', '{:.0f}')} | {cell(r, 'size_mib', '{:.2f}')} "
+            f"| {cell(r, 'states', '{:,}')} | {cell(r, 'rss', '{:.0f}')}{cell(r, 'kept', ' / {:.0f}', '')} "
+            f"| {cell(r, 'size_mib', '{:.2f}')} "
             f"| {cell(r, 'warm', '{:.1f}')} | {cell(r, 'first', '{:.1f} / {:.1f}')} "
             f"| {cell(versus, 'first_vs_xgrammar', '{:.2f}×')} | {cell(r, 'mask', '{:.1f} / {:.1f}')} "
             f"| {cell(r, 'apply', '{:.1f}')} | {r.get('exact', '—')} |"

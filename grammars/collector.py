@@ -1,8 +1,10 @@
-"""Pausing Python's cyclic garbage collector while long-lived structures are made."""
+"""Pausing Python's cyclic garbage collector while long-lived structures are made, and handing back to the
+operating system the heap that a build's transient objects leave once they are gone."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 from collections.abc import Iterator
 
@@ -21,3 +23,16 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def release_freed_heap() -> bool:
+    """Hand back to the operating system the heap pages freed objects left (glibc's `malloc_trim`), after
+    a build whose transient objects are gone: the allocator otherwise keeps them, and the process its
+    peak resident set (400 MiB more after a reload that built the statute book's answer language). False,
+    doing nothing, where the C library has no malloc_trim (musl, macOS, Windows)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, TypeError, AttributeError):  # no process-wide C namespace, or no such function
+        return False
+    trim(0)
+    return True

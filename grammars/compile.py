@@ -8,7 +8,7 @@ from pathlib import Path
 
 from grammars.answer import AnswerAnchors, AnswerDFA
 from grammars.cache import attach_trie, grammar_key, load_index, save_index
-from grammars.collector import collector_paused
+from grammars.collector import collector_paused, release_freed_heap
 from grammars.dfa import ExprDFA, LazyDFA
 from grammars.errors import GrammarError, TokenizerError
 from grammars.expr import Expr
@@ -100,8 +100,10 @@ def compile_index(
         save_index(index, Path(cache_dir))
         log.info("built and stored %d states for index %s", index.state_count, key)
         # served from what was stored, as after a restart: the built automaton's Python objects (1.9 million,
-        # ~1 GiB, for the statute book's answer language) go with it
+        # ~1 GiB, for the statute book's answer language) go with it, and the heap they held goes back
         stored = load_index(Path(cache_dir), key, vocabulary)
         if stored is not None:
+            del index, automaton
+            release_freed_heap()
             return stored
     return index

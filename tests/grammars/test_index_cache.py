@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import platform
 import shutil
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from grammars import cache
 from grammars import compile as compile_module
 from grammars.cache import grammar_key
+from grammars.collector import release_freed_heap
 from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.expr import Literals, Regex, seq
@@ -172,3 +175,25 @@ def test_the_automaton_compiles_with_the_collector_paused_and_left_as_it_was(mon
     compile_index(GRAMMAR, VOCAB)
     assert seen == [False]
     assert gc.isenabled()
+
+
+def test_a_build_hands_its_freed_heap_back_once_the_built_automaton_is_gone(tmp_path, monkeypatch) -> None:
+    """The built automaton's objects are freed before the heap goes back: else the process keeps its peak."""
+    built: list[weakref.ref[object]] = []
+    made = compile_module.automaton_of
+
+    def watched(grammar: CitationGrammar, anchors: None) -> object:
+        automaton = made(grammar, anchors)
+        built.append(weakref.ref(automaton))
+        return automaton
+
+    alive_at_release: list[bool] = []
+    monkeypatch.setattr(compile_module, "automaton_of", watched)
+    monkeypatch.setattr(compile_module, "release_freed_heap", lambda: alive_at_release.append(built[0]() is not None))
+    compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
+    assert alive_at_release == [False]
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_the_freed_heap_goes_back_where_the_c_library_is_glibc() -> None:
+    assert release_freed_heap()
