@@ -24,7 +24,8 @@ collector paused) is not charged to it):
 - build: every state computed, the index stored and loaded back to be served (citegen
   `compile_index(cache_dir=…)` on a miss; xgrammar compiles everything at once: its compile; llguidance
   computes masks as it goes and has none);
-  states; RSS: peak resident set growth during the build (VmHWM reset before it; the tokenizer, the peers'
+  states; RSS: peak resident set growth during the build (VmHWM reset before it, once the heap earlier rows
+  freed is handed back, as a fresh process has none to reuse; the tokenizer, the peers'
   tokenizer objects and the process's own ~280 MiB are not counted; for the peers, growth during the whole
   row), and for citegen what the process still holds once the built index is served from its file (the
   build's objects freed and their heap handed back, `grammars.collector.release_freed_heap`);
@@ -45,7 +46,6 @@ collector paused) is not charged to it):
 from __future__ import annotations
 
 import argparse
-import ctypes
 import datetime as dt
 import gc
 import os
@@ -75,6 +75,7 @@ from citegen.kernels import apply_token_bitmask_inplace
 from citegen.models import freeze_loaded
 from grammars import compile_index, parse_citation, statute_grammar
 from grammars.cache import index_path
+from grammars.collector import release_freed_heap
 from grammars.dfa import DEAD
 from grammars.languages.lexicon import as_lexicon
 from grammars.languages.statute import HEAD_SEPARATOR
@@ -105,7 +106,10 @@ def _status_mib(field: str) -> float:
 
 
 def reset_peak_rss() -> float:
-    """Reset the process's peak RSS to its current RSS (Linux clear_refs 5); returns the current RSS."""
+    """Reset the process's peak RSS to its current RSS (Linux clear_refs 5); returns the current RSS. The
+    heap earlier rows freed is handed back first (`release_freed_heap`), so a row's growth is what a fresh
+    process would see, not reuse of pages an earlier row left resident (xgrammar's 500 acts: 3 GiB)."""
+    release_freed_heap()
     Path("/proc/self/clear_refs").write_text("5")
     return _status_mib("VmRSS")
 
@@ -361,12 +365,12 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
 def release_tokenizer() -> None:
     """Free what a tokenizer's table leaves before the next is loaded: the peers' tokenizer objects (cached by
     ids the next may reuse), the cycles among what `freeze_loaded` froze, and the heap pages the allocator
-    keeps (`malloc_trim`), which the next table's rows would otherwise reuse without RSS growth (Qwen's
+    keeps (`release_freed_heap`), which the next table's rows would otherwise reuse without RSS growth (Qwen's
     xgrammar 500-act row read 711 MiB after the DeepSeek table, 3,242 MiB alone)."""
     forget_tokenizers()
     gc.unfreeze()
     gc.collect()
-    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    release_freed_heap()
 
 
 def footnote(peers_up_to: int) -> str:
