@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import weakref
 from pathlib import Path
@@ -104,6 +105,7 @@ def compile_index(
         stored = load_index(Path(cache_dir), key, vocabulary)
         if stored is not None:
             del index, automaton
+            gc.collect()  # its literal leaves and their registry refer to each other: only a collection frees them
             release_freed_heap()
             return stored
     return index

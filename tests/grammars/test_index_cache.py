@@ -19,7 +19,7 @@ from grammars import compile as compile_module
 from grammars.cache import grammar_key
 from grammars.collector import release_freed_heap
 from grammars.compile import compile_index
-from grammars.dfa import DEAD
+from grammars.dfa import DEAD, ExprDFA
 from grammars.expr import Literals, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.lexicon import Lexicon
@@ -178,18 +178,22 @@ def test_the_automaton_compiles_with_the_collector_paused_and_left_as_it_was(mon
 
 
 def test_a_build_hands_its_freed_heap_back_once_the_built_automaton_is_gone(tmp_path, monkeypatch) -> None:
-    """The built automaton's objects are freed before the heap goes back: else the process keeps its peak."""
+    """The built automaton's objects, its byte NFA's cycles included, are freed before the heap goes back:
+    else the process keeps its peak (and a service that then freezes its objects keeps them for good)."""
     built: list[weakref.ref[object]] = []
     made = compile_module.automaton_of
 
-    def watched(grammar: CitationGrammar, anchors: None) -> object:
+    def watched(grammar: CitationGrammar, anchors: None) -> ExprDFA:
         automaton = made(grammar, anchors)
-        built.append(weakref.ref(automaton))
+        assert isinstance(automaton, ExprDFA)
+        built.extend([weakref.ref(automaton), weakref.ref(automaton.nfa)])
         return automaton
 
     alive_at_release: list[bool] = []
     monkeypatch.setattr(compile_module, "automaton_of", watched)
-    monkeypatch.setattr(compile_module, "release_freed_heap", lambda: alive_at_release.append(built[0]() is not None))
+    monkeypatch.setattr(
+        compile_module, "release_freed_heap", lambda: alive_at_release.append(any(ref() for ref in built))
+    )
     compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
     assert alive_at_release == [False]
 
