@@ -5,8 +5,8 @@ one table per tokenizer.
         [--peers-up-to 500] [--engines citegen,xgrammar,llguidance] [--out bench/results/book_bench.md]
 
 Each tokenizer is loaded once, with the peers' own tokenizer objects (xgrammar's TokenizerInfo,
-llguidance's LLTokenizer), its rows run, and all of it freed (collector unfrozen, a full collection,
-the heap trimmed) before the next is loaded. Peers: xgrammar, and llguidance with its default limits
+llguidance's LLTokenizer), its rows run, and all of it freed (collector unfrozen, a full collection)
+before the next is loaded. Peers: xgrammar, and llguidance with its default limits
 (none raised), on sizes up to `--peers-up-to` acts; llguidance's tokenizer is made from DeepSeek's HF
 tokenizer and from Qwen's tiktoken ranks (`llguidance.tiktoken`). outlines-core is not run: at 500 acts
 it does not finish in 10 minutes (bench/grammar_bench.py runs it on the CASE grammar).
@@ -317,10 +317,11 @@ def render(rows: list[dict], header: str) -> str:
     return "\n".join(lines)
 
 
-def peer_row(engine: str, label: str, grammar, vocabulary, hf, walks) -> dict:
+def peer_row(engine: str, label: str, grammar, vocabulary, peer_tokenizer, walks) -> dict:
     regex = parsing_regex(grammar)
     before = reset_peak_rss()
-    found = (bench_xgrammar if engine == "xgrammar" else bench_llguidance)(label, regex, vocabulary, hf, walks)
+    bench = bench_xgrammar if engine == "xgrammar" else bench_llguidance
+    found = bench(label, regex, vocabulary, peer_tokenizer, walks)
     row = {"size": label, "engine": engine, "compile": found.get("compile"), "build": found.get("build"),
            "size_mib": found.get("size"), "warm": found.get("warm"), "first": found["p1"], "mask": found["p2"],
            "rss": peak_rss() - before}
@@ -333,9 +334,9 @@ PEERS = ("xgrammar", "llguidance")
 
 def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
     """One tokenizer's table (header, rows) and, with the full book, its narrowing paragraph."""
-    vocabulary, hf, encode, _ = load_tokenizer(tokenizer)
+    vocabulary, peer_tokenizer, encode, _ = load_tokenizer(tokenizer)
     if set(PEERS) & set(args.engines):
-        prepare_peer_tokenizers(vocabulary, hf)
+        prepare_peer_tokenizers(vocabulary, peer_tokenizer)
     freeze_loaded()  # as `citegen serve` does once its model and tokenizer are loaded
     header = (
         f"Statute book bench, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()} "
@@ -353,7 +354,7 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
             grammar = statute_grammar(lexicon)
             for engine in PEERS:
                 if engine in args.engines:
-                    rows.append(peer_row(engine, label, grammar, vocabulary, hf, walks))
+                    rows.append(peer_row(engine, label, grammar, vocabulary, peer_tokenizer, walks))
                     print(render(rows[-1:], ""), flush=True)
     table = render(rows, header)
     if "full" in args.sizes and "citegen" in args.engines:
@@ -364,13 +365,11 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
 
 def release_tokenizer() -> None:
     """Free what a tokenizer's table leaves before the next is loaded: the peers' tokenizer objects (cached by
-    ids the next may reuse), the cycles among what `freeze_loaded` froze, and the heap pages the allocator
-    keeps (`release_freed_heap`), which the next table's rows would otherwise reuse without RSS growth (Qwen's
-    xgrammar 500-act row read 711 MiB after the DeepSeek table, 3,242 MiB alone)."""
+    ids the next may reuse) and the cycles among what `freeze_loaded` froze (the heap they held goes back
+    before each row is measured, `reset_peak_rss`)."""
     forget_tokenizers()
     gc.unfreeze()
     gc.collect()
-    release_freed_heap()
 
 
 def footnote(peers_up_to: int) -> str:

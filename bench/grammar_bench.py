@@ -196,10 +196,10 @@ def bench_citegen(label, grammar, vocabulary, walks, build: bool) -> Row:
     return row
 
 
-def bench_xgrammar(label, regex, vocabulary, hf, walks) -> Row:
+def bench_xgrammar(label, regex, vocabulary, peer_tokenizer, walks) -> Row:
     import xgrammar as xgr
 
-    info = _xgrammar_info(vocabulary, hf)
+    info = _xgrammar_info(vocabulary, peer_tokenizer)
     compiler = xgr.GrammarCompiler(info, cache_enabled=False)
     row = Row(grammar=label, engine="xgrammar")
     bitmask = xgr.allocate_token_bitmask(1, vocabulary.size)
@@ -231,12 +231,12 @@ def bench_xgrammar(label, regex, vocabulary, hf, walks) -> Row:
 _XGR_INFO = {}
 
 
-def _xgrammar_info(vocabulary, hf):
+def _xgrammar_info(vocabulary, peer_tokenizer):
     import xgrammar as xgr
 
     if id(vocabulary) not in _XGR_INFO:
-        if _is_hf(hf):
-            _XGR_INFO[id(vocabulary)] = xgr.TokenizerInfo.from_huggingface(hf, vocab_size=vocabulary.size)
+        if _is_hf(peer_tokenizer):
+            _XGR_INFO[id(vocabulary)] = xgr.TokenizerInfo.from_huggingface(peer_tokenizer, vocab_size=vocabulary.size)
         else:
             raw = [t if t is not None else f"<control {i}>".encode() for i, t in enumerate(vocabulary.tokens)]
             _XGR_INFO[id(vocabulary)] = xgr.TokenizerInfo(raw, xgr.VocabType.RAW, vocab_size=vocabulary.size,
@@ -250,11 +250,11 @@ def _is_hf(tokenizer) -> bool:
     return isinstance(tokenizer, transformers.PreTrainedTokenizerBase)
 
 
-def bench_llguidance(label, regex, vocabulary, hf, walks) -> Row:
+def bench_llguidance(label, regex, vocabulary, peer_tokenizer, walks) -> Row:
     import llguidance
     import llguidance.numpy
 
-    tokenizer = _llguidance_tokenizer(vocabulary, hf)
+    tokenizer = _llguidance_tokenizer(vocabulary, peer_tokenizer)
     grammar = llguidance.LLMatcher.grammar_from_regex(regex)
     row = Row(grammar=label, engine="llguidance")
     bitmask = llguidance.numpy.allocate_token_bitmask(1, vocabulary.size)
@@ -279,25 +279,25 @@ def bench_llguidance(label, regex, vocabulary, hf, walks) -> Row:
 _LLG = {}
 
 
-def _llguidance_tokenizer(vocabulary, hf):
+def _llguidance_tokenizer(vocabulary, peer_tokenizer):
     """llguidance's LLTokenizer, from the HF tokenizer or from the tiktoken Encoding (Qwen's ranks)."""
     import llguidance.hf
     import llguidance.tiktoken
 
-    if id(hf) not in _LLG:
-        if _is_hf(hf):
-            _LLG[id(hf)] = llguidance.hf.from_tokenizer(hf, n_vocab=vocabulary.size)
+    if id(peer_tokenizer) not in _LLG:
+        if _is_hf(peer_tokenizer):
+            _LLG[id(peer_tokenizer)] = llguidance.hf.from_tokenizer(peer_tokenizer, n_vocab=vocabulary.size)
         else:
-            _LLG[id(hf)] = llguidance.tiktoken.lltokenizer_from_encoding(
-                hf, n_vocab=vocabulary.size, eos_token=sorted(vocabulary.eos_ids))
-    return _LLG[id(hf)]
+            _LLG[id(peer_tokenizer)] = llguidance.tiktoken.lltokenizer_from_encoding(
+                peer_tokenizer, n_vocab=vocabulary.size, eos_token=sorted(vocabulary.eos_ids))
+    return _LLG[id(peer_tokenizer)]
 
 
-def prepare_peer_tokenizers(vocabulary, hf) -> None:
+def prepare_peer_tokenizers(vocabulary, peer_tokenizer) -> None:
     """The peers' tokenizer objects (xgrammar's TokenizerInfo, llguidance's LLTokenizer), made once per
     tokenizer as each peer's docs advise, so a row's time and memory leave them out."""
-    _xgrammar_info(vocabulary, hf)
-    _llguidance_tokenizer(vocabulary, hf)
+    _xgrammar_info(vocabulary, peer_tokenizer)
+    _llguidance_tokenizer(vocabulary, peer_tokenizer)
 
 
 def forget_tokenizers() -> None:
@@ -377,7 +377,7 @@ def main() -> None:
     if unknown:
         parser.error(f"expected engines among citegen, {', '.join(PEERS)}; got {', '.join(sorted(unknown))}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    vocabulary, hf, encode, prepare = load_tokenizer(args.tokenizer)
+    vocabulary, peer_tokenizer, encode, prepare = load_tokenizer(args.tokenizer)
     names = statute_names(args.names)
     lexicon = {name: None for name in names}
     grammars = {
@@ -392,9 +392,9 @@ def main() -> None:
         if "citegen" in args.engines:
             rows.append(bench_citegen(label, grammar, vocabulary, walks, build=True))
         if "xgrammar" in args.engines:
-            rows.append(bench_xgrammar(label, regex, vocabulary, hf, walks))
+            rows.append(bench_xgrammar(label, regex, vocabulary, peer_tokenizer, walks))
         if "llguidance" in args.engines:
-            rows.append(bench_llguidance(label, regex, vocabulary, hf, walks))
+            rows.append(bench_llguidance(label, regex, vocabulary, peer_tokenizer, walks))
         if label == "CASE" and "outlines-core" in args.engines:
             rows.append(bench_outlines(label, regex, vocabulary, walks))
         print(render(rows[first:], f"\n{label}"), flush=True)
