@@ -40,6 +40,7 @@ from grammars.dfa import (
     LazyDFA,
     Node,
     NodeSet,
+    StateNodes,
     union,
 )
 from grammars.errors import GrammarError
@@ -195,7 +196,7 @@ class AnswerDFA(LazyDFA):
             nodes |= self.free.continued
         return frozenset(nodes)
 
-    def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
+    def _successors(self, nodes: StateNodes, byte: int) -> NodeSet:
         free = self.free
         free_classes: list[WordClass] = []
         partial_anchors: list[Node] = []
@@ -233,10 +234,10 @@ class AnswerDFA(LazyDFA):
             found = self._cited[reached] = frozenset((CITE, n) for n in reached)
         return found
 
-    def _nodes_accept(self, nodes: NodeSet) -> bool:
+    def _nodes_accept(self, nodes: StateNodes) -> bool:
         return any(n[0] in (FREE_MARK, SKIP) or (n[0] == CITE and n[1][0] == FINAL) for n in nodes)
 
-    def _nodes_flags(self, nodes: NodeSet) -> int:
+    def _nodes_flags(self, nodes: StateNodes) -> int:
         flags = 0
         for n in nodes:
             if n[0] == FREE_MARK:
@@ -256,7 +257,7 @@ class AnswerDFA(LazyDFA):
             return self.citations.live_bytes(node[1])
         return ALL_BYTES  # the free mark and bypass threads never die
 
-    def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
+    def _nodes_live(self, nodes: StateNodes) -> frozenset[int]:
         if any(n[0] == FREE_MARK or n[0] == SKIP for n in nodes):
             return ALL_BYTES
         return union([self._node_live(n) for n in nodes])

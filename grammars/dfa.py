@@ -29,6 +29,9 @@ FINAL = "$"
 # the two shapes are told apart by `node[0] == FINAL`, which mypy cannot narrow a tuple union on.
 Node = tuple[Any, ...]
 NodeSet = frozenset[Node]
+# A state's nodes as the automaton keeps them: a lone node (most states, inside a name or a number) as a
+# 1-tuple, 48 bytes where a frozenset takes 216 (the statute book's build keeps 173,000 of them).
+StateNodes = NodeSet | tuple[Node]
 EMPTY: frozenset[Any] = frozenset()  # one shared empty set: most steps of most nodes die
 ALL_BYTES: frozenset[int] = frozenset(range(256))  # the live bytes of free text, which never dies
 _T = TypeVar("_T")  # what a set holds: nodes, or bytes
@@ -254,11 +257,13 @@ class ByteNFA:
                 target = leaf.step(node[1], node[2], byte)
                 if target is None:
                     return EMPTY
+                if len(self._leaves[target[0]].words[target[1]]) != target[2]:  # type: ignore[union-attr]
+                    # inside a word (most targets) nothing follows without a byte; not kept: the state it
+                    # makes keeps it, and a table of them weighed 10 MiB in the statute book's build
+                    return frozenset((target,))
                 found = self._literal_closures.get(target)
-                if found is None:  # inside a word (most targets) nothing follows without a byte
-                    inside = len(self._leaves[target[0]].words[target[1]]) != target[2]  # type: ignore[union-attr]
-                    found = frozenset((target,)) if inside else self.closure((target,))
-                    self._literal_closures[target] = found
+                if found is None:
+                    found = self._literal_closures[target] = self.closure((target,))
                 return found
         steps = self._steps.get(node)
         if steps is None:
@@ -272,7 +277,7 @@ class ByteNFA:
             steps[byte] = found
         return found
 
-    def step(self, nodes: NodeSet, byte: int) -> NodeSet:
+    def step(self, nodes: StateNodes, byte: int) -> NodeSet:
         if len(nodes) == 1:  # most states: one node inside a name or a number
             for node in nodes:
                 return self.node_step(node, byte)
@@ -386,11 +391,11 @@ class ByteWalker:
 
 
 class LazyDFA(ByteWalker):
-    """Subset construction on demand: a state is an interned frozenset of nodes."""
+    """Subset construction on demand: a state is an interned set of nodes (`StateNodes`)."""
 
     def __init__(self) -> None:
-        self.sets: list[NodeSet] = []
-        self._ids: dict[NodeSet, int] = {}
+        self.sets: list[StateNodes] = []
+        self._ids: dict[StateNodes, int] = {}
         # Every transition computed so far, keyed by `state << 8 | byte`: one table rather than one per
         # state (most states inside a name have one transition, and a dict per state weighs more than it).
         self._next: dict[int, int] = {}
@@ -399,13 +404,14 @@ class LazyDFA(ByteWalker):
         self._live: list[frozenset[int] | None] = []
 
     def intern(self, nodes: NodeSet) -> int:
-        found = self._ids.get(nodes)
+        kept: StateNodes = (next(iter(nodes)),) if len(nodes) == 1 else nodes
+        found = self._ids.get(kept)
         if found is None:
             found = len(self.sets)
-            self._ids[nodes] = found
-            self.sets.append(nodes)
-            self._accepting.append(self._nodes_accept(nodes))
-            self._flags.append(self._nodes_flags(nodes))
+            self._ids[kept] = found
+            self.sets.append(kept)
+            self._accepting.append(self._nodes_accept(kept))
+            self._flags.append(self._nodes_flags(kept))
             self._live.append(None)
         return found
 
@@ -462,16 +468,16 @@ class LazyDFA(ByteWalker):
         return len(self.sets)
 
     # Subclasses define the node semantics.
-    def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
+    def _successors(self, nodes: StateNodes, byte: int) -> NodeSet:
         raise NotImplementedError
 
-    def _nodes_accept(self, nodes: NodeSet) -> bool:
+    def _nodes_accept(self, nodes: StateNodes) -> bool:
         raise NotImplementedError
 
-    def _nodes_flags(self, nodes: NodeSet) -> int:
+    def _nodes_flags(self, nodes: StateNodes) -> int:
         raise NotImplementedError
 
-    def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
+    def _nodes_live(self, nodes: StateNodes) -> frozenset[int]:
         raise NotImplementedError
 
 
@@ -483,16 +489,16 @@ class ExprDFA(LazyDFA):
         self.nfa = ByteNFA({0: expr})
         self.initial = self.intern(self.nfa.start(0))
 
-    def _successors(self, nodes: NodeSet, byte: int) -> NodeSet:
+    def _successors(self, nodes: StateNodes, byte: int) -> NodeSet:
         return self.nfa.step(nodes, byte)
 
-    def _nodes_accept(self, nodes: NodeSet) -> bool:
+    def _nodes_accept(self, nodes: StateNodes) -> bool:
         return (FINAL, 0) in nodes
 
-    def _nodes_flags(self, nodes: NodeSet) -> int:
+    def _nodes_flags(self, nodes: StateNodes) -> int:
         return CITATION_MAY_CLOSE if (FINAL, 0) in nodes else 0
 
-    def _nodes_live(self, nodes: NodeSet) -> frozenset[int]:
+    def _nodes_live(self, nodes: StateNodes) -> frozenset[int]:
         if len(nodes) == 1:  # most states: one node inside a name or a number, its own (shared) set
             for node in nodes:
                 return self.nfa.live_bytes(node)

@@ -240,7 +240,8 @@ class TokenIndex:
     def _explore(self) -> int:
         """Every state reachable by bytes: free states computed as they are met, constrained states
         together at the end (`grammars.sweep`, from the transitions met on the way)."""
-        seen = {self.initial_state}
+        seen = bytearray(self.automaton.state_count)  # per state 1 once reached: states are numbered densely
+        seen[self.initial_state] = 1
         pending = [self.initial_state]
         constrained: list[int] = []
         source, label, reached = array.array("i"), array.array("i"), array.array("i")  # their transitions
@@ -253,8 +254,7 @@ class TokenIndex:
             divergence = None
             if base is not None and base != state:
                 divergence = self.automaton.divergence(state)  # on other bytes it goes where its base goes
-                if base not in seen:
-                    seen.add(base)
+                if not self._reached(seen, base):
                     pending.append(base)
             walked = not free and divergence is None  # every transition is met: the sweep may walk it
             if walked:
@@ -268,14 +268,21 @@ class TokenIndex:
                     source.append(state)
                     label.append(byte)
                     reached.append(target)
-                if target not in seen:
-                    seen.add(target)
+                if not self._reached(seen, target):
                     pending.append(target)
         self._sweep(constrained, Transitions(*(np.frombuffer(a, dtype=np.int32) for a in (source, label, reached))))
         for base in self.automaton.between_characters():
             self._fill_base_next(base)
         self.complete = True
-        return len(seen)
+        return seen.count(1)
+
+    def _reached(self, seen: bytearray, state: int) -> bool:
+        """Whether `state` was reached before; it is marked reached now."""
+        if state >= len(seen):
+            seen.extend(bytes(self.automaton.state_count - len(seen)))
+        reached = bool(seen[state])
+        seen[state] = 1
+        return reached
 
     def _sweep(self, constrained: list[int], moves: Transitions) -> None:
         """The rows of the constrained states not computed yet, swept together; the few whose walk

@@ -18,24 +18,26 @@ from grammars.errors import LexiconError
 from grammars.expr import Literals
 
 Node = tuple[int, int, int]  # (leaf, first word, depth)
-# What makes two literal nodes candidates for one: word count, first and last suffix and their keys; a
-# node with one word below: its suffix and key alone, which say everything (a pair, never equal to the
-# longer form).
-Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...]] | tuple[bytes, tuple[int, ...]]
+# What makes two literal nodes with several words below candidates for one: word count, first and last
+# suffix and their keys (a node with one word below: its suffix and key alone say everything, `Registry.lone`).
+Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...]]
 # Nodes whose signature another node has already, told apart by a hash of the suffixes and keys between
 # their first and last word.
 Between = tuple[Signature, int]
 
 
 class Registry:
-    """The literal nodes met so far in one ByteNFA, by signature (`LiteralLeaf._same_suffixes`): the
-    first met; where another node has its signature (the article sets of the statute book share first,
-    last and count by the hundred), the first met and any others (rare) by the suffixes between; and
-    the continuation classes of leaves."""
+    """The literal nodes met so far in one ByteNFA: a node with one word below by that word's rest and
+    what follows it (`lone`); others by signature (`LiteralLeaf._same_suffixes`): the first met; where
+    another node has its signature (the article sets of the statute book share first, last and count by
+    the hundred), the first met and any others (rare) by the suffixes between; and the continuation
+    classes of leaves."""
 
-    __slots__ = ("between", "continuation", "first", "more", "split")
+    __slots__ = ("between", "continuation", "first", "lone", "more", "split")
 
     def __init__(self, continuation: Callable[[int], int]) -> None:
+        # nodes with one word below (most nodes inside names): the node alone, by its suffix and what follows
+        self.lone: dict[tuple[bytes, tuple[int, ...]], Node] = {}
         self.first: dict[Signature, tuple[LiteralLeaf, Node]] = {}
         self.split: dict[Signature, int] = {}  # signatures met twice → the first node's hash between
         self.between: dict[Between, tuple[LiteralLeaf, Node]] = {}
@@ -146,6 +148,9 @@ class LiteralLeaf:
             self.ends = list(map(ends.__getitem__, owners))
             self.keys = list(map(keys.__getitem__, owners))
         self._classes = {}
+        # The words live on as UTF-8 alone: an act's article labels as str would be the full book's largest
+        # holding while it is explored (291,694 strings, 25 MiB)
+        self._members = []
         return getattr(self, name)
 
     def step(self, first: int, depth: int, byte: int) -> tuple[int, int, int] | None:
@@ -163,6 +168,13 @@ class LiteralLeaf:
         return None
 
     def _representative(self, first: int, depth: int) -> tuple[int, int, int]:
+        words = self.words
+        word = words[first]
+        if first + 1 == len(words) or not words[first + 1].startswith(word[:depth]):
+            # One word below (most nodes, deep inside a name): its suffix and what follows it say it all.
+            # Not kept per node here: each is reached once per transition into it, which the DFA keeps.
+            node: Node = (self.index, first, depth)
+            return self.registry.lone.setdefault((word[depth:], self.keys[first]), node)
         key = first * (self._longest + 1) + depth  # an int key: one object fewer per node to collect
         found = self._classes.get(key)
         if found is None:
@@ -170,23 +182,19 @@ class LiteralLeaf:
         return found
 
     def _same_suffixes(self, first: int, depth: int) -> tuple[int, int, int]:
-        """The first node met (in any leaf) whose words below it are the same suffixes, followed by the
-        same. Nodes are grouped by (word count, first and last suffix and what follows them): a node
-        whose group is new (most nodes inside the book's names) is its own at once; in a group met
-        before (the article sets of the statute book share first, last and count by the hundred) by a
-        hash of the suffixes between, and the suffix by suffix comparison that makes it exact is mostly
-        made once, on a match. A node with more than MERGED_UP_TO words below is its own: hashing its
-        suffixes cost a first visit near the root of the book's names up to a millisecond, for nothing
-        (no such node of a whole build met an equal one)."""
+        """For a node with several words below: the first node met (in any leaf) whose words below it
+        are the same suffixes, followed by the same (one word below: `_representative`). Nodes are
+        grouped by (word count, first and last suffix and what follows them): a node whose group is new
+        is its own at once; in a group met before (the article sets of the statute book share first, last
+        and count by the hundred) by a hash of the suffixes between, and the suffix by suffix comparison
+        that makes it exact is mostly made once, on a match. A node with more than MERGED_UP_TO words
+        below is its own: hashing its suffixes cost a first visit near the root of the book's names up to
+        a millisecond, for nothing (no such node of a whole build met an equal one)."""
         words, keys, registry = self.words, self.keys, self.registry
         word = words[first]
         prefix = word[:depth]
         node: Node = (self.index, first, depth)
         suffix = word[depth:]
-        if first + 1 == len(words) or not words[first + 1].startswith(prefix):
-            # One word below (most nodes, deep inside a name): its suffix and what follows it say it all,
-            # a signature of its own shape (never equal to the longer one below).
-            return registry.first.setdefault((suffix, keys[first]), (self, node))[1]
         end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
         if end - first > MERGED_UP_TO:
             return node

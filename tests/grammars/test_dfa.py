@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+import weakref
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grammars import LexiconError, UnsupportedPatternError, case_grammar, statute_grammar
-from grammars.dfa import EMPTY, ByteNFA, compile_dfa
-from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
+from grammars.dfa import DEAD, EMPTY, ByteNFA, compile_dfa
+from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.regex_leaf import utf8_byte_ranges
 
 COURT = Literals(("대법원", "서울고등법원", "서울고등", "헌법재판소"))
@@ -194,6 +195,32 @@ def test_bytes_that_reach_the_same_nodes_share_one_stored_closure() -> None:
     (node,) = nfa.start(0)
     assert len({id(nfa.node_step(node, digit)) for digit in b"0123456789"}) == 1
     assert all(nfa.node_step(node, byte) is EMPTY for byte in b"a \xea")
+
+
+def test_a_state_of_one_node_is_kept_as_a_one_tuple_and_found_again_by_its_set() -> None:
+    """The statute book's build keeps 173,000 states of one node: as 1-tuples (48 bytes, not a
+    frozenset's 216); interning the same node as a set finds the state it made."""
+    dfa = compile_dfa(seq(Literals(("근로기준법", "민법")), " 제", Regex("[1-9]"), "조"))
+    inside = dfa.walk(dfa.initial, "근로".encode())
+    (node,) = dfa.sets[inside]
+    assert dfa.sets[inside] == (node,)
+    assert dfa.intern(frozenset({node})) == inside
+    assert dfa.walk(inside, "기준법 제3조".encode()) != DEAD and dfa.is_accepting(dfa.walk(inside, "기준법 제3조".encode()))
+
+
+def test_an_article_set_made_on_first_use_is_kept_as_utf8_alone() -> None:
+    """An act's article labels as str (25 MiB for the statute book) are let go once its leaf has sorted
+    them as UTF-8: the leaf matches from those alone."""
+    made: list[weakref.ref[Literals]] = []
+
+    def articles(labels: tuple[str, ...]) -> Literals:
+        literals = Literals(tuple(f" 제{label}조" for label in labels))
+        made.append(weakref.ref(literals))
+        return literals
+
+    dfa = compile_dfa(seq(Literals(("민법",)), Deferred(("1", "75", "750"), articles)))
+    assert dfa.matches("민법 제750조".encode()) and not dfa.matches("민법 제751조".encode())
+    assert len(made) == 1 and made[0]() is None
 
 
 # Groups of a statute lexicon: a name in one group may be a prefix of a name in another, and a name may
