@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import logging
 import weakref
 from pathlib import Path
@@ -101,11 +100,11 @@ def compile_index(
         save_index(index, Path(cache_dir))
         log.info("built and stored %d states for index %s", index.state_count, key)
         # served from what was stored, as after a restart: the built automaton's Python objects (1.9 million,
-        # ~1 GiB, for the statute book's answer language) go with it, and the heap they held goes back
+        # ~1 GiB, for the statute book's answer language) go with it (no cycle among them: reference counts
+        # free them, no full collection of the process), and the heap they held goes back
         stored = load_index(Path(cache_dir), key, vocabulary)
         if stored is not None:
             del index, automaton
-            gc.collect()  # its literal leaves and their registry refer to each other: only a collection frees them
             release_freed_heap()
             return stored
     return index

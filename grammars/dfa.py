@@ -66,13 +66,11 @@ class ByteNFA:
         self._leaves: list[RegexLeaf | LiteralLeaf] = []
         self._home: list[int] = []  # the leaf number a literal leaf's nodes carry (shared heads: the first)
         self._reserved: dict[int, int] = {}  # id of a shared head Literals → its leaf number
-        self._registry = Registry(self._continuation)
-        self._continuations: dict[int, int] = {}
-        self._continuation_keys: dict[tuple[frozenset[int], frozenset[object]], int] = {}
         # Follow sets and roots per leaf, one object per distinct set: a lexicon's thousands of leaves
         # share a few, and a set per leaf would be that many more objects for the collector to walk.
         self._follow: list[frozenset[int]] = []
         self._ends: list[frozenset[object]] = []  # roots a leaf may finish
+        self._registry = Registry(self._follow, self._ends)  # grown in place: the registry reads them as they are
         self._sets: dict[frozenset[Any], frozenset[Any]] = {EMPTY: EMPTY}
         self._deferred: dict[int, Deferred] = {}  # leaf numbers of Deferreds not entered yet
         self._made: dict[int, tuple[Node, ...]] = {}  # leaf number of a Deferred entered → its entry nodes
@@ -189,15 +187,6 @@ class ByteNFA:
             self._leaves[index] = shared
             self._home[index] = members[0][0]
             self._reserved[key] = index
-
-    def _continuation(self, leaf: int) -> int:
-        """A number equal for leaves followed by the same leaves and ending the same roots (asked once a
-        leaf's words are first used, when its root is complete)."""
-        found = self._continuations.get(leaf)
-        if found is None:
-            key = (self._follow[leaf], self._ends[leaf])
-            found = self._continuations[leaf] = self._continuation_keys.setdefault(key, len(self._continuation_keys))
-        return found
 
     def _entry(self, leaf: int) -> Node:
         node = self._leaves[leaf]

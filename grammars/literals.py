@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from grammars.errors import LexiconError
@@ -26,6 +26,17 @@ Signature = tuple[int, bytes, bytes, tuple[int, ...], tuple[int, ...]]
 Between = tuple[Signature, int]
 
 
+class Met(NamedTuple):
+    """A registered node with its leaf's words and their keys, which tell it from another with the same
+    signature. Not the leaf: a leaf refers to its registry, and a registry that referred back to its
+    leaves would leave the whole automaton for the garbage collector, a full collection of the process
+    (160 ms beside a loaded tokenizer) after every build, however small."""
+
+    words: Sequence[bytes]
+    keys: Sequence[tuple[int, ...]]
+    node: Node
+
+
 class Registry:
     """The literal nodes met so far in one ByteNFA: a node with one word below by that word's rest and
     what follows it (`lone`); others by signature (`LiteralLeaf._same_suffixes`): the first met; where
@@ -33,16 +44,30 @@ class Registry:
     the hundred), the first met and any others (rare) by the suffixes between; and the continuation
     classes of leaves."""
 
-    __slots__ = ("between", "continuation", "first", "lone", "more", "split")
+    __slots__ = ("_continuation_keys", "_continuations", "_ends", "_follow", "between", "first", "lone", "more",
+                 "split")
 
-    def __init__(self, continuation: Callable[[int], int]) -> None:
+    def __init__(self, follow: list[frozenset[int]], ends: list[frozenset[object]]) -> None:
+        """`follow` and `ends`: per leaf number of the NFA, the leaves that may follow it and the roots it
+        may finish (the NFA's own lists, which it grows as Deferreds are entered)."""
         # nodes with one word below (most nodes inside names): the node alone, by its suffix and what follows
         self.lone: dict[tuple[bytes, tuple[int, ...]], Node] = {}
-        self.first: dict[Signature, tuple[LiteralLeaf, Node]] = {}
+        self.first: dict[Signature, Met] = {}
         self.split: dict[Signature, int] = {}  # signatures met twice → the first node's hash between
-        self.between: dict[Between, tuple[LiteralLeaf, Node]] = {}
-        self.more: dict[Between, list[tuple[LiteralLeaf, Node]]] = {}
-        self.continuation = continuation  # leaf number → a key equal for leaves that go on alike
+        self.between: dict[Between, Met] = {}
+        self.more: dict[Between, list[Met]] = {}
+        self._follow, self._ends = follow, ends
+        self._continuations: dict[int, int] = {}
+        self._continuation_keys: dict[tuple[frozenset[int], frozenset[object]], int] = {}
+
+    def continuation(self, leaf: int) -> int:
+        """A number equal for leaves followed by the same leaves and ending the same roots (asked once a
+        leaf's words are first used, when its root is complete)."""
+        found = self._continuations.get(leaf)
+        if found is None:
+            key = (self._follow[leaf], self._ends[leaf])
+            found = self._continuations[leaf] = self._continuation_keys.setdefault(key, len(self._continuation_keys))
+        return found
 
 
 # Literal sets of at least this many words in all (a lexicon's names, not one act's articles) are sorted
@@ -97,6 +122,13 @@ def _sorted_utf8(words: tuple[str, ...]) -> list[bytes]:
                 raise LexiconError(f"expected distinct words, got {word!r} again at position {position}")
             seen.add(word)
     return encoded
+
+
+def _between(met: Met, count: int) -> tuple[tuple[bytes, ...], tuple[tuple[int, ...], ...]]:
+    """The suffixes and keys of the words between the first and the last of a node's `count`."""
+    _, first, depth = met.node
+    below = slice(first + 1, first + count - 1)
+    return tuple([word[depth:] for word in met.words[below]]), tuple(met.keys[below])
 
 
 class LiteralLeaf:
@@ -199,27 +231,23 @@ class LiteralLeaf:
         if end - first > MERGED_UP_TO:
             return node
         signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1])
-        met = registry.first.setdefault(signature, (self, node))
-        if met[1] is node or end - first <= 2:  # new, or its signature holds every suffix below it
-            return met[1]
+        met = registry.first.setdefault(signature, Met(words, keys, node))
+        if met.node is node or end - first <= 2:  # new, or its signature holds every suffix below it
+            return met.node
         if signature not in registry.split:  # the first node of the group goes by its suffixes between too
-            registry.split[signature] = hash(met[0]._between(met[1][1], met[1][2], end - first))
+            registry.split[signature] = hash(_between(met, end - first))
             registry.between[signature, registry.split[signature]] = met
-        inner = self._between(first, depth, end - first)
+        here = Met(words, keys, node)
+        inner = _between(here, end - first)
         key = (signature, hash(inner))
-        met = registry.between.setdefault(key, (self, node))
-        if met[1] is node:
+        met = registry.between.setdefault(key, here)
+        if met is here:
             return node
-        for leaf, other in (met, *registry.more.get(key, [])):
-            if leaf._between(other[1], other[2], end - first) == inner:
-                return other
-        registry.more.setdefault(key, []).append((self, node))
+        for other in (met, *registry.more.get(key, [])):
+            if _between(other, end - first) == inner:
+                return other.node
+        registry.more.setdefault(key, []).append(here)
         return node
-
-    def _between(self, first: int, depth: int, count: int) -> tuple[tuple[bytes, ...], tuple[tuple[int, ...], ...]]:
-        """The suffixes and keys of the words between the first and the last of a node's `count`."""
-        below = slice(first + 1, first + count - 1)
-        return tuple([word[depth:] for word in self.words[below]]), tuple(self.keys[below])
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
         words = self.words
