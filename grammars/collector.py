@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 
 @contextlib.contextmanager
@@ -30,9 +31,18 @@ def release_freed_heap() -> bool:
     a build whose transient objects are gone: the allocator otherwise keeps them, and the process its
     peak resident set (400 MiB more after a reload that built the statute book's answer language). False,
     doing nothing, where the C library has no malloc_trim (musl, macOS, Windows)."""
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, TypeError, AttributeError):  # no process-wide C namespace, or no such function
+    trim = _malloc_trim()
+    if trim is None:
         return False
     trim(0)
     return True
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, looked up once (a CDLL leaves a few hundred cyclic objects for the collector)."""
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, TypeError, AttributeError):  # no process-wide C namespace, or no such function
+        return None
+    return trim

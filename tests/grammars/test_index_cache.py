@@ -183,8 +183,8 @@ def test_the_automaton_compiles_with_the_collector_paused_and_left_as_it_was(mon
 def test_a_build_hands_its_freed_heap_back_once_the_built_automaton_is_gone(answer, tmp_path, monkeypatch) -> None:
     """The built automaton's objects, its byte NFAs included, are freed before the heap goes back, and by
     reference counts alone, with the collector off: no cycle among them, so no full collection of the
-    process follows a build (160 ms beside a loaded tokenizer, after every build however small). Else the
-    process keeps its peak (and a service that then freezes its objects keeps them for good)."""
+    process follows a small build (160 ms beside a loaded tokenizer). Else the process keeps its peak (and
+    a service that then freezes its objects keeps them for good)."""
     built: list[weakref.ref[object]] = []
     made = compile_module.automaton_of
 
@@ -208,6 +208,19 @@ def test_a_build_hands_its_freed_heap_back_once_the_built_automaton_is_gone(answ
     finally:
         gc.enable()
     assert len(built) == (3 if answer else 2) and alive_at_release == [False] and not collections
+
+
+def test_a_large_build_empties_the_free_lists_before_its_heap_goes_back(tmp_path, monkeypatch) -> None:
+    """Past COLLECT_AFTER_STATES a full collection runs once, before the heap is handed back: it empties
+    the interpreter's free lists, whose tuples otherwise keep arenas of the build resident."""
+    events: list[str] = []
+    monkeypatch.setattr(compile_module, "COLLECT_AFTER_STATES", 1)
+    monkeypatch.setattr(gc, "collect", lambda *args: events.append(f"collect{args}"))
+    monkeypatch.setattr(compile_module, "release_freed_heap", lambda: events.append("release"))
+    compile_index(statute_grammar(BOOK), VOCAB, cache_dir=tmp_path)
+    assert events == ["collect()", "release"]
+    compile_index(statute_grammar(BOOK), VOCAB, cache_dir=tmp_path)  # loaded: nothing built, nothing freed
+    assert events == ["collect()", "release"]
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
