@@ -244,16 +244,7 @@ class ByteNFA:
             leaf = self._leaves[node[0]]
             if not isinstance(leaf, RegexLeaf):
                 target = leaf.step(node[1], node[2], byte)
-                if target is None:
-                    return EMPTY
-                if len(self._leaves[target[0]].words[target[1]]) != target[2]:  # type: ignore[union-attr]
-                    # inside a word (most targets) nothing follows without a byte; not kept: the state it
-                    # makes keeps it, and a table of them weighed 10 MiB in the statute book's build
-                    return frozenset((target,))
-                found = self._literal_closures.get(target)
-                if found is None:
-                    found = self._literal_closures[target] = self.closure((target,))
-                return found
+                return EMPTY if target is None else self._literal_closure(target)
         steps = self._steps.get(node)
         if steps is None:
             steps = self._steps[node] = {}
@@ -265,6 +256,26 @@ class ByteNFA:
                 found = self._closures[reached] = self.closure(reached)
             steps[byte] = found
         return found
+
+    def _literal_closure(self, target: Node) -> NodeSet:
+        if len(self._leaves[target[0]].words[target[1]]) != target[2]:  # type: ignore[union-attr]
+            # inside a word (most targets) nothing follows without a byte; not kept: the state it
+            # makes keeps it, and a table of them weighed 10 MiB in the statute book's build
+            return frozenset((target,))
+        found = self._literal_closures.get(target)
+        if found is None:
+            found = self._literal_closures[target] = self.closure((target,))
+        return found
+
+    def literal_moves(self, node: Node) -> list[tuple[int, NodeSet]] | None:
+        """A literal node's steps on every byte it goes on with, at once (`LiteralLeaf.moves`); None for
+        any other node."""
+        if node[0] == FINAL:
+            return None
+        leaf = self._leaves[node[0]]
+        if isinstance(leaf, RegexLeaf):
+            return None
+        return [(byte, self._literal_closure(target)) for byte, target in leaf.moves(node[1], node[2])]
 
     def step(self, nodes: StateNodes, byte: int) -> NodeSet:
         if len(nodes) == 1:  # most states: one node inside a name or a number
@@ -342,6 +353,7 @@ class Automaton(Protocol):
     def state_count(self) -> int: ...
     def step(self, state: int, byte: int) -> int: ...
     def walk(self, state: int, data: bytes) -> int: ...
+    def moves(self, state: int, candidates: Iterable[int] | None = None) -> list[tuple[int, int]]: ...
     def is_accepting(self, state: int) -> bool: ...
     def flags(self, state: int) -> int: ...
     def live_bytes(self, state: int) -> frozenset[int]: ...
@@ -373,6 +385,12 @@ class ByteWalker:
 
     def live_bytes(self, state: int) -> frozenset[int]:
         raise NotImplementedError
+
+    def moves(self, state: int, candidates: Iterable[int] | None = None) -> list[tuple[int, int]]:
+        """The state's transitions that do not die, (byte, target), on `candidates` or every live byte."""
+        step = self.step
+        return [(byte, target) for byte in (self.live_bytes(state) if candidates is None else candidates)
+                if (target := step(state, byte)) != DEAD]
 
     def byte_walk(self) -> ByteWalk:
         """Token walks over states (an automaton whose states are all made already)."""
@@ -480,6 +498,22 @@ class ExprDFA(LazyDFA):
 
     def _successors(self, nodes: StateNodes, byte: int) -> NodeSet:
         return self.nfa.step(nodes, byte)
+
+    def moves(self, state: int, candidates: Iterable[int] | None = None) -> list[tuple[int, int]]:
+        """As `ByteWalker.moves`; a state of one literal node (most) steps on all its bytes at once."""
+        nodes = self.sets[state]
+        if candidates is None and len(nodes) == 1:
+            found = self.nfa.literal_moves(next(iter(nodes)))
+            if found is not None:
+                transitions, intern, out = self._next, self.intern, []
+                for byte, reached in found:
+                    key = state << 8 | byte
+                    target = transitions.get(key)
+                    if target is None:
+                        target = transitions[key] = intern(reached)
+                    out.append((byte, target))
+                return out
+        return super().moves(state, candidates)
 
     def _nodes_accept(self, nodes: StateNodes) -> bool:
         return (FINAL, 0) in nodes

@@ -240,49 +240,43 @@ class TokenIndex:
     def _explore(self) -> int:
         """Every state reachable by bytes: free states computed as they are met, constrained states
         together at the end (`grammars.sweep`, from the transitions met on the way)."""
-        seen = bytearray(self.automaton.state_count)  # per state 1 once reached: states are numbered densely
+        automaton = self.automaton
+        seen = bytearray(automaton.state_count)  # per state 1 once reached: states are numbered densely
         seen[self.initial_state] = 1
         pending = [self.initial_state]
         constrained: list[int] = []
         source, label, reached = array.array("i"), array.array("i"), array.array("i")  # their transitions
         while pending:
             state = pending.pop()
-            free = bool(self.automaton.flags(state) & FREE)
+            free = bool(automaton.flags(state) & FREE)
             if free:
                 self._compute(state)
-            base = self.automaton.base_of(state)
+            base = automaton.base_of(state)
             divergence = None
             if base is not None and base != state:
-                divergence = self.automaton.divergence(state)  # on other bytes it goes where its base goes
-                if not self._reached(seen, base):
-                    pending.append(base)
+                divergence = automaton.divergence(state)  # on other bytes it goes where its base goes
             walked = not free and divergence is None  # every transition is met: the sweep may walk it
             if walked:
                 constrained.append(state)
-            candidates = divergence if divergence is not None else self.automaton.live_bytes(state)
-            for byte in candidates:
-                target = self.automaton.step(state, byte)
-                if target == DEAD:
-                    continue
+            moves = automaton.moves(state, divergence)
+            if len(seen) < automaton.state_count:  # room for the states just made
+                seen.extend(bytes(automaton.state_count - len(seen)))
+            if base is not None and not seen[base]:
+                seen[base] = 1
+                pending.append(base)
+            for byte, target in moves:
                 if walked:
                     source.append(state)
                     label.append(byte)
                     reached.append(target)
-                if not self._reached(seen, target):
+                if not seen[target]:
+                    seen[target] = 1
                     pending.append(target)
         self._sweep(constrained, Transitions(*(np.frombuffer(a, dtype=np.int32) for a in (source, label, reached))))
         for base in self.automaton.between_characters():
             self._fill_base_next(base)
         self.complete = True
         return seen.count(1)
-
-    def _reached(self, seen: bytearray, state: int) -> bool:
-        """Whether `state` was reached before; it is marked reached now."""
-        if state >= len(seen):
-            seen.extend(bytes(self.automaton.state_count - len(seen)))
-        reached = bool(seen[state])
-        seen[state] = 1
-        return reached
 
     def _sweep(self, constrained: list[int], moves: Transitions) -> None:
         """The rows of the constrained states not computed yet, swept together; the few whose walk

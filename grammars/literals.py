@@ -250,20 +250,29 @@ class LiteralLeaf:
         return node
 
     def next_bytes(self, first: int, depth: int) -> set[int]:
+        return {byte for byte, _ in self._children(first, depth)}
+
+    def moves(self, first: int, depth: int) -> list[tuple[int, Node]]:
+        """Every byte the node (first word, depth) goes on with and the node it reaches, from one pass
+        over its words (a `step` per byte searches them again)."""
+        return [(byte, self._representative(child, depth + 1)) for byte, child in self._children(first, depth)]
+
+    def _children(self, first: int, depth: int) -> list[tuple[int, int]]:
+        """Per next byte of the node, the first word below it."""
         words = self.words
         word = words[first]
         prefix = word[:depth]
         if first + 1 == len(words) or not words[first + 1].startswith(prefix):  # one word below: most nodes
-            return {word[depth]} if len(word) > depth else set()
-        out: set[int] = set()
+            return [(word[depth], first)] if len(word) > depth else []
+        out: list[tuple[int, int]] = []
         index = first
-        while index < len(self.words) and self.words[index].startswith(prefix):
-            word = self.words[index]
+        while index < len(words) and words[index].startswith(prefix):
+            word = words[index]
             if len(word) == depth:
                 index += 1
                 continue
-            out.add(word[depth])
+            out.append((word[depth], index))
             if word[depth] == 255:
                 break
-            index = bisect.bisect_left(self.words, prefix + bytes((word[depth] + 1,)), index)
+            index = bisect.bisect_left(words, prefix + bytes((word[depth] + 1,)), index)
         return out

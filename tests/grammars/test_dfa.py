@@ -223,6 +223,28 @@ def test_an_article_set_made_on_first_use_is_kept_as_utf8_alone() -> None:
     assert len(made) == 1 and made[0]() is None
 
 
+@pytest.mark.parametrize("grammar", ["statute", "case"])
+def test_a_states_moves_at_once_are_its_steps_byte_by_byte(grammar: str) -> None:
+    """`moves` (a literal node's bytes read in one pass) reaches what stepping each live byte reaches:
+    two automata of one grammar walked in lockstep, one by moves, one by steps, over every state."""
+    expr = statute_grammar({"민법": ["1", "2", "3의2", "75", "750"], "민사소송법": ["1"], "형법": None}).expr \
+        if grammar == "statute" else case_grammar().expr
+    by_moves, by_steps = compile_dfa(expr), compile_dfa(expr)
+    pairs, seen = [(by_moves.initial, by_steps.initial)], {(by_moves.initial, by_steps.initial)}
+    while pairs:
+        state, twin = pairs.pop()
+        moved = dict(by_moves.moves(state))
+        stepped = {b: target for b in by_steps.live_bytes(twin) if (target := by_steps.step(twin, b)) != DEAD}
+        assert moved.keys() == stepped.keys()
+        for byte, target in moved.items():
+            twin_target = stepped[byte]
+            assert by_moves.is_accepting(target) == by_steps.is_accepting(twin_target)
+            if (target, twin_target) not in seen:
+                seen.add((target, twin_target))
+                pairs.append((target, twin_target))
+    assert len(seen) == by_moves.state_count == by_steps.state_count > 50
+
+
 # Groups of a statute lexicon: a name in one group may be a prefix of a name in another, and a name may
 # be in two groups (the grammar then allows both groups' articles after it).
 GROUPED = Alt((
