@@ -98,14 +98,27 @@ def _union(sets: tuple[Literals, ...]) -> Union:
     if len(sets) == 1:
         words = tuple(_sorted_utf8(sets[0].words))
         return Union(words, ((0,),) * len(words), max(map(len, words)))
-    owners: dict[bytes, list[int]] = {}
-    for position, literals in enumerate(sets):
-        for word in _sorted_utf8(literals.words):
-            owners.setdefault(word, []).append(position)
+    # Every word with its set's position, sorted once (a sort per set cost the statute book's 5,151 groups
+    # of names 15 ms, this 9): a word's owners follow it in order, and a word twice in one set is a pair
+    # twice.
+    tagged = sorted([(word.encode(), position) for position, literals in enumerate(sets) for word in literals.words])
+    if any(map(operator.eq, tagged, tagged[1:])):
+        for literals in sets:
+            _sorted_utf8(literals.words)  # raises, naming the set's repeated word
+    union: list[bytes] = []
+    held_by: list[Owners] = []
     interned: dict[Owners, Owners] = {}
-    union = tuple(sorted(owners))
-    held_by = tuple([interned.setdefault(held := tuple(owners[word]), held) for word in union])
-    return Union(union, held_by, max(map(len, union)))
+    held: list[int] = []
+    for word, position in tagged:
+        if union and word == union[-1]:
+            held.append(position)
+            continue
+        if held:
+            held_by.append(interned.setdefault(owners := tuple(held), owners))
+        union.append(word)
+        held = [position]
+    held_by.append(interned.setdefault(owners := tuple(held), owners))
+    return Union(tuple(union), tuple(held_by), max(map(len, union)))
 
 
 _shared_union = functools.lru_cache(maxsize=16)(_union)

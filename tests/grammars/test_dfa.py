@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from grammars import LexiconError, UnsupportedPatternError, case_grammar, statute_grammar
 from grammars.dfa import DEAD, EMPTY, ByteNFA, compile_dfa
 from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
+from grammars.literals import sorted_union
 from grammars.regex_leaf import utf8_byte_ranges
 
 COURT = Literals(("대법원", "서울고등법원", "서울고등", "헌법재판소"))
@@ -154,6 +155,22 @@ def test_caret_inside_a_class_is_a_negation_not_an_anchor() -> None:
 def test_bad_lexicons_raise_lexicon_error(words: tuple[str, ...], message: str) -> None:
     with pytest.raises(LexiconError, match=message):
         compile_dfa(Literals(words))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sets(st.text(alphabet="ab1가", min_size=1, max_size=3), min_size=1, max_size=6), min_size=2,
+                max_size=6))
+def test_the_union_of_literal_sets_is_their_words_sorted_as_utf8_with_the_sets_holding_each(
+        sets: list[set[str]]) -> None:
+    union = sorted_union(tuple(Literals(tuple(words)) for words in sets))
+    words = sorted({word.encode() for held in sets for word in held})
+    assert list(union.words) == words and union.longest == max(map(len, words))
+    assert list(union.owners) == [tuple(i for i, held in enumerate(sets) if word.decode() in held) for word in words]
+
+
+def test_a_word_twice_in_one_of_several_sets_is_named() -> None:
+    with pytest.raises(LexiconError, match="'형법' again at position 2"):
+        sorted_union((Literals(("민법",)), Literals(("민법", "형법", "형법"))))
 
 
 def test_thousands_of_literals_compile_without_interegular_cost() -> None:
