@@ -504,15 +504,9 @@ class ExprDFA(LazyDFA):
         nodes = self.sets[state]
         if candidates is None and len(nodes) == 1:
             found = self.nfa.literal_moves(next(iter(nodes)))
-            if found is not None:
-                transitions, intern, out = self._next, self.intern, []
-                for byte, reached in found:
-                    key = state << 8 | byte
-                    target = transitions.get(key)
-                    if target is None:
-                        target = transitions[key] = intern(reached)
-                    out.append((byte, target))
-                return out
+            if found is not None:  # recorded as `step` would: the nodes reached are the state it interns
+                transitions, intern = self._next, self.intern
+                return [(byte, transitions.setdefault(state << 8 | byte, intern(reached))) for byte, reached in found]
         return super().moves(state, candidates)
 
     def _nodes_accept(self, nodes: StateNodes) -> bool:

@@ -244,13 +244,13 @@ class LiteralLeaf:
         if end - first > MERGED_UP_TO:
             return node
         signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1])
-        met = registry.first.setdefault(signature, Met(words, keys, node))
-        if met.node is node or end - first <= 2:  # new, or its signature holds every suffix below it
+        here = Met(words, keys, node)
+        met = registry.first.setdefault(signature, here)
+        if met is here or end - first <= 2:  # new, or its signature holds every suffix below it
             return met.node
         if signature not in registry.split:  # the first node of the group goes by its suffixes between too
             registry.split[signature] = hash(_between(met, end - first))
             registry.between[signature, registry.split[signature]] = met
-        here = Met(words, keys, node)
         inner = _between(here, end - first)
         key = (signature, hash(inner))
         met = registry.between.setdefault(key, here)
