@@ -134,7 +134,14 @@ class Lexicon:
 
 def _with_aliases(acts: dict[str, ArticleLabels], aliases: Mapping[str, str] | None,
                   informal: Mapping[str, str] | None) -> Lexicon:
-    """A Lexicon of checked `acts` (renamed in place, see below) and its abbreviations, checked here."""
+    """A Lexicon of checked `acts` (renamed and shared in place, see below) and its abbreviations, checked
+    here. Equal article sets become one object: the statute book's 11,202 names hold 5,151 distinct sets
+    (a `구` form mostly the same as its act's), and the statute grammar, which groups names by their set,
+    then finds each group by identity instead of comparing sets label by label."""
+    shared: dict[frozenset[str], frozenset[str]] = {}
+    for name, labels in acts.items():
+        if labels is not None:
+            acts[name] = shared.setdefault(labels, labels)
     aliases, informal = _cited_by_their_names(acts, dict(aliases or {}), dict(informal or {}))
     # Read-only views: a Lexicon is shared (default_lexicon() is cached), so nobody may edit it.
     return Lexicon(

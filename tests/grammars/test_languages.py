@@ -256,6 +256,19 @@ def test_joined_lexicon_is_what_build_makes_of_both(base: Lexicon, other: Lexico
     assert joined.digest != other.joined(base).digest
 
 
+def test_every_way_to_make_a_lexicon_shares_equal_article_sets() -> None:
+    """The statute grammar groups names by their set (as one object each): a `구` form with the same
+    articles as its act, made by build, rebuilt or joined, holds its act's set itself."""
+    acts = {"민법": ["750", "3의2"], "구 민법": ["3의2", "750"], "형법": ["250"], "구 형법": ["250", "1"]}
+    built = Lexicon.build(acts)
+    made = (built, Lexicon.rebuilt(acts, {}, {}, built.digest), Lexicon.build({"민법": ["1"]}).joined(built))
+    for lexicon in made:
+        assert lexicon.acts["구 민법"] is lexicon.acts["민법"] == frozenset({"750", "3의2"})
+        assert lexicon.acts["구 형법"] is not lexicon.acts["형법"]
+    grammar = statute_grammar(built)
+    assert grammar.expr == statute_grammar(Lexicon.build(dict(reversed(acts.items())))).expr
+
+
 @pytest.mark.parametrize(
     ("acts", "aliases", "informal"),
     [
