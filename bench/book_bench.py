@@ -31,7 +31,7 @@ collector paused) is not charged to it):
   build's objects freed and their heap handed back, `grammars.collector.release_freed_heap`);
 - build vs fastest peer (citegen's rows): its build ÷ the fastest peer build of the row group, which is
   xgrammar's compile, the only peer build there is (llguidance's compile → first mask is not a build);
-- size: the stored index (.npz) or xgrammar's `memory_size_bytes`; warm: load from the disk cache and
+- size: the stored index (its array file) or xgrammar's `memory_size_bytes`; warm: load from the disk cache and
   the first mask;
 - first visit: steps on a fresh index along real citations of the lexicon (advance + fill the bitmask;
   process CPU time, median / p99), as a new narrowing or a lazily grown index pays them;

@@ -17,7 +17,7 @@ Columns (times are wall clock on this machine, single thread):
   median of their medians and of their p99s, as one pass's p99 is one step: the slowest of a citation
   walk, the third-slowest of the answer walk), pass 2 again over the same citations (wall time, per
   step the median of 7 repeats);
-- size: the stored index (citegen .npz) or xgrammar's `memory_size_bytes`.
+- size: the stored index (citegen's array file) or xgrammar's `memory_size_bytes`.
 outlines-core needs minutes for statute grammars with thousands of names (243 s for 5,000 in
 ../shared/reference/peer-measurements.md), so it runs only on CASE.
 """

@@ -1,10 +1,10 @@
 """On-disk cache of compiled indexes, keyed by grammar hash + compiler source hash + vocabulary hash.
 
 An index is stored only once every reachable state has been computed (`TokenIndex.build_all`), as
-flat numpy arrays in one `.npz` file; loading it is a file read, no Python object per state. States
-come back to life one at a time, on first use. Files:
-- `trie-<vocabulary>.npz`: the vocabulary's byte trie, shared by every grammar;
-- `index-<grammar>-<vocabulary>.npz`: the automaton's byte transitions and flags, and per state the
+flat numpy arrays in one file (grammars.array_file); loading it is a file read, no Python object per
+state. States come back to life one at a time, on first use. Files:
+- `trie-<vocabulary>.arrays`: the vocabulary's byte trie, shared by every grammar;
+- `index-<grammar>-<vocabulary>.arrays`: the automaton's byte transitions and flags, and per state the
   allowed tokens with their next states (inside citations: the bitmask is rebuilt from them) or the
   sparse bitmask, the base and the divergence bytes (free text), plus each base free state's next
   state for every token. Per-state item counts are stored in the narrowest type that holds them.
@@ -19,12 +19,12 @@ import dataclasses
 import hashlib
 import itertools
 import logging
-import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from grammars.array_file import read_arrays, write_arrays
 from grammars.collector import collector_paused
 from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
@@ -97,16 +97,15 @@ def _field_names(kind: type) -> tuple[str, ...] | None:
 
 
 def _write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    write_atomically(path, lambda stream: np.savez(stream, **arrays))  # type: ignore[arg-type]  # numpy's stub lets **arrays reach allow_pickle
+    write_atomically(path, lambda stream: write_arrays(stream, arrays))
 
 
 def _read(path: Path) -> dict[str, np.ndarray] | None:
     if not path.exists():
         return None
     try:
-        with np.load(path) as stored:
-            return {name: stored[name] for name in stored.files}
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        return read_arrays(path)
+    except (OSError, ValueError) as error:
         log.warning("ignoring unreadable cache file %s: %s", path, error)
         return None
 
@@ -115,7 +114,7 @@ def attach_trie(vocabulary: Vocabulary, cache_dir: Path) -> None:
     """Give the vocabulary its trie from the cache, or build it and store it there."""
     if "trie" in vocabulary.__dict__:
         return
-    path = Path(cache_dir) / f"trie-{vocabulary.fingerprint}.npz"
+    path = Path(cache_dir) / f"trie-{vocabulary.fingerprint}.arrays"
     arrays = _read(path)
     if arrays is not None:
         vocabulary.__dict__["trie"] = TokenTrie(arrays)
@@ -124,7 +123,7 @@ def attach_trie(vocabulary: Vocabulary, cache_dir: Path) -> None:
 
 
 def index_path(cache_dir: Path, key: str) -> Path:
-    return Path(cache_dir) / f"index-{key}.npz"
+    return Path(cache_dir) / f"index-{key}.arrays"
 
 
 def _counts(sizes: Iterable[int], count: int) -> np.ndarray:

@@ -51,7 +51,7 @@ def test_ask_streams_an_answer_and_reports_its_length(tiny_dir, database, flags,
     )
     assert result.exit_code == 0, result.output
     assert "tokens," in result.output and len(result.output.strip()) > 20
-    assert bool(list(index_cache.glob("index-*.npz"))) == (flags == [])  # built whole once, then loaded
+    assert bool(list(index_cache.glob("index-*.arrays"))) == (flags == [])  # built whole once, then loaded
 
 
 def test_ask_names_a_missing_model_directory(database, tmp_path) -> None:

@@ -50,16 +50,16 @@ def test_a_changed_compiler_source_changes_the_key(tmp_path, module) -> None:
 def test_an_index_built_on_a_miss_is_served_from_what_was_stored(tmp_path) -> None:
     """As after a restart: the built automaton's Python objects (a gigabyte for the statute book) are not kept."""
     built = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
-    assert built.stored is not None and len(list(tmp_path.glob("index-*.npz"))) == 1
+    assert built.stored is not None and len(list(tmp_path.glob("index-*.arrays"))) == 1
     assert built.advance_bytes(built.initial_state, "민법 제12조".encode()) >= 0
 
 
 def _loaded_not_rebuilt(grammar, vocabulary, cache_dir: Path) -> bool:
     """A second compile loads the stored file rather than building and writing it again (a write replaces
     the file by a new one: another inode)."""
-    files = {path: path.stat().st_ino for path in cache_dir.glob("index-*.npz")}
+    files = {path: path.stat().st_ino for path in cache_dir.glob("index-*.arrays")}
     again = compile_index(grammar, vocabulary, cache_dir=cache_dir)
-    return again.stored is not None and {path: path.stat().st_ino for path in cache_dir.glob("index-*.npz")} == files
+    return again.stored is not None and {path: path.stat().st_ino for path in cache_dir.glob("index-*.arrays")} == files
 
 
 def test_an_index_stored_by_another_compiler_is_not_loaded(tmp_path, monkeypatch) -> None:
@@ -68,7 +68,7 @@ def test_an_index_stored_by_another_compiler_is_not_loaded(tmp_path, monkeypatch
     monkeypatch.setattr(cache, "_COMPILER", lambda: "another compiler")
     rebuilt = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
     assert rebuilt.key != stored.key  # built again and stored beside the other compiler's, not loaded from it
-    assert len(list(tmp_path.glob("index-*.npz"))) == 2
+    assert len(list(tmp_path.glob("index-*.arrays"))) == 2
 
 
 @pytest.mark.parametrize(
@@ -158,7 +158,7 @@ def test_an_index_stored_for_one_lexicon_is_not_loaded_for_another(tmp_path) -> 
     stored = compile_index(statute_grammar(BOOK), vocabulary, cache_dir=tmp_path)
     assert _loaded_not_rebuilt(statute_grammar(BOOK), vocabulary, tmp_path)
     other = compile_index(statute_grammar(_book_with(민법=["1", "2"])), vocabulary, cache_dir=tmp_path)
-    assert other.key != stored.key and len(list(tmp_path.glob("index-*.npz"))) == 2  # built and stored beside it
+    assert other.key != stored.key and len(list(tmp_path.glob("index-*.arrays"))) == 2  # built and stored beside it
     assert other.automaton.walk(other.initial_state, "민법 제3조의2".encode()) == DEAD
 
 

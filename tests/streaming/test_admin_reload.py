@@ -213,7 +213,7 @@ def test_the_builtin_source_has_its_language_ready_before_any_request_and_it_and
     frozen = gc.get_freeze_count()
     source = engine_source(build_tiny(), Settings(index_cache_dir=tmp_path / "index"), lexicon_data(database))
     try:
-        assert len(list((tmp_path / "index").glob("index-*.npz"))) == 1  # compiled and stored at start
+        assert len(list((tmp_path / "index").glob("index-*.arrays"))) == 1  # compiled and stored at start
         assert gc.get_freeze_count() > frozen  # the model and its tokenizer: left out of the collector's passes
         library = source.engine.constraints
         assert library is not None and not _collected(library)  # and the language compiled at start
