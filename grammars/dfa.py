@@ -255,7 +255,10 @@ class ByteNFA:
             leaf = self._leaves[node[0]]
             if not isinstance(leaf, RegexLeaf):
                 target = leaf.step(node[1], node[2], byte)
-                return EMPTY if target is None else self._literal_closure(target)
+                if target is None:
+                    return EMPTY
+                nodes = self._literal_state(target)
+                return nodes if isinstance(nodes, frozenset) else frozenset(nodes)
         steps = self._steps.get(node)
         if steps is None:
             steps = self._steps[node] = {}
@@ -268,25 +271,29 @@ class ByteNFA:
             steps[byte] = found
         return found
 
-    def _literal_closure(self, target: Node) -> NodeSet:
+    def _literal_state(self, target: Node) -> StateNodes:
+        """The nodes a literal node reached stands for, as a state keeps them (`StateNodes`)."""
         if len(self._leaves[target[0]].words[target[1]]) != target[2]:  # type: ignore[union-attr]
-            # inside a word (most targets) nothing follows without a byte; not kept: the state it
-            # makes keeps it, and a table of them weighed 10 MiB in the statute book's build
-            return frozenset((target,))
+            # inside a word (most targets) nothing follows without a byte: the node alone, as a state keeps
+            # a lone node; not kept here: the state it makes keeps it, and a table of them weighed 10 MiB
+            # in the statute book's build
+            return (target,)
         found = self._literal_closures.get(target)
         if found is None:
             found = self._literal_closures[target] = self.closure((target,))
         return found
 
-    def literal_moves(self, node: Node) -> list[tuple[int, NodeSet]] | None:
-        """A literal node's steps on every byte it goes on with, at once (`LiteralLeaf.moves`); None for
-        any other node."""
+    def node_moves(self, node: Node) -> list[tuple[int, StateNodes]]:
+        """Every byte a node goes on with and the nodes it reaches (as `node_step` would, a lone literal
+        node as a 1-tuple), from one pass: a literal node's over its words (`LiteralLeaf.moves`), a regex
+        node's over its edges."""
         if node[0] == FINAL:
-            return None
+            return []
         leaf = self._leaves[node[0]]
         if isinstance(leaf, RegexLeaf):
-            return None
-        return [(byte, self._literal_closure(target)) for byte, target in leaf.moves(node[1], node[2])]
+            return [(byte, self.node_step(node, byte)) for byte in leaf.edges[node[1]]]
+        literal_state = self._literal_state
+        return [(byte, literal_state(target)) for byte, target in leaf.moves(node[1], node[2])]
 
     def step(self, nodes: StateNodes, byte: int) -> NodeSet:
         if len(nodes) == 1:  # most states: one node inside a name or a number
@@ -421,8 +428,8 @@ class LazyDFA(ByteWalker):
         self._accepting: list[bool] = []
         self._live: list[frozenset[int] | None] = []
 
-    def intern(self, nodes: NodeSet) -> int:
-        kept: StateNodes = (next(iter(nodes)),) if len(nodes) == 1 else nodes
+    def intern(self, nodes: StateNodes) -> int:
+        kept = nodes if type(nodes) is tuple or len(nodes) != 1 else (next(iter(nodes)),)
         found = self._ids.get(kept)
         if found is None:
             found = len(self.sets)
@@ -511,14 +518,23 @@ class ExprDFA(LazyDFA):
         return self.nfa.step(nodes, byte)
 
     def moves(self, state: int, candidates: Iterable[int] | None = None) -> list[tuple[int, int]]:
-        """As `ByteWalker.moves`; a state of one literal node (most) steps on all its bytes at once."""
-        nodes = self.sets[state]
-        if candidates is None and len(nodes) == 1:
-            found = self.nfa.literal_moves(next(iter(nodes)))
-            if found is not None:  # recorded as `step` would: the nodes reached are the state it interns
-                transitions, intern = self._next, self.intern
-                return [(byte, transitions.setdefault(state << 8 | byte, intern(reached))) for byte, reached in found]
-        return super().moves(state, candidates)
+        """As `ByteWalker.moves`; every byte at once, from each node's moves (`ByteNFA.node_moves`: one
+        pass over a literal node's words) rather than a step per live byte."""
+        if candidates is not None:
+            return super().moves(state, candidates)
+        nodes, node_moves = self.sets[state], self.nfa.node_moves
+        if len(nodes) == 1:  # most states: one node inside a name or a number
+            found = node_moves(next(iter(nodes)))
+        else:
+            by_byte: dict[int, list[StateNodes]] = {}
+            for node in nodes:
+                for byte, reached in node_moves(node):
+                    by_byte.setdefault(byte, []).append(reached)
+            found = [(byte, parts[0] if len(parts) == 1 else union([frozenset(part) for part in parts]))
+                     for byte, parts in by_byte.items()]
+        # recorded as `step` would record them: the nodes reached are the state it interns
+        transitions, intern = self._next, self.intern
+        return [(byte, transitions.setdefault(state << 8 | byte, intern(reached))) for byte, reached in found]
 
     def _nodes_accept(self, nodes: StateNodes) -> bool:
         return (FINAL, 0) in nodes

@@ -242,8 +242,9 @@ def test_an_article_set_made_on_first_use_is_kept_as_utf8_alone() -> None:
 
 @pytest.mark.parametrize("grammar", ["statute", "case"])
 def test_a_states_moves_at_once_are_its_steps_byte_by_byte(grammar: str) -> None:
-    """`moves` (a literal node's bytes read in one pass) reaches what stepping each live byte reaches:
-    two automata of one grammar walked in lockstep, one by moves, one by steps, over every state."""
+    """`moves` (each node's bytes read in one pass, merged byte by byte where a state holds several nodes)
+    reaches what stepping each live byte reaches: two automata of one grammar walked in lockstep, one by
+    moves, one by steps, over every state."""
     expr = statute_grammar({"민법": ["1", "2", "3의2", "75", "750"], "민사소송법": ["1"], "형법": None}).expr \
         if grammar == "statute" else case_grammar().expr
     by_moves, by_steps = compile_dfa(expr), compile_dfa(expr)
@@ -260,6 +261,7 @@ def test_a_states_moves_at_once_are_its_steps_byte_by_byte(grammar: str) -> None
                 seen.add((target, twin_target))
                 pairs.append((target, twin_target))
     assert len(seen) == by_moves.state_count == by_steps.state_count > 50
+    assert any(len(by_moves.sets[state]) > 1 for state in range(by_moves.state_count))  # merged moves were met
 
 
 # Groups of a statute lexicon: a name in one group may be a prefix of a name in another, and a name may
