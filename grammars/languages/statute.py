@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Iterable, Mapping
 
 from grammars.act_names import ACT_ENDINGS
+from grammars.collector import collector_paused
 from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import CitationGrammar, made_by
 from grammars.languages.case import ANY_DIGIT
@@ -183,12 +184,15 @@ def statute_grammar(
     canonically.
     """
     lexicon = as_lexicon(lexicon)
-    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not).
-    heads = [
-        Seq((Literals(tuple(names)), Deferred(labels, _article_literals)))
-        if labels else seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE)
-        for labels, names in _groups(lexicon).items()
-    ]
+    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not). The
+    # heads live as long as the grammar: collections while they are made (44 at the statute book, 20 ms of a
+    # 35 ms grammar) would only walk them again.
+    with collector_paused():
+        heads = [
+            Seq((Literals(tuple(names)), Deferred(labels, _article_literals)))
+            if labels else seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE)
+            for labels, names in _groups(lexicon).items()
+        ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
     anchor = statute_anchor(lexicon, forbid_shorthand=forbid_shorthand)
     grammar = CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)
