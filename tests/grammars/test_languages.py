@@ -4,6 +4,7 @@ parsing uses (the compiler's DFA is held to the same regex by its own tests)."""
 from __future__ import annotations
 
 import calendar
+import gc
 import re
 
 import pytest
@@ -287,6 +288,26 @@ def test_a_rebuilt_lexicon_is_what_build_made(acts, aliases, informal) -> None:
         Lexicon.rebuilt(acts, aliases, informal, "")
     with pytest.raises(LexiconError, match="informal abbreviation"):  # abbreviations are checked still
         Lexicon.rebuilt(acts, aliases, {"민소법": "민사소송법"}, built.digest)
+
+
+def test_the_statute_grammar_makes_its_heads_without_collections() -> None:
+    """A lexicon's thousands of heads live as long as the grammar: no collection walks them while they are made
+    (one may see them once made, as the collector goes on)."""
+    lexicon = Lexicon.build({f"시험{n}법": [str(a) for a in range(1, 2 + n)] for n in range(3000)})
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    assert gc.isenabled()
+    gc.callbacks.append(count)
+    try:
+        grammar = statute_grammar(lexicon)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(collections) <= 1 and gc.isenabled(), collections
+    assert len(grammar.expr.parts[0].inner.options) == 3000
 
 
 def test_statute_grammar_scales_to_a_database_lexicon() -> None:
