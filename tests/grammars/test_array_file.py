@@ -23,6 +23,8 @@ ARRAYS = {
     "table": np.arange(12, dtype=np.int32).reshape(3, 4),
     "none_wide": np.empty((0, 129_280), dtype=np.int32),
     "counts": np.asarray([1, 65_535], dtype=np.uint16),
+    "scalar": np.asarray(7, dtype=np.int32),
+    "fortran": np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)),
 }
 
 
