@@ -14,6 +14,7 @@ not one of these, or whose table points outside it, raises `ValueError` naming w
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import IO
 
@@ -30,7 +31,7 @@ def write_arrays(stream: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
     for name, array in arrays.items():
         if array.dtype.kind not in _KINDS:
             raise ValueError(f"expected numeric arrays, got dtype {array.dtype} for {name!r}")
-        data = np.ascontiguousarray(array).tobytes()
+        data = array.tobytes()  # C order, whatever the array's
         table.append([name, array.dtype.str, list(array.shape), offset])
         chunks.append(data)
         offset += -(-len(data) // _ALIGN) * _ALIGN
@@ -44,7 +45,7 @@ def write_arrays(stream: IO[bytes], arrays: dict[str, np.ndarray]) -> None:
 def read_arrays(path: Path) -> dict[str, np.ndarray]:
     """The arrays of a file `write_arrays` wrote (writable views of one buffer); ValueError if it is not one."""
     with open(path, "rb") as stream:
-        data = bytearray(path.stat().st_size)
+        data = bytearray(os.fstat(stream.fileno()).st_size)  # of the file opened: it may be replaced meanwhile
         if stream.readinto(data) != len(data):
             raise ValueError(f"expected {len(data)} bytes in {path}, read fewer")
     if not data.startswith(MAGIC):
