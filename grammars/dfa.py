@@ -274,9 +274,9 @@ class ByteNFA:
     def _literal_state(self, target: Node) -> StateNodes:
         """The nodes a literal node reached stands for, as a state keeps them (`StateNodes`)."""
         if len(self._leaves[target[0]].words[target[1]]) != target[2]:  # type: ignore[union-attr]
-            # inside a word (most targets) nothing follows without a byte: the node alone, as a state keeps
-            # a lone node; not kept here: the state it makes keeps it, and a table of them weighed 10 MiB
-            # in the statute book's build
+            # inside a word (most targets) nothing follows without a byte: the node alone, a 1-tuple as a
+            # state of one node keeps it; not kept here: the state it makes keeps it, and a table of them
+            # weighed 10 MiB in the statute book's build
             return (target,)
         found = self._literal_closures.get(target)
         if found is None:
