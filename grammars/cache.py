@@ -9,7 +9,8 @@ state. States come back to life one at a time, on first use. Files:
   sparse bitmask, the base and the divergence bytes (free text), plus each base free state's next
   state for every token. Per-state item counts are stored in the narrowest type that holds them.
 Both are written atomically (temporary file, then rename). A file that cannot be read is logged and
-ignored: the index is compiled again.
+ignored: the index is compiled again. Files of the `.npz` format used before are removed once a file is
+written beside them.
 """
 
 from __future__ import annotations
@@ -98,6 +99,18 @@ def _field_names(kind: type) -> tuple[str, ...] | None:
 
 def _write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
     write_atomically(path, lambda stream: write_arrays(stream, arrays))
+    _drop_npz(path.parent)
+
+
+def _drop_npz(cache_dir: Path) -> None:
+    """Remove the trie and index files of the `.npz` format this cache used before (never read again: a
+    megabyte to tens of megabytes each), once a file of the current format is written beside them."""
+    for stale in [*cache_dir.glob("trie-*.npz"), *cache_dir.glob("index-*.npz")]:
+        try:
+            stale.unlink()
+            log.info("removed %s, a cache file of the .npz format no longer read", stale)
+        except OSError as error:  # gone already (another process), or not ours to remove: left
+            log.debug("left %s: %s", stale, error)
 
 
 def _read(path: Path) -> dict[str, np.ndarray] | None:

@@ -82,3 +82,17 @@ def test_a_damaged_index_file_is_logged_and_the_index_compiled_again(tmp_path: P
     text = "민법 제1조".encode()
     assert again.advance_bytes(again.initial_state, text) >= 0 and again.stored is not None
     assert again.allowed_tokens(again.initial_state).tolist() == built.allowed_tokens(built.initial_state).tolist()
+
+
+def test_files_of_the_npz_format_go_once_the_cache_writes_beside_them(tmp_path: Path) -> None:
+    grammar = CitationGrammar("statute", seq(Literals(("민법",)), " 제", Regex("[1-9]"), "조"),
+                              seq(Literals(("민법",)), " 제", Regex("[0-9]")))
+    vocabulary = Vocabulary((None, *sorted({p.encode() for p in ["민법", " 제", "1", "조"]})), frozenset({0}))
+    stale = [tmp_path / "index-0123abcd.npz", tmp_path / "trie-4567.npz"]
+    kept = [tmp_path / "names-sqlite-1.marshal", tmp_path / "other.npz", tmp_path / "index-note.txt"]
+    for path in stale + kept:
+        path.write_bytes(b"old")
+    compile_index(grammar, vocabulary, cache_dir=tmp_path)
+    assert [path.exists() for path in stale] == [False, False]
+    assert all(path.read_bytes() == b"old" for path in kept)
+    assert len(list(tmp_path.glob("index-*.arrays"))) == 1
