@@ -33,7 +33,7 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
-from grammars.sweep import Transitions, sweep
+from grammars.sweep import Transitions, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
@@ -298,23 +298,10 @@ class TokenIndex:
             self._compute(state)
 
     def _fill_base_next(self, base: int) -> None:
-        """A base free state's next state for every text token, by one walk over the whole trie."""
-        trie, step = self._trie, self.automaton.step
-        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
-        token_start, order = trie.token_start, trie.order
-        table = self._base_table(base)
-        pending = [(0, base)]
-        while pending:
-            node, current = pending.pop()
-            for e in range(edge_start[node], edge_start[node + 1]):
-                child, target = edge_child[e], step(current, edge_byte[e])
-                if target == DEAD:
-                    for position in range(token_start[child], trie.token_end[child]):
-                        table[order[position]] = DEAD
-                    continue
-                for position in range(token_start[child], token_start[child + 1]):
-                    table[order[position]] = target
-                pending.append((child, target))
+        """A base free state's next state for every text token, by one walk over the whole trie
+        (`grammars.sweep.walk_every_token`)."""
+        table = np.frombuffer(self._base_table(base), dtype=np.int32)
+        walk_every_token(self._trie, base, self.automaton.step, DEAD, table)
 
     # ----- computing a state -----
 

@@ -16,6 +16,7 @@ its origin `unfinished`, for the caller to walk one by one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -129,3 +130,37 @@ def sweep(trie: TokenTrie, origins: np.ndarray, moves: Transitions, walkable: np
     if not parts:
         parts = [sweeper.rows(origins)]
     return SweptRows(*(np.concatenate([getattr(part, field) for part in parts]) for field in SweptRows._fields))
+
+
+def _fill_ranges(table: np.ndarray, order: np.ndarray, low: np.ndarray, high: np.ndarray,
+                 values: np.ndarray | int) -> None:
+    """`table[order[p]] = value` for every trie position p in each range `[low[i], high[i])`, the value
+    `values[i]` (or one value for all)."""
+    group, offset = _spread(high - low)
+    table[order[low[group] + offset]] = values if isinstance(values, int) else values[group]
+
+
+def walk_every_token(trie: TokenTrie, start: int, step: Callable[[int, int], int], dead: int,
+                     table: np.ndarray) -> None:
+    """`table[token] =` the state every text token leads to from `start` (`dead` where it dies), by one
+    walk of the whole trie, a depth per round: the (state, byte) pairs a round meets are stepped once each
+    (`step`, in Python), however many trie edges share them (a free-text state has a few states ahead for
+    the vocabulary's ~250,000 edges); a dead edge's whole subtree is `dead` at once."""
+    arrays = trie.arrays
+    edge_start, edge_byte, edge_child = arrays["edge_start"], arrays["edge_byte"], arrays["edge_child"]
+    token_start, token_end, order = arrays["token_start"], arrays["token_end"], arrays["order"]
+    node = np.zeros(1, dtype=np.int64)
+    state = np.full(1, start, dtype=np.int64)
+    while len(node):
+        pair, offset = _spread(edge_start[node + 1] - edge_start[node])
+        edge = edge_start[node[pair]] + offset
+        child = edge_child[edge]
+        met, which = np.unique(state[pair] << 8 | edge_byte[edge], return_inverse=True)
+        reached = np.fromiter((step(key >> 8, key & 0xFF) for key in met.tolist()), dtype=np.int64, count=len(met))
+        target = reached[which]
+        dies = target == dead
+        _fill_ranges(table, order, token_start[child[dies]], token_end[child[dies]], dead)
+        child, target = child[~dies], target[~dies]
+        _fill_ranges(table, order, token_start[child], token_start[child + 1], target)  # tokens ending there
+        going = edge_start[child + 1] > edge_start[child]
+        node, state = child[going], target[going]

@@ -331,6 +331,25 @@ def test_a_whole_build_gives_every_state_its_brute_force_row(grammar, batch: int
         assert {token: index.advance(state, token) for token in expected} == {t: walked[t] for t in expected}
 
 
+def test_a_whole_build_fills_each_base_free_state_table_with_where_every_token_leads() -> None:
+    """The free-text states between two characters get every text token's next state at once (a walk of
+    the whole trie, a depth per round, grammars.sweep.walk_every_token): each is where reading the token
+    leads, DEAD where it dies (`민법 제0`, and `민법 제0조` below it); ids that are no text token stay unknown."""
+    dying = {"민법 제0".encode(), "민법 제0조".encode()}
+    tokens = (None, *sorted({data for data in TOKENS if data} | dying))
+    index = compile_index(ANSWER, Vocabulary(tokens, frozenset({EOS}), size=len(tokens) + 3))
+    index.build_all()
+    died: set[bytes] = set()
+    for base in index.automaton.between_characters():
+        table = index.base_next[base]
+        for token, data in enumerate(tokens):
+            if data:
+                assert table[token] == index.automaton.walk(base, data), (base, data)
+        died |= {data for token, data in enumerate(tokens) if data and table[token] == DEAD}
+        assert set(table[len(tokens):]) | {table[t] for t, data in enumerate(tokens) if not data} == {-3}
+    assert died == dying  # from the state at a word's start; inside a word, 민법 is no act's name
+
+
 def test_a_build_pauses_the_collector_and_leaves_it_as_it_was() -> None:
     assert gc.isenabled()
     with collector_paused():
