@@ -277,14 +277,6 @@ class LiteralLeaf:
     def moves(self, first: int, depth: int) -> list[tuple[int, Node]]:
         """Every byte the node (first word, depth) goes on with and the node it reaches, from one pass
         over its words (a `step` per byte searches them again)."""
-        words = self.words
-        word = words[first]
-        if first + 1 == len(words) or not words[first + 1].startswith(word[:depth]):
-            # one word below (most nodes): one byte on, to a node with one word below too
-            if len(word) == depth:
-                return []
-            node: Node = (self.index, first, depth + 1)
-            return [(word[depth], self.registry.lone.setdefault((word[depth + 1 :], self.keys[first]), node))]
         return [(byte, self._representative(child, depth + 1)) for byte, child in self._children(first, depth)]
 
     def _children(self, first: int, depth: int) -> list[tuple[int, int]]:
