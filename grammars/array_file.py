@@ -58,8 +58,10 @@ def read_arrays(path: Path) -> dict[str, np.ndarray]:
         table = json.loads(data[start : start + length])
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"expected a JSON table of arrays, got unreadable bytes: {error}") from error
+    if not isinstance(table, list):
+        raise ValueError(f"expected a JSON list of arrays, got {type(table).__name__}")
     base, arrays = start + length, {}
-    for entry in table if isinstance(table, list) else [table]:
+    for entry in table:
         if not (isinstance(entry, list) and len(entry) == 4):
             raise ValueError(f"expected [name, dtype, shape, offset] entries, got {entry!r}")
         name, dtype_name, shape, offset = entry

@@ -59,8 +59,10 @@ def test_object_arrays_are_not_written() -> None:
         (lambda data: data.replace(b'"<i8"', b'"xx8"', 1), "numpy dtype"),
         (lambda data: data.replace(b'[3], 0]', b'[-3],0]', 1), "numeric array"),
         (lambda data: data.replace(b'"meta"', b'{"me"}', 1), "JSON table"),
+        (lambda data: MAGIC + (11).to_bytes(8, "little") + b'{"meta": 1}', "JSON list of arrays, got dict"),
     ],
-    ids=["zip", "truncated-table", "truncated-data", "object-dtype", "no-dtype", "negative-shape", "bad-json"],
+    ids=["zip", "truncated-table", "truncated-data", "object-dtype", "no-dtype", "negative-shape", "bad-json",
+         "not-a-list"],
 )
 def test_a_damaged_file_is_refused_with_what_is_wrong(tmp_path: Path, damage, message: str) -> None:
     path = _written(ARRAYS, tmp_path / "a.arrays")
