@@ -177,6 +177,8 @@ class AnswerDFA(LazyDFA):
         self._citation_finals = frozenset((CITE, (FINAL, i)) for i in range(len(grammar.citations)))
         self._spawned_cites: dict[int, NodeSet] = {}
         self._bases: dict[int, int | None] = {}
+        self._divergences: dict[int, frozenset[int] | None] = {}
+        self._divergence_sets: dict[frozenset[int], frozenset[int]] = {}
         self.initial = self.intern(frozenset({(FREE_MARK, BOUNDARY)}))
         self.free_text = True
         self.anchor_final_chars = anchors.final_chars
@@ -276,7 +278,12 @@ class AnswerDFA(LazyDFA):
         return (self.initial, self.intern(frozenset({(FREE_MARK, WORD)})))
 
     def divergence(self, state: int) -> frozenset[int] | None:
-        nodes = self.sets[state]
-        if self.base_of(state) is None:
-            return None
-        return union([self._node_live(n) for n in nodes if n[0] != FREE_MARK])
+        if state in self._divergences:
+            return self._divergences[state]
+        found = None
+        if self.base_of(state) is not None:  # the bytes its threads other than free text's go on with
+            found = union([self._node_live(n) for n in self.sets[state] if n[0] != FREE_MARK])
+            found = self._divergence_sets.setdefault(found, found)  # one object per set: masks keep them
+        self._divergences[state] = found
+        return found
+

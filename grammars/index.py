@@ -560,11 +560,22 @@ class TokenIndex:
 
     def _free_masks(self, state: int) -> StateMasks:
         base = self.automaton.base_of(state)
-        ranges = self._base_rejected(base) if state == base else self._rejected_ranges(state, base)
-        order = self._trie.arrays["order"]
-        rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
-        words, bits = pack_bits(rejected, self.word_count)
-        masks = StateMasks(True, (words, self.free_row[words] & ~bits))
+        if state == base:
+            masks = StateMasks(True, self._packed_rejections(self._base_rejected(base)))
+        else:
+            ranges = self._rejected_ranges(state, base)
+            base_masks = None
+            if base is not None and sorted(ranges) == self._base_rejected(base):
+                base_masks = self._compute(base)
+            # most states inside a name reject what their base rejects: its arrays serve them all
+            masks = StateMasks(True, self._packed_rejections(ranges) if base_masks is None else base_masks.packed)
         masks.base = base
         masks.divergence = frozenset() if state == base else self.automaton.divergence(state)
         return masks
+
+    def _packed_rejections(self, ranges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The free row's words that rejecting the tokens of trie-order `ranges` changes, and their values."""
+        order = self._trie.arrays["order"]
+        rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
+        words, bits = pack_bits(rejected, self.word_count)
+        return words, self.free_row[words] & ~bits

@@ -268,6 +268,27 @@ def test_a_state_inside_an_anchor_differs_from_its_base_only_where_the_anchor_go
     assert automaton.divergence(mid_character) == {"민".encode()[2]}
 
 
+def test_states_that_reject_what_their_base_rejects_share_its_arrays_and_divergence_sets() -> None:
+    """Most of a statute book's 250,000 answer states are inside names and reject no more than their
+    base: one pair of arrays, and one object per distinct divergence, serves them all."""
+    index = compile_index(ANSWER, VOCAB)
+    automaton = index.automaton
+    texts = [text.encode() for text in ("민", "형", "그 민", "그 형")] + ["민".encode()[:2]]
+    inside = [automaton.walk(automaton.initial, text) for text in texts]
+    for state in inside:
+        assert index.masks(state).packed is index.masks(automaton.base_of(state)).packed
+    assert len({id(automaton.divergence(state)) for state in inside}) == len(
+        {frozenset(automaton.divergence(state)) for state in inside})
+    rejecting_more = 0  # states where an anchor may complete inside a token: their own arrays
+    for text in ("형법", "형법 ", "대법원", "대법원 2023", "서울고법원 "):
+        state = automaton.walk(automaton.initial, text.encode())
+        base = automaton.base_of(state)
+        if index.masks(state).free and not np.array_equal(index.bitmask(state), index.bitmask(base)):
+            rejecting_more += 1
+            assert index.masks(state).packed is not index.masks(base).packed
+    assert rejecting_more
+
+
 def test_bitmask_layout_is_xgrammars() -> None:
     """Bit j of word i is token 32·i + j; padding ids past the tokenizer and control tokens stay 0."""
     index = INDEXES["answer"]
