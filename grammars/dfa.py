@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from grammars.errors import GrammarError, UnsupportedPatternError
-from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq
+from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, spread_heads
 from grammars.literals import LiteralLeaf, Registry
 from grammars.regex_leaf import RegexLeaf, regex_leaf
 
@@ -126,9 +126,10 @@ class ByteNFA:
         raise UnsupportedPatternError(f"expected an Expr node (Regex, Literals, Seq, Alt, Opt, Capture), got {expr!r}")
 
     def _add_alt(self, expr: Alt) -> tuple[bool, set[int], set[int]]:
-        self._share_literal_heads(expr.options)
+        options = spread_heads(expr.options)
+        self._share_literal_heads(options)
         nullable, first, last = False, set[int](), set[int]()
-        for option in expr.options:
+        for option in options:
             option_nullable, option_first, option_last = self._add(option)
             nullable = nullable or option_nullable
             first |= option_first

@@ -92,3 +92,48 @@ class Deferred(Expr):
 def seq(*parts: Expr | str) -> Seq:
     """Sequence helper: plain strings become single literals."""
     return Seq(tuple(Literals((p,)) if isinstance(p, str) else p for p in parts))
+
+
+def spread_heads(options: tuple[Expr, ...]) -> tuple[Expr, ...]:
+    """An alternation's options, the same language, with the alternations they begin with spread into
+    options of their own (`Seq(Alt(a, b), rest)` as `Seq(a, rest)`, `Seq(b, rest)`; an `Alt` option as its
+    options) and each literal head a `Literals` object of its own, so that the compiler can give every
+    literal head one shared leaf (grammars.dfa.ByteNFA): the statute anchors begin three options with the
+    act names, and a state inside a name is then one anchor node rather than three. Only where what follows
+    holds no `Deferred`, which would be made once per copy."""
+    if not any(type(option) is Alt or (type(option) is Seq and option.parts and type(option.parts[0]) is Alt)
+               for option in options):
+        return options  # the common case (the statute book's 5,151 groups): nothing to spread
+    spread: list[Expr] = []
+    for option in options:
+        if type(option) is Alt:
+            spread.extend(spread_heads(option.options))
+        elif type(option) is Seq and option.parts and type(option.parts[0]) is Alt \
+                and not any(_holds_deferred(part) for part in option.parts[1:]):
+            rest = option.parts[1:]
+            spread.extend(Seq((head, *rest)) for head in spread_heads(option.parts[0].options))
+        else:
+            spread.append(option)
+    return tuple(_own_head(option) for option in spread)
+
+
+def _own_head(option: Expr) -> Expr:
+    """`option` with its literal head a new object: the compiler shares a leaf among head objects, and
+    one object begun twice would stand for one of its places only."""
+    if type(option) is Literals:
+        return Literals(option.words)
+    if type(option) is Seq and option.parts and type(option.parts[0]) is Literals:
+        return Seq((Literals(option.parts[0].words), *option.parts[1:]))
+    return option
+
+
+def _holds_deferred(expr: Expr) -> bool:
+    if type(expr) is Deferred:
+        return True
+    if type(expr) is Seq:
+        return any(_holds_deferred(part) for part in expr.parts)
+    if type(expr) is Alt:
+        return any(_holds_deferred(option) for option in expr.options)
+    if type(expr) in (Opt, Capture):
+        return _holds_deferred(expr.inner)  # type: ignore[attr-defined]
+    return False

@@ -13,9 +13,11 @@ Reference semantics, written independently of the automaton over finite citation
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -47,13 +49,22 @@ STATUTE = CitationGrammar(
     seq(ACT, " 제", Regex("[0-9]")),
 )
 ANSWER = AnswerGrammar((CASE, STATUTE), bypass=(("<think>", "</think>"),))
+# Anchors shaped like the service's with shorthand forbidden (grammars.answer_anchors): options that begin
+# with an alternation, one object begun twice, so the NFA spreads them and shares the names' leaf.
+NAMED = Alt((ACT, Literals(("같은 법",))))
+SHORTHAND_HEADS = Alt((
+    seq(ACT, " 제", Regex("[0-9]")),
+    seq(NAMED, Opt(Literals((" ",))), "제", Regex("[0-9]")),
+    seq(NAMED, " ", Regex("[1-9]"), "조"),
+))
+ANSWER_SHORTHAND = AnswerGrammar((CASE, replace(STATUTE, anchor=SHORTHAND_HEADS)), bypass=ANSWER.bypass)
 
 _PIECES = [
     "대", "법", "원", "대법원", "대법원 2", "원 20", "서울", "고법원", "법원", " ", " 2", *"0123456789",
     "20", "24", "202", "10", "12", ".", ". ", ".선", " 선고", "선고 ", "선고", " 선", "고 ", "도", "다", "도1",
     " 판결", "판결", "판결은", "결", "은", "민법", "형법", "민", "형", " 제", "제", "제1", "조", "조 제", "조에", "항",
     " 제1항", "<think>", "</think>", "<", "/", "think", ">", "x", "\n", "。", "의", "(", ")", "에", " 따른", "따",
-    "군", "ㅋ",
+    "군", "ㅋ", "같은 법", "같은", "법제", "법 1", "형법 1조",
 ]
 _PARTIAL = [
     piece
@@ -94,6 +105,7 @@ CITES = CASE_STRINGS | {s.encode() for s in language(STATUTE.expr)}
 CITE_PREFIXES = _prefixes(CITES)
 CASE_PREFIXES = _prefixes(CASE_STRINGS)
 ANCHORS = {s.encode() for g in ANSWER.citations for s in language(g.anchor)}
+SHORTHAND_ANCHORS = {s.encode() for g in ANSWER_SHORTHAND.citations for s in language(g.anchor)}
 OPENER, CLOSER = (mark.encode() for mark in ANSWER.bypass[0])
 
 
@@ -101,7 +113,7 @@ def citation_status(text: bytes) -> tuple[bool, bool]:
     return text in CASE_PREFIXES, text in CASE_STRINGS
 
 
-def answer_status(text: bytes) -> tuple[bool, bool]:
+def answer_status(text: bytes, anchors: set[bytes] = ANCHORS) -> tuple[bool, bool]:
     """(valid prefix, may end here) under the reference semantics of the module docstring."""
     free = [True]
     kept = [True]  # free text carried on from the previous position (partial anchors survive)
@@ -112,7 +124,7 @@ def answer_status(text: bytes) -> tuple[bool, bool]:
         return free[start] and all(kept[j] for j in range(start + 1, end))
 
     for q in range(1, len(text) + 1):
-        anchor_end = any(text[p:q] in ANCHORS and boundary[p] and begun_in_free(p, q) for p in range(q))
+        anchor_end = any(text[p:q] in anchors and boundary[p] and begun_in_free(p, q) for p in range(q))
         opener_end = q >= len(OPENER) and text[q - len(OPENER):q] == OPENER and begun_in_free(q - len(OPENER), q)
         carried = free[q - 1] and not anchor_end and not opener_end
         if free[q - 1] and opener_end:
@@ -134,8 +146,10 @@ def reference_allowed(status, text: bytes) -> set[int]:
     return allowed
 
 
-INDEXES = {"case": compile_index(CASE, VOCAB), "answer": compile_index(ANSWER, VOCAB)}
-STATUS = {"case": citation_status, "answer": answer_status}
+INDEXES = {"case": compile_index(CASE, VOCAB), "answer": compile_index(ANSWER, VOCAB),
+           "answer, shorthand anchors": compile_index(ANSWER_SHORTHAND, VOCAB)}
+STATUS = {"case": citation_status, "answer": answer_status,
+          "answer, shorthand anchors": functools.partial(answer_status, anchors=SHORTHAND_ANCHORS)}
 
 
 def _allowed(index, state: int) -> set[int]:
@@ -268,6 +282,18 @@ def test_a_state_inside_an_anchor_differs_from_its_base_only_where_the_anchor_go
     assert automaton.divergence(mid_character) == {"민".encode()[2]}
 
 
+def test_anchor_options_that_begin_with_the_same_names_are_one_node_inside_a_name() -> None:
+    """The shorthand anchors begin three options with the act names (twice through one alternation):
+    inside `민법` a state holds one anchor node for all of them, not one per option, and the names'
+    anchors still end where each option ends (`형법제1` and `형법 1조` complete one, so free text ends)."""
+    automaton = INDEXES["answer, shorthand anchors"].automaton
+    inside = automaton.sets[automaton.walk(automaton.initial, "민".encode())]
+    assert sum(node[0] == "A" for node in inside) == 1
+    for text in ("형법제1", "형법 1조", "같은 법 제1"):
+        assert automaton.walk(automaton.initial, text.encode()) == DEAD, text
+    assert automaton.walk(automaton.initial, "형법 제1".encode()) != DEAD
+
+
 def test_states_that_reject_what_their_base_rejects_share_its_arrays_and_divergence_sets() -> None:
     """Most of a statute book's 250,000 answer states are inside names and reject no more than their
     base: one pair of arrays, and one object per distinct divergence, serves them all."""
@@ -336,7 +362,8 @@ def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -
 
 
 @pytest.mark.parametrize("batch", [16_384, 3], ids=["one batch", "batches of 3"])
-@pytest.mark.parametrize("grammar", [STATUTE, CASE, ANSWER], ids=["statute", "case", "answer"])
+@pytest.mark.parametrize("grammar", [STATUTE, CASE, ANSWER, ANSWER_SHORTHAND],
+                         ids=["statute", "case", "answer", "answer, shorthand anchors"])
 def test_a_whole_build_gives_every_state_its_brute_force_row(grammar, batch: int, monkeypatch) -> None:
     """`build_all` sweeps the constrained states' rows together (grammars.sweep, in batches; those whose
     tokens run on into free text are walked one by one): every state allows exactly the tokens whose
