@@ -104,6 +104,8 @@ def compile_index(
         automaton = automaton_of(grammar, anchors)
     index = TokenIndex(automaton, vocabulary, key)
     if cache_dir is not None and build:
+        log.info("building index %s once, every state (the statute book's answer language: about half a minute), "
+                 "to store it in %s", key, cache_dir)
         save_index(index, Path(cache_dir))
         log.info("built and stored %d states for index %s", index.state_count, key)
         # served from what was stored, as after a restart: the built automaton's Python objects (1.9 million,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import array
 import bisect
+import logging
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,7 +40,10 @@ from grammars.vocabulary import DIGITS, Vocabulary
 if TYPE_CHECKING:  # grammars.cache imports this module
     from grammars.cache import StoredMasks
 
+log = logging.getLogger(__name__)
+
 FINISHED = -2  # the state after EOS: only EOS again is allowed
+_PROGRESS_EVERY = 50_000  # a whole build says how many states it has made, every this many
 _UNKNOWN = -3
 _MAX_WALKS_PER_STATE = 4096
 _BISECT_RATIO = 4  # a trie node's children are looked up by bisection when it has this many edges per live byte
@@ -246,8 +250,12 @@ class TokenIndex:
         pending = [self.initial_state]
         constrained: list[int] = []
         source, label, reached = array.array("i"), array.array("i"), array.array("i")  # their transitions
+        report = _PROGRESS_EVERY
         while pending:
             state = pending.pop()
+            if automaton.state_count >= report:
+                log.info("%d states so far", automaton.state_count)
+                report += _PROGRESS_EVERY
             free = bool(automaton.flags(state) & FREE)
             if free:
                 self._compute(state)

@@ -19,6 +19,19 @@ logger = logging.getLogger(__name__)
 _STYLES = {"verified": "bold green", "mismatch": "bold yellow"}
 
 
+def _show_index_builds(errors: Any) -> None:
+    """A first `ask` over a database builds its citation index whole (half a minute over the statute book)
+    and stores it: grammars' log says so as it goes, shown dimmed on stderr."""
+
+    class Shown(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            errors.print(f"citegen ask: {record.getMessage()}", style="dim", soft_wrap=True)
+
+    shown = logging.getLogger("grammars")
+    shown.setLevel(logging.INFO)
+    shown.addHandler(Shown())
+
+
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in Korean.")],
     no_constrain: Annotated[bool, typer.Option("--no-constrain", help="Generate citations freely.")] = False,
@@ -52,6 +65,7 @@ def ask(
 
     console = Console(highlight=False, soft_wrap=True, markup=False)  # model text is never markup
     errors = Console(stderr=True, highlight=False, markup=False)
+    _show_index_builds(errors)
 
     sources: list[Any] = []  # the provisions cited, in the version checked, listed after the answer
 

@@ -52,6 +52,8 @@ def test_ask_streams_an_answer_and_reports_its_length(tiny_dir, database, flags,
     assert result.exit_code == 0, result.output
     assert "tokens," in result.output and len(result.output.strip()) > 20
     assert bool(list(index_cache.glob("index-*.arrays"))) == (flags == [])  # built whole once, then loaded
+    # the first constrained ask says on stderr that it builds the index, and what it stored
+    assert ("once, every state" in result.output and "built and stored" in result.output) == (flags == [])
 
 
 def test_ask_names_a_missing_model_directory(database, tmp_path) -> None:
