@@ -39,6 +39,9 @@ collector paused) is not charged to it):
   both ratios are — where no peer ran (sizes past `--peers-up-to`);
 - mask: the same steps warm (median of 5 repeats per step; median / p99);
 - apply: `apply_token_bitmask_inplace` of the walked states' bitmasks to a float32 logits row (median);
+- with the full book, two paragraphs under each table: narrowings as served, and the answer language as
+  served (`answer_grammar_for` over the full book): its whole build at a first start, states, peak RSS growth,
+  stored size and load;
 - exact: sampled states' masks equal to brute force (every text token walked through the automaton
   byte by byte, EOS iff accepting), and citations of the lexicon accepted, made-up articles rejected.
 """
@@ -254,6 +257,30 @@ def narrowing(lexicon, vocabulary, encode) -> str:
             f"{statistics.median(others):.1f} ms, the slowest {max(others):.1f} ms.")
 
 
+def answer_language(lexicon, vocabulary) -> str:
+    """The answer language `citegen serve` and `citegen ask` build whole over the lexicon at their first start
+    (`answer_grammar_for`: shorthand forbidden, `<think>` bypass) and load from the disk cache afterwards: the
+    whole build as they pay it (stored and loaded back), its peak RSS growth, the stored file and the load."""
+    from citegen.commands.languages import answer_grammar_for
+
+    grammar = answer_grammar_for(as_lexicon(lexicon))
+    with tempfile.TemporaryDirectory() as cache_dir:
+        gc.collect()
+        before = reset_peak_rss()
+        started = time.perf_counter()
+        built = compile_index(grammar, vocabulary, cache_dir=cache_dir)
+        build_s, rss = time.perf_counter() - started, peak_rss() - before
+        states, size = built.state_count, index_path(Path(cache_dir), built.key).stat().st_size / 2**20
+        del built
+        started = time.perf_counter()
+        loaded = compile_index(grammar, vocabulary, cache_dir=cache_dir)
+        loaded.fill_bitmask(loaded.initial_state, loaded.allocate_bitmask()[0])
+        load_ms = (time.perf_counter() - started) * 1e3
+    return (f"Answer language as served (`answer_grammar_for` over the same {len(lexicon):,} names, built whole "
+            f"at a first start and stored): build {build_s:.1f} s, {states:,} states, peak RSS +{rss:.0f} MiB; "
+            f"stored {size:.1f} MiB, loaded back to a first mask in {load_ms:.1f} ms.")
+
+
 def _narrowed_first_mask(narrowings, vocabulary, acts: tuple[str, ...]):
     """(grammar ms, grammar + compile → first mask ms, the index) of an answer narrowed to 대법원 and `acts`,
     as `citegen serve` compiles it (the grammar timed alone first)."""
@@ -359,6 +386,7 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
     table = render(rows, header)
     if "full" in args.sizes and "citegen" in args.engines:
         table += "\n\n" + narrowing(full_book(), vocabulary, encode)
+        table += "\n\n" + answer_language(full_book(), vocabulary)
     print(f"\n{table}\n", flush=True)
     return table
 
