@@ -158,6 +158,28 @@ def _joined(parts: Sequence[np.ndarray], dtype: type) -> np.ndarray:
     return np.concatenate(parts).astype(dtype, copy=False) if parts else np.empty(0, dtype)
 
 
+def _mask_rows(masks: list[StateMasks | None]) -> np.ndarray:
+    """Per free state the state whose stored row it reads (its own, or the first with the same row), so each
+    distinct row is stored once: most states inside a name hold their base's arrays (TokenIndex._free_masks),
+    and the statute book's answer language (DeepSeek's vocabulary) has 2,071 distinct rows among the 6,334
+    other states."""
+    mask_row = np.arange(len(masks), dtype=np.int32)
+    first: dict[tuple[bytes, bytes], int] = {}
+    holding_bases: list[tuple[int, int]] = []
+    for state, m in enumerate(masks):
+        if m is None or m.packed is None:
+            continue
+        base = m.base
+        base_masks = masks[base] if base is not None and base != state else None
+        if base is not None and base_masks is not None and m.packed is base_masks.packed:
+            holding_bases.append((state, base))  # placed once its base's row is
+        else:
+            mask_row[state] = first.setdefault((m.packed[0].tobytes(), m.packed[1].tobytes()), state)
+    for state, base in holding_bases:
+        mask_row[state] = mask_row[base]
+    return mask_row
+
+
 def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     """The arrays of a completely built index. Per state only what cannot be derived: a constrained
     state's bitmask is its allowed tokens (and EOS where it accepts), rebuilt on load; a state without
@@ -174,7 +196,8 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
     keys = np.fromiter(table.keys(), dtype=np.int64, count=len(table))
     order = np.argsort(keys, kind="stable")  # by state, then byte
     keys = keys[order]
-    free = [m for m in masks if m is not None]
+    mask_row = _mask_rows(masks)
+    free = [m for state, m in enumerate(masks) if m is not None and mask_row[state] == state]
     bases = [automaton.base_of(state) for state in range(count)] if automaton.free_text else []
     divergences = [sorted(m.divergence) if m is not None and m.divergence is not None else () for m in masks]
     base_states = sorted(automaton.between_characters())  # the other bases' tables refill as tokens come
@@ -187,7 +210,9 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "row_count": _narrow(np.bincount(keys >> 8, minlength=count)),
         "row_bytes": (keys & 0xFF).astype(np.uint8),
         "row_targets": np.fromiter(table.values(), dtype=np.int32, count=len(table))[order],
-        "mask_count": _counts((len(m.packed[0]) if m is not None and m.packed else 0 for m in masks), count),
+        "mask_count": _counts((len(m.packed[0]) if m is not None and m.packed and mask_row[state] == state else 0
+                               for state, m in enumerate(masks)), count),
+        "mask_row": mask_row,
         "mask_words": _joined([m.packed[0] for m in free if m.packed], np.int32),
         "mask_values": _joined([m.packed[1] for m in free if m.packed], np.int32),
         "next_count": _narrow(next_count),
@@ -283,7 +308,8 @@ class StoredMasks:
     def masks(self, state: int) -> StateMasks:
         a = self._arrays
         if self._automaton.flags(state) & FREE:
-            start, end = self._mask_start[state : state + 2]
+            row_of = a["mask_row"][state]
+            start, end = self._mask_start[row_of : row_of + 2]
             masks = StateMasks(True, (a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end]))
             masks.base = self._automaton.base_of(state)
             masks.divergence = self._automaton.divergence(state)

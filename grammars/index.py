@@ -34,7 +34,7 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
-from grammars.sweep import Transitions, sweep, walk_every_token
+from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
@@ -573,7 +573,7 @@ class TokenIndex:
         else:
             ranges = self._rejected_ranges(state, base)
             base_masks = None
-            if base is not None and sorted(ranges) == self._base_rejected(base):
+            if base is not None and joined_ranges(ranges) == joined_ranges(self._base_rejected(base)):
                 base_masks = self._compute(base)
             # most states inside a name reject what their base rejects: its arrays serve them all
             masks = StateMasks(True, self._packed_rejections(ranges) if base_masks is None else base_masks.packed)

@@ -164,3 +164,15 @@ def walk_every_token(trie: TokenTrie, start: int, step: Callable[[int, int], int
         _fill_ranges(table, order, token_start[child], token_start[child + 1], target)  # tokens ending there
         going = edge_start[child + 1] > edge_start[child]
         node, state = child[going], target[going]
+
+
+def joined_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Trie-order ranges sorted, touching ones joined: one list for one set of tokens, however the walk
+    that found them split it (a dead subtree or its children one by one)."""
+    joined: list[tuple[int, int]] = []
+    for low, high in sorted(ranges):
+        if joined and low <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(high, joined[-1][1]))
+        else:
+            joined.append((low, high))
+    return joined
