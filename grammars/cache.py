@@ -212,7 +212,8 @@ def freeze(index: TokenIndex) -> dict[str, np.ndarray]:
         "row_targets": np.fromiter(table.values(), dtype=np.int32, count=len(table))[order],
         "mask_count": _counts((len(m.packed[0]) if m is not None and m.packed and mask_row[state] == state else 0
                                for state, m in enumerate(masks)), count),
-        "mask_row": mask_row,
+        # empty where every state reads its own row (a citation grammar, which has no free row at all)
+        "mask_row": mask_row if (mask_row != np.arange(count)).any() else np.empty(0, np.int32),
         "mask_words": _joined([m.packed[0] for m in free if m.packed], np.int32),
         "mask_values": _joined([m.packed[1] for m in free if m.packed], np.int32),
         "next_count": _narrow(next_count),
@@ -308,7 +309,7 @@ class StoredMasks:
     def masks(self, state: int) -> StateMasks:
         a = self._arrays
         if self._automaton.flags(state) & FREE:
-            row_of = a["mask_row"][state]
+            row_of = a["mask_row"][state] if len(a["mask_row"]) else state
             start, end = self._mask_start[row_of : row_of + 2]
             masks = StateMasks(True, (a["mask_words"][start:end].astype(np.intp), a["mask_values"][start:end]))
             masks.base = self._automaton.base_of(state)

@@ -19,17 +19,26 @@ logger = logging.getLogger(__name__)
 _STYLES = {"verified": "bold green", "mismatch": "bold yellow"}
 
 
+class _Shown(logging.Handler):
+    """Log records printed dimmed on a console (stderr)."""
+
+    def __init__(self, console: Any) -> None:
+        super().__init__()
+        self.console = console
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.console.print(f"citegen ask: {record.getMessage()}", style="dim", soft_wrap=True)
+
+
 def _show_index_builds(errors: Any) -> None:
     """A first `ask` over a database builds its citation index whole (half a minute over the statute book)
-    and stores it: grammars' log says so as it goes, shown dimmed on stderr."""
-
-    class Shown(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            errors.print(f"citegen ask: {record.getMessage()}", style="dim", soft_wrap=True)
-
+    and stores it: grammars' log says so as it goes, shown on `errors` (one handler, however many asks a
+    process runs)."""
     shown = logging.getLogger("grammars")
     shown.setLevel(logging.INFO)
-    shown.addHandler(Shown())
+    for handler in [h for h in shown.handlers if isinstance(h, _Shown)]:
+        shown.removeHandler(handler)
+    shown.addHandler(_Shown(errors))
 
 
 def ask(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from citegen.cli import app
+from citegen.commands.ask import _Shown
 from verifier import Database, import_paths
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -52,8 +54,10 @@ def test_ask_streams_an_answer_and_reports_its_length(tiny_dir, database, flags,
     assert result.exit_code == 0, result.output
     assert "tokens," in result.output and len(result.output.strip()) > 20
     assert bool(list(index_cache.glob("index-*.arrays"))) == (flags == [])  # built whole once, then loaded
-    # the first constrained ask says on stderr that it builds the index, and what it stored
+    # the first constrained ask says on stderr that it builds the index, and what it stored; one handler
+    # shows it, however many asks this process has run
     assert ("once, every state" in result.output and "built and stored" in result.output) == (flags == [])
+    assert sum(isinstance(h, _Shown) for h in logging.getLogger("grammars").handlers) == 1
 
 
 def test_ask_names_a_missing_model_directory(database, tmp_path) -> None:
