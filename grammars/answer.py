@@ -286,4 +286,3 @@ class AnswerDFA(LazyDFA):
             found = self._divergence_sets.setdefault(found, found)  # one object per set: masks keep them
         self._divergences[state] = found
         return found
-
