@@ -159,24 +159,21 @@ def _joined(parts: Sequence[np.ndarray], dtype: type) -> np.ndarray:
 
 
 def _mask_rows(masks: list[StateMasks | None]) -> np.ndarray:
-    """Per free state the state whose stored row it reads (its own, or the first with the same row), so each
-    distinct row is stored once: most states inside a name hold their base's arrays (TokenIndex._free_masks),
-    and the statute book's answer language (DeepSeek's vocabulary) has 2,071 distinct rows among the 6,334
-    other states."""
+    """Per free state the state whose stored row it reads: the first holding an equal row, so each distinct
+    row is stored once. Most states inside a name hold their base's very arrays (TokenIndex._free_masks),
+    compared once per object; the statute book's answer language (DeepSeek's vocabulary) has 2,071
+    distinct rows among the 6,334 other states."""
     mask_row = np.arange(len(masks), dtype=np.int32)
-    first: dict[tuple[bytes, bytes], int] = {}
-    holding_bases: list[tuple[int, int]] = []
+    by_object: dict[int, int] = {}  # id of a packed pair (the masks keep it alive) → the state whose row it is
+    by_value: dict[tuple[bytes, bytes], int] = {}
     for state, m in enumerate(masks):
         if m is None or m.packed is None:
             continue
-        base = m.base
-        base_masks = masks[base] if base is not None and base != state else None
-        if base is not None and base_masks is not None and m.packed is base_masks.packed:
-            holding_bases.append((state, base))  # placed once its base's row is
-        else:
-            mask_row[state] = first.setdefault((m.packed[0].tobytes(), m.packed[1].tobytes()), state)
-    for state, base in holding_bases:
-        mask_row[state] = mask_row[base]
+        owner = by_object.get(id(m.packed))
+        if owner is None:
+            key = (m.packed[0].tobytes(), m.packed[1].tobytes())
+            owner = by_object[id(m.packed)] = by_value.setdefault(key, state)
+        mask_row[state] = owner
     return mask_row
 
 
