@@ -8,21 +8,25 @@ grammar and language over it; `narrowed_answer_grammar` makes one grammar for a 
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from citegen.constraint import AnchorFinder, CitationLanguage, Narrowing
+from citegen.constraint import AnchorFinder, CitationLanguage, ConstraintLibrary, Narrowing
 from grammars import (
     COURTS,
     DEFAULT_BYPASS,
     Alt,
     AnswerAnchors,
     AnswerGrammar,
+    CitationParser,
     Expr,
     ExprDFA,
     Lexicon,
     ParsedCitation,
+    TokenIndex,
     Vocabulary,
     answer_anchors,
     answer_grammar,
@@ -116,17 +120,35 @@ class Narrowings:
         )
 
     def language(
-        self, narrowing: Narrowing, vocabulary: Vocabulary, parse: Callable[[str], ParsedCitation | None]
+        self,
+        narrowing: Narrowing,
+        vocabulary: Vocabulary,
+        parse: Callable[[str], ParsedCitation | None],
+        cache_dir: str | Path | None = None,
     ) -> CitationLanguage:
-        """A narrowing's language over `vocabulary`, its states computed as generation first reaches them
-        (a whole build takes a minute over the statute book), over the anchors its kind shares; the whole
-        language (`Narrowing()`) over its own."""
+        """A narrowing's language over `vocabulary` (its index as `index` makes it) with its anchor finder."""
         grammar = self.grammar(narrowing)
+        index = self._index(grammar, narrowing, vocabulary, cache_dir)
         if narrowing == Narrowing():
-            return CitationLanguage(compile_index(grammar, vocabulary), AnchorFinder.of(grammar), parse)
-        anchors, heads = self._compiled(grammar, narrowing.acts is not None)
-        finder = AnchorFinder(heads, *(ExprDFA(start) for start in grammar.starts))
-        return CitationLanguage(compile_index(grammar, vocabulary, anchors=anchors), finder, parse)
+            return CitationLanguage(index, AnchorFinder.of(grammar), parse)
+        _, heads = self._compiled(grammar, narrowing.acts is not None)
+        return CitationLanguage(index, AnchorFinder(heads, *(ExprDFA(start) for start in grammar.starts)), parse)
+
+    def index(self, narrowing: Narrowing, vocabulary: Vocabulary, cache_dir: str | Path | None = None) -> TokenIndex:
+        """A narrowing's token index. The whole language (`Narrowing()`) is built whole and stored in
+        `cache_dir` on a miss and loaded from there afterwards (without one, computed as reached): serving
+        never pays one of its states on first visit. A narrowing is compiled in milliseconds over the anchors
+        its kind shares, its states computed as generation first reaches them: built whole, it would take as
+        long as the whole language (a minute over the statute book), and for each new narrowing."""
+        return self._index(self.grammar(narrowing), narrowing, vocabulary, cache_dir)
+
+    def _index(
+        self, grammar: AnswerGrammar, narrowing: Narrowing, vocabulary: Vocabulary, cache_dir: str | Path | None
+    ) -> TokenIndex:
+        if narrowing == Narrowing():
+            return compile_index(grammar, vocabulary, cache_dir=cache_dir)
+        anchors, _ = self._compiled(grammar, narrowing.acts is not None)
+        return compile_index(grammar, vocabulary, anchors=anchors)
 
     def prepare(self, vocabulary: Vocabulary) -> None:
         """What a first narrowing would pay, paid now (at a service's start): for each kind, a narrowing
@@ -166,3 +188,22 @@ class Narrowings:
         if acts_narrowed:
             glued = (*glued, title_then_je(lexicon))
         return _Shape(Alt(heads), glued, whole.continued)
+
+
+def constraint_library(
+    vocabulary: Vocabulary,
+    vocab_size: int,
+    lexicon: AnyLexicon,
+    *,
+    forbid_shorthand: bool = True,
+    cache_dir: Path | None = None,
+) -> ConstraintLibrary:
+    """The answer language and its narrowings over `lexicon` for a model's `vocabulary` (its logits
+    `vocab_size` wide), each compiled when first asked for (`Narrowings.index`: the whole language built
+    whole once with `cache_dir`, a narrowing in milliseconds), parsed with the lexicon's names; `prepare`
+    readies what the narrowings share (under a second for the statute book)."""
+    known = as_lexicon(dict(lexicon) if isinstance(lexicon, Mapping) else lexicon)  # checked once, used by all
+    parser = CitationParser.for_lexicon(known)
+    narrowings = Narrowings(known, forbid_shorthand=forbid_shorthand)
+    language = functools.partial(narrowings.language, vocabulary=vocabulary, parse=parser.parse, cache_dir=cache_dir)
+    return ConstraintLibrary(language, vocab_size, prepare=functools.partial(narrowings.prepare, vocabulary))

@@ -60,13 +60,13 @@ def engine_source(loaded: LoadedModel, settings: Settings, lexicon: ArticleLexic
     first request (from the index cache: 0.1 s for the statute book; built and stored on a miss), and
     what its narrowings share (under a second for the statute book)."""
     from citegen.commands import serve_wiring as wiring  # noqa: PLC0415
-    from citegen.commands.languages import constraint_library  # noqa: PLC0415
     from citegen.engine import Engine  # noqa: PLC0415
     from citegen.models import freeze_loaded  # noqa: PLC0415
+    from citegen.narrowings import constraint_library  # noqa: PLC0415
 
     # the same library over another lexicon: what POST /admin/reload compiles when the database moved
-    relanguage = functools.partial(constraint_library, loaded, forbid_shorthand=settings.forbid_shorthand,
-                                   cache_dir=settings.index_cache_dir)
+    relanguage = functools.partial(constraint_library, loaded.vocabulary, loaded.vocab_size,
+                                   forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir)
     library = relanguage(lexicon)
     library.prepare()
     # out of the collector's passes: the model, its tokenizer, the database's first reading and the library

@@ -3,15 +3,14 @@ build. Imports no web stack, so `ask` loads the model without FastAPI."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from citegen.constraint import CitationLanguage, ConstraintLibrary, Narrowing, compile_language
+from citegen.constraint import Narrowing
 from citegen.engine import Engine
 from citegen.models import LoadedModel
-from citegen.narrowings import AnyLexicon, Narrowings, narrowed_answer_grammar
-from grammars import AnswerGrammar, CitationParser, as_lexicon
+from citegen.narrowings import AnyLexicon, constraint_library, narrowed_answer_grammar
+from grammars import AnswerGrammar
 
 ArticleLexicon = Mapping[str, Iterable[str] | None]  # the verifier's lexicon_data()
 
@@ -28,33 +27,6 @@ def answer_grammar_for(
     return narrowed_answer_grammar(lexicon, narrowing, forbid_shorthand=forbid_shorthand)
 
 
-def constraint_library(
-    loaded: LoadedModel,
-    lexicon: ArticleLexicon,
-    *,
-    forbid_shorthand: bool = True,
-    cache_dir: Path | None = None,
-) -> ConstraintLibrary:
-    """The answer language and its narrowings over `lexicon`, each compiled when first asked for: the
-    whole language parsed with the database's names, built whole once with `cache_dir` and loaded from disk
-    afterwards, so serving never pays for one of its states on first visit; a narrowing in milliseconds
-    over what every narrowing shares (`Narrowings`, ready once the library is prepared), its states
-    computed as generation first reaches them (built whole, one took a minute over the statute book)."""
-    known = as_lexicon(dict(lexicon))  # checked once (400,000 labels for the statute book), used by all
-    parser = CitationParser.for_lexicon(known)
-    narrowings = Narrowings(known, forbid_shorthand=forbid_shorthand)
-
-    def language(narrowing: Narrowing) -> CitationLanguage:
-        if narrowing == ALL:
-            grammar = narrowings.grammar(ALL)
-            return compile_language(grammar, loaded.vocabulary, parser.parse, cache_dir=cache_dir)
-        return narrowings.language(narrowing, loaded.vocabulary, parser.parse)
-
-    return ConstraintLibrary(
-        language, loaded.vocab_size, prepare=functools.partial(narrowings.prepare, loaded.vocabulary)
-    )
-
-
 def build_engine(
     loaded: LoadedModel,
     lexicon: ArticleLexicon,
@@ -63,5 +35,7 @@ def build_engine(
     forbid_shorthand: bool = True,
     cache_dir: Path | None = None,
 ) -> Engine:
-    library = constraint_library(loaded, lexicon, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir)
+    library = constraint_library(
+        loaded.vocabulary, loaded.vocab_size, lexicon, forbid_shorthand=forbid_shorthand, cache_dir=cache_dir
+    )
     return Engine(loaded, library, max_batch=max_batch)

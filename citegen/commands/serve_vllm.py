@@ -20,6 +20,7 @@ from citegen.commands.languages import ArticleLexicon
 from citegen.commands.serve_wiring import engine_request, prepare_request, stream_event
 from citegen.errors import RequestError
 from citegen.integrations.vllm_source import VllmGenerator, start_engine
+from citegen.models import freeze_loaded
 
 logger = logging.getLogger(__name__)
 
@@ -82,8 +83,12 @@ def vllm_source(
     written = write_lexicon(lexicon, lexicon_file)
     engine = start_engine(model, index_cache_dir=index_cache_dir, **{"max_num_seqs": max_active, **arguments})
     logger.info("vLLM engine started over %s with %s", model, arguments)
-    return VllmSource(
-        VllmGenerator(
-            engine, lexicon, written, forbid_shorthand=forbid_shorthand, index_cache_dir=index_cache_dir
-        )
+    generator = VllmGenerator(
+        engine, lexicon, written, forbid_shorthand=forbid_shorthand, index_cache_dir=index_cache_dir
     )
+    # as citegen's own engine starts (citegen.commands.backends.engine_source): the whole language ready
+    # (stored in the cache directory, where the workers load it), what narrowings share compiled, and what
+    # was loaded kept out of the collector's passes
+    generator.constraints.prepare()
+    freeze_loaded()
+    return VllmSource(generator)

@@ -22,7 +22,6 @@ from citegen.commands.languages import (  # noqa: F401  re-exported
     ArticleLexicon,
     answer_grammar_for,
     build_engine,
-    constraint_library,
 )
 from citegen.commands.recite_wiring import finding_lexicon
 from citegen.constraint import ConstraintLibrary, Narrowing

@@ -28,7 +28,7 @@ from typing import Any
 
 from citegen.constraint import Narrowing
 from citegen.errors import RequestError
-from citegen.narrowings import narrowed_answer_grammar, narrowed_lexicon
+from citegen.narrowings import Narrowings, narrowed_lexicon
 from grammars import (
     COURTS_BY_NAME,
     DEFAULT_BYPASS,
@@ -36,6 +36,7 @@ from grammars import (
     AnswerGrammar,
     CitationGrammar,
     GrammarError,
+    Lexicon,
     as_lexicon,
     case_grammar,
     statute_grammar,
@@ -93,8 +94,14 @@ class CitationOptions:
         options.check_names()
         return options
 
-    def article_lexicon(self) -> ArticleLexicon | None:
-        return None if self.lexicon is None else load_lexicon(self.lexicon)
+    def article_lexicon(self) -> Lexicon:
+        """The lexicon file's, checked once per version of the file; grammars' built-in one without a file."""
+        return as_lexicon(None if self.lexicon is None else load_lexicon(self.lexicon))
+
+    def narrowings(self) -> Narrowings:
+        """What the answer language's narrowings over this lexicon share (one per version of the lexicon
+        file, `think` and `shorthand`): each narrowing compiles over it in milliseconds."""
+        return _narrowings(self.article_lexicon(), self.think, self.shorthand)
 
     def check_names(self) -> None:
         """Every narrowing name must exist: a grammar narrowed to nothing would allow no citation."""
@@ -105,7 +112,7 @@ class CitationOptions:
                 f"expected court names grammars knows in {PREFIX}courts, got {unknown_courts}"
             )
         if acts is not None:
-            known = as_lexicon(self.article_lexicon())
+            known = self.article_lexicon()
             unknown_acts = [act for act in acts if known.canonical_name(act) is None]
             if unknown_acts:
                 where = self.lexicon or "grammars' built-in lexicon"
@@ -119,15 +126,10 @@ class CitationOptions:
 
     def grammar_object(self) -> AnswerGrammar | CitationGrammar:
         """The language these options ask for, built from grammars' one definition of a citation."""
-        lexicon = self.article_lexicon()
         try:
             if self.grammar == "answer":
-                return narrowed_answer_grammar(
-                    lexicon,
-                    self.narrowing,
-                    bypass=DEFAULT_BYPASS if self.think else (),
-                    forbid_shorthand=not self.shorthand,
-                )
+                return self.narrowings().grammar(self.narrowing)
+            lexicon = self.article_lexicon()
             narrowed = narrowed_lexicon(lexicon, self.narrowing.acts)
             parts = []
             if self.grammar in ("citation", "case"):
@@ -180,17 +182,25 @@ def _names(ours: Mapping[str, Any], key: str, grammar: str) -> tuple[str, ...] |
     return tuple(value)
 
 
-def load_lexicon(path: str) -> ArticleLexicon:
-    """The verifier's `{act: [article labels] or null}` export, read once per file version."""
+def load_lexicon(path: str) -> Lexicon:
+    """The verifier's `{act: [article labels] or null}` export, read and checked once per file version."""
+    return _read_lexicon(path, _stamp(path))
+
+
+def _stamp(path: str) -> int:
     try:
-        stamp = os.stat(path).st_mtime_ns
+        return os.stat(path).st_mtime_ns
     except OSError as error:
         raise ExtraArgsError(f"expected a readable lexicon file at {path}, got: {error.strerror}") from None
-    return _read_lexicon(path, stamp)
 
 
 @functools.lru_cache(maxsize=8)
-def _read_lexicon(path: str, stamp: int) -> ArticleLexicon:
+def _narrowings(lexicon: Lexicon, think: bool, shorthand: bool) -> Narrowings:  # one Lexicon per file version
+    return Narrowings(lexicon, bypass=DEFAULT_BYPASS if think else (), forbid_shorthand=not shorthand)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_lexicon(path: str, stamp: int) -> Lexicon:
     try:
         with open(path, encoding="utf-8") as file:
             data = json.load(file)
@@ -201,7 +211,6 @@ def _read_lexicon(path: str, stamp: int) -> ArticleLexicon:
             f"expected a non-empty JSON object of act names at {path}, got {type(data).__name__}"
         )
     try:
-        as_lexicon(data)
+        return as_lexicon(data)
     except GrammarError as error:
         raise ExtraArgsError(f"expected a valid lexicon at {path}, got: {error}") from None
-    return data

@@ -36,7 +36,7 @@ from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
 from citegen.errors import CitegenError, EmptyMaskError
 from citegen.integrations.options import CitationOptions
 from citegen.kernels import apply_token_bitmask_inplace
-from grammars import GrammarError, compile_index, vocabulary_of
+from grammars import GrammarError, TokenIndex, compile_index, vocabulary_of
 
 if TYPE_CHECKING:
     from vllm import SamplingParams
@@ -118,7 +118,7 @@ class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is
             trust_remote_code=model_config.trust_remote_code,
             local_files_only=True,
         )
-        vocabulary = vocabulary_of(self.tokenizer, self.vocab_size)
+        self._vocabulary = vocabulary = vocabulary_of(self.tokenizer, self.vocab_size)
         self.eos_ids = vocabulary.eos_ids
         # ids that are no text (BOS, pad, chat markers, padded logits): never allowed in an answer,
         # even where its language is free; the index's masks leave them out, free rows ban them here
@@ -187,15 +187,18 @@ class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is
     def _compiled(self, options: CitationOptions) -> CompiledConstraint:
         compiled = self._constraints.get(options)
         if compiled is None:
-            index = compile_index(
-                options.grammar_object(),
-                self.tokenizer,
-                vocab_size=self.vocab_size,
-                cache_dir=self._index_cache_dir,
-            )
-            compiled = self._constraints[options] = CompiledConstraint(index, self.vocab_size)
+            compiled = self._constraints[options] = CompiledConstraint(self._index(options), self.vocab_size)
             logger.info("compiled the citation index for %s", options)
         return compiled
+
+    def _index(self, options: CitationOptions) -> TokenIndex:
+        """The answer language as citegen's engine has it (`Narrowings.index`): whole, loaded from the
+        cache directory (where the front end stored it); a narrowing compiled in milliseconds over what
+        the lexicon's narrowings share, inside this step, instead of built whole. Other grammars built whole
+        and stored with a cache directory."""
+        if options.grammar == "answer":
+            return options.narrowings().index(options.narrowing, self._vocabulary, self._index_cache_dir)
+        return compile_index(options.grammar_object(), self._vocabulary, cache_dir=self._index_cache_dir)
 
     # ---- masking ------------------------------------------------------------------------------
 

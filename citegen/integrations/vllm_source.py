@@ -22,24 +22,17 @@ from vllm.engine.arg_utils import AsyncEngineArgs
 from vllm.sampling_params import RequestOutputKind
 from vllm.v1.engine.async_llm import AsyncLLM
 
-from citegen.constraint import ConstraintLibrary, compile_language
 from citegen.engine import Request, encode_prompt, prompt_room
 from citegen.errors import RequestError
 from citegen.events import Event, Finished, FinishReason, TextEventMachine
 from citegen.integrations.options import ArticleLexicon, CitationOptions
 from citegen.integrations.vllm import CitationLogitsProcessor, engine_config
-from grammars import AnswerGrammar, CitationGrammar, CitationParser, vocabulary_of
+from citegen.narrowings import constraint_library
+from grammars import vocabulary_of
 
 logger = logging.getLogger(__name__)
 
 _request_ids = itertools.count(1)
-
-
-def _answer(grammar: AnswerGrammar | CitationGrammar) -> AnswerGrammar:
-    """The grammar of this source's options: the answer grammar, their default (a bug otherwise)."""
-    if not isinstance(grammar, AnswerGrammar):
-        raise TypeError(f"expected the answer grammar, got {grammar!r}")
-    return grammar
 
 
 def start_engine(model: str, *, index_cache_dir: Path | None = None, **engine_args: Any) -> AsyncLLM:
@@ -81,15 +74,10 @@ class VllmGenerator:
         self.eos_ids = vocabulary.eos_ids
         self.context_length = model_config.max_model_len
         self.options = CitationOptions(lexicon=lexicon_file, shorthand=not forbid_shorthand)
-        parser = CitationParser.for_lexicon(dict(lexicon) if lexicon is not None else None)
-        self.constraints = ConstraintLibrary(
-            lambda narrowing: compile_language(
-                _answer(replace(self.options, narrowing=narrowing).grammar_object()),
-                vocabulary,
-                parser.parse,
-                cache_dir=index_cache_dir,
-            ),
-            self.vocab_size,
+        # citegen's own engine's library: the whole language stored in the cache directory for the workers,
+        # a narrowing compiled in milliseconds, here and in the worker, over what the narrowings share
+        self.constraints = constraint_library(
+            vocabulary, self.vocab_size, lexicon, forbid_shorthand=forbid_shorthand, cache_dir=index_cache_dir
         )
 
     def sampling_for(self, request: Request, room: int) -> VllmSamplingParams:

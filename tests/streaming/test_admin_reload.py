@@ -24,12 +24,12 @@ from citegen.commands.serve_wiring import (
     DatabaseAdmin,
     DatabaseViews,
     EngineSource,
-    constraint_library,
     service_app,
 )
 from citegen.commands.settings import Settings
 from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine
+from citegen.narrowings import constraint_library
 from grammars import StatuteCitation, parse_citation
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, GenerationRequest, ProseDelta, SourceEvent, Usage
@@ -113,7 +113,7 @@ def test_reload_recompiles_the_engines_answer_language_and_the_old_ones_idle_thr
     tiny = build_tiny()
     database = filled_sqlite(tmp_path, [ACT, STATUTES])
     lexicon = lexicon_data(database)
-    relanguage = functools.partial(constraint_library, tiny)
+    relanguage = functools.partial(constraint_library, tiny.vocabulary, tiny.vocab_size)
     source = EngineSource(Engine(tiny, relanguage(lexicon), max_batch=2), relanguage)
     checker = Verifier(database)
     admin = DatabaseAdmin(DatabaseViews(database, checker), source.use_lexicon)
@@ -172,7 +172,7 @@ def test_after_a_reload_a_request_narrowed_to_a_new_act_gets_its_citation_verifi
         return [ProseDelta("근거는 "), *citation("시험용특별법 제3조", cited), ProseDelta(PROSE), Finished(Usage(3, 9))]
 
     tiny = build_tiny()
-    relanguage = functools.partial(constraint_library, tiny)
+    relanguage = functools.partial(constraint_library, tiny.vocabulary, tiny.vocab_size)
     views = DatabaseViews(database, Verifier(database))
     source = ScriptedEngineSource(Engine(tiny, relanguage(views.lexicon), max_batch=2), relanguage, script)
     app, verifier = service_app(StreamingSettings(admin_api_key="k"), source, views)
