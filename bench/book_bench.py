@@ -2,14 +2,16 @@
 one table per tokenizer.
 
     PYTHONPATH=. .venv/bin/python bench/book_bench.py [--sizes 50,500,5000,full] [--tokenizers deepseek,qwen]
-        [--peers-up-to 500] [--engines citegen,xgrammar,llguidance] [--out bench/results/book_bench.md]
+        [--peers-up-to full] [--outlines-up-to 500] [--outlines-timeout 120]
+        [--engines citegen,xgrammar,llguidance,outlines-core] [--out bench/results/book_bench.md]
 
 Each tokenizer is loaded once, with the peers' own tokenizer objects (xgrammar's TokenizerInfo,
 llguidance's LLTokenizer), its rows run, and all of it freed (collector unfrozen, a full collection)
-before the next is loaded. Peers: xgrammar, and llguidance with its default limits
-(none raised), on sizes up to `--peers-up-to` acts; llguidance's tokenizer is made from DeepSeek's HF
-tokenizer and from Qwen's tiktoken ranks (`llguidance.tiktoken`). outlines-core is not run: at 500 acts
-it does not finish in 10 minutes (bench/grammar_bench.py runs it on the CASE grammar).
+before the next is loaded. Peers (bench/book_peers.py), on sizes up to `--peers-up-to`: xgrammar and
+outlines-core (on sizes up to `--outlines-up-to`) each in a child process with its memory capped, stopped
+past its time limit (outlines-core's `--outlines-timeout`, then not run on larger sizes); llguidance with
+its default limits, and where they stop it a second row with every limit raised. llguidance's tokenizer
+is made from DeepSeek's HF tokenizer and from Qwen's tiktoken ranks (`llguidance.tiktoken`).
 
 Lexicons (bench/statute_book.py, from ../shared/lawdata/legalize-kr-current.tar.xz): N = the first N acts
 in force by name with their real article sets; `full` = every act in force plus a `구 NAME` form of each
@@ -22,20 +24,20 @@ collector paused) is not charged to it):
   the service does once per database reading and holds;
 - compile: that Lexicon → first mask (grammar built, automaton compiled, the initial state's mask);
 - build: every state computed, the index stored and loaded back to be served (citegen
-  `compile_index(cache_dir=…)` on a miss; xgrammar compiles everything at once: its compile; llguidance
-  computes masks as it goes and has none);
+  `compile_index(cache_dir=…)` on a miss; xgrammar and outlines-core compile everything at once: their
+  compile; llguidance computes masks as it goes and has none);
   states; RSS: peak resident set growth during the build (VmHWM reset before it, once the heap earlier rows
   freed is handed back, as a fresh process has none to reuse; the tokenizer, the peers'
   tokenizer objects and the process's own ~280 MiB are not counted; for the peers, growth during the whole
   row), and for citegen what the process still holds once the built index is served from its file (the
   build's objects freed and their heap handed back, `grammars.collector.release_freed_heap`);
-- build vs fastest peer (citegen's rows): its build ÷ the fastest peer build of the row group, which is
-  xgrammar's compile, the only peer build there is (llguidance's compile → first mask is not a build);
+- build vs fastest peer (citegen's rows): its build ÷ the fastest peer build of the row group: xgrammar's or
+  outlines-core's compile, which build everything (llguidance's compile → first mask is not a build);
 - size: the stored index (its array file) or xgrammar's `memory_size_bytes`; warm: load from the disk cache and
   the first mask;
 - first visit: steps on a fresh index along real citations of the lexicon (advance + fill the bitmask;
   process CPU time, median / p99), as a new narrowing or a lazily grown index pays them;
-- first visit vs xgrammar (citegen's rows): its first-visit median ÷ xgrammar's in the row group;
+- first visit vs xgrammar / llguidance (citegen's rows): its first-visit median ÷ each one's in the row group;
   both ratios are — where no peer ran (sizes past `--peers-up-to`);
 - mask: the same steps warm (median of 5 repeats per step; median / p99);
 - apply: `apply_token_bitmask_inplace` of the walked states' bitmasks to a float32 logits row (median);
@@ -62,63 +64,28 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bench.book_peers import LIMITS_RAISED, MEMORY_CAP_GIB, PEERS, XGRAMMAR_TIMEOUT, peer_rows
 from bench.grammar_bench import (
-    bench_llguidance,
-    bench_xgrammar,
+    RAISED_LIMIT,
     forget_tokenizers,
     load_tokenizer,
-    parsing_regex,
     percentile,
     prepare_peer_tokenizers,
     timed_steps,
 )
+from bench.memory import peak_rss, reset_peak_rss, status_mib
 from bench.report import results_page
-from bench.statute_book import book_slice, full_book
+from bench.statute_book import book_of, citations_of, full_book
 from citegen.kernels import apply_token_bitmask_inplace
 from citegen.models import freeze_loaded
 from grammars import compile_index, parse_citation, statute_grammar
 from grammars.cache import index_path
-from grammars.collector import release_freed_heap
 from grammars.dfa import DEAD
 from grammars.languages.lexicon import as_lexicon
 from grammars.languages.statute import HEAD_SEPARATOR
 
 WALKS = 24  # citations walked per size
 EXACT_STATES = 24  # states checked against brute force per size
-
-
-def citations_of(lexicon: dict[str, list[str] | None], count: int, seed: int = 0) -> list[str]:
-    """Real citations of the lexicon: an act, one of its articles, sometimes a paragraph."""
-    rng = random.Random(seed)
-    names = sorted(lexicon)
-    out = []
-    for _ in range(count):
-        name = rng.choice(names)
-        labels = lexicon[name] or ["1"]
-        label = rng.choice(labels)
-        article = label.replace("의", "조의") if "의" in label else label + "조"
-        out.append(f"{name}{HEAD_SEPARATOR}{article}" + (" 제1항" if rng.random() < 0.5 else ""))
-    return out
-
-
-def _status_mib(field: str) -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"expected {field} in /proc/self/status, got none")
-
-
-def reset_peak_rss() -> float:
-    """Reset the process's peak RSS to its current RSS (Linux clear_refs 5); returns the current RSS. The
-    heap earlier rows freed is handed back first (`release_freed_heap`), so a row's growth is what a fresh
-    process would see, not reuse of pages an earlier row left resident (xgrammar's 500 acts: 3 GiB)."""
-    release_freed_heap()
-    Path("/proc/self/clear_refs").write_text("5")
-    return _status_mib("VmRSS")
-
-
-def peak_rss() -> float:
-    return _status_mib("VmHWM")
 
 
 def brute_force(index, state: int) -> np.ndarray:
@@ -200,7 +167,7 @@ def bench_citegen(label: str, lexicon, vocabulary, walks) -> dict:
         built = compile_index(grammar, vocabulary, cache_dir=cache_dir)
         row["build"] = time.perf_counter() - started
         row["rss"] = peak_rss() - before
-        row["kept"] = _status_mib("VmRSS") - before  # with the built index served from its file
+        row["kept"] = status_mib("VmRSS") - before  # with the built index served from its file
         row["states"] = built.state_count
         row["size_mib"] = index_path(Path(cache_dir), built.key).stat().st_size / 2**20
         del built  # the loads below read the stored index
@@ -300,18 +267,21 @@ def _narrowed_first_mask(narrowings, vocabulary, acts: tuple[str, ...]):
 
 def ratios(row: dict, rows: list[dict]) -> dict:
     """A citegen row's ratios to the peers of its row group (same size, same tokenizer) in `rows`:
-    `build_vs_peer`, its build over the fastest peer build (only xgrammar has one), and `first_vs_xgrammar`,
-    its first-visit median over xgrammar's; absent where no such peer ran."""
+    `build_vs_peer`, its build over the fastest peer build (xgrammar's and outlines-core's compiles build
+    everything; llguidance has no build), and `first_vs_peers`, its first-visit median over xgrammar's and
+    over llguidance's (the row that ran: default limits, else raised); absent where no such peer ran."""
     if row["engine"] != "citegen":
         return {}
-    peers = [r for r in rows if r["size"] == row["size"] and r["engine"] != "citegen"]
+    peers = [r for r in rows if r["size"] == row["size"] and r["engine"] != "citegen" and "failed" not in r]
     builds = [r["build"] for r in peers if r.get("build") is not None]
-    xgrammar = [r for r in peers if r["engine"] == "xgrammar"]
     found = {}
     if builds:
         found["build_vs_peer"] = row["build"] / min(builds)
-    if xgrammar:
-        found["first_vs_xgrammar"] = row["first"][0] / xgrammar[0]["first"][0]
+    firsts = {engine: [r["first"][0] for r in peers if r["engine"] in engines]
+              for engine, engines in (("xgrammar", ("xgrammar",)), ("llguidance", ("llguidance", LIMITS_RAISED)))}
+    if any(firsts.values()):
+        found["first_vs_peers"] = " / ".join(
+            f"{row['first'][0] / medians[0]:.2f}×" if medians else "—" for medians in firsts.values())
     return found
 
 
@@ -326,37 +296,30 @@ def render(rows: list[dict], header: str) -> str:
         (
             "| acts | engine | lexicon ms | compile → first mask ms | build s | build vs fastest peer "
             "| states | build RSS MiB peak / kept | size MiB | warm load ms | first visit median / p99 µs "
-            "| first visit vs xgrammar | mask median / p99 µs | apply µs | exact |"
+            "| first visit vs xgrammar / llguidance | mask median / p99 µs | apply µs | exact |"
         ),
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
+        if "failed" in r:
+            lines.append(f"| {r['size']} | {r['engine']} | — | failed: {r['failed']} |" + " — |" * 11)
+            continue
         versus = ratios(r, rows)
+        unloaded = f"failed: {r['warm_failed']}" if "warm_failed" in r else "—"
         lines.append(
             f"| {r['size']} | {r['engine']} | {cell(r, 'lexicon', '{:.1f}')} | {cell(r, 'compile', '{:.1f}')} "
             f"| {cell(r, 'build', '{:.2f}')} | {cell(versus, 'build_vs_peer', '{:.2f}×')} "
             f"| {cell(r, 'states', '{:,}')} | {cell(r, 'rss', '{:.0f}')}{cell(r, 'kept', ' / {:.0f}', '')} "
             f"| {cell(r, 'size_mib', '{:.2f}')} "
-            f"| {cell(r, 'warm', '{:.1f}')} | {cell(r, 'first', '{:.1f} / {:.1f}')} "
-            f"| {cell(versus, 'first_vs_xgrammar', '{:.2f}×')} | {cell(r, 'mask', '{:.1f} / {:.1f}')} "
+            f"| {cell(r, 'warm', '{:.1f}', unloaded)} "
+            f"| {cell(r, 'first', '{:.1f} / {:.1f}')} "
+            f"| {cell(versus, 'first_vs_peers', '{}')} | {cell(r, 'mask', '{:.1f} / {:.1f}')} "
             f"| {cell(r, 'apply', '{:.1f}')} | {r.get('exact', '—')} |"
         )
     return "\n".join(lines)
 
 
-def peer_row(engine: str, label: str, grammar, vocabulary, peer_tokenizer, walks) -> dict:
-    regex = parsing_regex(grammar)
-    before = reset_peak_rss()
-    bench = bench_xgrammar if engine == "xgrammar" else bench_llguidance
-    found = bench(label, regex, vocabulary, peer_tokenizer, walks)
-    row = {"size": label, "engine": engine, "compile": found.get("compile"), "build": found.get("build"),
-           "size_mib": found.get("size"), "warm": found.get("warm"), "first": found["p1"], "mask": found["p2"],
-           "rss": peak_rss() - before}
-    return row
-
-
 TOKENIZERS = ("deepseek", "qwen")
-PEERS = ("xgrammar", "llguidance")
 
 
 def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
@@ -370,19 +333,22 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
         f"({os.cpu_count()} CPUs, shared), tokenizer {tokenizer} ({vocabulary.size:,} ids)"
     )
     rows: list[dict] = []
+    stopped: set[str] = set()  # peers not run on larger sizes
     for size in args.sizes:
-        lexicon = full_book() if size == "full" else book_slice(int(size))
+        lexicon = book_of(size)
         label = f"{size} ({len(lexicon):,} names, {sum(len(v or ()) for v in lexicon.values()):,} articles)"
         walks = [encode(text) for text in citations_of(lexicon, WALKS)]
         if "citegen" in args.engines:
             rows.append(bench_citegen(label, lexicon, vocabulary, walks))
             print(render(rows[-1:], ""), flush=True)
-        if size != "full" and int(size) <= args.peers_up_to:
-            grammar = statute_grammar(lexicon)
-            for engine in PEERS:
-                if engine in args.engines:
-                    rows.append(peer_row(engine, label, grammar, vocabulary, peer_tokenizer, walks))
-                    print(render(rows[-1:], ""), flush=True)
+        grammar = statute_grammar(lexicon)
+        for engine in _peers_on(size, args, stopped):
+            found = peer_rows(engine, label, grammar, vocabulary, peer_tokenizer, walks,
+                              child=(tokenizer, size, WALKS), outlines_timeout=args.outlines_timeout)
+            if engine == "outlines-core" and "failed" in found[-1]:
+                stopped.add(engine)  # a larger grammar does not finish either
+            rows.extend(found)
+            print(render(found, ""), flush=True)
     table = render(rows, header)
     if "full" in args.sizes and "citegen" in args.engines:
         table += "\n\n" + narrowing(full_book(), vocabulary, encode)
@@ -400,16 +366,38 @@ def release_tokenizer() -> None:
     gc.collect()
 
 
-def footnote(peers_up_to: int) -> str:
+def _rank(size: str) -> float:
+    return float("inf") if size == "full" else int(size)
+
+
+def _peers_on(size: str, args: argparse.Namespace, stopped: set[str]) -> list[str]:
+    """The peers run at `size`: those asked for, up to `--peers-up-to`, outlines-core up to `--outlines-up-to`
+    and only while it finished at the sizes before."""
+    if _rank(size) > _rank(args.peers_up_to):
+        return []
+    return [engine for engine in PEERS if engine in args.engines and engine not in stopped
+            and (engine != "outlines-core" or _rank(size) <= _rank(args.outlines_up_to))]
+
+
+def _size_words(size: str) -> str:
+    return "the full book" if size == "full" else f"{int(size):,} acts"
+
+
+def footnote(args: argparse.Namespace) -> str:
     return (
-        "Rows: `statute_grammar` over the lexicon alone, the peers given its regex and not run past "
-        f"{peers_up_to} acts. One thread on a shared machine: compare times within a row group (same size, same "
-        "tokenizer). build vs fastest peer: citegen's full build ÷ xgrammar's compile, the only peer full build "
-        "(llguidance computes masks lazily: it has no full build and is left out); first visit vs xgrammar: "
-        "citegen's first-visit median ÷ xgrammar's; — where no peer ran. llguidance runs with its default limits "
-        "(none raised), its tokenizer made from DeepSeek's HF tokenizer and from Qwen's tiktoken ranks. "
-        "outlines-core is not run: at 500 acts it does not finish in 10 minutes (issue 18; bench/grammar_bench.py "
-        "runs it on CASE alone). The narrowing paragraph under each table was measured with that table's tokenizer."
+        "Rows: `statute_grammar` over the lexicon alone, the peers given its regex (up to "
+        f"{_size_words(args.peers_up_to)}; outlines-core up to {_size_words(args.outlines_up_to)}). xgrammar and "
+        f"outlines-core run in a child process each, its memory capped at {MEMORY_CAP_GIB} GiB above what it "
+        f"held before the compile, stopped after {XGRAMMAR_TIMEOUT:.0f} s (xgrammar) or "
+        f"{args.outlines_timeout:.0f} s (outlines-core; not run on larger sizes once stopped). One "
+        "thread on a shared machine: compare times "
+        "within a row group (same size, same tokenizer). build vs fastest peer: citegen's full build ÷ the fastest "
+        "peer compile that builds everything (xgrammar's, outlines-core's; llguidance computes masks lazily and has "
+        "no build); first visit vs xgrammar / llguidance: citegen's first-visit median ÷ each one's; — where no "
+        "peer ran. llguidance runs with its default limits; where they stop it, that is a row (failed: its error) "
+        f"and a second row runs with every limit raised to {RAISED_LIMIT:,}. Its tokenizer is made from DeepSeek's "
+        "HF tokenizer and from Qwen's tiktoken ranks. The narrowing paragraph under each table was measured with "
+        "that table's tokenizer."
     )
 
 
@@ -423,19 +411,25 @@ def main() -> None:
         help="comma-separated, one table each, in this order",
     )
     parser.add_argument("--engines", type=lambda text: text.split(","), default=["citegen", *PEERS])
-    parser.add_argument("--peers-up-to", type=int, default=500, help="run the peers on sizes up to this many acts")
+    parser.add_argument("--peers-up-to", default="full", help="run the peers on sizes up to this one (a count or full)")
+    parser.add_argument("--outlines-up-to", default="500", help="run outlines-core on sizes up to this one")
+    parser.add_argument("--outlines-timeout", type=float, default=120.0,
+                        help="seconds outlines-core's compile may take before it is stopped")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     unknown = set(args.tokenizers) - set(TOKENIZERS)
     if unknown or not args.tokenizers:
         parser.error(f"expected tokenizers among {', '.join(TOKENIZERS)}; got {','.join(args.tokenizers)}")
+    for size in (args.peers_up_to, args.outlines_up_to):
+        if size != "full" and not size.isdigit():
+            parser.error(f"expected a count of acts or full, got {size!r}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     torch.set_num_threads(1)
     tables = []
     for tokenizer in args.tokenizers:
         tables.append(tokenizer_table(tokenizer, args))
         release_tokenizer()
-    note = footnote(args.peers_up_to)
+    note = footnote(args)
     print(note)
     if args.out:
         args.out.write_text(results_page([*(part for table in tables for part in (table, "")), note], about=__doc__))

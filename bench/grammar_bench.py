@@ -207,6 +207,13 @@ def bench_citegen(label, grammar, vocabulary, walks, build: bool, build_repeats:
 
 
 def bench_xgrammar(label, regex, vocabulary, peer_tokenizer, walks, build_repeats: int = 1) -> Row:
+    row, compiled = xgrammar_row(label, regex, vocabulary, peer_tokenizer, walks, build_repeats)
+    row["warm"] = xgrammar_load_ms(compiled, vocabulary, peer_tokenizer)
+    return row
+
+
+def xgrammar_row(label, regex, vocabulary, peer_tokenizer, walks, build_repeats: int = 1):
+    """(xgrammar's row but its warm load, the compiled grammar): compile, size and steps."""
     import xgrammar as xgr
 
     info = _xgrammar_info(vocabulary, peer_tokenizer)
@@ -226,10 +233,6 @@ def bench_xgrammar(label, regex, vocabulary, peer_tokenizer, walks, build_repeat
         builds.append(time.perf_counter() - started)
     row["build"] = statistics.median(builds)
     row["size"] = compiled.memory_size_bytes / 2**20
-    serialized = compiled.serialize_json()
-    started = time.perf_counter()
-    xgr.CompiledGrammar.deserialize_json(serialized, info)
-    row["warm"] = (time.perf_counter() - started) * 1e3
     cursor = {}
 
     def reset():
@@ -241,7 +244,17 @@ def bench_xgrammar(label, regex, vocabulary, peer_tokenizer, walks, build_repeat
         cursor["m"].fill_next_token_bitmask(bitmask)
 
     row.update(passes(walks, reset, step))
-    return row
+    return row, compiled
+
+
+def xgrammar_load_ms(compiled, vocabulary, peer_tokenizer) -> float:
+    """xgrammar's warm load: its compiled grammar serialized, then timed back from the JSON."""
+    import xgrammar as xgr
+
+    serialized = compiled.serialize_json()
+    started = time.perf_counter()
+    xgr.CompiledGrammar.deserialize_json(serialized, _xgrammar_info(vocabulary, peer_tokenizer))
+    return (time.perf_counter() - started) * 1e3
 
 
 _XGR_INFO = {}
@@ -266,22 +279,42 @@ def _is_hf(tokenizer) -> bool:
     return isinstance(tokenizer, transformers.PreTrainedTokenizerBase)
 
 
-def bench_llguidance(label, regex, vocabulary, peer_tokenizer, walks) -> Row:
+class PeerFailed(Exception):
+    """A peer that ended in its own error state (llguidance's matcher over a limit) or did not finish: its
+    message is the row's."""
+
+
+# llguidance's parser limits, every one raised to this for its "limits raised" rows (the defaults stop the
+# statute grammar past a few thousand acts: "initial lexer configuration (grammar) too big").
+RAISED_LIMIT = 10**9
+_LLGUIDANCE_LIMITS = ("max_items_in_row", "initial_lexer_fuel", "step_lexer_fuel", "step_max_items",
+                      "max_lexer_states", "max_grammar_size")
+
+
+def bench_llguidance(label, regex, vocabulary, peer_tokenizer, walks, raise_limits: bool = False) -> Row:
+    """llguidance with its default limits, or with every limit raised to RAISED_LIMIT; PeerFailed where its
+    matcher ends in an error (a limit met at compile or along a walk)."""
     import llguidance
     import llguidance.numpy
 
     tokenizer = _llguidance_tokenizer(vocabulary, peer_tokenizer)
     grammar = llguidance.LLMatcher.grammar_from_regex(regex)
+    limits = llguidance.LLParserLimits(**dict.fromkeys(_LLGUIDANCE_LIMITS, RAISED_LIMIT)) if raise_limits else None
     row = Row(grammar=label, engine="llguidance")
     bitmask = llguidance.numpy.allocate_token_bitmask(1, vocabulary.size)
     started = time.perf_counter()
-    matcher = llguidance.LLMatcher(tokenizer, grammar)
+    matcher = llguidance.LLMatcher(tokenizer, grammar, limits=limits)
     llguidance.numpy.fill_next_token_bitmask(matcher, bitmask)
     row["compile"] = (time.perf_counter() - started) * 1e3
-    cursor = {}
+    cursor = {"m": matcher}
+
+    def checked() -> None:  # outside the timed steps: a matcher in error fills meaningless masks
+        if cursor["m"].is_error():
+            raise PeerFailed(cursor["m"].get_error())
 
     def reset():
-        cursor["m"] = llguidance.LLMatcher(tokenizer, grammar)
+        checked()
+        cursor["m"] = llguidance.LLMatcher(tokenizer, grammar, limits=limits)
         llguidance.numpy.fill_next_token_bitmask(cursor["m"], bitmask)
 
     def step(token):
@@ -289,6 +322,7 @@ def bench_llguidance(label, regex, vocabulary, peer_tokenizer, walks) -> Row:
         llguidance.numpy.fill_next_token_bitmask(cursor["m"], bitmask)
 
     row.update(passes(walks, reset, step))
+    checked()
     return row
 
 

@@ -21,9 +21,12 @@ verifier's importer (branch `book`): it reads what the grammar needs and nothing
 from __future__ import annotations
 
 import functools
+import random
 import re
 import tarfile
 from pathlib import Path
+
+from grammars.languages.statute import HEAD_SEPARATOR
 
 BOOK = Path("/work/shared/lawdata/legalize-kr-current.tar.xz")
 _TITLE = re.compile(r"^제목:\s*(.+?)\s*$", re.MULTILINE)
@@ -75,3 +78,22 @@ def book_slice(count: int) -> dict[str, list[str] | None]:
     """The first `count` acts in force (by name), with their real article sets."""
     acts, _ = book_lexicon()
     return dict(list(acts.items())[:count])
+
+
+def book_of(size: str) -> dict[str, list[str] | None]:
+    """A bench size: `full` (`full_book`) or a count of acts (`book_slice`)."""
+    return full_book() if size == "full" else book_slice(int(size))
+
+
+def citations_of(lexicon: dict[str, list[str] | None], count: int, seed: int = 0) -> list[str]:
+    """Real citations of the lexicon: an act, one of its articles, sometimes a paragraph."""
+    rng = random.Random(seed)
+    names = sorted(lexicon)
+    out = []
+    for _ in range(count):
+        name = rng.choice(names)
+        labels = lexicon[name] or ["1"]
+        label = rng.choice(labels)
+        article = label.replace("의", "조의") if "의" in label else label + "조"
+        out.append(f"{name}{HEAD_SEPARATOR}{article}" + (" 제1항" if rng.random() < 0.5 else ""))
+    return out
