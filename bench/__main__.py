@@ -96,7 +96,7 @@ BENCHES = (
         1500,
         book="fills",
     ),
-    Bench("book_bench", "The statute grammar at the scale of the real book", _out("book_bench"), 900),
+    Bench("book_bench", "The statute grammar at the scale of the real book", _out("book_bench"), 1800),
     Bench("engine_bench", "Engine", ("--answers", "100", "--repeats", "2", "--startup-runs", "3",
                                      *_out("engine_bench")), 1500, book="reads"),
     Bench("gpu_mask", "GPU mask kernel", _out("gpu_mask"), 600, _cuda),

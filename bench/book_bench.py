@@ -2,7 +2,7 @@
 one table per tokenizer.
 
     PYTHONPATH=. .venv/bin/python bench/book_bench.py [--sizes 50,500,5000,full] [--tokenizers deepseek,qwen]
-        [--peers-up-to full] [--outlines-up-to 500] [--outlines-timeout 120]
+        [--peers-up-to full] [--outlines-up-to 500] [--outlines-timeout 60]
         [--engines citegen,xgrammar,llguidance,outlines-core] [--out bench/results/book_bench.md]
 
 Each tokenizer is loaded once, with the peers' own tokenizer objects (xgrammar's TokenizerInfo,
@@ -413,7 +413,7 @@ def main() -> None:
     parser.add_argument("--engines", type=lambda text: text.split(","), default=["citegen", *PEERS])
     parser.add_argument("--peers-up-to", default="full", help="run the peers on sizes up to this one (a count or full)")
     parser.add_argument("--outlines-up-to", default="500", help="run outlines-core on sizes up to this one")
-    parser.add_argument("--outlines-timeout", type=float, default=120.0,
+    parser.add_argument("--outlines-timeout", type=float, default=60.0,
                         help="seconds outlines-core's compile may take before it is stopped")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
