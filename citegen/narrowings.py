@@ -2,8 +2,9 @@
 
 `Narrowings` holds, per lexicon, the part of a narrowed answer language that does not depend on what the
 narrowing keeps (the whole lexicon's heads as anchors, their free-text automaton) and makes each narrowing's
-grammar and language over it; `narrowed_answer_grammar` makes one grammar for a caller that needs no more
-(vLLM's options, which build it whole for the workers).
+grammar and language over it; `narrowed_answer_grammar` makes one grammar for a caller that needs no more;
+`constraint_library` serves the answer language and its narrowings to an engine (citegen's own, and vLLM's
+front end, whose workers hold a `Narrowings` per lexicon file: citegen.integrations.options).
 """
 
 from __future__ import annotations

@@ -28,8 +28,9 @@ logger = logging.getLogger(__name__)
 class VllmSource:
     """`streaming.GenerationSource` over `VllmGenerator`; closing the stream aborts the request.
     Before a request takes a slot it is checked and its narrowing compiled as on citegen's own
-    engine (`prepare_request`): the front end stores the index in the cache directory, from which
-    vLLM's workers then load it."""
+    engine (`prepare_request`), in milliseconds; vLLM's workers compile it so too. Only the whole
+    language is built whole, by the front end at its start, and stored in the cache directory, from
+    which the workers load it."""
 
     def __init__(self, generator: VllmGenerator) -> None:
         self.generator = generator
@@ -83,9 +84,7 @@ def vllm_source(
     written = write_lexicon(lexicon, lexicon_file)
     engine = start_engine(model, index_cache_dir=index_cache_dir, **{"max_num_seqs": max_active, **arguments})
     logger.info("vLLM engine started over %s with %s", model, arguments)
-    generator = VllmGenerator(
-        engine, lexicon, written, forbid_shorthand=forbid_shorthand, index_cache_dir=index_cache_dir
-    )
+    generator = VllmGenerator(engine, written, forbid_shorthand=forbid_shorthand, index_cache_dir=index_cache_dir)
     # as citegen's own engine starts (citegen.commands.backends.engine_source): the whole language ready
     # (stored in the cache directory, where the workers load it), what narrowings share compiled, and what
     # was loaded kept out of the collector's passes

@@ -194,8 +194,9 @@ def _stamp(path: str) -> int:
         raise ExtraArgsError(f"expected a readable lexicon file at {path}, got: {error.strerror}") from None
 
 
-@functools.lru_cache(maxsize=8)
-def _narrowings(lexicon: Lexicon, think: bool, shorthand: bool) -> Narrowings:  # one Lexicon per file version
+# A Lexicon per file version (`_read_lexicon`, 8 kept), each with up to 4 Narrowings (think × shorthand)
+@functools.lru_cache(maxsize=32)
+def _narrowings(lexicon: Lexicon, think: bool, shorthand: bool) -> Narrowings:
     return Narrowings(lexicon, bypass=DEFAULT_BYPASS if think else (), forbid_shorthand=not shorthand)
 
 

@@ -25,7 +25,7 @@ from vllm.v1.engine.async_llm import AsyncLLM
 from citegen.engine import Request, encode_prompt, prompt_room
 from citegen.errors import RequestError
 from citegen.events import Event, Finished, FinishReason, TextEventMachine
-from citegen.integrations.options import ArticleLexicon, CitationOptions
+from citegen.integrations.options import CitationOptions
 from citegen.integrations.vllm import CitationLogitsProcessor, engine_config
 from citegen.narrowings import constraint_library
 from grammars import vocabulary_of
@@ -50,14 +50,14 @@ def start_engine(model: str, *, index_cache_dir: Path | None = None, **engine_ar
 class VllmGenerator:
     """citegen `Request`s in, `citegen.events` out, decoded by vLLM.
 
-    `lexicon_file` is the verifier's lexicon export (`citegen-admin export -o FILE`); the workers read
-    the same file, so the answer language names the database's acts on both sides. `forbid_shorthand`
+    `lexicon_file` is the verifier's lexicon export (`citegen-admin export -o FILE`; None: grammars'
+    built-in names); the front end and the workers both read it, so they compile one language (its stored
+    index found by both under one key: a lexicon's key follows the order of its names). `forbid_shorthand`
     and `index_cache_dir` are the settings citegen's own engine reads (Settings)."""
 
     def __init__(
         self,
         engine: AsyncLLM,
-        lexicon: ArticleLexicon | None,
         lexicon_file: str | None,
         *,
         forbid_shorthand: bool = True,
@@ -77,7 +77,8 @@ class VllmGenerator:
         # citegen's own engine's library: the whole language stored in the cache directory for the workers,
         # a narrowing compiled in milliseconds, here and in the worker, over what the narrowings share
         self.constraints = constraint_library(
-            vocabulary, self.vocab_size, lexicon, forbid_shorthand=forbid_shorthand, cache_dir=index_cache_dir
+            vocabulary, self.vocab_size, self.options.article_lexicon(), forbid_shorthand=forbid_shorthand,
+            cache_dir=index_cache_dir,
         )
 
     def sampling_for(self, request: Request, room: int) -> VllmSamplingParams:
