@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bench.book_peers import LIMITS_RAISED, MEMORY_CAP_GIB, PEERS, XGRAMMAR_TIMEOUT, peer_rows
+from bench.book_peers import CHILD_PEERS, LIMITS_RAISED, MEMORY_CAP_GIB, PEERS, XGRAMMAR_TIMEOUT, peer_rows
 from bench.grammar_bench import (
     RAISED_LIMIT,
     forget_tokenizers,
@@ -341,12 +341,11 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
         if "citegen" in args.engines:
             rows.append(bench_citegen(label, lexicon, vocabulary, walks))
             print(render(rows[-1:], ""), flush=True)
-        grammar = statute_grammar(lexicon)
-        for engine in _peers_on(size, args, stopped):
-            found = peer_rows(engine, label, grammar, vocabulary, peer_tokenizer, walks,
+        for engine in peers_on(size, args, stopped):
+            found = peer_rows(engine, label, lexicon, vocabulary, peer_tokenizer, walks,
                               child=(tokenizer, size, WALKS), outlines_timeout=args.outlines_timeout)
-            if engine == "outlines-core" and "failed" in found[-1]:
-                stopped.add(engine)  # a larger grammar does not finish either
+            if engine in CHILD_PEERS and "failed" in found[-1]:
+                stopped.add(engine)  # stopped or out of memory: a larger grammar would be too
             rows.extend(found)
             print(render(found, ""), flush=True)
     table = render(rows, header)
@@ -370,9 +369,9 @@ def _rank(size: str) -> float:
     return float("inf") if size == "full" else int(size)
 
 
-def _peers_on(size: str, args: argparse.Namespace, stopped: set[str]) -> list[str]:
-    """The peers run at `size`: those asked for, up to `--peers-up-to`, outlines-core up to `--outlines-up-to`
-    and only while it finished at the sizes before."""
+def peers_on(size: str, args: argparse.Namespace, stopped: set[str]) -> list[str]:
+    """The peers run at `size`: those asked for, up to `--peers-up-to`, outlines-core up to `--outlines-up-to`,
+    and those run in a child process only while they finished at the sizes before."""
     if _rank(size) > _rank(args.peers_up_to):
         return []
     return [engine for engine in PEERS if engine in args.engines and engine not in stopped
@@ -387,9 +386,9 @@ def footnote(args: argparse.Namespace) -> str:
     return (
         "Rows: `statute_grammar` over the lexicon alone, the peers given its regex (up to "
         f"{_size_words(args.peers_up_to)}; outlines-core up to {_size_words(args.outlines_up_to)}). xgrammar and "
-        f"outlines-core run in a child process each, its memory capped at {MEMORY_CAP_GIB} GiB above what it "
-        f"held before the compile, stopped after {XGRAMMAR_TIMEOUT:.0f} s (xgrammar) or "
-        f"{args.outlines_timeout:.0f} s (outlines-core; not run on larger sizes once stopped). One "
+        f"outlines-core run in a child process each, its address space capped at {MEMORY_CAP_GIB} GiB above what "
+        f"it held before the compile, stopped after {XGRAMMAR_TIMEOUT:.0f} s (xgrammar; as long again for its "
+        f"warm load) or {args.outlines_timeout:.0f} s (outlines-core); neither runs on larger sizes once stopped. One "
         "thread on a shared machine: compare times "
         "within a row group (same size, same tokenizer). build vs fastest peer: citegen's full build ÷ the fastest "
         "peer compile that builds everything (xgrammar's, outlines-core's; llguidance computes masks lazily and has "
@@ -414,7 +413,7 @@ def main() -> None:
     parser.add_argument("--peers-up-to", default="full", help="run the peers on sizes up to this one (a count or full)")
     parser.add_argument("--outlines-up-to", default="500", help="run outlines-core on sizes up to this one")
     parser.add_argument("--outlines-timeout", type=float, default=60.0,
-                        help="seconds outlines-core's compile may take before it is stopped")
+                        help="seconds outlines-core's row (compile and steps) may take before it is stopped")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     unknown = set(args.tokenizers) - set(TOKENIZERS)
