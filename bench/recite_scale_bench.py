@@ -42,6 +42,8 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.memory import peak_rss
+
 ROOT = Path(__file__).resolve().parent.parent
 DRAFTS = ROOT / "data" / "drafts"
 MB = 1_000_000
@@ -62,21 +64,13 @@ def run_one(folder: Path, out: Path, url: str, max_bytes: int, cache_dir: Path) 
                         functools.partial(build_pipeline, url, None, cache_dir=cache_dir))
     return {"seconds": time.perf_counter() - started, "cpu": time.process_time() - cpu,
             "process_cpu": time.process_time(),  # since the interpreter started: imports included
-            "peak_rss": _peak_rss(),
+            # VmHWM of this process (getrusage's ru_maxrss carries the parent's size across fork and exec,
+            # which would count the drafts the parent generated)
+            "peak_rss_mib": peak_rss(),
             "statuses": dict(summary.statuses), "citations": summary.citations,
             "review": summary.documents_needing_review,
             "records": [json.loads(line) for line in (out / "report.jsonl").read_text("utf-8").splitlines()
                         if '"record": "document"' in line]}
-
-
-def _peak_rss() -> int:
-    """This process's peak resident set, in bytes: VmHWM of its own memory map. (getrusage's
-    ru_maxrss carries the parent's size across fork and exec, which would count the drafts the
-    parent generated.)"""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("expected VmHWM in /proc/self/status (Linux), got none")
 
 
 def _in_child(folder: Path, out: Path, url: str, max_bytes: int) -> dict:
@@ -234,10 +228,6 @@ def _folder_digest(folder: Path) -> str:
 
 # --- tables -----------------------------------------------------------------------------------
 
-def _mib(size: int) -> str:
-    return f"{size / (1 << 20):,.0f}"
-
-
 def scale_rows(scratch: Path, url: str, sizes: list[float], docx_sizes: list[float]) -> list[str]:
     rows = []
     # The first process on a database reads its names and compiles the finder (the start-up cache
@@ -263,7 +253,7 @@ def scale_rows(scratch: Path, url: str, sizes: list[float], docx_sizes: list[flo
                      f"| {result['cpu'] / megabytes:.2f} | {megabytes / max(result['cpu'] - baseline_cpu, 1e-9):.2f} ")
         rows.append(f"| {name} ({label}) | {megabytes:,.2f} | {len(data) / MB:,.2f} | {result['citations']:,} "
                     f"| {result['seconds']:.1f} | {result['process_cpu']:.1f} | {result['cpu']:.1f} {rates}"
-                    f"| {_mib(result['peak_rss'])} "
+                    f"| {result['peak_rss_mib']:,.0f} "
                     f"| {', '.join(result['statuses'])} |")
         print(rows[-1], flush=True)
     return rows
@@ -281,7 +271,7 @@ def hostile_rows(scratch: Path, url: str) -> list[str]:
         outcome = "; ".join(f"{r['file'].split('/', 1)[1]}: {r['verdict']}" for r in result["records"]) or \
             ", ".join(f"{k} {v}" for k, v in result["statuses"].items())
         rows.append(f"| {label} | {what} | {outcome} | {result['citations']} | {result['review']} "
-                    f"| {result['seconds']:.2f} | {_mib(result['peak_rss'])} | {before[:12]} | {after[:12]} "
+                    f"| {result['seconds']:.2f} | {result['peak_rss_mib']:,.0f} | {before[:12]} | {after[:12]} "
                     f"| {'yes' if before == after else '**NO**'} |")
         print(rows[-1], flush=True)
     return rows
