@@ -3,7 +3,8 @@
 Everything else of the service stays: the segment machine holds each citation until the verifier
 answers, the events and the OpenAI-compatible API are the same. vLLM's workers read the answer
 language's statute names from the verifier's lexicon, written to a file beside the database
-(`lexicon_file`): a worker on another node needs the same file at the same path.
+(`lexicon_file`): a worker on another node needs the same file at the same path (a worker that cannot
+read it refuses to start: `citegen.integrations.vllm.WorkerConfig`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import streaming
 from citegen.commands.languages import ArticleLexicon
 from citegen.commands.serve_wiring import engine_request, prepare_request, stream_event
 from citegen.errors import RequestError
+from citegen.integrations.options import CitationOptions
 from citegen.integrations.vllm_source import VllmGenerator, start_engine
 from citegen.models import freeze_loaded
 
@@ -81,10 +83,12 @@ def vllm_source(
         ) from None
     if not isinstance(arguments, dict):
         raise typer.BadParameter(f"expected --vllm-args as a JSON object, got {engine_args!r}")
-    written = write_lexicon(lexicon, lexicon_file)
-    engine = start_engine(model, index_cache_dir=index_cache_dir, **{"max_num_seqs": max_active, **arguments})
+    served = CitationOptions(lexicon=write_lexicon(lexicon, lexicon_file), shorthand=not forbid_shorthand)
+    engine = start_engine(
+        model, served=served, index_cache_dir=index_cache_dir, **{"max_num_seqs": max_active, **arguments}
+    )
     logger.info("vLLM engine started over %s with %s", model, arguments)
-    generator = VllmGenerator(engine, written, forbid_shorthand=forbid_shorthand, index_cache_dir=index_cache_dir)
+    generator = VllmGenerator(engine, served, index_cache_dir=index_cache_dir)
     # as citegen's own engine starts (citegen.commands.backends.engine_source): the whole language ready
     # (stored in the cache directory, where the workers load it), what narrowings share compiled, and what
     # was loaded kept out of the collector's passes

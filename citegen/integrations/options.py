@@ -24,10 +24,11 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from citegen.constraint import Narrowing
-from citegen.errors import RequestError
+from citegen.errors import CitegenError, RequestError
 from citegen.narrowings import Narrowings, narrowed_lexicon
 from grammars import (
     COURTS_BY_NAME,
@@ -160,6 +161,45 @@ class CitationOptions:
         if self.lexicon is not None:
             args[PREFIX + "lexicon"] = self.lexicon
         return args
+
+
+CONFIG_KEY = "citegen"  # citegen's entry of vLLM's additional_config (engine-wide settings)
+
+
+def engine_config(index_cache_dir: Path | None, served: CitationOptions | None = None) -> dict[str, Any]:
+    """citegen's entry of vLLM's `additional_config`, read by the processor in every worker."""
+    return {
+        CONFIG_KEY: {
+            "index_cache_dir": None if index_cache_dir is None else str(index_cache_dir),
+            "served": None if served is None else served.as_extra_args(),
+        }
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerConfig:
+    """citegen's entry of `additional_config` as a worker reads it (`engine_config` writes it)."""
+
+    index_cache_dir: Path | None = None
+    served: CitationOptions | None = None
+
+    @classmethod
+    def of(cls, additional_config: object) -> WorkerConfig:
+        """Raises CitegenError for an entry `engine_config` would not write; ExtraArgsError for served
+        options a request could not carry either (an unreadable lexicon file among them)."""
+        ours = additional_config.get(CONFIG_KEY) if isinstance(additional_config, Mapping) else None
+        if ours is None:
+            return cls()
+        if not isinstance(ours, Mapping) or set(ours) - {"index_cache_dir", "served"}:
+            raise CitegenError(
+                f"expected additional_config[{CONFIG_KEY!r}] to be {{'index_cache_dir': path or None, "
+                f"'served': citegen_* options or None}}, got {ours!r}"
+            )
+        found, served = ours.get("index_cache_dir"), ours.get("served")
+        return cls(
+            None if found is None else Path(found),
+            None if served is None else CitationOptions.from_extra_args(served),
+        )
 
 
 def _flag(ours: Mapping[str, Any], key: str, default: bool) -> bool:

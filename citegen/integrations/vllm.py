@@ -3,16 +3,19 @@
     LLM(model=..., logits_processors=[CitationLogitsProcessor])
     vllm serve MODEL --logits-processors citegen.integrations.vllm:CitationLogitsProcessor
 
-Each request opts in with `citegen_*` keys in `SamplingParams.extra_args` (`vllm_xargs` over
-REST; see `citegen.integrations.options`). Engine-wide settings come in vLLM's `additional_config`
-under `"citegen"` (`engine_config`): with `index_cache_dir`, each worker loads the compiled index
-of a request's language from that directory, or builds it whole and stores it there, as citegen's
-own engine does with the same setting. One processor lives in each vLLM worker and holds,
-per batch row, a `ConstraintCursor` (citegen's own, over the token index of the request's grammar)
-and the live list of the row's output ids that vLLM hands over when the request joins. Before
-each step the cursor catches up on the ids appended since; rows whose state needs no mask (free
-text) cost a dictionary lookup. The masked rows' bitmasks go through the engine's kernel
-(`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, a C kernel built at first use on CPU).
+Each request opts in with `citegen_*` keys in `SamplingParams.extra_args` (`vllm_xargs` over REST;
+see `citegen.integrations.options`). Engine-wide settings come in vLLM's `additional_config` under
+`"citegen"` (`engine_config` there): with `index_cache_dir`, each worker loads the compiled index of
+a request's language from that directory, or builds it whole and stores it there, as citegen's own
+engine does with the same setting; with `served` (the options of the requests the service sends),
+each worker readies what that lexicon's narrowings share when it starts, as the front end does, so a
+first narrowed request pays no more inside its decode step than a later one. One processor lives in
+each vLLM worker and holds, per batch row, a `ConstraintCursor` (citegen's own, over the token index
+of the request's grammar) and the live list of the row's output ids that vLLM hands over when the
+request joins. Before each step the cursor catches up on the ids appended since; rows whose state
+needs no mask (free text) cost a dictionary lookup. The masked rows' bitmasks go through the
+engine's kernel (`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, a C kernel built at
+first use on CPU).
 
 A citation in progress always closes within the request's `max_tokens`: each row is filled by the
 cursor's `fill_bitmask` with the tokens left, the one operation citegen's engine and its
@@ -23,10 +26,9 @@ tokens that would open or continue a citation too long for the tokens left are m
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 from transformers import AutoTokenizer
@@ -34,7 +36,7 @@ from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDi
 
 from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
 from citegen.errors import CitegenError, EmptyMaskError
-from citegen.integrations.options import CitationOptions
+from citegen.integrations.options import CitationOptions, WorkerConfig
 from citegen.kernels import apply_token_bitmask_inplace
 from grammars import GrammarError, TokenIndex, compile_index, vocabulary_of
 
@@ -44,26 +46,17 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CONFIG_KEY = "citegen"  # citegen's entry of vLLM's additional_config
 
-
-def engine_config(index_cache_dir: Path | None) -> dict[str, Any]:
-    """citegen's entry of vLLM's `additional_config`, read by the processor in every worker."""
-    return {CONFIG_KEY: {"index_cache_dir": None if index_cache_dir is None else str(index_cache_dir)}}
-
-
-def _index_cache_dir(additional_config: object) -> Path | None:
-    ours = additional_config.get(CONFIG_KEY) if isinstance(additional_config, Mapping) else None
-    if ours is None:
-        return None
-    if not isinstance(ours, Mapping) or set(ours) - {"index_cache_dir"}:
-        raise CitegenError(
-            f"expected additional_config[{CONFIG_KEY!r}] to be {{'index_cache_dir': path or None}}, "
-            f"got {ours!r}"
-        )
-    found = ours.get("index_cache_dir")
-    return None if found is None else Path(found)
-
+def _log_where_vllm_logs() -> None:
+    """In a worker process nobody configures logging but vLLM, for its own `vllm` logger: citegen's
+    messages there (an index compiled, narrowings readied) go to vLLM's handlers, with its process
+    prefix, instead of being dropped below WARNING. A process that configured logging keeps its own."""
+    ours, theirs = logging.getLogger("citegen"), logging.getLogger("vllm")
+    if logging.getLogger().handlers or ours.handlers or not theirs.handlers:
+        return
+    for handler in theirs.handlers:
+        ours.addHandler(handler)
+    ours.setLevel(theirs.getEffectiveLevel())
 
 @dataclass(slots=True)
 class _Row:
@@ -109,6 +102,7 @@ class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is
         CitationOptions.from_extra_args(sampling_params.extra_args)
 
     def __init__(self, vllm_config: VllmConfig, device: torch.device, is_pin_memory: bool) -> None:
+        _log_where_vllm_logs()
         model_config = vllm_config.model_config
         self.max_model_len = model_config.max_model_len
         self.vocab_size = model_config.get_vocab_size()
@@ -133,7 +127,14 @@ class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is
             device=device,
         )
         self._constraints: dict[CitationOptions, CompiledConstraint] = {}
-        self._index_cache_dir = _index_cache_dir(vllm_config.additional_config)
+        config = WorkerConfig.of(vllm_config.additional_config)
+        self._index_cache_dir = config.index_cache_dir
+        if config.served is not None and config.served.grammar == "answer":
+            # what the narrowings of the served lexicon share (its anchors' automaton, the masks of free
+            # text), made now rather than inside the first narrowed request's step (about 0.2 s over the
+            # statute book)
+            config.served.narrowings().prepare(vocabulary)
+            logger.info("prepared the narrowings of %s", config.served.lexicon or "the built-in lexicon")
         self._rows: dict[int, _Row] = {}
         self._pin = is_pin_memory
         self._bitmask = torch.empty((0, (self.vocab_size + 31) // 32), dtype=torch.int32)
@@ -248,4 +249,4 @@ def processor_path() -> str:
     return f"{__name__}:{CitationLogitsProcessor.__name__}"
 
 
-__all__ = ["CitationLogitsProcessor", "engine_config", "processor_path"]
+__all__ = ["CitationLogitsProcessor", "processor_path"]

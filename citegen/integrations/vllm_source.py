@@ -25,8 +25,8 @@ from vllm.v1.engine.async_llm import AsyncLLM
 from citegen.engine import Request, encode_prompt, prompt_room
 from citegen.errors import RequestError
 from citegen.events import Event, Finished, FinishReason, TextEventMachine
-from citegen.integrations.options import CitationOptions
-from citegen.integrations.vllm import CitationLogitsProcessor, engine_config
+from citegen.integrations.options import CitationOptions, engine_config
+from citegen.integrations.vllm import CitationLogitsProcessor
 from citegen.narrowings import constraint_library
 from grammars import vocabulary_of
 
@@ -35,12 +35,15 @@ logger = logging.getLogger(__name__)
 _request_ids = itertools.count(1)
 
 
-def start_engine(model: str, *, index_cache_dir: Path | None = None, **engine_args: Any) -> AsyncLLM:
+def start_engine(
+    model: str, *, served: CitationOptions | None = None, index_cache_dir: Path | None = None, **engine_args: Any
+) -> AsyncLLM:
     """vLLM's async engine over `model` with the citation processor (engine_args: AsyncEngineArgs
     fields such as tensor_parallel_size, pipeline_parallel_size, distributed_executor_backend);
-    its workers store and load compiled indexes in `index_cache_dir` (Settings.index_cache_dir)."""
+    its workers store and load compiled indexes in `index_cache_dir` (Settings.index_cache_dir) and, when
+    they start, ready the narrowings of the `served` options (the ones `VllmGenerator` sends)."""
     processors = [CitationLogitsProcessor, *engine_args.pop("logits_processors", ())]
-    additional = {**engine_args.pop("additional_config", {}), **engine_config(index_cache_dir)}
+    additional = {**engine_args.pop("additional_config", {}), **engine_config(index_cache_dir, served)}
     arguments = AsyncEngineArgs(
         model=model, logits_processors=processors, additional_config=additional, **engine_args
     )
@@ -50,19 +53,13 @@ def start_engine(model: str, *, index_cache_dir: Path | None = None, **engine_ar
 class VllmGenerator:
     """citegen `Request`s in, `citegen.events` out, decoded by vLLM.
 
-    `lexicon_file` is the verifier's lexicon export (`citegen-admin export -o FILE`; None: grammars'
-    built-in names); the front end and the workers both read it, so they compile one language (its stored
-    index found by both under one key: a lexicon's key follows the order of its names). `forbid_shorthand`
-    and `index_cache_dir` are the settings citegen's own engine reads (Settings)."""
+    `options` are what each constrained request carries but its narrowing: their `lexicon` is the
+    verifier's lexicon export (`citegen-admin export -o FILE`; None: grammars' built-in names), which the
+    front end and the workers both read, so they compile one language (its stored index found by both under
+    one key: a lexicon's key follows the order of its names); shorthand left free or not as
+    Settings.forbid_shorthand says. `index_cache_dir` is the setting citegen's own engine reads."""
 
-    def __init__(
-        self,
-        engine: AsyncLLM,
-        lexicon_file: str | None,
-        *,
-        forbid_shorthand: bool = True,
-        index_cache_dir: Path | None = None,
-    ) -> None:
+    def __init__(self, engine: AsyncLLM, options: CitationOptions, *, index_cache_dir: Path | None = None) -> None:
         self.engine = engine
         model_config = engine.model_config
         self.tokenizer = AutoTokenizer.from_pretrained(
@@ -73,11 +70,11 @@ class VllmGenerator:
         self.token_bytes = tuple(piece or b"" for piece in vocabulary.tokens)  # control tokens add no text
         self.eos_ids = vocabulary.eos_ids
         self.context_length = model_config.max_model_len
-        self.options = CitationOptions(lexicon=lexicon_file, shorthand=not forbid_shorthand)
+        self.options = options
         # citegen's own engine's library: the whole language stored in the cache directory for the workers,
         # a narrowing compiled in milliseconds, here and in the worker, over what the narrowings share
         self.constraints = constraint_library(
-            vocabulary, self.vocab_size, self.options.article_lexicon(), forbid_shorthand=forbid_shorthand,
+            vocabulary, self.vocab_size, options.article_lexicon(), forbid_shorthand=not options.shorthand,
             cache_dir=index_cache_dir,
         )
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from citegen.constraint import Narrowing
-from citegen.integrations.options import CitationOptions, ExtraArgsError
+from citegen.errors import CitegenError
+from citegen.integrations.options import CitationOptions, ExtraArgsError, WorkerConfig, engine_config
 from grammars import DEAD
 from grammars.compile import automaton_of
 from grammars.grammar import AnswerGrammar, CitationGrammar
@@ -101,3 +102,32 @@ def test_a_narrowed_answer_grammar_leaves_no_other_act_writable_as_free_text() -
     automaton = automaton_of(grammar)
     assert automaton.walk(automaton.initial, "민법 제750조에 따라".encode()) != DEAD
     assert automaton.walk(automaton.initial, "형법 제250조에 따라".encode()) == DEAD
+
+
+def test_the_engine_config_a_worker_reads_is_what_the_front_end_wrote(tmp_path: Path) -> None:
+    """The service's options reach every worker through vLLM's additional_config and come back equal, so
+    a worker readies the narrowings of the very lexicon file its requests name."""
+    lexicon = tmp_path / "lexicon.json"
+    lexicon.write_text(json.dumps({"민법": ["750"]}, ensure_ascii=False), encoding="utf-8")
+    served = CitationOptions(lexicon=str(lexicon), shorthand=True)
+    config = WorkerConfig.of(engine_config(tmp_path / "cache", served))
+    assert config == WorkerConfig(tmp_path / "cache", served)
+    assert WorkerConfig.of(engine_config(None)) == WorkerConfig()
+    assert WorkerConfig.of({}) == WorkerConfig()
+
+
+@pytest.mark.parametrize(
+    "entry, error, needle",
+    [
+        (["/tmp/cache"], CitegenError, "'index_cache_dir': path or None"),
+        ({"index_cache_dir": None, "lexicon": "x.json"}, CitegenError, "'lexicon': 'x.json'"),
+        ({"served": {"citegen_grammar": "regex"}}, ExtraArgsError, "citegen_grammar to be one of"),
+        ({"served": {"citegen_lexicon": "/nonexistent/lexicon.json"}}, ExtraArgsError, "/nonexistent/lexicon.json"),
+    ],
+    ids=["not-a-mapping", "unknown-key", "bad-served-grammar", "unreadable-lexicon"],
+)
+def test_a_worker_refuses_an_engine_config_it_cannot_use(entry: object, error: type[Exception], needle: str) -> None:
+    """A worker that cannot read its settings stops at its start, saying what it got, rather than serve
+    requests it would fail one by one."""
+    with pytest.raises(error, match=re.escape(needle)):
+        WorkerConfig.of({"citegen": entry})
