@@ -286,3 +286,11 @@ class AnswerDFA(LazyDFA):
             found = self._divergence_sets.setdefault(found, found)  # one object per set: masks keep them
         self._divergences[state] = found
         return found
+
+    def divergence_between(self, state: int, other: int) -> frozenset[int] | None:
+        """The bytes some node of one state and not of the other goes on with: on any other byte the nodes
+        they do not share die, adding nothing, so both reach one state (a free mark or bypass in one only:
+        every byte). For a free state's walk beside its base's (grammars.rejections), where the two differ
+        by a partial anchor or two: only the trie edges on its next bytes need a step."""
+        apart = frozenset(self.sets[state]).symmetric_difference(self.sets[other])
+        return union([self._node_live(n) for n in apart])

@@ -293,6 +293,9 @@ class FrozenDFA(ByteWalker):
         start, end = self._div_start[state : state + 2]
         return frozenset(self._arrays["div_bytes"][start:end].tolist())
 
+    def divergence_between(self, state: int, other: int) -> frozenset[int] | None:
+        return None  # complete: no state of it is computed again
+
 
 class StoredMasks:
     """Per-state masks of a frozen index, materialised on first use."""

@@ -9,12 +9,12 @@ time they are asked for:
   shared by all such states. Once the state is used, its packed sparse bitmask and a token → next-state
   dict are made from them. Such states allow few tokens, so this stays small.
 - a **free** state (free text is alive) can only reject a token that contains a byte completing an
-  anchor (for the citation languages: a digit). Only trie subtrees holding such tokens are walked, and a
-  walk stops as soon as it reaches the state that its base (the plain free-text state with the same
-  free-text threads, `automaton.base_of`) would reach on the same bytes, where the base's answer is
-  reused. A free state stores only its rejected tokens (usually none): memory does not grow as
-  states × vocabulary. Its next states come from a per-token table shared by every state of its base
-  unless the token's first byte is one on which this state differs from the base.
+  anchor (for the citation languages: a digit); which ones die is walked by `grammars.rejections`,
+  which reuses the answer of its base (the plain free-text state with the same free-text threads,
+  `automaton.base_of`) wherever the two walks meet. A free state stores only its rejected tokens
+  (usually none): memory does not grow as states × vocabulary. Its next states come from a per-token
+  table shared by every state of its base unless the token's first byte is one on which this state
+  differs from the base.
 
 A whole build (`build_all`, for the disk cache) explores the automaton first and then computes every
 constrained state's row at once (`grammars.sweep`), rather than walking the trie once per state.
@@ -34,6 +34,7 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
+from grammars.rejections import BISECT_RATIO, Rejections, digit_chain
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
@@ -46,7 +47,6 @@ FINISHED = -2  # the state after EOS: only EOS again is allowed
 _PROGRESS_EVERY = 50_000  # a whole build says how many states it has made, every this many
 _UNKNOWN = -3
 _MAX_WALKS_PER_STATE = 4096
-_BISECT_RATIO = 4  # a trie node's children are looked up by bisection when it has this many edges per live byte
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
 
@@ -113,11 +113,11 @@ class TokenIndex:
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
         self.free_row = vocabulary.text_bitmask
         if self.automaton.free_text:
-            self._anchor_hits = vocabulary.hit_prefix(self.automaton.anchor_final_chars)
+            hits = vocabulary.hit_prefix(self.automaton.anchor_final_chars)
+            self._rejections = Rejections(self.automaton, vocabulary.trie, hits, vocabulary.tokens)
             if not hasattr(self, "base_next"):
                 # per base free state, the next state of each token, filled as tokens are walked
                 self.base_next: dict[int, array.array[int]] = {}
-                self._base_ranges: dict[int, list[tuple[int, int]]] = {}
 
     # ----- public API -----
 
@@ -403,7 +403,7 @@ class TokenIndex:
                         break
                     node = edge_child[e]
                     continue
-                if len(live) * _BISECT_RATIO < high - low:
+                if len(live) * BISECT_RATIO < high - low:
                     for byte in live:
                         e = bisect.bisect_left(edge_byte, byte, low, high)
                         if e < high and edge_byte[e] == byte:
@@ -414,44 +414,14 @@ class TokenIndex:
                 break
         return allowed, nexts
 
-    def _digit_chain(
-        self, state: int, mirror: int | None
-    ) -> tuple[list[tuple[int, int | None]], list[np.ndarray], list[np.ndarray]] | None:
-        """Inside a number the digits that do not die usually all step to one state. Then the states
-        after 1, 2, … digits, with the mirror's (None stays None, DEAD stays DEAD), and per depth which
-        digits go on there (`alive[k]`, indexed by byte) and which reach the mirror's state (`meet[k]`:
-        the base's answer holds below them); None when the digits that go on part ways."""
-        step, live_bytes = self.automaton.step, self.automaton.live_bytes
-        if live_bytes(state).isdisjoint(DIGITS):
-            return None  # no digit goes on (most states inside names)
-        chain, alive, meet = [(state, mirror)], [np.zeros(256, dtype=bool)], [np.zeros(256, dtype=bool)]
-        while len(chain) < len(self._trie.digit_runs.nodes):
-            current, shadow = chain[-1]
-            live = live_bytes(current)
-            moves = {d: step(current, d) for d in DIGITS if d in live}
-            shadows = {d: shadow if shadow is None or shadow == DEAD else step(shadow, d) for d in moves}
-            met = [d for d, target in moves.items() if target != DEAD and target == shadows[d]]
-            going = [d for d, target in moves.items() if target != DEAD and target != shadows[d]]
-            meet.append(np.zeros(256, dtype=bool))
-            meet[-1][met] = True
-            if not going:
-                break
-            reached = {(moves[d], shadows[d]) for d in going}
-            if len(reached) > 1:
-                return None
-            chain.append(reached.pop())
-            alive.append(np.zeros(256, dtype=bool))
-            alive[-1][going] = True
-        return (chain, alive, meet) if len(chain) > 1 else None
-
     def _number_runs(
         self, state: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int, int]]
     ) -> bool:
         """The ~1,100 number tokens of a vocabulary like DeepSeek's go where their length says, without
-        a walk per trie node (`_digit_chain`). Adds the all-digit tokens, and the edges where non-digit
-        bytes go on below them (trie node, byte, state before it) to `pending`; False: walk everything
-        instead."""
-        found = self._digit_chain(state, None)
+        a walk per trie node (`grammars.rejections.digit_chain`). Adds the all-digit tokens, and the edges
+        where non-digit bytes go on below them (trie node, byte, state before it) to `pending`; False: walk
+        everything instead."""
+        found = digit_chain(self.automaton, self._trie, state, None)
         if found is None:
             return False
         (chain, alive, _), runs = found, self._trie.digit_runs
@@ -469,111 +439,14 @@ class TokenIndex:
                                    if all(alive[k + 1][d] for k, d in enumerate(path)))
         return True
 
-    def _number_rejections(
-        self, state: int, mirror: int | None, ranges: list[tuple[int, int]], edges: list[tuple[int, int, int | None]]
-    ) -> bool:
-        """For a free state's walk: the subtrees below a dying digit go to `ranges`, the non-digit edges
-        leaving live all-digit nodes to `edges`; False (walk everything) where `_digit_chain` does not
-        apply; below a digit that reaches the mirror's state the base's rejected ranges are reused."""
-        found = self._digit_chain(state, mirror)
-        if found is None:
-            return False
-        (chain, alive, meet), runs = found, self._trie.digit_runs
-        token_start, token_end = self._trie.arrays["token_start"], self._trie.arrays["token_end"]
-        alive.append(np.zeros(256, dtype=bool))  # past the chain no digit goes on
-        meeting: dict[int, set[int]] = {}  # depth → all-digit nodes where the walk meets the mirror
-        for depth in range(1, min(len(chain) + 1, len(runs.nodes))):
-            paths = runs.paths[depth]
-            lived = np.ones(len(paths), dtype=bool)
-            for k in range(depth - 1):
-                lived &= alive[k + 1][paths[:, k]]
-            last = paths[:, depth - 1]
-            met = meet[depth][last] if depth < len(meet) else np.zeros(len(paths), dtype=bool)
-            meeting[depth] = set(runs.nodes[depth][lived & met].tolist())
-            dying = runs.nodes[depth][lived & ~alive[depth][last] & ~met]
-            ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist(), strict=True))
-            if depth < len(chain):
-                current, shadow = chain[depth]
-                for exits in runs.exits[depth].values():
-                    edges.extend((edge, current, shadow) for edge, path in exits
-                                 if all(alive[k + 1][d] for k, d in enumerate(path)))
-        if mirror is not None and any(meeting.values()):  # without a mirror nothing meets it
-            ranges.extend(self._base_ranges_below(mirror, meeting))
-        return True
-
-    def _base_ranges_below(self, base: int, meeting: dict[int, set[int]]) -> list[tuple[int, int]]:
-        """The base's rejected ranges that start inside the subtree of one of the `meeting` nodes."""
-        trie, node_of = self._trie, self._trie.digit_runs.node_of
-        found: list[tuple[int, int]] = []
-        roots = [trie.root_child[d] for d in DIGITS if trie.root_child[d] >= 0]
-        low, high = trie.token_start[roots[0]], trie.token_end[roots[-1]]
-        for start, end in self._base_ranges_within(base, low, high):
-            token = self._tokens[trie.order[start]] or b""  # the trie holds text tokens only
-            if any(node_of.get(token[:depth], DEAD) in nodes for depth, nodes in meeting.items()):
-                found.append((start, end))
-        return found
-
-    def _rejected_ranges(self, state: int, base: int | None) -> list[tuple[int, int]]:
-        """Trie-order ranges of tokens that die from a free state. With `base`, stop where the walk
-        reaches the state the base walk reaches on the same bytes and reuse the base's ranges; a first
-        byte outside the state's divergence reaches it at once, so only divergent subtrees are walked."""
-        trie, step, hits = self._trie, self.automaton.step, self._anchor_hits
-        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
-        token_start, token_end = trie.token_start, trie.token_end
-        ranges: list[tuple[int, int]] = []
-        divergence = self.automaton.divergence(state) if base is not None else None
-        if divergence is None or base is None:
-            edges = [(e, state, base) for e in range(edge_start[0], edge_start[1])]
-        else:
-            if not divergence.isdisjoint(DIGITS):  # the number shortcut takes every digit subtree
-                divergence = divergence | frozenset(DIGITS)
-            edges = [(trie.root_edge[b], state, base) for b in sorted(divergence) if trie.root_edge[b] >= 0]
-            spans = [(token_start[edge_child[e]], token_end[edge_child[e]]) for e, _, _ in edges]
-            ranges = [r for r in self._base_rejected(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
-        numbers: list[tuple[int, int, int | None]] = []
-        digits_diverge = divergence is None or divergence.issuperset(DIGITS)
-        if digits_diverge and self._number_rejections(state, base, ranges, numbers):
-            edges = [edge for edge in edges if edge_byte[edge[0]] not in DIGITS] + numbers
-        while edges:
-            e, current, mirror = edges.pop()
-            child = edge_child[e]
-            low, high = token_start[child], token_end[child]
-            if hits[high] == hits[low]:
-                continue  # no token below can complete an anchor, so none can die
-            byte = edge_byte[e]
-            target = step(current, byte)
-            if target == DEAD:
-                ranges.append((low, high))
-                continue
-            mirror_target = None
-            if mirror is not None and base is not None:  # a mirror is the base's walk
-                mirror_target = step(mirror, byte) if mirror != DEAD else DEAD
-                if mirror_target == target:
-                    ranges.extend(self._base_ranges_within(base, low, high))
-                    continue
-            edges.extend((f, target, mirror_target) for f in range(edge_start[child], edge_start[child + 1]))
-        return ranges
-
-    def _base_ranges_within(self, base: int, low: int, high: int) -> list[tuple[int, int]]:
-        ranges = self._base_rejected(base)
-        first = bisect.bisect_left(ranges, (low, -1))
-        last = bisect.bisect_left(ranges, (high, -1))
-        return ranges[first:last]
-
-    def _base_rejected(self, base: int) -> list[tuple[int, int]]:
-        found = self._base_ranges.get(base)
-        if found is None:
-            found = self._base_ranges[base] = sorted(self._rejected_ranges(base, None))
-        return found
-
     def _free_masks(self, state: int) -> StateMasks:
         base = self.automaton.base_of(state)
         if state == base:
-            masks = StateMasks(True, self._packed_rejections(self._base_rejected(base)))
+            masks = StateMasks(True, self._packed_rejections(self._rejections.of_base(base)))
         else:
-            ranges = self._rejected_ranges(state, base)
+            ranges = self._rejections.of(state, base)
             base_masks = None
-            if base is not None and joined_ranges(ranges) == joined_ranges(self._base_rejected(base)):
+            if base is not None and joined_ranges(ranges) == joined_ranges(self._rejections.of_base(base)):
                 base_masks = self._compute(base)
             # most states inside a name reject what their base rejects: its arrays serve them all
             masks = StateMasks(True, self._packed_rejections(ranges) if base_masks is None else base_masks.packed)

@@ -1,0 +1,247 @@
+"""Which tokens die from a free state of an automaton with free text: trie-order ranges of the vocabulary.
+
+Free text never dies, so from a free state a token can only die where it completes an anchor and the
+citation it opens then dies (`민법 제9999`): only trie subtrees holding a token with an anchor's last
+character are walked. A state that is not a plain free-text state (its base, `Automaton.base_of`) steps
+like its base on every byte outside its divergence: the walk takes only the divergent first bytes, and
+below each edge it follows it stops where it reaches the state the base reaches on the same bytes, whose
+ranges it reuses, and walks on only the edges on which the two may part (`Automaton.divergence_between`).
+Once an anchor has completed inside a token, free text is over: only the citation's live bytes go on.
+
+Many states reach one pair of states after their first byte (every `NAME ` of the statute book, on a
+digit, reaches the same partial shorthand head beside the same base): what lies below such a pair is
+walked once (`_below_first`, bounded). All-digit tokens go by their length where the digits go one way
+(`digit_chain`, which constrained states use too: grammars.index).
+"""
+
+from __future__ import annotations
+
+import array
+import bisect
+
+import numpy as np
+
+from grammars.dfa import DEAD, FREE, Automaton
+from grammars.vocabulary import DIGITS, TokenTrie
+
+Ranges = list[tuple[int, int]]
+Edge = tuple[int, int, int | None]  # a trie edge, the state before it, the base walk's state there
+BISECT_RATIO = 4  # a trie node's children are looked up by bisection when it has this many edges per byte
+_MAX_BELOW = 1 << 16  # pairs below a first byte kept (`_below_first`); a lazily grown index stays flat
+
+
+def digit_chain(
+    automaton: Automaton, trie: TokenTrie, state: int, mirror: int | None
+) -> tuple[list[tuple[int, int | None]], list[np.ndarray], list[np.ndarray]] | None:
+    """Inside a number the digits that do not die usually all step to one state. Then the states
+    after 1, 2, … digits, with the mirror's (None stays None, DEAD stays DEAD), and per depth which
+    digits go on there (`alive[k]`, indexed by byte) and which reach the mirror's state (`meet[k]`:
+    the base's answer holds below them); None when the digits that go on part ways."""
+    step, live_bytes = automaton.step, automaton.live_bytes
+    if live_bytes(state).isdisjoint(DIGITS):
+        return None  # no digit goes on (most states inside names)
+    chain, alive, meet = [(state, mirror)], [np.zeros(256, dtype=bool)], [np.zeros(256, dtype=bool)]
+    while len(chain) < len(trie.digit_runs.nodes):
+        current, shadow = chain[-1]
+        live = live_bytes(current)
+        moves = {d: step(current, d) for d in DIGITS if d in live}
+        shadows = {d: shadow if shadow is None or shadow == DEAD else step(shadow, d) for d in moves}
+        met = [d for d, target in moves.items() if target != DEAD and target == shadows[d]]
+        going = [d for d, target in moves.items() if target != DEAD and target != shadows[d]]
+        meet.append(np.zeros(256, dtype=bool))
+        meet[-1][met] = True
+        if not going:
+            break
+        reached = {(moves[d], shadows[d]) for d in going}
+        if len(reached) > 1:
+            return None
+        chain.append(reached.pop())
+        alive.append(np.zeros(256, dtype=bool))
+        alive[-1][going] = True
+    return (chain, alive, meet) if len(chain) > 1 else None
+
+
+class Rejections:
+    """The rejected ranges of one index's free states (`of`), and its bases' kept (`of_base`)."""
+
+    def __init__(
+        self, automaton: Automaton, trie: TokenTrie, hits: array.array[int], tokens: tuple[bytes | None, ...]
+    ) -> None:
+        self._automaton = automaton
+        self._trie = trie
+        self._hits = hits  # per trie position, how many tokens before it may complete an anchor
+        self._tokens = tokens
+        self._bases: dict[int, Ranges] = {}
+        self._below: dict[tuple[int, int, int | None], tuple[tuple[int, int], ...]] = {}
+
+    def of(self, state: int, base: int | None) -> Ranges:
+        """Trie-order ranges of the tokens that die from a free state (`base`: its plain free-text state)."""
+        trie = self._trie
+        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
+        token_start, token_end = trie.token_start, trie.token_end
+        ranges: Ranges = []
+        divergence = self._automaton.divergence(state) if base is not None else None
+        if divergence is None or base is None:
+            edges: list[Edge] = [(e, state, base) for e in range(edge_start[0], edge_start[1])]
+        else:
+            if not divergence.isdisjoint(DIGITS):  # the number shortcut takes every digit subtree
+                divergence = divergence | frozenset(DIGITS)
+            edges = [(trie.root_edge[b], state, base) for b in sorted(divergence) if trie.root_edge[b] >= 0]
+            spans = [(token_start[edge_child[e]], token_end[edge_child[e]]) for e, _, _ in edges]
+            ranges = [r for r in self.of_base(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
+        numbers: list[Edge] = []
+        digits_diverge = divergence is None or divergence.issuperset(DIGITS)
+        if digits_diverge and self._numbers(state, base, ranges, numbers):
+            edges = [edge for edge in edges if edge_byte[edge[0]] not in DIGITS] + numbers
+        self._walk(edges, base, ranges, state)
+        return ranges
+
+    def of_base(self, base: int) -> Ranges:
+        """A plain free-text state's rejected ranges, sorted, computed once."""
+        found = self._bases.get(base)
+        if found is None:
+            found = self._bases[base] = sorted(self.of(base, None))
+        return found
+
+    def _walk(self, edges: list[Edge], base: int | None, ranges: Ranges, start: int | None = None) -> None:
+        """Walk `edges` (popped as a stack) and what they lead to, adding what dies to `ranges`. Below an
+        edge taken from `start` (the state whose row this is) the rest is `_below_first`'s."""
+        trie, step, hits = self._trie, self._automaton.step, self._hits
+        edge_byte, edge_child = trie.edge_byte, trie.edge_child
+        token_start, token_end = trie.token_start, trie.token_end
+        while edges:
+            e, current, mirror = edges.pop()
+            child = edge_child[e]
+            low, high = token_start[child], token_end[child]
+            if hits[high] == hits[low]:
+                continue  # no token below can complete an anchor, so none can die
+            byte = edge_byte[e]
+            target = step(current, byte)
+            if target == DEAD:
+                ranges.append((low, high))
+                continue
+            mirror_target = None
+            if mirror is not None and base is not None:  # a mirror is the base's walk
+                mirror_target = step(mirror, byte) if mirror != DEAD else DEAD
+                if mirror_target == target:
+                    ranges.extend(self._base_within(base, low, high))
+                    continue
+            if current == start:
+                ranges.extend(self._below_first(child, target, mirror_target, base))
+            else:
+                self._expand(child, target, mirror_target, base, edges, ranges)
+
+    def _below_first(self, node: int, target: int, mirror: int | None, base: int | None) -> tuple[tuple[int, int], ...]:
+        """What dies below trie `node`, reached in state `target` beside the base walk's `mirror`: the
+        same for every state that reaches that pair there, so walked once."""
+        key = (node, target, mirror)
+        found = self._below.get(key)
+        if found is None:
+            edges: list[Edge] = []
+            ranges: Ranges = []
+            self._expand(node, target, mirror, base, edges, ranges)
+            self._walk(edges, base, ranges)
+            if len(self._below) >= _MAX_BELOW:
+                self._below.clear()
+            found = self._below[key] = tuple(ranges)
+        return found
+
+    def _expand(self, node: int, target: int, mirror: int | None, base: int | None, edges: list[Edge],
+                ranges: Ranges) -> None:
+        """The edges below trie `node` (reached in `target`, the base walk in `mirror`) still to walk,
+        onto `edges`; what is settled without a step, onto `ranges`."""
+        trie = self._trie
+        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
+        first, last = edge_start[node], edge_start[node + 1]
+        if not self._automaton.flags(target) & FREE:
+            self._citation_edges(target, first, last, edges, ranges)
+            return
+        apart = None
+        if base is not None and mirror is not None and mirror != DEAD:
+            apart = self._automaton.divergence_between(target, mirror)
+        if apart is None or base is None:
+            edges.extend((f, target, mirror) for f in range(first, last))
+            return
+        # on a byte only the nodes the two do not share go on with, both reach one state: below it the
+        # base's ranges hold, unwalked (the edges on a partial anchor's next bytes are walked)
+        walked = _edges_on(edge_byte, first, last, apart)
+        edges.extend((f, target, mirror) for f in walked)
+        spans = [(trie.token_start[edge_child[f]], trie.token_end[edge_child[f]]) for f in walked]
+        ranges.extend(r for r in self._base_within(base, trie.token_start[node], trie.token_end[node])
+                      if not any(lo <= r[0] < hi for lo, hi in spans))
+
+    def _citation_edges(self, target: int, first: int, last: int, edges: list[Edge], ranges: Ranges) -> None:
+        """Below a trie node where an anchor has completed (free text is over, a citation goes on): the
+        edges `first`..`last` on the state's live bytes go to `edges`, every other child subtree dies,
+        rejected a gap at a time without a step (inside an article number most of the ~1,100 number
+        tokens die at their second or third digit)."""
+        if first == last:
+            return
+        trie = self._trie
+        edge_child, token_start, token_end = trie.edge_child, trie.token_start, trie.token_end
+        going = _edges_on(trie.edge_byte, first, last, self._automaton.live_bytes(target))
+        edges.extend((f, target, None) for f in going)
+        at = token_start[edge_child[first]]
+        for f in going:
+            if token_start[edge_child[f]] > at:
+                ranges.append((at, token_start[edge_child[f]]))
+            at = token_end[edge_child[f]]
+        if token_end[edge_child[last - 1]] > at:
+            ranges.append((at, token_end[edge_child[last - 1]]))
+
+    def _base_within(self, base: int, low: int, high: int) -> Ranges:
+        ranges = self.of_base(base)
+        return ranges[bisect.bisect_left(ranges, (low, -1)) : bisect.bisect_left(ranges, (high, -1))]
+
+    def _numbers(
+        self, state: int, mirror: int | None, ranges: Ranges, edges: list[Edge]
+    ) -> bool:
+        """For a free state's walk: the subtrees below a dying digit go to `ranges`, the non-digit edges
+        leaving live all-digit nodes to `edges`; False (walk everything) where `digit_chain` does not
+        apply; below a digit that reaches the mirror's state the base's rejected ranges are reused."""
+        found = digit_chain(self._automaton, self._trie, state, mirror)
+        if found is None:
+            return False
+        (chain, alive, meet), runs = found, self._trie.digit_runs
+        token_start, token_end = self._trie.arrays["token_start"], self._trie.arrays["token_end"]
+        alive.append(np.zeros(256, dtype=bool))  # past the chain no digit goes on
+        meeting: dict[int, set[int]] = {}  # depth → all-digit nodes where the walk meets the mirror
+        for depth in range(1, min(len(chain) + 1, len(runs.nodes))):
+            paths = runs.paths[depth]
+            lived = np.ones(len(paths), dtype=bool)
+            for k in range(depth - 1):
+                lived &= alive[k + 1][paths[:, k]]
+            last = paths[:, depth - 1]
+            met = meet[depth][last] if depth < len(meet) else np.zeros(len(paths), dtype=bool)
+            meeting[depth] = set(runs.nodes[depth][lived & met].tolist())
+            dying = runs.nodes[depth][lived & ~alive[depth][last] & ~met]
+            ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist(), strict=True))
+            if depth < len(chain):
+                current, shadow = chain[depth]
+                for exits in runs.exits[depth].values():
+                    edges.extend((edge, current, shadow) for edge, path in exits
+                                 if all(alive[k + 1][d] for k, d in enumerate(path)))
+        if mirror is not None and any(meeting.values()):  # without a mirror nothing meets it
+            ranges.extend(self._base_below(mirror, meeting))
+        return True
+
+    def _base_below(self, base: int, meeting: dict[int, set[int]]) -> Ranges:
+        """The base's rejected ranges that start inside the subtree of one of the `meeting` nodes."""
+        trie, node_of = self._trie, self._trie.digit_runs.node_of
+        found: Ranges = []
+        roots = [trie.root_child[d] for d in DIGITS if trie.root_child[d] >= 0]
+        low, high = trie.token_start[roots[0]], trie.token_end[roots[-1]]
+        for start, end in self._base_within(base, low, high):
+            token = self._tokens[trie.order[start]] or b""  # the trie holds text tokens only
+            if any(node_of.get(token[:depth], DEAD) in nodes for depth, nodes in meeting.items()):
+                found.append((start, end))
+        return found
+
+
+def _edges_on(edge_byte: array.array[int], first: int, last: int, wanted: frozenset[int]) -> list[int]:
+    """The edges among `first`..`last` (sorted by byte) on a byte of `wanted`, in order: by bisection
+    where the edges far outnumber the bytes (a Hangul lead byte's hundreds of children), else a scan."""
+    if len(wanted) * BISECT_RATIO < last - first:
+        found = sorted(bisect.bisect_left(edge_byte, b, first, last) for b in wanted)
+        return [f for f in found if f < last and edge_byte[f] in wanted]
+    return [f for f in range(first, last) if edge_byte[f] in wanted]
