@@ -131,7 +131,7 @@ class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is
         self._index_cache_dir = config.index_cache_dir
         if config.served is not None and config.served.grammar == "answer":
             # what the narrowings of the served lexicon share (its anchors' automaton, the masks of free
-            # text), made now rather than inside the first narrowed request's step (about 0.2 s over the
+            # text), made now rather than inside the first narrowed request's step (0.1–0.2 s over the
             # statute book)
             config.served.narrowings().prepare(vocabulary)
             logger.info("prepared the narrowings of %s", config.served.lexicon or "the built-in lexicon")

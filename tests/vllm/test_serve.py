@@ -212,7 +212,7 @@ def test_each_worker_readies_the_narrowings_of_the_served_lexicon_when_it_starts
 ) -> None:
     """vLLM's workers get the service's request options (its lexicon file) through additional_config and
     make what that lexicon's narrowings share when they start, as the front end does: a first narrowed
-    request's decode step pays no more than a later one's (about 0.2 s more over the statute book)."""
+    request's decode step pays no more than a later one's (0.1–0.2 s more over the statute book)."""
     _, cache = server
     log = (cache.parent / "serve.log").read_text()
     assert f"prepared the narrowings of {cache.parent / 'lexicon.json'}" in log
