@@ -77,8 +77,7 @@ class Rejections:
     def of(self, state: int, base: int | None) -> Ranges:
         """Trie-order ranges of the tokens that die from a free state (`base`: its plain free-text state)."""
         trie = self._trie
-        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
-        token_start, token_end = trie.token_start, trie.token_end
+        edge_start, edge_byte = trie.edge_start, trie.edge_byte
         ranges: Ranges = []
         divergence = self._automaton.divergence(state) if base is not None else None
         if divergence is None or base is None:
@@ -87,8 +86,7 @@ class Rejections:
             if not divergence.isdisjoint(DIGITS):  # the number shortcut takes every digit subtree
                 divergence = divergence | frozenset(DIGITS)
             edges = [(trie.root_edge[b], state, base) for b in sorted(divergence) if trie.root_edge[b] >= 0]
-            spans = [(token_start[edge_child[e]], token_end[edge_child[e]]) for e, _, _ in edges]
-            ranges = [r for r in self.of_base(base) if not any(lo <= r[0] < hi for lo, hi in spans)]
+            ranges = self._outside(self.of_base(base), [e for e, _, _ in edges])
         numbers: list[Edge] = []
         digits_diverge = divergence is None or divergence.issuperset(DIGITS)
         if digits_diverge and self._numbers(state, base, ranges, numbers):
@@ -151,8 +149,7 @@ class Rejections:
         """The edges below trie `node` (reached in `target`, the base walk in `mirror`) still to walk,
         onto `edges`; what is settled without a step, onto `ranges`."""
         trie = self._trie
-        edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
-        first, last = edge_start[node], edge_start[node + 1]
+        first, last = trie.edge_start[node], trie.edge_start[node + 1]
         if not self._automaton.flags(target) & FREE:
             self._citation_edges(target, first, last, edges, ranges)
             return
@@ -164,11 +161,9 @@ class Rejections:
             return
         # on a byte only the nodes the two do not share go on with, both reach one state: below it the
         # base's ranges hold, unwalked (the edges on a partial anchor's next bytes are walked)
-        walked = _edges_on(edge_byte, first, last, apart)
+        walked = _edges_on(trie.edge_byte, first, last, apart)
         edges.extend((f, target, mirror) for f in walked)
-        spans = [(trie.token_start[edge_child[f]], trie.token_end[edge_child[f]]) for f in walked]
-        ranges.extend(r for r in self._base_within(base, trie.token_start[node], trie.token_end[node])
-                      if not any(lo <= r[0] < hi for lo, hi in spans))
+        ranges.extend(self._outside(self._base_within(base, trie.token_start[node], trie.token_end[node]), walked))
 
     def _citation_edges(self, target: int, first: int, last: int, edges: list[Edge], ranges: Ranges) -> None:
         """Below a trie node where an anchor has completed (free text is over, a citation goes on): the
@@ -188,6 +183,12 @@ class Rejections:
             at = token_end[edge_child[f]]
         if token_end[edge_child[last - 1]] > at:
             ranges.append((at, token_end[edge_child[last - 1]]))
+
+    def _outside(self, ranges: Ranges, walked: list[int]) -> Ranges:
+        """The base's `ranges` but those below a `walked` edge, whose subtrees the walk answers itself."""
+        trie = self._trie
+        spans = [(trie.token_start[trie.edge_child[e]], trie.token_end[trie.edge_child[e]]) for e in walked]
+        return [r for r in ranges if not any(low <= r[0] < high for low, high in spans)]
 
     def _base_within(self, base: int, low: int, high: int) -> Ranges:
         ranges = self.of_base(base)

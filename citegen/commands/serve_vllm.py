@@ -4,7 +4,7 @@ Everything else of the service stays: the segment machine holds each citation un
 answers, the events and the OpenAI-compatible API are the same. vLLM's workers read the answer
 language's statute names from the verifier's lexicon, written to a file beside the database
 (`lexicon_file`): a worker on another node needs the same file at the same path (a worker that cannot
-read it refuses to start: `citegen.integrations.vllm.WorkerConfig`).
+read it refuses to start: `citegen.integrations.options.WorkerConfig`).
 """
 
 from __future__ import annotations
