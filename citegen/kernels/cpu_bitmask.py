@@ -22,6 +22,7 @@ import functools
 import logging
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +41,8 @@ class NativeKernel:
     """cpu_bitmask.c compiled and loaded: one C call masks every listed row of a batch."""
 
     def __init__(self, library: ctypes.CDLL) -> None:
-        self._functions = {}
+        # per dtype: the C function for its element width, and its -inf as those bits
+        self._functions: dict[torch.dtype, tuple[Callable[..., None], int]] = {}
         for bits, neg_inf_type in ((32, ctypes.c_uint32), (16, ctypes.c_uint16)):
             function = getattr(library, f"apply_bitmask_{bits}")
             function.restype = None
@@ -49,11 +51,9 @@ class NativeKernel:
                 ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,  # rows, row count, vocab, width
                 neg_inf_type,
             ]  # fmt: skip
-            self._functions[bits] = function
-
-    @staticmethod
-    def supports(dtype: torch.dtype) -> bool:
-        return dtype in _NEG_INF_BITS
+            for dtype, neg_inf in _NEG_INF_BITS.items():
+                if dtype.itemsize * 8 == bits:
+                    self._functions[dtype] = (function, neg_inf)
 
     def apply_inplace(
         self, logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
@@ -61,12 +61,13 @@ class NativeKernel:
         """`logits` (batch, width) of a supported dtype with unit stride along the width, `bitmask`
         (batch, words) contiguous int32, `rows` a contiguous int32 array of row indices (None: all) — as
         `check_bitmask_arguments` leaves them."""
-        width = logits.shape[1]
-        self._functions[logits.element_size() * 8](
+        function, neg_inf = self._functions[logits.dtype]
+        batch, width = logits.shape
+        function(
             logits.data_ptr(), logits.stride(0), bitmask.data_ptr(), bitmask.shape[1],
             # the rows as bytes: `rows.ctypes.data` costs ~7 µs a call, `tobytes` a copy of a few ints
-            None if rows is None else rows.tobytes(), logits.shape[0] if rows is None else len(rows),
-            min(width, vocab_size), width, _NEG_INF_BITS[logits.dtype],
+            None if rows is None else rows.tobytes(), batch if rows is None else len(rows),
+            min(width, vocab_size), width, neg_inf,
         )  # fmt: skip
 
 
@@ -110,8 +111,7 @@ def apply_token_bitmask_torch_inplace(
 def apply_token_bitmask_cpu_inplace(
     logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
 ) -> None:
-    kernel = native_kernel() if NativeKernel.supports(logits.dtype) else None
-    if kernel is None:
-        apply_token_bitmask_torch_inplace(logits, bitmask, rows, vocab_size)
-    else:
+    if logits.dtype in _NEG_INF_BITS and (kernel := native_kernel()) is not None:
         kernel.apply_inplace(logits, bitmask, rows, vocab_size)
+    else:
+        apply_token_bitmask_torch_inplace(logits, bitmask, rows, vocab_size)
