@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import grammars.index
 import grammars.sweep
 from grammars import GrammarError, TokenizerError
 from grammars.array_file import read_arrays
@@ -472,10 +473,13 @@ def _citation_status(grammar: CitationGrammar):
     ids=["case-2024", "case-2023", "statute-article-paragraph", "statute-two-digits", "answer-articles",
          "answer-case-and-numbers"],
 )
-def test_number_tokens_are_masked_like_brute_force(grammar, status, text: str) -> None:
+@pytest.mark.parametrize("rows", ["sparse", "whole"])
+def test_number_tokens_are_masked_like_brute_force(grammar, status, text: str, rows: str, monkeypatch) -> None:
     """Runs of digit tokens (`2024`, `12.`, `12조 제`) are masked by their digits' steps, not a trie walk
     per token (inside a citation and in free text): at every byte, the mask and each token's next state
-    match brute force."""
+    match brute force, with constrained rows kept as words or whole (`_DENSE_SHARE`: 0 keeps every row
+    as words; a share past the row's width keeps every row with an allowed token whole)."""
+    monkeypatch.setattr(grammars.index, "_DENSE_SHARE", 0 if rows == "sparse" else 1 << 20)
     index = compile_index(grammar, NUMBER_VOCAB)
     data = text.encode()
     for end in range(len(data) + 1):
@@ -485,6 +489,8 @@ def test_number_tokens_are_masked_like_brute_force(grammar, status, text: str) -
         assert _allowed(index, state) == expected, data[:end].decode(errors="replace")
         for token in expected - {EOS}:
             assert index.advance(state, token) == index.advance_bytes(state, NUMBER_TOKENS[token])
+    whole = [m for m in index._states if m is not None and m.dense is not None]
+    assert bool(whole) == (rows == "whole")
 
 
 ITEM_LAW = CitationGrammar(
