@@ -190,8 +190,9 @@ class TokenIndex:
         words, values = pack_bits(allowed, self.word_count)
         if len(words) * _DENSE_SHARE < self.word_count:
             return words, values
-        masks.dense = np.zeros(self.word_count, dtype=np.int32)
-        masks.dense[words] = values
+        row = np.zeros(self.word_count, dtype=np.int32)
+        row[words] = values
+        masks.dense = row  # whole before it is seen: a thread filling the same state meanwhile packs its own
         return _NO_WORDS
 
     def bitmask(self, state: int) -> np.ndarray:
