@@ -339,9 +339,10 @@ class TokenIndex:
         masks = self._compute(state)
         if masks is None:  # constrained: made from the flat arrays
             start, count = self._next_start[state], self._next_count[state]
-            masks = self._states[state] = StateMasks(False, None)
+            masks = StateMasks(False, None)
             masks.next_tokens = np.asarray(self._next_tokens[start : start + count], dtype=np.int32)
             masks.next_states = np.asarray(self._next_states[start : start + count], dtype=np.int32)
+            self._states[state] = masks  # stored whole: another reader never meets it without its tokens
         return masks
 
     def _grow(self) -> None:
@@ -367,9 +368,11 @@ class TokenIndex:
                 if len(allowed) > 1:  # most states allow one token; a token is met once (by its bytes)
                     pairs = sorted(zip(allowed, nexts, strict=True))
                     allowed, nexts = [token for token, _ in pairs], [target for _, target in pairs]
-                self._next_start[state], self._next_count[state] = len(self._next_tokens), len(allowed)
+                start = len(self._next_tokens)
                 self._next_tokens.extend(allowed)
                 self._next_states.extend(nexts)
+                self._next_count[state] = len(allowed)
+                self._next_start[state] = start  # last: a reader that finds it finds the tokens stored
         return masks
 
     def constrained_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
