@@ -83,7 +83,9 @@ def check_bitmask_arguments(
     if not 0 <= vocab <= bits:
         raise MaskError(f"expected 0 <= vocab_size <= {bits} (32 per bitmask word), got {vocab}")
     if not (logits_2d.is_cpu and bitmask_2d.is_cpu) and bitmask_2d.device != logits_2d.device:
-        bitmask_2d = bitmask_2d.to(logits_2d.device, non_blocking=True)
+        # asynchronous only onto a GPU, where the kernel runs after it on the same stream; a copy to the
+        # CPU that did not wait could be read before it lands
+        bitmask_2d = bitmask_2d.to(logits_2d.device, non_blocking=logits_2d.is_cuda)
     if not bitmask_2d.is_contiguous():
         bitmask_2d = bitmask_2d.contiguous()
     rows = None
