@@ -4,8 +4,9 @@ float32, bfloat16 and float16 rows go through a small C kernel, cpu_bitmask.c, t
 compiler (`cc`) builds with -O3 -march=native the first time a process masks CPU logits (a fraction of
 a second), in a temporary folder removed as soon as the library is loaded: nothing is cached on disk or
 downloaded, and the instructions are the machine's own (AVX-512 or AVX2 on x86, NEON on ARM). The
-kernel skips all-allowed words and masks every other word without a branch per token, so one row costs
-about one pass over its logits whatever the share of allowed tokens, and a batch is one call.
+kernel skips all-allowed words and writes -inf into every other word's disallowed lanes (AVX-512 masked
+stores that never read the logits; elsewhere a vectorized blend, without a branch per token), so one row
+costs about one write of its logits whatever the share of allowed tokens, and a batch is one call.
 `bench/cpu_apply.py` measures it against the candidates issue 18 names (per-state allowed and banned id
 lists, the word-by-word numpy path it replaced, the torch path) and against xgrammar's and llguidance's
 CPU kernels (bench/results/cpu_apply.md).

@@ -4,8 +4,11 @@ rows, logits wider than the vocabulary; and what happens where the kernel cannot
 
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,7 +36,23 @@ def native_path(logits, bitmask, rows, vocab_size) -> None:
     kernel.apply_inplace(logits, bitmask, rows, vocab_size)
 
 
-PATHS = {"native": native_path, "torch": apply_token_bitmask_torch_inplace}
+@functools.cache
+def portable_kernel():
+    """The kernel built without AVX-512, as on a machine that lacks it: its portable word loop."""
+    with tempfile.TemporaryDirectory() as folder:
+        compiler = Path(folder) / "cc-without-avx512"
+        compiler.write_text('#!/bin/sh\nexec cc "$@" -mno-avx512f\n')
+        compiler.chmod(0o755)
+        return build_native_kernel(str(compiler))
+
+
+def portable_path(logits, bitmask, rows, vocab_size) -> None:
+    kernel = portable_kernel()
+    assert kernel is not None, "cc builds the kernel, yet not with -mno-avx512f (see the warning logged)"
+    kernel.apply_inplace(logits, bitmask, rows, vocab_size)
+
+
+PATHS = {"native": native_path, "portable": portable_path, "torch": apply_token_bitmask_torch_inplace}
 needs_cc = pytest.mark.skipif(not HAS_CC, reason="no C compiler (cc) to build the kernel")
 
 
@@ -72,7 +91,7 @@ def assert_same(actual: torch.Tensor, expected: torch.Tensor) -> None:
     assert torch.equal(actual.float().nan_to_num(0.5), expected.float().nan_to_num(0.5))
 
 
-@pytest.mark.parametrize("path", [pytest.param("native", marks=needs_cc), "torch"])
+@pytest.mark.parametrize("path", [*(pytest.param(p, marks=needs_cc) for p in ("native", "portable")), "torch"])
 @pytest.mark.parametrize("dtype", list(DTYPES.values()), ids=list(DTYPES))
 @pytest.mark.parametrize("vocab_size", [WIDTH, 992, 900], ids=["partial-last-word", "whole-words", "narrower"])
 @pytest.mark.parametrize("kind", ["sparse", "dense", "mixed"])
@@ -85,7 +104,7 @@ def test_rows_of_every_shape_equal_the_naive_loop(kind, vocab_size, dtype, path)
     assert_same(logits, expected)
 
 
-@pytest.mark.parametrize("path", [pytest.param("native", marks=needs_cc), "torch"])
+@pytest.mark.parametrize("path", [*(pytest.param(p, marks=needs_cc) for p in ("native", "portable")), "torch"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
 @pytest.mark.parametrize("shape", list(SERVED.values()), ids=list(SERVED))
 def test_served_vocabularies_equal_the_brute_force_reference(shape, dtype, path) -> None:
