@@ -50,6 +50,11 @@ def grammar_key(grammar: object, compiler: str | None = None) -> str:
     return hashlib.sha256(b"".join(parts)).hexdigest()[:32]
 
 
+def index_key(grammar: object, vocabulary: Vocabulary) -> str:
+    """The key a grammar's index over a vocabulary is stored under."""
+    return f"{grammar_key(grammar)}-{vocabulary.fingerprint}"
+
+
 def _feed(parts: list[bytes], value: object) -> None:
     """Spell a grammar value for the hash as its repr would distinguish it, without building the repr
     (hundreds of megabytes of text for the statute book's 395,666 article words): a Literals set as its

@@ -8,10 +8,11 @@ import weakref
 from pathlib import Path
 
 from grammars.answer import AnswerAnchors, AnswerDFA
-from grammars.cache import attach_trie, grammar_key, load_index, save_index
+from grammars.cache import attach_trie, index_key, load_index, save_index
+from grammars.child_build import build_in_child
 from grammars.collector import collector_paused, release_freed_heap
 from grammars.dfa import ExprDFA, LazyDFA
-from grammars.errors import GrammarError, TokenizerError
+from grammars.errors import GrammarError, IndexBuildError, TokenizerError
 from grammars.expr import Expr
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.index import TokenIndex
@@ -81,6 +82,7 @@ def compile_index(
     cache_dir: str | Path | None = None,
     vocab_size: int | None = None,
     build: bool = True,
+    in_child: bool = False,
     anchors: AnswerAnchors | None = None,
 ) -> TokenIndex:
     """The token index of `grammar` over `tokenizer` (a Vocabulary, a Hugging Face tokenizer or a
@@ -88,23 +90,33 @@ def compile_index(
 
     With `cache_dir`, a stored index is loaded; on a miss the index is compiled and, if `build`, every
     reachable state is computed and stored, and the index is served from what was stored, as a restart
-    would load it (`save_index` stores a lazily grown index later). Without
+    would load it (`save_index` stores a lazily grown index later); with `in_child` too, that build runs in
+    a child process (`grammars.child_build`: this one holds neither its heap nor the GIL meanwhile). Without
     `cache_dir`, states are computed as they are reached. `anchors`: an answer grammar's free-text part,
     compiled already for another answer language with the same anchors (`AnswerAnchors`).
     """
     vocabulary = vocabulary_of(tokenizer, vocab_size)
     key = ""
     if cache_dir is not None:
-        key = f"{grammar_key(grammar)}-{vocabulary.fingerprint}"
+        key = index_key(grammar, vocabulary)
         attach_trie(vocabulary, Path(cache_dir))
         cached = load_index(Path(cache_dir), key, vocabulary)
         if cached is not None:
             return cached
+        report = build_in_child(grammar, vocabulary, Path(cache_dir), key) if build and in_child else None
+        if report is not None:
+            peak = "" if report.peak_rss_mib is None else f", its peak RSS {report.peak_rss_mib:.0f} MiB"
+            log.info("built and stored %d states for index %s in a child process: %.1f s%s",
+                     report.states, key, report.seconds, peak)
+            built = load_index(Path(cache_dir), key, vocabulary)
+            if built is None:
+                raise IndexBuildError(f"expected the index {key} the child process stored in {cache_dir}, found none")
+            return built
     with collector_paused():  # what the compile makes lives as long as the index: a collection would only walk it
         automaton = automaton_of(grammar, anchors)
     index = TokenIndex(automaton, vocabulary, key)
     if cache_dir is not None and build:
-        log.info("building index %s once, every state (the statute book's answer language: about half a minute), "
+        log.info("building index %s once, every state (the statute book's answer language: over a minute), "
                  "to store it in %s", key, cache_dir)
         save_index(index, Path(cache_dir))
         log.info("built and stored %d states for index %s", index.state_count, key)

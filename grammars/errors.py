@@ -4,7 +4,8 @@
     ├── UnsupportedPatternError  a regex feature the byte-level compiler does not support
     ├── LexiconError             an empty, malformed or duplicate-ridden lexicon
     ├── TokenizerError           a tokenizer without a byte mapping, or a vocabulary/model mismatch
-    └── IncompleteCitationError  canonical() asked of a citation that lacks a required field
+    ├── IncompleteCitationError  canonical() asked of a citation that lacks a required field
+    └── IndexBuildError          a whole build in a child process ended without storing its index (killed)
 
 Expected outcomes (a citation that does not parse, a token the automaton rejects) are values,
 not exceptions: `parse_citation` returns None, `TokenIndex.advance` returns DEAD.
@@ -30,4 +31,8 @@ class TokenizerError(GrammarError):
 
 
 class IncompleteCitationError(GrammarError):
+    pass
+
+
+class IndexBuildError(GrammarError):
     pass

@@ -1,0 +1,146 @@
+"""A whole index built in a child process (`compile_index(..., in_child=True)`): stored and served as one
+built here, the child's errors raised here as their own, a child that dies a typed error that quotes it,
+and no child at all a build here. Every child is a real `python -m grammars.child_build`; the ones made to
+fail or talk get a `sitecustomize` module on their PYTHONPATH, which Python imports at start-up."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import time
+
+import pytest
+
+from grammars import child_build
+from grammars import compile as compile_module
+from grammars.compile import compile_index
+from grammars.errors import IndexBuildError, LexiconError
+from grammars.expr import Literals, Regex, seq
+from grammars.grammar import CitationGrammar
+from grammars.languages.answer import answer_grammar
+from grammars.languages.lexicon import as_lexicon
+from grammars.vocabulary import Vocabulary
+
+LEXICON = as_lexicon({"민법": ["1", "2", "3의2", "12"], "형법": ["1", "250"]})
+GRAMMAR = answer_grammar(lexicon=LEXICON)
+VOCAB = Vocabulary((None, *sorted({p.encode() for p in ["민법", "형법", " 제", "1", "2", "12", "조", "의", " ", "제",
+                                                         "25", "0", "다", "고", "대법원", " 판결", "."]})),
+                   frozenset({0}))  # fmt: skip
+
+
+def _child_starts_with(monkeypatch, tmp_path, code: str) -> None:
+    """The next child runs `code` first (a sitecustomize on its PYTHONPATH)."""
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(code)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, (str(folder), os.environ.get("PYTHONPATH")))))
+
+
+def test_a_build_in_a_child_is_stored_and_served_as_one_built_here(tmp_path, monkeypatch) -> None:
+    here = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "here")
+
+    def no_build_here(*_args, **_kwargs):
+        raise AssertionError("the automaton was compiled in the calling process")
+
+    monkeypatch.setattr(compile_module, "automaton_of", no_build_here)  # the child imports its own
+    apart = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "apart", in_child=True)
+    assert apart.stored is not None and apart.key == here.key
+    assert _same_masks_everywhere(here, apart)
+    state = apart.advance_bytes(apart.initial_state, "민법 제3조의2".encode())
+    assert state >= 0 and apart.is_accepting(state)
+
+
+def _same_masks_everywhere(one, other) -> bool:
+    """Both indexes walked side by side over every token from every state they reach: the same allowed
+    tokens and acceptance at each (their state numbers may differ: sets iterate in another order in
+    another process)."""
+    pairs, seen = [(one.initial_state, other.initial_state)], set()
+    while pairs:
+        pair = pairs.pop()
+        if pair in seen:
+            continue
+        seen.add(pair)
+        a, b = pair
+        allowed = one.allowed_tokens(a)
+        if (allowed.tolist() != other.allowed_tokens(b).tolist()) or one.is_accepting(a) != other.is_accepting(b):
+            return False
+        pairs.extend((one.advance(a, t), other.advance(b, t)) for t in allowed.tolist() if t not in VOCAB.eos_ids)
+    return len(seen) > 20
+
+
+def test_a_stored_index_is_loaded_without_a_child(tmp_path, monkeypatch, caplog) -> None:
+    compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))  # a child would not start
+    with caplog.at_level(logging.INFO, logger="grammars"):
+        assert compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path, in_child=True).stored is not None
+    assert "child" not in caplog.text
+
+
+def test_the_childs_lexicon_error_is_raised_here_as_a_build_here_raises_it(tmp_path) -> None:
+    """Repeated words are found when a leaf is first used: during the build, in the child."""
+    names = Literals(("민법", "형법", "민법"))
+    repeated = CitationGrammar("statute", seq(names, " 제", Regex("[1-9]"), "조"), seq(names, " 제", Regex("[1-9]")))
+    with pytest.raises(LexiconError) as here:
+        compile_index(repeated, VOCAB, cache_dir=tmp_path / "here")
+    with pytest.raises(LexiconError) as apart:
+        compile_index(repeated, VOCAB, cache_dir=tmp_path / "apart", in_child=True)
+    assert str(apart.value) == str(here.value) and "again at position 2" in str(apart.value)
+
+
+@pytest.mark.parametrize(
+    ("code", "ended"),
+    [
+        ("import os, sys\nprint('the disk is full', file=sys.stderr, flush=True)\nos._exit(3)\n",
+         "exited with status 3"),
+        ("import os, signal, sys\nprint('the disk is full', file=sys.stderr, flush=True)\n"
+         "os.kill(os.getpid(), signal.SIGKILL)\n", "was killed by signal 9 (out of memory?)"),
+    ],
+    ids=["exits", "killed"],
+)
+def test_a_child_that_ends_without_an_answer_is_an_index_build_error_quoting_it(
+    tmp_path, monkeypatch, caplog, code, ended
+) -> None:
+    _child_starts_with(monkeypatch, tmp_path, code)
+    with caplog.at_level(logging.WARNING, logger="grammars"), pytest.raises(IndexBuildError) as error:
+        compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    assert ended in str(error.value) and "the disk is full" in str(error.value)
+    assert "index build child: the disk is full" in caplog.text  # relayed as it came, too
+    assert not list((tmp_path / "cache").glob("index-*.arrays"))
+
+
+def test_the_childs_log_records_are_logged_here_under_their_names(tmp_path, monkeypatch, caplog) -> None:
+    """A record as the child's logging writes it (level, logger, message) on its stderr."""
+    record = "20 grammars.index 7 states so far"
+    _child_starts_with(monkeypatch, tmp_path, f"import sys\nprint({record!r}, file=sys.stderr)\n")
+    with caplog.at_level(logging.INFO, logger="grammars"):
+        compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    relayed = [r for r in caplog.records if r.name == "grammars.index"]
+    assert [(r.levelno, r.getMessage()) for r in relayed] == [(logging.INFO, "7 states so far")]
+    built = [r.getMessage() for r in caplog.records if r.getMessage().startswith("built and stored")]
+    assert len(built) == 1 and "in a child process" in built[0]
+
+
+def test_where_no_child_starts_the_index_is_built_here_with_a_warning(tmp_path, monkeypatch, caplog) -> None:
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    with caplog.at_level(logging.WARNING, logger="grammars"):
+        index = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    assert index.stored is not None and "no child process could be started" in caplog.text
+
+
+def test_an_interrupted_caller_leaves_no_child_building(tmp_path, monkeypatch, caplog) -> None:
+    """A service stopping while it waits for a build: the child is killed, not waited for."""
+    _child_starts_with(monkeypatch, tmp_path, "import time\ntime.sleep(60)\n")
+
+    def interrupted(_stream):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(child_build, "_relay_log", interrupted)
+    started = time.monotonic()
+    with caplog.at_level(logging.INFO, logger="grammars"), pytest.raises(KeyboardInterrupt):
+        compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    assert time.monotonic() - started < 30
+    pid = int(re.search(r"\(pid (\d+)\)", caplog.text).group(1))
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone, and reaped
