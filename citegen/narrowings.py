@@ -136,18 +136,20 @@ class Narrowings:
         return CitationLanguage(index, AnchorFinder(heads, *(ExprDFA(start) for start in grammar.starts)), parse)
 
     def index(self, narrowing: Narrowing, vocabulary: Vocabulary, cache_dir: str | Path | None = None) -> TokenIndex:
-        """A narrowing's token index. The whole language (`Narrowing()`) is built whole and stored in
-        `cache_dir` on a miss and loaded from there afterwards (without one, computed as reached): serving
-        never pays one of its states on first visit. A narrowing is compiled in milliseconds over the anchors
-        its kind shares, its states computed as generation first reaches them: built whole, it would take as
-        long as the whole language (a minute over the statute book), and for each new narrowing."""
+        """A narrowing's token index. The whole language (`Narrowing()`) is built whole in a child process
+        and stored in `cache_dir` on a miss (`grammars.child_build`: a serving process holds neither the
+        build's heap nor the GIL for its minute), and loaded from there afterwards (without one, computed as
+        reached): serving never pays one of its states on first visit. A narrowing is compiled in
+        milliseconds over the anchors its kind shares, its states computed as generation first reaches them:
+        built whole, it would take as long as the whole language (a minute over the statute book), and for
+        each new narrowing."""
         return self._index(self.grammar(narrowing), narrowing, vocabulary, cache_dir)
 
     def _index(
         self, grammar: AnswerGrammar, narrowing: Narrowing, vocabulary: Vocabulary, cache_dir: str | Path | None
     ) -> TokenIndex:
         if narrowing == Narrowing():
-            return compile_index(grammar, vocabulary, cache_dir=cache_dir)
+            return compile_index(grammar, vocabulary, cache_dir=cache_dir, in_child=True)
         anchors, _ = self._compiled(grammar, narrowing.acts is not None)
         return compile_index(grammar, vocabulary, anchors=anchors)
 
