@@ -12,7 +12,9 @@ vocabulary, the cache folder and the index key pickled on its stdin, builds and 
 that stopped the build, which the caller raises as its own (a lexicon error reads the same as in-process).
 Its log records come back on its stderr and are logged again by the caller under their own logger names,
 so a whole build's progress shows in the service's log. A child that ends without an answer (killed, out of
-memory) is an `IndexBuildError` quoting the last lines it wrote.
+memory) is an `IndexBuildError` quoting the last lines it wrote. No build outlives its reason: a caller
+interrupted kills its child, and a caller that dies (a service killed) closes the request pipe, which the
+child watches.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pickle
 import re
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +41,7 @@ log = logging.getLogger(__name__)
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])  # where the child finds `grammars`
 _QUOTED_LINES = 12  # the last lines of a child that died, quoted in the error
 _FIELD = " "  # separates a record's level, logger and message on the child's stderr
+_PARENT_GONE = 75  # the child's exit status when its parent went away mid-build
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +68,8 @@ def build_in_child(
     """Build the index of `grammar` over `vocabulary` whole in a child process and store it in `cache_dir`
     under `key`; None where no child process can be started (the caller builds in process)."""
     environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT, environment.get("PYTHONPATH"))))
+    # last, so that it adds `grammars` where the interpreter would not find it and shadows nothing
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, (environment.get("PYTHONPATH"), _PACKAGE_ROOT)))
     try:
         child = subprocess.Popen(
             [sys.executable, "-m", "grammars.child_build"],
@@ -82,7 +87,7 @@ def build_in_child(
                 # pickled straight into the pipe: no copy of the vocabulary (25 MiB) is held here meanwhile
                 request = _Request(grammar, vocabulary, str(cache_dir), key, log.getEffectiveLevel())
                 pickle.dump(request, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                child.stdin.close()
+                child.stdin.flush()  # kept open: the child stops when it closes (this process gone)
             except BrokenPipeError:  # it died before reading its request: its stderr says why
                 pass
             last_lines = _relay_log(child.stderr)
@@ -133,6 +138,11 @@ def _outcome(answer: bytes, returncode: int, pid: int, last_lines: collections.d
 def _child_main() -> int:
     """In the child: build and store what the request on stdin asks for, answer on stdout."""
     request: _Request = pickle.load(sys.stdin.buffer)  # written by our parent
+    threading.Thread(target=_stop_with_parent, name="parent-watch", daemon=True).start()
+    # stdout carries the answer alone: whatever else prints there while it builds goes to stderr, relayed
+    answer_channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     logging.basicConfig(stream=sys.stderr, level=request.log_level,
                         format=f"%(levelno)d{_FIELD}%(name)s{_FIELD}%(message)s")  # fmt: skip
     from grammars.cache import save_index  # noqa: PLC0415  grammars.compile imports this module
@@ -155,9 +165,27 @@ def _child_main() -> int:
         data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # an exception that does not pickle: its type and message do
         data = pickle.dumps(IndexBuildError(f"the index build failed: {type(answer).__name__}: {answer}"))
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    # The parent reads stderr to its end before the answer: both log pipes are let go first, so an answer
+    # larger than a pipe's buffer (a long error message) is read rather than left waiting on a full pipe
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    nowhere = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(nowhere, sys.stdout.fileno())
+    os.dup2(nowhere, sys.stderr.fileno())
+    with answer_channel:
+        answer_channel.write(data)
     return status
+
+
+def _stop_with_parent() -> None:
+    """The parent keeps the request's pipe open while it waits: its end (the parent killed, a service gone)
+    ends this build, which nobody would load."""
+    # the descriptor read raw: a daemon thread blocked inside sys.stdin's buffer would hold its lock, which
+    # the interpreter's shutdown then fails to take (an abort at every normal exit)
+    while os.read(sys.stdin.fileno(), 65536):
+        pass
+    os._exit(_PARENT_GONE)
 
 
 def _peak_rss_mib() -> float | None:

@@ -8,8 +8,11 @@ from __future__ import annotations
 import logging
 import os
 import re
+import subprocess
 import sys
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +28,7 @@ from grammars.vocabulary import Vocabulary
 
 LEXICON = as_lexicon({"민법": ["1", "2", "3의2", "12"], "형법": ["1", "250"]})
 GRAMMAR = answer_grammar(lexicon=LEXICON)
+REPO = Path(__file__).resolve().parents[2]
 VOCAB = Vocabulary((None, *sorted({p.encode() for p in ["민법", "형법", " 제", "1", "2", "12", "조", "의", " ", "제",
                                                          "25", "0", "다", "고", "대법원", " 판결", "."]})),
                    frozenset({0}))  # fmt: skip
@@ -144,3 +148,57 @@ def test_an_interrupted_caller_leaves_no_child_building(tmp_path, monkeypatch, c
     pid = int(re.search(r"\(pid (\d+)\)", caplog.text).group(1))
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # gone, and reaped
+
+
+def test_an_answer_larger_than_a_pipe_is_read_rather_than_waited_on(tmp_path) -> None:
+    """A LexiconError naming a 40,000-character word pickles to ~120 KB, past a pipe's 64 KiB: the caller
+    must not wait for the child's stderr to end while the child waits for room to write its answer."""
+    word = "가" * 40_000
+    names = Literals((word, "형법", word))
+    repeated = CitationGrammar("statute", seq(names, " 제", Regex("[1-9]"), "조"), seq(names, " 제", Regex("[1-9]")))
+    raised: list[LexiconError] = []
+
+    def build() -> None:
+        try:
+            compile_index(repeated, VOCAB, cache_dir=tmp_path, in_child=True)
+        except LexiconError as error:
+            raised.append(error)
+
+    caller = threading.Thread(target=build, daemon=True)
+    caller.start()
+    caller.join(60)
+    assert not caller.is_alive(), "the caller and its child wait on each other"
+    assert len(raised) == 1 and word in str(raised[0])
+
+
+def _exited(pid: int) -> bool:
+    """Gone, or a zombie left for whoever adopted it to reap."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return re.search(r"^State:\s+Z", status, re.MULTILINE) is not None
+
+
+def test_a_child_whose_parent_is_killed_stops_building(tmp_path, monkeypatch) -> None:
+    """A service killed mid-build (no exception to catch, no kill sent) leaves no child building for nobody:
+    the child sees its request pipe close. Its build is made to take a minute by a sitecustomize."""
+    _child_starts_with(monkeypatch, tmp_path, "import time\nimport grammars.cache as cache\nsave = cache.save_index\n"
+                       "cache.save_index = lambda *a, **k: (time.sleep(60), save(*a, **k))[1]\n")
+    script = ("import logging, sys\nlogging.basicConfig(level=logging.INFO)\n"
+              "from grammars.compile import compile_index\nfrom tests.grammars.test_child_build import GRAMMAR, VOCAB\n"
+              f"compile_index(GRAMMAR, VOCAB, cache_dir={str(tmp_path / 'cache')!r}, in_child=True)\n")
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join((os.environ["PYTHONPATH"], str(REPO)))}
+    parent = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True, env=environment)
+    with parent:
+        for line in parent.stderr:
+            if found := re.search(r"\(pid (\d+)\)", line):
+                break
+        else:
+            pytest.fail("the parent never started a child")
+        parent.kill()
+    child = int(found.group(1))
+    deadline = time.monotonic() + 20
+    while not _exited(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _exited(child), "the child went on building after its parent was killed"
