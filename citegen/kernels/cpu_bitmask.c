@@ -17,26 +17,6 @@
  */
 #include <stdint.h>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-
-static inline void mask_word_32(uint32_t *chunk, uint32_t word, uint32_t neg_inf) {
-    __m512i fill = _mm512_set1_epi32((int)neg_inf);
-    _mm512_mask_storeu_epi32(chunk, (__mmask16)~word, fill);
-    _mm512_mask_storeu_epi32(chunk + 16, (__mmask16)(~word >> 16), fill);
-}
-#else
-#define MASK_WORD_PORTABLE_32
-#endif
-
-#if defined(__AVX512BW__)
-static inline void mask_word_16(uint16_t *chunk, uint32_t word, uint16_t neg_inf) {
-    _mm512_mask_storeu_epi16(chunk, (__mmask32)~word, _mm512_set1_epi16((short)neg_inf));
-}
-#else
-#define MASK_WORD_PORTABLE_16
-#endif
-
 #define DEFINE_MASK_WORD_PORTABLE(BITS, T)                                                              \
     static inline void mask_word_##BITS(T *restrict chunk, uint32_t word, T neg_inf) {                  \
         if (word == 0) {                                                                                \
@@ -49,10 +29,23 @@ static inline void mask_word_16(uint16_t *chunk, uint32_t word, uint16_t neg_inf
         }                                                                                               \
     }
 
-#ifdef MASK_WORD_PORTABLE_32
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+static inline void mask_word_32(uint32_t *chunk, uint32_t word, uint32_t neg_inf) {
+    __m512i fill = _mm512_set1_epi32((int)neg_inf);
+    _mm512_mask_storeu_epi32(chunk, (__mmask16)~word, fill);
+    _mm512_mask_storeu_epi32(chunk + 16, (__mmask16)(~word >> 16), fill);
+}
+#else
 DEFINE_MASK_WORD_PORTABLE(32, uint32_t)
 #endif
-#ifdef MASK_WORD_PORTABLE_16
+
+#if defined(__AVX512BW__)
+static inline void mask_word_16(uint16_t *chunk, uint32_t word, uint16_t neg_inf) {
+    _mm512_mask_storeu_epi16(chunk, (__mmask32)~word, _mm512_set1_epi16((short)neg_inf));
+}
+#else
 DEFINE_MASK_WORD_PORTABLE(16, uint16_t)
 #endif
 
