@@ -78,8 +78,7 @@ def build_in_child(
     except OSError as error:
         log.warning("building index %s in this process: no child process could be started (%s)", key, error)
         return None
-    log.info("building index %s once, every state (the statute book's answer language: over a minute), in a child "
-             "process (pid %d), to store it in %s", key, child.pid, cache_dir)
+    log.info("building index %s in a child process (pid %d)", key, child.pid)
     assert child.stdin is not None and child.stdout is not None and child.stderr is not None  # PIPEs
     with child:
         try:

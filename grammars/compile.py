@@ -103,6 +103,9 @@ def compile_index(
         cached = load_index(Path(cache_dir), key, vocabulary)
         if cached is not None:
             return cached
+        if build:
+            log.info("building index %s once, every state (the statute book's answer language: over a minute), "
+                     "to store it in %s", key, cache_dir)
         report = build_in_child(grammar, vocabulary, Path(cache_dir), key) if build and in_child else None
         if report is not None:
             peak = "" if report.peak_rss_mib is None else f", its peak RSS {report.peak_rss_mib:.0f} MiB"
@@ -116,8 +119,6 @@ def compile_index(
         automaton = automaton_of(grammar, anchors)
     index = TokenIndex(automaton, vocabulary, key)
     if cache_dir is not None and build:
-        log.info("building index %s once, every state (the statute book's answer language: over a minute), "
-                 "to store it in %s", key, cache_dir)
         save_index(index, Path(cache_dir))
         log.info("built and stored %d states for index %s", index.state_count, key)
         # served from what was stored, as after a restart: the built automaton's Python objects (1.9 million,
