@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from citegen.errors import MaskError
-from citegen.kernels.cpu_bitmask import apply_token_bitmask_cpu_inplace
+from citegen.kernels.cpu_bitmask import apply_token_bitmask_cpu_inplace, apply_token_bitmask_torch_inplace
 
 __all__ = ["apply_token_bitmask_inplace", "check_bitmask_arguments"]
 
@@ -42,13 +42,15 @@ def apply_token_bitmask_inplace(
     logits_2d, bitmask_2d, rows, vocab = check_bitmask_arguments(logits, bitmask, indices, vocab_size)
     if rows is not None and not rows.size:
         return
-    if logits_2d.is_cuda:
+    if logits_2d.is_cpu:
+        apply_token_bitmask_cpu_inplace(logits_2d, bitmask_2d, rows, vocab)
+    elif logits_2d.requires_grad and torch.is_grad_enabled():  # the kernel's writes would be unseen by autograd
+        apply_token_bitmask_torch_inplace(logits_2d, bitmask_2d, rows, vocab)
+    else:
         from citegen.kernels.triton_bitmask import apply_token_bitmask_triton_inplace
 
         device_rows = None if rows is None else torch.from_numpy(rows).to(logits_2d.device)
         apply_token_bitmask_triton_inplace(logits_2d, bitmask_2d, device_rows, vocab)
-    else:
-        apply_token_bitmask_cpu_inplace(logits_2d, bitmask_2d, rows, vocab)
 
 
 def check_bitmask_arguments(
@@ -76,6 +78,8 @@ def check_bitmask_arguments(
         raise MaskError(
             f"expected a bitmask of shape ({batch}, words), one row per logits row, got {tuple(bitmask.shape)}"
         )
+    if not (logits_2d.is_cpu or logits_2d.is_cuda):  # the kernels write through the logits' pointer
+        raise MaskError(f"expected logits on the CPU or a CUDA device, got them on {logits_2d.device}")
     if logits_2d.stride(1) != 1:
         raise MaskError("expected logits contiguous in the vocabulary dimension, got a strided view")
     bits = bitmask_2d.shape[1] * 32
@@ -91,9 +95,12 @@ def check_bitmask_arguments(
     rows = None
     if indices is not None:
         # numpy, not a torch tensor: making one costs 3-8 µs a call, a third of masking a CPU row
-        ids = np.asarray(indices.tolist() if isinstance(indices, torch.Tensor) else indices, dtype=np.int64)
+        ids = np.asarray(indices.tolist() if isinstance(indices, torch.Tensor) else indices)
         if ids.ndim != 1:
             raise MaskError(f"expected a 1-D list of row indices, got shape {ids.shape}")
+        if ids.size and ids.dtype.kind not in "iu":  # True would be row 1, 0.9 row 0: neither is a row number
+            raise MaskError(f"expected integer row indices, got {ids.dtype} {ids.tolist()}")
+        ids = ids.astype(np.int64)
         if ids.size and ids.view(np.uint64).max() >= logits_2d.shape[0]:  # a negative index views as > 2**63
             raise MaskError(f"expected row indices in [0, {batch}), got {ids.tolist()}")
         rows = ids.astype(np.int32)

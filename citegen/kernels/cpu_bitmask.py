@@ -19,10 +19,10 @@ the kernel could not be built.
 from __future__ import annotations
 
 import ctypes
-import functools
 import logging
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -90,20 +90,30 @@ def build_native_kernel(compiler: str = "cc", source: Path = SOURCE) -> NativeKe
     return NativeKernel(loaded)
 
 
-@functools.cache
+_built: list[NativeKernel | None] = []  # the one build of this process, once made
+_building = threading.Lock()
+
+
 def native_kernel() -> NativeKernel | None:
-    """The kernel this process masks CPU logits with, built on first use (None: the torch path)."""
-    return build_native_kernel()
+    """The kernel this process masks CPU logits with, built on first use (None: the torch path); threads
+    that first mask at once wait for one build."""
+    if not _built:
+        with _building:
+            if not _built:
+                _built.append(build_native_kernel())
+    return _built[0]
 
 
 def apply_token_bitmask_torch_inplace(
     logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
 ) -> None:
-    """The same masking in torch operations, one row at a time, for any floating dtype."""
+    """The same masking in torch operations, one row at a time, for any floating dtype on any device,
+    seen by autograd as any in-place operation is."""
     width = logits.shape[1]
     covered = min(width, vocab_size)
+    shifts = _SHIFTS.to(bitmask.device)
     for row in range(logits.shape[0]) if rows is None else rows.tolist():
-        bits = ((bitmask[row].unsqueeze(-1) >> _SHIFTS) & 1).view(-1)[:covered]
+        bits = ((bitmask[row].unsqueeze(-1) >> shifts) & 1).view(-1)[:covered]
         logits[row, :covered].masked_fill_(bits == 0, float("-inf"))
     if covered < width:
         logits[slice(None) if rows is None else torch.from_numpy(rows).long(), covered:] = float("-inf")
@@ -112,7 +122,15 @@ def apply_token_bitmask_torch_inplace(
 def apply_token_bitmask_cpu_inplace(
     logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
 ) -> None:
-    if logits.dtype in _NEG_INF_BITS and (kernel := native_kernel()) is not None:
+    """The C kernel where it applies; the torch path for other dtypes, logits not aligned to their element
+    (a view at an odd byte offset: the kernel reads whole elements), and logits autograd tracks (it writes
+    through a pointer, unseen by autograd's version counter)."""
+    if (
+        logits.dtype in _NEG_INF_BITS
+        and not logits.data_ptr() % logits.element_size()
+        and not (logits.requires_grad and torch.is_grad_enabled())
+        and (kernel := native_kernel()) is not None
+    ):
         kernel.apply_inplace(logits, bitmask, rows, vocab_size)
     else:
         apply_token_bitmask_torch_inplace(logits, bitmask, rows, vocab_size)

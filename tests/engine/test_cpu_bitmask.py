@@ -8,13 +8,14 @@ import functools
 import logging
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from citegen.kernels import apply_token_bitmask_inplace
+from citegen.kernels import apply_token_bitmask_inplace, cpu_bitmask
 from citegen.kernels.cpu_bitmask import (
     apply_token_bitmask_torch_inplace,
     build_native_kernel,
@@ -156,3 +157,46 @@ def test_a_source_the_compiler_rejects_is_logged_with_the_compilers_error(caplog
         assert build_native_kernel("cc", broken) is None
     assert "`cc` could not build broken.c" in caplog.text
     assert "error:" in caplog.text  # the compiler's own diagnostic
+
+
+@pytest.mark.parametrize("dtype", DTYPES.values(), ids=DTYPES.keys())
+def test_logits_autograd_tracks_are_masked_as_an_inplace_operation_it_sees(dtype) -> None:
+    """The kernel writes through a pointer, which autograd's version counter never sees: logits a graph
+    saved for backward would be changed under it. Those go the torch path, and backward says so."""
+    generator = torch.Generator().manual_seed(5)
+    weights = torch.randn(2, WIDTH, generator=generator, requires_grad=True)
+    logits = (weights * 1.0).to(dtype)  # not a leaf: autograd allows in-place changes and tracks them
+    saved_by = logits.square().sum()  # its backward reads `logits` as they were
+    bitmask = torch.stack([words_of("mixed", (WIDTH + 31) // 32, generator) for _ in range(2)])
+    expected = naive_reference(logits.detach().clone(), bitmask, None, WIDTH)
+    apply_token_bitmask_inplace(logits, bitmask, vocab_size=WIDTH)
+    assert torch.equal(logits.detach(), expected)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved_by.backward()
+
+
+@needs_cc
+def test_threads_that_first_mask_at_once_wait_for_one_build(monkeypatch) -> None:
+    builds: list[object] = []
+    build = cpu_bitmask.build_native_kernel
+
+    def counted() -> object:
+        builds.append(None)
+        return build()
+
+    monkeypatch.setattr(cpu_bitmask, "build_native_kernel", counted)
+    monkeypatch.setattr(cpu_bitmask, "_built", [])  # this process as if it had masked nothing yet
+    start = threading.Barrier(8)
+    kernels: list[object] = []
+
+    def first_mask() -> None:
+        start.wait()
+        kernels.append(cpu_bitmask.native_kernel())
+
+    threads = [threading.Thread(target=first_mask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(builds) == 1
+    assert len({id(kernel) for kernel in kernels}) == 1 and kernels[0] is not None

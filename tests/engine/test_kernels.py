@@ -89,9 +89,14 @@ def test_a_one_dimensional_row_is_masked_like_a_batch_of_one() -> None:
         (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int32), None, 65, "vocab_size <= 64"),
         (torch.zeros(2, 64, dtype=torch.int64), torch.zeros(2, 2, dtype=torch.int32), None, None, "floating"),
         (torch.zeros(2, 2, 64), torch.zeros(2, 2, dtype=torch.int32), None, None, "(batch, vocab)"),
+        (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int32), torch.tensor([True, False]), None, "integer row"),
+        (torch.zeros(2, 64), torch.zeros(2, 2, dtype=torch.int32), [0.9, 1.0], None, "integer row"),
+        # a meta tensor's data pointer is 0: the C kernel wrote through it and the process died
+        (torch.zeros(2, 64, device="meta"), torch.zeros(2, 2, dtype=torch.int32, device="meta"), None, None,
+         "on the CPU or a CUDA device, got them on meta"),
     ],
     ids=["int64-bitmask", "row-count", "index-out-of-range", "negative-index", "nested-indices", "vocab-past-bitmask",
-         "int-logits", "3-d"],
+         "int-logits", "3-d", "bool-indices", "float-indices", "meta-device"],
 )
 def test_bad_arguments_raise_a_typed_error(logits, bitmask, indices, vocab_size, message) -> None:
     with pytest.raises(MaskError, match=message.replace("(", r"\(").replace(")", r"\)")):
