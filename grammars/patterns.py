@@ -15,7 +15,9 @@ differ, it is a plain `re.compile`.
 from __future__ import annotations
 
 import array
+import contextlib
 import functools
+import glob
 import hashlib
 import logging
 import marshal
@@ -23,6 +25,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -31,6 +34,9 @@ log = logging.getLogger(__name__)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 _FORMAT = 1  # of a cache entry's contents
+# A temporary cache file this old was left by a writer killed mid-write (the statute book's answer index,
+# 28 MiB, is written in seconds)
+STALE_TEMPORARY_S = 600
 
 
 def compiler_digest(package_dir: Path = PACKAGE_DIR) -> str:
@@ -105,8 +111,15 @@ def _read(path: Path, sre: Any) -> re.Pattern[str] | None:
 
 
 def write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
-    """A cache file appears whole or not at all: `write` fills a temporary file, then it is renamed."""
+    """A cache file appears whole or not at all: `write` fills a temporary file, then it is renamed. The
+    temporaries of `path` a killed writer left (an index build's child killed while it stored) go first,
+    once older than any write takes: a cache folder does not fill with them."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    stale = time.time() - STALE_TEMPORARY_S
+    for left in path.parent.glob(f"{glob.escape(path.name)}*.tmp"):
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
+            if left.stat().st_mtime < stale:
+                left.unlink()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

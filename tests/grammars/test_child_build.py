@@ -1,7 +1,8 @@
 """A whole index built in a child process (`compile_index(..., in_child=True)`): stored and served as one
 built here, the child's errors raised here as their own, a child that dies a typed error that quotes it,
-and no child at all a build here. Every child is a real `python -m grammars.child_build`; the ones made to
-fail or talk get a `sitecustomize` module on their PYTHONPATH, which Python imports at start-up."""
+and no child at all a build here; the bugs a review found, each shown failing on the code before. Every child
+is a real process of this interpreter; the ones made to fail or talk get a `sitecustomize` module on their
+PYTHONPATH, which Python imports at start-up."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ from grammars import child_build
 from grammars import compile as compile_module
 from grammars.compile import compile_index
 from grammars.errors import IndexBuildError, LexiconError
-from grammars.expr import Literals, Regex, seq
+from grammars.expr import Deferred, Literals, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.answer import answer_grammar
 from grammars.languages.lexicon import as_lexicon
+from grammars.patterns import STALE_TEMPORARY_S, write_atomically
 from grammars.vocabulary import Vocabulary
 
 LEXICON = as_lexicon({"민법": ["1", "2", "3의2", "12"], "형법": ["1", "250"]})
@@ -91,6 +93,8 @@ def test_the_childs_lexicon_error_is_raised_here_as_a_build_here_raises_it(tmp_p
     with pytest.raises(LexiconError) as apart:
         compile_index(repeated, VOCAB, cache_dir=tmp_path / "apart", in_child=True)
     assert str(apart.value) == str(here.value) and "again at position 2" in str(apart.value)
+    assert "raised in the index build's child process" in apart.value.__notes__[0]
+    assert "_sorted_utf8" in apart.value.__notes__[0]  # the child's traceback, where it was raised
 
 
 @pytest.mark.parametrize(
@@ -137,10 +141,10 @@ def test_an_interrupted_caller_leaves_no_child_building(tmp_path, monkeypatch, c
     """A service stopping while it waits for a build: the child is killed, not waited for."""
     _child_starts_with(monkeypatch, tmp_path, "import time\ntime.sleep(60)\n")
 
-    def interrupted(_stream):
+    def interrupted(_answers):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(child_build, "_relay_log", interrupted)
+    monkeypatch.setattr(child_build, "_answer_of", interrupted)
     started = time.monotonic()
     with caplog.at_level(logging.INFO, logger="grammars"), pytest.raises(KeyboardInterrupt):
         compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
@@ -202,3 +206,111 @@ def test_a_child_whose_parent_is_killed_stops_building(tmp_path, monkeypatch) ->
     while not _exited(child) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _exited(child), "the child went on building after its parent was killed"
+
+
+# pickled, a request past a pipe's 64 KiB: the child must read it while it is written
+LARGE_VOCAB = Vocabulary((None, *(f"piece{i}".encode() for i in range(20_000))), frozenset({0}))
+
+
+def test_a_child_that_dies_before_reading_a_large_request_is_an_index_build_error_quoting_it(
+    tmp_path, monkeypatch
+) -> None:
+    _child_starts_with(monkeypatch, tmp_path, "import os, sys\nprint('no memory left', file=sys.stderr, flush=True)\n"
+                                              "os._exit(3)\n")
+    with pytest.raises(IndexBuildError) as error:
+        compile_index(GRAMMAR, LARGE_VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    assert "exited with status 3" in str(error.value) and "no memory left" in str(error.value)
+
+
+def test_a_child_that_prints_much_before_reading_a_large_request_is_not_waited_on(tmp_path, monkeypatch) -> None:
+    _child_starts_with(monkeypatch, tmp_path, "import sys\nprint('x' * 200_000, file=sys.stderr, flush=True)\n")
+    built: list[object] = []
+    caller = threading.Thread(target=lambda: built.append(
+        compile_index(GRAMMAR, LARGE_VOCAB, cache_dir=tmp_path / "cache", in_child=True)), daemon=True)
+    caller.start()
+    caller.join(60)
+    assert not caller.is_alive(), "the caller waits to write while the child waits to print"
+    assert built and built[0].stored is not None
+
+
+def test_what_the_child_prints_on_its_stdout_is_relayed_and_leaves_its_answer_whole(
+    tmp_path, monkeypatch, caplog
+) -> None:
+    _child_starts_with(monkeypatch, tmp_path, "print('hello from a site hook', flush=True)\n")
+    with caplog.at_level(logging.WARNING, logger="grammars"):
+        index = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    assert index.stored is not None and "index build child: hello from a site hook" in caplog.text
+
+
+def test_the_child_runs_the_callers_code_not_a_grammars_folder_where_it_runs(tmp_path, monkeypatch) -> None:
+    """`python -m` would import the working directory's `grammars` first and store what that builds under
+    the caller's key."""
+    shadow = tmp_path / "elsewhere" / "grammars"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise SystemExit('a grammars folder in the working directory ran')\n")
+    monkeypatch.chdir(shadow.parent)
+    index = compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    assert index.stored is not None and index.state_count > 20
+
+
+def test_an_error_that_does_not_load_back_is_an_index_build_error_naming_it(tmp_path, monkeypatch) -> None:
+    """An exception whose constructor wants more than its message pickles, yet fails to load."""
+    _child_starts_with(monkeypatch, tmp_path, "import grammars.cache as cache\n"
+                       "class PairError(Exception):\n"
+                       "    def __init__(self, first, second):\n"
+                       "        super().__init__(f'{first} and {second}')\n"
+                       "def fail(*_args, **_kwargs):\n    raise PairError('one', 'two')\n"
+                       "cache.save_index = fail\n")
+    with pytest.raises(IndexBuildError, match="PairError: one and two") as error:
+        compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path / "cache", in_child=True)
+    assert "raised in the index build's child process" in str(error.value)
+
+
+def test_a_grammar_that_does_not_pickle_is_built_here_with_a_warning(tmp_path, caplog) -> None:
+    made_here = seq("민법 제", Deferred("articles", lambda _key: Literals(("1", "12"))), "조")
+    with caplog.at_level(logging.WARNING, logger="grammars"):
+        index = compile_index(made_here, VOCAB, cache_dir=tmp_path, in_child=True)
+    assert index.stored is not None and "does not pickle" in caplog.text
+    state = index.advance_bytes(index.initial_state, "민법 제12조".encode())
+    assert state >= 0 and index.is_accepting(state)
+
+
+def test_a_process_that_exits_stops_the_builds_its_threads_wait_on(tmp_path, monkeypatch) -> None:
+    """A service stopping while a compile thread waits on a build (no KeyboardInterrupt reaches that
+    thread): the build is stopped, not waited out. The child's build is made to take a minute."""
+    _child_starts_with(monkeypatch, tmp_path, "import time\nimport grammars.cache as cache\n"
+                       "cache.save_index = lambda *a, **k: time.sleep(60)\n")
+    script = ("import logging, threading, time\nlogging.basicConfig(level=logging.INFO)\n"
+              "from grammars import child_build\nfrom grammars.compile import compile_index\n"
+              "from tests.grammars.test_child_build import GRAMMAR, VOCAB\n"
+              f"threading.Thread(target=compile_index, args=(GRAMMAR, VOCAB),\n"
+              f"                 kwargs=dict(cache_dir={str(tmp_path / 'cache')!r}, in_child=True)).start()\n"
+              "while not child_build._running:\n    time.sleep(0.05)\n")  # then the main thread ends
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join((os.environ["PYTHONPATH"], str(REPO)))}
+    started = time.monotonic()
+    ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment,
+                           timeout=50)
+    assert time.monotonic() - started < 30, "the process waited out its build"
+    child = int(re.search(r"\(pid (\d+)\)", ended.stderr).group(1))
+    assert _exited(child)
+
+
+def test_the_child_logs_at_the_lowest_level_a_logger_of_the_package_logs_at_here(monkeypatch) -> None:
+    """Its progress (grammars.index, INFO) comes back where only that logger is at INFO."""
+    monkeypatch.setattr(logging.getLogger("grammars"), "level", logging.WARNING)
+    monkeypatch.setattr(logging.getLogger("grammars.index"), "level", logging.INFO)
+    assert child_build._relayed_level() == logging.INFO
+
+
+def test_temporaries_a_killed_writer_left_are_removed_once_stale(tmp_path) -> None:
+    target = tmp_path / "index-k.arrays"
+    stale, fresh = tmp_path / "index-k.arraysab12.tmp", tmp_path / "index-k.arrayscd34.tmp"
+    other = tmp_path / "other.arraysef56.tmp"  # another file's: not this writer's to judge
+    for left in (stale, fresh, other):
+        left.write_bytes(b"half")
+    old = time.time() - STALE_TEMPORARY_S - 60
+    for left in (stale, other):
+        os.utime(left, (old, old))
+    write_atomically(target, lambda stream: stream.write(b"whole"))
+    assert target.read_bytes() == b"whole"
+    assert not stale.exists() and fresh.exists() and other.exists()
