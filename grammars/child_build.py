@@ -23,6 +23,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -140,6 +141,8 @@ def _stop_running_builds() -> None:
         child.kill()
 
 
+# after the thread pools' own hook, which joins their threads: hooks run last registered first
+importlib.import_module("concurrent.futures.thread")
 getattr(threading, "_register_atexit", atexit.register)(_stop_running_builds)
 
 

@@ -280,11 +280,13 @@ def test_a_process_that_exits_stops_the_builds_its_threads_wait_on(tmp_path, mon
     thread): the build is stopped, not waited out. The child's build is made to take a minute."""
     _child_starts_with(monkeypatch, tmp_path, "import time\nimport grammars.cache as cache\n"
                        "cache.save_index = lambda *a, **k: time.sleep(60)\n")
-    script = ("import logging, threading, time\nlogging.basicConfig(level=logging.INFO)\n"
+    # the compile thread a thread pool's, as the service's is: the pool's exit hook joins it
+    script = ("import logging, time\nlogging.basicConfig(level=logging.INFO)\n"
               "from grammars import child_build\nfrom grammars.compile import compile_index\n"
               "from tests.grammars.test_child_build import GRAMMAR, VOCAB\n"
-              f"threading.Thread(target=compile_index, args=(GRAMMAR, VOCAB),\n"
-              f"                 kwargs=dict(cache_dir={str(tmp_path / 'cache')!r}, in_child=True)).start()\n"
+              "from concurrent.futures import ThreadPoolExecutor\n"
+              f"ThreadPoolExecutor(1).submit(compile_index, GRAMMAR, VOCAB,\n"
+              f"                             cache_dir={str(tmp_path / 'cache')!r}, in_child=True)\n"
               "while not child_build._running:\n    time.sleep(0.05)\n")  # then the main thread ends
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join((os.environ["PYTHONPATH"], str(REPO)))}
     started = time.monotonic()
