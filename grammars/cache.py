@@ -20,9 +20,10 @@ import dataclasses
 import hashlib
 import itertools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import interegular
 import numpy as np
 
 from grammars.array_file import read_arrays, write_arrays
@@ -31,13 +32,14 @@ from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Deferred, Literals
 from grammars.grammar import CitationGrammar
-from grammars.index import StateMasks, TokenIndex
+from grammars.index import UNWALKED, StateMasks, TokenIndex
 from grammars.patterns import COMPILER, write_atomically
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)
 
 _COMPILER = COMPILER  # a module global, so that a test can stand another compiler in
+_REGEX_LIBRARY = f"interegular {interegular.__version__}".encode()
 
 
 def grammar_key(grammar: object, compiler: str | None = None) -> str:
@@ -45,7 +47,8 @@ def grammar_key(grammar: object, compiler: str | None = None) -> str:
     of the compiler (`compiler_digest()` unless given). A citation grammar that names its recipe
     (grammar.made_by: its builder and its lexicon's digest) is hashed as that recipe: with the compiler,
     which holds the builder's source, it determines the grammar."""
-    parts = [(_COMPILER() if compiler is None else compiler).encode() + b":"]
+    # and the regex library's version: it compiles the Regex leaves, so another release may make other automata
+    parts = [(_COMPILER() if compiler is None else compiler).encode() + b":" + _REGEX_LIBRARY + b":"]
     _feed(parts, grammar)
     return hashlib.sha256(b"".join(parts)).hexdigest()[:32]
 
@@ -118,26 +121,47 @@ def _drop_npz(cache_dir: Path) -> None:
             log.debug("left %s: %s", stale, error)
 
 
-def _read(path: Path) -> dict[str, np.ndarray] | None:
+def _read(path: Path, problem: Callable[[dict[str, np.ndarray]], str | None]) -> dict[str, np.ndarray] | None:
+    """The arrays of a cache file; None, logged, where it cannot be read or `problem` finds them unfit (the
+    entry is then made again)."""
     if not path.exists():
         return None
     try:
-        return read_arrays(path)
+        arrays = read_arrays(path)
     except (OSError, ValueError) as error:
         log.warning("ignoring unreadable cache file %s: %s", path, error)
         return None
+    found = problem(arrays)
+    if found is not None:
+        log.warning("ignoring unusable cache file %s: expected %s", path, found)
+        return None
+    return arrays
+
+
+def _missing(arrays: dict[str, np.ndarray], names: Iterable[str]) -> str | None:
+    absent = [name for name in names if name not in arrays]
+    return f"arrays {', '.join(absent)} in it, found none" if absent else None
 
 
 def attach_trie(vocabulary: Vocabulary, cache_dir: Path) -> None:
-    """Give the vocabulary its trie from the cache, or build it and store it there."""
+    """Give the vocabulary its trie from the cache, or build it and store it there (where the folder cannot
+    be written, the trie is kept in memory, with a warning)."""
     if "trie" in vocabulary.__dict__:
         return
-    path = Path(cache_dir) / f"trie-{vocabulary.fingerprint}.arrays"
-    arrays = _read(path)
+    # named by the code too: a trie of other code may hold other arrays, or the same names meaning otherwise
+    path = Path(cache_dir) / f"trie-{vocabulary.fingerprint}-{_COMPILER()[:16]}.arrays"
+    arrays = _read(path, lambda found: _missing(found, _TRIE_ARRAYS))
     if arrays is not None:
         vocabulary.__dict__["trie"] = TokenTrie(arrays)
         return
-    _write_arrays(path, vocabulary.trie.arrays)
+    try:
+        _write_arrays(path, vocabulary.trie.arrays)
+    except OSError as error:
+        log.warning("kept the vocabulary's trie in memory: could not store it in %s (%s)", cache_dir, error)
+
+
+_TRIE_ARRAYS = ("edge_start", "edge_byte", "edge_child", "token_start", "token_end", "order", "first_byte", "blob",
+                "offset", "length")
 
 
 def index_path(cache_dir: Path, key: str) -> Path:
@@ -326,8 +350,52 @@ class StoredMasks:
         return masks
 
 
+def _index_problem(arrays: dict[str, np.ndarray], vocabulary: Vocabulary) -> str | None:
+    """What makes stored index arrays unfit for `vocabulary` (None: nothing): every array `freeze` writes,
+    per-state arrays one item per state, item counts that add up to their items, states, tokens and words
+    within their ranges. A file that passes its checksum yet fails here was written by other code."""
+    missing = _missing(arrays, _INDEX_ARRAYS)
+    if missing is not None:
+        return missing
+    a = arrays
+    if a["meta"].shape != (3,):
+        return f"meta of 3 numbers, got shape {a['meta'].shape}"
+    initial, free_text, vocab_size = (int(x) for x in a["meta"])
+    count, word_count = len(a["flags"]), (vocab_size + 31) // 32
+    checks = {
+        f"an index over {vocabulary.size} tokens, got one over {vocab_size}": vocab_size == vocabulary.size,
+        f"the initial state among {count}, got {initial}": 0 <= initial < count,
+        "one item per state in every per-state array": all(
+            len(a[name]) == count for name in ("accepting", "row_count", "mask_count", "next_count", "div_count")
+        ) and len(a["mask_row"]) in (0, count) and len(a["base_of"]) == (count if free_text else 0),
+        "item counts that add up to their items": (
+            int(a["row_count"].sum()) == len(a["row_bytes"]) == len(a["row_targets"])
+            and int(a["next_count"].sum()) == len(a["next_tokens"]) == len(a["next_states"])
+            and int(a["mask_count"].sum()) == len(a["mask_words"]) == len(a["mask_values"])
+            and int(a["div_count"].sum()) == len(a["div_bytes"])
+            and a["base_next"].shape == (len(a["base_states"]), vocab_size)
+        ),
+        "states, tokens and words within their ranges": (
+            _within(a["row_targets"], DEAD, count) and _within(a["next_states"], 0, count)
+            and _within(a["next_tokens"], 0, vocab_size) and _within(a["mask_row"], 0, count)
+            and _within(a["mask_words"], 0, word_count) and _within(a["base_of"], -1, count)
+            and _within(a["base_states"], 0, count) and _within(a["base_next"], UNWALKED, count)
+        ),
+    }
+    return next((wanted for wanted, holds in checks.items() if not holds), None)
+
+
+def _within(values: np.ndarray, low: int, high: int) -> bool:
+    return not values.size or (int(values.min()) >= low and int(values.max()) < high)
+
+
+_INDEX_ARRAYS = ("meta", "final_char_bytes", "final_char_lengths", "flags", "accepting", "row_count", "row_bytes",
+                 "row_targets", "mask_count", "mask_row", "mask_words", "mask_values", "next_count", "next_tokens",
+                 "next_states", "div_count", "div_bytes", "base_of", "base_states", "base_next")
+
+
 def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex | None:
-    arrays = _read(index_path(cache_dir, key))
+    arrays = _read(index_path(cache_dir, key), lambda found: _index_problem(found, vocabulary))
     if arrays is None:
         return None
     attach_trie(vocabulary, Path(cache_dir))

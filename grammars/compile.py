@@ -106,7 +106,12 @@ def compile_index(
         if build:
             log.info("building index %s once, every state (the statute book's answer language: over a minute), "
                      "to store it in %s", key, cache_dir)
-        report = build_in_child(grammar, vocabulary, Path(cache_dir), key) if build and in_child else None
+        try:
+            report = build_in_child(grammar, vocabulary, Path(cache_dir), key) if build and in_child else None
+        except OSError as error:  # its build could not be stored (a full disk, a folder it may not write)
+            _unstored(key, cache_dir, error)
+            with collector_paused():
+                return TokenIndex(automaton_of(grammar, anchors), vocabulary, key)
         if report is not None:
             peak = "" if report.peak_rss_mib is None else f", its peak RSS {report.peak_rss_mib:.0f} MiB"
             log.info("built and stored %d states for index %s in a child process: %.1f s%s",
@@ -119,7 +124,11 @@ def compile_index(
         automaton = automaton_of(grammar, anchors)
     index = TokenIndex(automaton, vocabulary, key)
     if cache_dir is not None and build:
-        save_index(index, Path(cache_dir))
+        try:
+            save_index(index, Path(cache_dir))
+        except OSError as error:
+            _unstored(key, cache_dir, error)
+            return index  # as far as it was built: the rest is computed as it is reached
         log.info("built and stored %d states for index %s", index.state_count, key)
         # served from what was stored, as after a restart: the built automaton's Python objects (1.9 million,
         # ~1 GiB, for the statute book's answer language) go with it (no cycle among them: reference counts
@@ -133,3 +142,7 @@ def compile_index(
             release_freed_heap()
             return stored
     return index
+
+
+def _unstored(key: str, cache_dir: str | Path, error: OSError) -> None:
+    log.warning("serving index %s from memory: it could not be stored in %s (%s)", key, cache_dir, error)

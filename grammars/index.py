@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _PROGRESS_EVERY = 50_000  # a whole build says how many states it has made, every this many
-_UNKNOWN = -3
+UNWALKED = -3  # in a base free state's next-state table: the token was not walked yet
 _MAX_WALKS_PER_STATE = 4096
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
@@ -226,7 +226,7 @@ class TokenIndex:
         if divergence is not None and base is not None and self._first_byte[token_id] not in divergence:
             base_table = self._base_table(base)
             from_base = base_table[token_id]
-            if from_base == _UNKNOWN:
+            if from_base == UNWALKED:
                 from_base = base_table[token_id] = self.automaton.walk(base, token)
             return from_base
         walks = masks.walks
@@ -243,7 +243,7 @@ class TokenIndex:
     def _base_table(self, base: int) -> array.array[int]:
         table = self.base_next.get(base)
         if table is None:
-            table = self.base_next[base] = array.array("i", [_UNKNOWN]) * self.vocab_size
+            table = self.base_next[base] = array.array("i", [UNWALKED]) * self.vocab_size
         return table
 
     def advance_bytes(self, state: int, data: bytes) -> int:

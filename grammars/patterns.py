@@ -110,6 +110,16 @@ def _read(path: Path, sre: Any) -> re.Pattern[str] | None:
         return None
 
 
+@functools.cache
+def _umask() -> int:
+    """This process's umask, read where Linux shows it (setting it to read it would race other threads)."""
+    try:
+        found = re.search(r"^Umask:\s+([0-7]+)$", Path("/proc/self/status").read_text(), re.MULTILINE)
+    except OSError:
+        found = None
+    return 0o022 if found is None else int(found.group(1), 8)
+
+
 def write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     """A cache file appears whole or not at all: `write` fills a temporary file, then it is renamed. The
     temporaries of `path` a killed writer left (an index build's child killed while it stored) go first,
@@ -122,8 +132,11 @@ def write_atomically(path: Path, write: Callable[[IO[bytes]], object]) -> None:
                 left.unlink()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
+        os.fchmod(handle, 0o666 & ~_umask())  # as any file it writes: mkstemp's 0600 locks out a shared folder's users
         with os.fdopen(handle, "wb") as stream:
             write(stream)
+            stream.flush()
+            os.fsync(stream.fileno())  # on disk before its name is: a crash leaves the old file or the whole new one
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

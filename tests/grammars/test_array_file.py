@@ -59,10 +59,13 @@ def test_object_arrays_are_not_written() -> None:
         (lambda data: data.replace(b'"<i8"', b'"xx8"', 1), "numpy dtype"),
         (lambda data: data.replace(b'[3], 0]', b'[-3],0]', 1), "numeric array"),
         (lambda data: data.replace(b'"meta"', b'{"me"}', 1), "JSON table"),
-        (lambda data: MAGIC + (11).to_bytes(8, "little") + b'{"meta": 1}', "JSON list of arrays, got dict"),
+        (lambda data: MAGIC + (11).to_bytes(8, "little") + b'{"meta": 1}', "JSON object of arrays and their crc32"),
+        # one byte of the last array's data flipped, or its data zeroed as a crash may leave it: both parse
+        (lambda data: data[:-70] + bytes([data[-70] ^ 1]) + data[-69:], "match their crc32"),
+        (lambda data: data[:-128] + bytes(128), "match their crc32"),
     ],
     ids=["zip", "truncated-table", "truncated-data", "object-dtype", "no-dtype", "negative-shape", "bad-json",
-         "not-a-list"],
+         "not-a-table", "flipped-byte", "zeroed-data"],
 )
 def test_a_damaged_file_is_refused_with_what_is_wrong(tmp_path: Path, damage, message: str) -> None:
     path = _written(ARRAYS, tmp_path / "a.arrays")
