@@ -410,6 +410,11 @@ class ConstraintLibrary:
             return cached
         return await asyncio.get_running_loop().run_in_executor(self._compile_thread, self.get, narrowing)
 
+    def is_cached(self, narrowing: Narrowing) -> bool:
+        """Whether `get` would return at once: the narrowing's constraint is compiled and cached."""
+        with self._lock:
+            return narrowing in self._cache
+
     def get(self, narrowing: Narrowing = Narrowing()) -> Constraint:
         with self._lock:
             cached = self._cached(narrowing)

@@ -47,6 +47,9 @@ class GenerationRequest:
     stop: tuple[str, ...] = ()
     courts: tuple[str, ...] | None = None
     acts: tuple[str, ...] | None = None
+    # what the source's `prepare` made for it (a narrowing's compiled language), opaque here: generation uses
+    # that, whatever the source holds by then (a reload's new library, a cache that evicted it)
+    prepared: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +125,14 @@ class PreparingSource(Protocol):
     language) before the request takes a generation slot; the service calls `prepare` first,
     and a `RequestRejectedError` it raises is the response (422), before any stream starts."""
 
-    async def prepare(self, request: GenerationRequest) -> None: ...
+    def is_prepared(self, request: GenerationRequest) -> bool:
+        """Whether what `prepare` makes for the request is made already (its narrowing compiled and
+        cached): only the others count against a client's limit of narrowings compiling at once."""
+        ...
+
+    async def prepare(self, request: GenerationRequest) -> GenerationRequest:
+        """The request to generate, carrying what was made for it (`GenerationRequest.prepared`)."""
+        ...
 
 
 # ---- verification -------------------------------------------------------------------------

@@ -83,10 +83,11 @@ class Service:
         self.admission.refuse_if_full()
         if isinstance(self.source, PreparingSource):
             narrowing: Hashable | None = (request.courts, request.acts)
-            if narrowing == (None, None):  # the whole language: compiled at start-up, never counted
+            # the whole language (compiled at start-up) and a narrowing compiled already are never counted
+            if narrowing == (None, None) or self.source.is_prepared(request):
                 narrowing = None
             with self.narrowings.held(client, narrowing):
-                await self.source.prepare(request)
+                request = await self.source.prepare(request)
         leave = await self.admission.enter()
         options = RunOptions(
             policy,

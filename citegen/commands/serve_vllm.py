@@ -18,7 +18,13 @@ import typer
 
 import streaming
 from citegen.commands.languages import ArticleLexicon
-from citegen.commands.serve_wiring import engine_request, prepare_request, stream_event
+from citegen.commands.serve_wiring import (
+    engine_request,
+    is_prepared,
+    prepare_request,
+    prepared_constraint,
+    stream_event,
+)
 from citegen.errors import RequestError
 from citegen.integrations.options import CitationOptions
 from citegen.integrations.vllm_source import VllmGenerator, start_engine
@@ -37,12 +43,17 @@ class VllmSource:
     def __init__(self, generator: VllmGenerator) -> None:
         self.generator = generator
 
-    async def prepare(self, request: streaming.GenerationRequest) -> None:
-        await prepare_request(request, self.generator.check, self.generator.constraints)
+    def is_prepared(self, request: streaming.GenerationRequest) -> bool:
+        return is_prepared(request, self.generator.constraints)
+
+    async def prepare(self, request: streaming.GenerationRequest) -> streaming.GenerationRequest:
+        return await prepare_request(request, self.generator.check, self.generator.constraints)
 
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         try:
-            events = self.generator.stream(engine_request(request))
+            submitted = engine_request(request)
+            constraint = await prepared_constraint(request, submitted, self.generator.constraints)
+            events = self.generator.stream(submitted, constraint)
             first = await anext(events)
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error

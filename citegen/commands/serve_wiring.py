@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from citegen.commands.languages import (  # noqa: F401  re-exported
     build_engine,
 )
 from citegen.commands.recite_wiring import finding_lexicon
-from citegen.constraint import ConstraintLibrary, Narrowing
+from citegen.constraint import Constraint, ConstraintLibrary, Narrowing
 from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.models import freeze_loaded
@@ -77,21 +77,40 @@ async def prepare_request(
     request: streaming.GenerationRequest,
     check: Callable[[Request], None],
     constraints: ConstraintLibrary | None,
-) -> None:
+) -> streaming.GenerationRequest:
     """What every generation source does before a request takes a generation slot (its
     `streaming.PreparingSource.prepare`): refuse sampling parameters that cannot be sampled, an
     empty message and a prompt the model's context cannot hold (`check`: the backend's tokenizer
     and context length; `Engine.check`, `VllmGenerator.check`), each a `RequestRejectedError`
     (422) before any stream; then compile a new narrowing's language (on the library's own thread:
     milliseconds on the built-in engine, a whole build of seconds for vLLM's workers), so that no slot
-    waits on a compile."""
+    waits on a compile. Returns the request carrying that constraint, which its generation uses: a
+    reload or an eviction while it waits for a slot cannot make it compile again, or find its act gone."""
     try:
         submitted = engine_request(request)  # SamplingParamsError
         await asyncio.to_thread(check, submitted)
     except RequestError as error:
         raise streaming.RequestRejectedError(str(error)) from error
     if submitted.constrain and constraints is not None:
-        await constraints.get_async(submitted.narrowing)
+        return replace(request, prepared=await constraints.get_async(submitted.narrowing))
+    return request
+
+
+def is_prepared(request: streaming.GenerationRequest, constraints: ConstraintLibrary | None) -> bool:
+    """`streaming.PreparingSource.is_prepared` over a source's constraint library."""
+    return constraints is None or constraints.is_cached(Narrowing(request.courts, request.acts))
+
+
+async def prepared_constraint(
+    request: streaming.GenerationRequest, submitted: Request, constraints: ConstraintLibrary | None
+) -> Constraint | None:
+    """The constraint a request generates under: the one its `prepare` compiled, else (a caller that did
+    not prepare it) the library's, compiled off the loop where new."""
+    if isinstance(request.prepared, Constraint):
+        return request.prepared
+    if not submitted.constrain or constraints is None:
+        return None
+    return await constraints.get_async(submitted.narrowing)
 
 
 def citable_names(lexicon: Lexicon | None) -> streaming.CitableNames:
@@ -140,22 +159,19 @@ class EngineSource:
         self.engine.constraints = library
         return True
 
-    async def prepare(self, request: streaming.GenerationRequest) -> None:
-        await prepare_request(request, self.engine.check, self.engine.constraints)
+    def is_prepared(self, request: streaming.GenerationRequest) -> bool:
+        return is_prepared(request, self.engine.constraints)
+
+    async def prepare(self, request: streaming.GenerationRequest) -> streaming.GenerationRequest:
+        return await prepare_request(request, self.engine.check, self.engine.constraints)
 
     async def generate(self, request: streaming.GenerationRequest) -> AsyncIterator[streaming.SourceEvent]:
         loop = asyncio.get_running_loop()
         inbox: asyncio.Queue[engine_events.Event] = asyncio.Queue()
         try:
             submitted = engine_request(request)  # SamplingParamsError: parameters that cannot be sampled
-            constraints = self.engine.constraints
-            # a new narrowing compiles its language (milliseconds, yet CPU-bound): not on the loop;
-            # the constraint goes to submit, so an eviction in between cannot make it compile here
-            constraint = (
-                await constraints.get_async(submitted.narrowing)
-                if submitted.constrain and constraints is not None
-                else None
-            )
+            # the constraint goes to submit, so an eviction in between cannot make it compile in the engine
+            constraint = await prepared_constraint(request, submitted, self.engine.constraints)
             handle = self.engine.submit(submitted, _thread_safe_sink(loop, inbox.put_nowait), constraint)
         except RequestError as error:
             raise streaming.RequestRejectedError(str(error)) from error

@@ -22,6 +22,7 @@ from vllm.engine.arg_utils import AsyncEngineArgs
 from vllm.sampling_params import RequestOutputKind
 from vllm.v1.engine.async_llm import AsyncLLM
 
+from citegen.constraint import Constraint
 from citegen.engine import Request, encode_prompt, prompt_room
 from citegen.errors import RequestError
 from citegen.events import Event, Finished, FinishReason, TextEventMachine
@@ -111,16 +112,18 @@ class VllmGenerator:
         """Raise the `RequestError` that `stream` would, starting nothing (as `Engine.check` does)."""
         self.admitted(request)
 
-    async def stream(self, request: Request) -> AsyncGenerator[Event, None]:
-        """The request's events; closing the iterator aborts the request in vLLM."""
+    async def stream(self, request: Request, constraint: Constraint | None = None) -> AsyncGenerator[Event, None]:
+        """The request's events, under `constraint` where one was compiled for it already; closing the
+        iterator aborts the request in vLLM."""
         prompt_ids, sampling = self.admitted(request)
         cursor, machine = (
             None,
             TextEventMachine(anchor=None, parse=lambda _: None, stop=request.sampling.stop),
         )
         if request.constrain:
-            # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop
-            constraint = await self.constraints.get_async(request.narrowing)
+            if constraint is None:
+                # a new narrowing compiles its language (seconds over a large vocabulary): not on the loop
+                constraint = await self.constraints.get_async(request.narrowing)
             cursor = constraint.cursor()
             machine = TextEventMachine(
                 anchor=constraint.anchor, parse=constraint.parse, stop=request.sampling.stop

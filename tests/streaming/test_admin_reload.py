@@ -10,6 +10,7 @@ import asyncio
 import functools
 import gc
 import json
+import logging
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -30,9 +31,10 @@ from citegen.commands.settings import Settings
 from citegen.constraint import ConstraintLibrary, Narrowing
 from citegen.engine import Engine
 from citegen.narrowings import constraint_library
-from grammars import StatuteCitation, parse_citation
+from grammars import COURTS, StatuteCitation, parse_citation
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, GenerationRequest, ProseDelta, SourceEvent, Usage
+from streaming.protocols import Message as ChatTurn
 from verifier.database import Database
 from verifier.importers import import_paths
 from verifier.lexicon import lexicon_data
@@ -224,4 +226,50 @@ def test_the_builtin_source_has_its_language_ready_before_any_request_and_it_and
     finally:
         source.close()
         gc.unfreeze()
+        database.close()
+
+
+CRIMINAL = {"type": "act", "law_id": "001692", "name": "형법", "kind": "법률", "articles": [{"article": "347"}]}
+
+
+def _generated(source: EngineSource, request: GenerationRequest) -> list[SourceEvent]:
+    async def drain() -> list[SourceEvent]:
+        return [event async for event in source.generate(request)]
+
+    return asyncio.run(drain())
+
+
+def test_a_request_prepared_before_a_reload_generates_under_the_narrowing_it_was_prepared_with(
+        tmp_path: Path, caplog) -> None:
+    """Between `prepare` (its narrowing compiled, the names checked) and `generate` (once it has a slot) the
+    database renames the act it narrows to and an admin reloads: it still generates, under what it was
+    prepared with, rather than raising KeyError on the name the new library lacks. And a narrowing evicted
+    from the library's cache meanwhile is not compiled again while the request holds its slot."""
+    tiny = build_tiny()
+    database = filled_sqlite(tmp_path, [ACT, CRIMINAL, STATUTES])
+    relanguage = functools.partial(constraint_library, tiny.vocabulary, tiny.vocab_size)
+    views = DatabaseViews(database, Verifier(database))
+    source = EngineSource(Engine(tiny, relanguage(views.lexicon), max_batch=2), relanguage)
+    admin = DatabaseAdmin(views, source.use_lexicon)
+    narrowed = GenerationRequest("r1", (ChatTurn("user", "근거는?"),), 8, 0.0, 1.0, 0, (), None, ("형법",))
+    evicted = GenerationRequest("r2", (ChatTurn("user", "근거는?"),), 8, 0.0, 1.0, 0, (), None, ("민법",))
+    try:
+        prepared = asyncio.run(source.prepare(narrowed))
+        waiting = asyncio.run(source.prepare(evicted))
+        library = source.engine.constraints
+        assert library is not None
+        for court in COURTS[:16]:  # 16 other narrowings: the library keeps the last 16
+            library.get(Narrowing(courts=(court.name,)))
+        assert not library.is_cached(Narrowing(acts=("민법",)))
+        with caplog.at_level(logging.INFO, logger="citegen.constraint"):
+            assert isinstance(_generated(source, waiting)[-1], Finished)
+        assert "compiled a constraint" not in caplog.text  # it generated under the constraint it was prepared with
+
+        _import(tmp_path, "rename.jsonl", [{**CRIMINAL, "name": "형사법"}], database)
+        reloaded = asyncio.run(admin.reload())
+        assert (reloaded["names_removed"], reloaded["language_recompiled"]) == (["형법"], True)
+        assert isinstance(_generated(source, prepared)[-1], Finished)
+    finally:
+        source.close()
+        views.verifier.close()
         database.close()

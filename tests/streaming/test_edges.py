@@ -4,14 +4,16 @@ would open the admin endpoints to anyone."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
+from collections.abc import Iterator
 from urllib.parse import urlparse
 
 import httpx
 import pytest
 from pydantic import ValidationError
-from streaming_kit import QUESTION, DictVerifier, Gate, ScriptedSource, answer, standard_script
+from streaming_kit import QUESTION, DictVerifier, Gate, ScriptedSource, answer, sse_events, standard_script
 
 from streaming import create_app
 from streaming.config import StreamingSettings
@@ -81,24 +83,31 @@ class _CompilingSource(ScriptedSource):
     """A source whose every new narrowing compiles until `compiled` opens (as the engine's
     library does on its own thread); the whole language is compiled already."""
 
-    def __init__(self) -> None:
+    def __init__(self, cached: tuple[str, ...] = ()) -> None:
         super().__init__(lambda request: standard_script())
         self.compiled = Gate()
         self.preparing = 0
         self.two_preparing = threading.Event()
+        self.cached = set(cached)  # acts whose narrowing is compiled already
 
-    async def prepare(self, request: GenerationRequest) -> None:
-        if request.acts is not None or request.courts is not None:
+    def is_prepared(self, request: GenerationRequest) -> bool:
+        return request.courts is None and (request.acts is None or set(request.acts) <= self.cached)
+
+    async def prepare(self, request: GenerationRequest) -> GenerationRequest:
+        if not self.is_prepared(request):
             self.preparing += 1
             if self.preparing == 2:
                 self.two_preparing.set()
             await self.compiled.wait()
+        return request
 
 
-def test_a_narrowing_that_compiles_holds_no_slot_and_one_client_gets_few(serve) -> None:
-    source = _CompilingSource()
+@contextlib.contextmanager
+def _two_new_narrowings_compiling(serve, source: _CompilingSource, third: str) -> Iterator[tuple[httpx.Client, str]]:
+    """A service of one slot whose client has two new narrowings (민법, 형법) compiling, as long as the block
+    runs; the client and the base URL, for a request narrowed to `third` meanwhile."""
     config = StreamingSettings(max_active=1, max_queued=0, max_narrowings_per_client=2)
-    known = {"민법": "민법", "형법": "형법", "상법": "상법"}
+    known = {act: act for act in ("민법", "형법", third)}
     base = serve(create_app(config, source, DictVerifier(), citable=CitableNames({}, known)))
     with httpx.Client(base_url=base, timeout=30) as client:
         waiting = [
@@ -108,10 +117,25 @@ def test_a_narrowing_that_compiles_holds_no_slot_and_one_client_gets_few(serve) 
         for thread in waiting:
             thread.start()
         assert source.two_preparing.wait(10)
+        yield client, base
+        source.compiled.open()
+        for thread in waiting:
+            thread.join(30)
+
+
+def test_a_narrowing_that_compiles_holds_no_slot_and_one_client_gets_few(serve) -> None:
+    source = _CompilingSource()
+    with _two_new_narrowings_compiling(serve, source, "상법") as (client, base):
         third = client.post("/v1/answers", json={**QUESTION, "acts": ["상법"]})
         assert third.status_code == 429 and "narrowings" in third.json()["detail"]
         plain = answer(base)  # the one slot is free: both narrowings wait without it
         assert plain[-1][0] == "done"
-        source.compiled.open()
-        for thread in waiting:
-            thread.join(30)
+
+
+def test_a_narrowing_compiled_already_is_served_while_two_new_ones_compile(serve) -> None:
+    """The limit is on new narrowings compiling: one that is cached returns at once and holds nothing."""
+    source = _CompilingSource(cached=("헌법",))
+    with _two_new_narrowings_compiling(serve, source, "헌법") as (client, _), \
+            client.stream("POST", "/v1/answers", json={**QUESTION, "acts": ["헌법"]}) as cached:
+        assert cached.status_code == 200
+        assert list(sse_events(cached))[-1][0] == "done"
