@@ -10,10 +10,16 @@ exactly a verified citation. A withheld span goes out as a `CitationWithheld` wi
 `unanchored` (counted in `/metrics`; a well-constrained generation never produces one).
 
 Holding: a citation is a citation by its number (`제766조`, `2024고단316252`, a date), so the last
-word of the prose (text after the last whitespace) is held while it holds a digit, until the next
-whitespace, citation or the end of the answer; a span the finder sees reaching into the held word
-holds back from its start. Released prose is never taken back: a name released before its number
-arrived (`…형법` then `제257조`) stays, and the number, still pending, is what is withheld.
+word of the prose is held while it holds a digit, until the next word, citation or the end of the
+answer (the whitespace after it releases nothing: `999 ` may yet be followed by `조`); a span the
+finder sees reaching into the held word holds back from its start. Released prose is never taken
+back: a name released before its number arrived (`…형법` then `제257조`) stays, and the number, still
+pending, is what is withheld.
+
+What the finder reads is what the reader sees: prose goes out in NFC with format characters (zero-width
+spaces and joiners, bidi controls) left out, so `형법 제\u200b999조` or the same citation in decomposed
+Hangul, which a reader reads as `형법 제999조`, is screened as that; a word ending the prose in a jamo or a
+syllable a jamo may still complete is held, as the next delta may compose with it.
 
 Citation ids are renumbered in the order the reader sees them, since withheld spans join them.
 """
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -73,7 +80,7 @@ class ProseScreen:
     def feed(self, event: ClientEvent) -> list[ClientEvent]:
         match event:
             case ProseReleased(text=text):
-                self._pending += text
+                self._pending = _readable(self._pending + text)
                 return self._release(final=False)
             case CitationReleased() | CitationWithheld():
                 shown = event.text if isinstance(event, CitationReleased) else event.marker
@@ -107,7 +114,7 @@ class ProseScreen:
         cut = len(pending) if final else _held_from(pending)
         if cut == 0:
             return []
-        if not _DIGIT.search(pending, 0, cut):  # no number, no citation to withhold: nothing to find
+        if not _DIGIT.search(pending):  # no number, no citation to reach into it: nothing to find
             self._pending = pending[cut:]
             return self._emit(pending[:cut], ())
         before = "".join(piece.text for piece in self._shown)
@@ -149,14 +156,34 @@ class ProseScreen:
 
 
 def _held_from(text: str) -> int:
-    """Where the held end of `text` begins: its last word when that holds a digit (its length
-    otherwise, or past MAX_HELD_CHARS of it)."""
-    at = len(text)
+    """Where the held end of `text` begins: its last word, with any whitespace after it, when that word
+    holds a digit, or ends `text` with a character the next delta may compose with; its length otherwise,
+    or past MAX_HELD_CHARS of it."""
+    end = len(text)
+    while end > 0 and _WHITESPACE.match(text[end - 1]):
+        end -= 1
+    at = end
     while at > 0 and not _WHITESPACE.match(text[at - 1]):
         at -= 1
-    if not _DIGIT.search(text, at) or len(text) - at > MAX_HELD_CHARS:
+    if len(text) - at > MAX_HELD_CHARS:
         return len(text)
-    return at
+    if _DIGIT.search(text, at, end) or (end == len(text) and at < end and _composes(text[end - 1])):
+        return at
+    return len(text)
+
+
+def _readable(text: str) -> str:
+    """`text` as a reader reads it: NFC, without format characters (category Cf)."""
+    return "".join(ch for ch in unicodedata.normalize("NFC", text) if unicodedata.category(ch) != "Cf")
+
+
+def _composes(char: str) -> bool:
+    """A character NFC joins with a jamo after it (decomposed Hangul cut between deltas: `혀` then `ᆼ` is
+    `형`): a conjoining Hangul jamo, or a syllable without a final consonant."""
+    code = ord(char)
+    if 0xAC00 <= code <= 0xD7A3:
+        return (code - 0xAC00) % 28 == 0
+    return 0x1100 <= code <= 0x11FF or 0xA960 <= code <= 0xA97F or 0xD7B0 <= code <= 0xD7FF
 
 
 def _protected_spans(

@@ -4,6 +4,8 @@ that cites nothing pass unchanged."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from streaming_kit import MINBEOP_750, DictVerifier, ScriptedSource, answer, citation, metric
 
@@ -54,6 +56,17 @@ LEAKS = [
     ("손해배상청구권의 소멸시효에 관한 법률 제766조가 있다.", "", "가 있다."),
 ]
 CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명이 12 kg을 옮겼다. ", "제목 없이 쓴 글"]
+# Found by a review, each shown leaking whole in strict mode: the number's word ended by a space before
+# 조 came (the answer language writes `형법 999 조` as free text), and spellings a reader reads as a
+# citation that the finder did not: decomposed Hangul, a zero-width space, a bidi control.
+SPELLED = [
+    ("근거는 형법 999 조이다.", "근거는 ", "이다."),
+    ("근거는 「소멸시효법」 제7 조이다.", "근거는 ", "이다."),
+    (unicodedata.normalize("NFD", "근거는 형법 제999조이다."), "근거는 ", "이다."),
+    ("근거는 형법 제\u200b999조이다.", "근거는 ", "이다."),
+    ("근거는 2023다\u200b12345 판결이다.", "근거는 ", "이다."),
+    ("근거는 형법 \u2066제999조\u2069이다.", "근거는 ", "이다."),
+]
 
 
 @pytest.mark.parametrize("size", [1, 3, 1000], ids=lambda size: f"deltas-of-{size}")
@@ -67,6 +80,25 @@ def test_citation_shaped_prose_is_withheld_whatever_the_deltas(
     shown = screened(*in_deltas(prose, size))
     assert MARK in shown and shown.startswith(before) and shown.endswith(after), shown
     assert find_citations(shown) == [], shown
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 1000], ids=lambda size: f"deltas-of-{size}")
+@pytest.mark.parametrize(
+    "prose, before, after",
+    [pytest.param(*case, id=f"spelled-{i}") for i, case in enumerate(SPELLED)],
+)
+def test_citations_spelled_apart_or_in_other_code_points_are_withheld(
+    prose: str, before: str, after: str, size: int
+) -> None:
+    shown = screened(*in_deltas(prose, size))
+    assert MARK in shown and shown.startswith(before) and shown.endswith(after), shown
+    assert find_citations(shown) == [], shown
+    assert shown == unicodedata.normalize("NFC", shown) and "\u200b" not in shown and "\u2066" not in shown
+
+
+def test_a_name_and_its_number_in_one_delta_are_held_together() -> None:
+    """The span reaches into the held number: the name is held with it, not released ahead of it."""
+    assert screened(ProseReleased("근거는 민법 제750조"), ProseReleased("에 따른다.")) == f"근거는 {MARK}에 따른다."
 
 
 @pytest.mark.parametrize("prose", CLEAN, ids=["sentence", "numbers", "unfinished"])
