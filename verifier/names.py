@@ -50,11 +50,13 @@ def parse_case_number(text: str) -> CaseNumber | None:
 
 
 def parse_date(text: str) -> dt.date | None:
-    """`20240711`, `2024-07-11`, `2024.7.11.`; 단기 years (`42890525` = 1956-05-25) are converted."""
+    """`20240711`, `2024-07-11`, `2024.7.11.`; 단기 years (`42890525` = 1956-05-25) are converted. A year
+    of other than four digits is no date (`95.3.3` would be the year 95, and widen case coverage by
+    nineteen centuries)."""
     digits = re.findall(r"\d+", text)
     if len(digits) == 1 and len(digits[0]) == 8:
         year, month, day = int(digits[0][:4]), int(digits[0][4:6]), int(digits[0][6:])
-    elif len(digits) == 3:
+    elif len(digits) == 3 and len(digits[0]) == 4:
         year, month, day = (int(part) for part in digits)
     else:
         return None

@@ -92,7 +92,8 @@ def test_case_rows_normalise_courts_read_full_bench_and_skip_unusable_numbers(tm
 
 DATES = [("compact", "20240711", dt.date(2024, 7, 11)), ("iso", "2024-07-11", dt.date(2024, 7, 11)),
          ("dotted", "2024. 7. 11.", dt.date(2024, 7, 11)), ("단기 year", "42890525", dt.date(1956, 5, 25)),
-         ("impossible day", "20230230", None), ("not a date", "soon", None)]
+         ("impossible day", "20230230", None), ("not a date", "soon", None),
+         ("two-digit year", "95.3.3", None), ("three-digit year", "995-03-03", None)]
 
 
 @pytest.mark.parametrize(("text", "expected"), [d[1:] for d in DATES], ids=[d[0] for d in DATES])

@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Table, delete, func, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from verifier.errors import ShrinkError
+from verifier.errors import ImportFileError, ShrinkError
 from verifier.importers.records import (
     ActRecord,
     AliasRecord,
@@ -46,11 +46,15 @@ SHRINK_SHOWN = 5  # labels of what would go named in the refusal
 
 
 def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], keys: tuple[str, ...],
-           *, keep_existing_when_null: bool = False, update: bool = True) -> None:
+           *, keep_existing_when_null: bool = False, update: bool = True,
+           widen: tuple[str, str] | None = None) -> None:
     """INSERT … ON CONFLICT (keys) DO UPDATE (or DO NOTHING); the one place dialects differ.
     A row's `source` names the import that created it and is never updated: with sources that
     overlap (a JSONL file and the statute book naming one act), the last one imported would
-    otherwise decide it, and a re-import of the same sources would not leave the same database."""
+    otherwise decide it, and a re-import of the same sources would not leave the same database.
+    `widen` (first, last): a range's columns, which an update widens to hold both rows' ranges, inside
+    the statement: two imports at once each widen what the other wrote, rather than one undoing the
+    other's range (a range read first and written after, on PostgreSQL, lost one)."""
     if not rows:
         return
     key_of = itemgetter(*keys)
@@ -59,9 +63,15 @@ def upsert(connection: Connection, table: Table, rows: list[dict[str, Any]], key
     statement = insert(table)
     columns = [column for column in unique[0] if column not in keys and column != "source"]
     if update and columns:
-        statement = statement.on_conflict_do_update(index_elements=list(keys), set_={
-            column: func.coalesce(statement.excluded[column], table.c[column]) if keep_existing_when_null
-            else statement.excluded[column] for column in columns})
+        values = {column: func.coalesce(statement.excluded[column], table.c[column]) if keep_existing_when_null
+                  else statement.excluded[column] for column in columns}
+        if widen is not None:
+            sqlite = connection.dialect.name == "sqlite"  # its min and max of two are least and greatest
+            for column, pick in zip(widen, (func.min if sqlite else func.least, func.max if sqlite else func.greatest),
+                                    strict=True):
+                new = statement.excluded[column]
+                values[column] = func.coalesce(pick(table.c[column], new), new)  # sqlite's min of a NULL is NULL
+        statement = statement.on_conflict_do_update(index_elements=list(keys), set_=values)
     else:
         statement = statement.on_conflict_do_nothing(index_elements=list(keys))
     connection.execute(statement, unique)
@@ -128,6 +138,8 @@ class RecordWriter:
         self.counts: Counter[str] = Counter()
         self.skipped: list[SkippedRow] = []
         self._act_id: int | None = None
+        self._act = ""  # the act whose body is being written, as an error names it
+        self._act_articles: set[ArticleKey] = set()  # the articles its body brought so far
         self._articles: list[dict[str, Any]] = []
         self._provisions: list[dict[str, Any]] = []
         self._cases: list[dict[str, Any]] = []
@@ -169,8 +181,9 @@ class RecordWriter:
                                                 "ends_on": None}], ("kind", "court"), update=False)
         self.counts["acts"] += 1
         self._act_id = None
+        self._act, self._act_articles = f"{record.name} (법령ID {record.law_id})", set()
         if record.replaces_articles:
-            self._replacement = self._held(act_id, f"{record.name} (법령ID {record.law_id})")
+            self._replacement = self._held(act_id, self._act)
             self.connection.execute(delete(PROVISIONS).where(PROVISIONS.c.act_id == act_id))
             self.connection.execute(delete(ARTICLES).where(ARTICLES.c.act_id == act_id))
             self._act_id = act_id
@@ -197,6 +210,11 @@ class RecordWriter:
                                                                        "one without"))
             self.counts["skipped"] += 1
             return
+        key = (record.number, record.branch)
+        if key in self._act_articles:  # stored as one, the second would take the first's provisions
+            raise ImportFileError(self.path, f"act {self._act}", f"expected each article once in an act's body, "
+                                  f"got {_article_label(*key)} again; nothing was written")
+        self._act_articles.add(key)
         self._articles.append({
             "act_id": self._act_id, "number": record.number, "branch": record.branch, "title": record.title,
             "status": record.status, "moved_to": record.moved_to, "effective_on": record.effective_on,
@@ -238,13 +256,8 @@ class RecordWriter:
 
     def _widen_coverage(self) -> None:
         for court, (first, last) in self._decided.items():
-            existing = self.connection.execute(select(COVERAGE.c.starts_on, COVERAGE.c.ends_on).where(
-                COVERAGE.c.kind == "case", COVERAGE.c.court == court)).first()
-            if existing is not None:
-                first = min(first, existing.starts_on or first)
-                last = max(last, existing.ends_on or last)
             upsert(self.connection, COVERAGE, [{"kind": "case", "court": court, "starts_on": first,
-                                                "ends_on": last}], ("kind", "court"))
+                                                "ends_on": last}], ("kind", "court"), widen=("starts_on", "ends_on"))
 
     def _write_aliases(self) -> None:
         for alias in self._aliases:
