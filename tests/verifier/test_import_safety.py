@@ -2,7 +2,8 @@
 backends: an act body naming one article twice (stored as one article with the first's 항 and the
 second's title, which then verified a 제3항 the act never had), a two-digit year (stored as the year 95,
 widening case coverage by nineteen centuries), and two imports of one court's decisions committing at
-once (on PostgreSQL the later one's coverage undid the earlier's)."""
+once (on PostgreSQL the later one's coverage undid the earlier's), and a statute-book import that adds
+nothing to an act or skips it (it rewrote the act's row all the same)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from grammars import StatuteCitation
 from verifier.database import Database
 from verifier.errors import ImportFileError
 from verifier.importers import import_paths
+from verifier.importers.history import ActHistory, write_act
+from verifier.importers.legalize import ActVersion, ArticleText
 from verifier.importers.records import CaseRecord
 from verifier.importers.store import RecordWriter
 from verifier.models import ACTS, CASES, COVERAGE
@@ -84,3 +87,29 @@ def test_two_imports_committing_at_once_widen_coverage_to_both_ranges(database: 
     with database.engine.connect() as connection:
         assert connection.execute(select(COVERAGE.c.starts_on, COVERAGE.c.ends_on).where(
             COVERAGE.c.court == "대법원")).one() == (dt.date(1990, 1, 1), dt.date(2020, 12, 31))
+
+
+def _version(mst: int, name: str, year: int) -> ActVersion:
+    article = ArticleText(1, 0, "목적", False, "이 법은 시험을 목적으로 한다.", ())
+    return ActVersion(law_id="990001", mst=mst, name=name, kind="법률", promulgated_on=dt.date(year, 1, 1),
+                      promulgation_number=mst, effective_on=dt.date(year, 1, 1), status="현행", change=None,
+                      origin=f"test MST {mst}", articles=(article,), supplements=())
+
+
+def _act_row(database: Database) -> tuple[str, int]:
+    with database.engine.connect() as connection:
+        return tuple(connection.execute(select(ACTS.c.name, ACTS.c.mst).where(ACTS.c.law_id == "990001")).one())
+
+
+def test_an_act_skipped_or_unchanged_by_a_book_import_keeps_its_row(database: Database) -> None:
+    """A copy of a version held already (nothing added) and an older version alone (skipped: not the whole
+    history) each renamed the act back to the older name and MST, which no version row then matched."""
+    with database.engine.begin() as connection:
+        write_act(connection, ActHistory("990001", [_version(100, "구시험법", 2020), _version(200, "신시험법", 2022)]))
+    assert _act_row(database) == ("신시험법", 200)
+    with database.engine.begin() as connection:
+        assert write_act(connection, ActHistory("990001", [_version(100, "구시험법", 2020)])).versions_added == 0
+    assert _act_row(database) == ("신시험법", 200)
+    with database.engine.begin() as connection:
+        assert write_act(connection, ActHistory("990001", [_version(50, "옛시험법", 2010)])).skipped
+    assert _act_row(database) == ("신시험법", 200)

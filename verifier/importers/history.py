@@ -131,7 +131,19 @@ def _fields(span: Span) -> dict[str, Any]:
 
 
 def write_act(connection: Connection, history: ActHistory) -> ActOutcome:
-    """Add the act's new versions (by MST) on `connection`'s transaction; see the module docstring."""
+    """Add the act's new versions (by MST) on `connection`'s transaction; see the module docstring. An act
+    skipped, or with nothing new, is left as it was: its row (name, MST, dates) is written only with new
+    versions (else a copy of an older version, imported again, renamed the act back)."""
+    savepoint = connection.begin_nested()
+    outcome = _write_act(connection, history)
+    if outcome.versions_added:
+        savepoint.commit()
+    else:
+        savepoint.rollback()
+    return outcome
+
+
+def _write_act(connection: Connection, history: ActHistory) -> ActOutcome:
     versions = sorted(history.versions, key=sort_key)
     if not versions:
         return ActOutcome(skipped="expected at least one version, got none")

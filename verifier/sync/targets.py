@@ -278,12 +278,9 @@ def _import_law(connection: Connection, item: Item) -> Outcome:
         promulgation_number=int(number) if number.isdigit() else None, effective_on=act.effective_on,
         status=item.row.get("현행연혁코드") or "현행", change=extras.info.get("제개정구분") or None,
         origin=f"law.go.kr MST {mst}", articles=articles, supplements=extras.supplements)
-    savepoint = connection.begin_nested()
     outcome = write_act(connection, ActHistory(act.law_id, [version]))
     if outcome.skipped or not outcome.versions_added:
-        savepoint.rollback()  # write_act touched the act's row before it found nothing to add
         return Outcome("skipped", outcome.skipped or f"version MST {mst} is held already")
-    savepoint.commit()
     # The act's current articles: this version is its newest. A 전부개정 (or a repeal) replaces the
     # whole text, so dropping articles is what it does; any other amendment keeps a deleted article
     # as a `삭제` row, and a body of one that drops many is refused as mis-shaped.
