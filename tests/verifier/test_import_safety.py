@@ -113,3 +113,13 @@ def test_an_act_skipped_or_unchanged_by_a_book_import_keeps_its_row(database: Da
     with database.engine.begin() as connection:
         assert write_act(connection, ActHistory("990001", [_version(50, "옛시험법", 2010)])).skipped
     assert _act_row(database) == ("신시험법", 200)
+
+
+def test_an_alias_whose_official_flag_is_not_a_boolean_is_refused(database: Database, tmp_path) -> None:
+    """`"official": "false"` was read as true: an informal abbreviation stored as an official 약칭."""
+    act = {"type": "act", "law_id": "001700", "name": "민사소송법", "articles": [{"article": "1"}]}
+    alias = {"type": "alias", "alias": "민소법", "act": "민사소송법", "official": "false"}
+    with pytest.raises(ImportFileError, match="'official' as true or false, got 'false'"):
+        import_paths(database, [_jsonl(tmp_path, [act, alias])])
+    with database.engine.connect() as connection:
+        assert connection.execute(select(ACTS.c.name)).all() == []

@@ -141,8 +141,10 @@ def _records_of_line(line: dict[str, Any], position: str) -> Iterator[Record]:
                          or _required(line, "date"), number, delivery, disposition, panel,
                          _optional_text(line, "title"), _optional_text(line, "source_id"))
     elif kind == "alias":
-        yield AliasRecord(str(_required(line, "alias")), normalise_act_name(str(_required(line, "act"))),
-                          bool(line.get("official", False)))
+        official = line.get("official", False)
+        if not isinstance(official, bool):  # "false" is a true value: a 약칭 marked official by a quoted false
+            raise _LineError(f"expected 'official' as true or false, got {official!r}")
+        yield AliasRecord(str(_required(line, "alias")), normalise_act_name(str(_required(line, "act"))), official)
     elif kind == "coverage":
         scope = _required(line, "kind")
         if scope not in ("case", "statute"):
