@@ -54,12 +54,9 @@ LEAKS = [
     ("근로기준법소득세법 제12조에 의한다.", "", "에 의한다."),
     # an invented act whose name holds spaces and is in no lexicon: withheld from the start of its name
     ("손해배상청구권의 소멸시효에 관한 법률 제766조가 있다.", "", "가 있다."),
-]
-CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명이 12 kg을 옮겼다. ", "제목 없이 쓴 글"]
-# Found by a review, each shown leaking whole in strict mode: the number's word ended by a space before
-# 조 came (the answer language writes `형법 999 조` as free text), and spellings a reader reads as a
-# citation that the finder did not: decomposed Hangul, a zero-width space, a bidi control.
-SPELLED = [
+    # found by a review, each shown leaking whole in strict mode: the number's word ended by a space before
+    # 조 came (the answer language writes `형법 999 조` as free text), and spellings a reader reads as a
+    # citation that the finder did not: decomposed Hangul, a zero-width space, a bidi control
     ("근거는 형법 999 조이다.", "근거는 ", "이다."),
     ("근거는 「소멸시효법」 제7 조이다.", "근거는 ", "이다."),
     (unicodedata.normalize("NFD", "근거는 형법 제999조이다."), "근거는 ", "이다."),
@@ -67,9 +64,10 @@ SPELLED = [
     ("근거는 2023다\u200b12345 판결이다.", "근거는 ", "이다."),
     ("근거는 형법 \u2066제999조\u2069이다.", "근거는 ", "이다."),
 ]
+CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명이 12 kg을 옮겼다. ", "제목 없이 쓴 글"]
 
 
-@pytest.mark.parametrize("size", [1, 3, 1000], ids=lambda size: f"deltas-of-{size}")
+@pytest.mark.parametrize("size", [1, 2, 3, 1000], ids=lambda size: f"deltas-of-{size}")
 @pytest.mark.parametrize(
     "prose, before, after",
     [pytest.param(*case, id=f"leak-{i}") for i, case in enumerate(LEAKS)],
@@ -80,19 +78,7 @@ def test_citation_shaped_prose_is_withheld_whatever_the_deltas(
     shown = screened(*in_deltas(prose, size))
     assert MARK in shown and shown.startswith(before) and shown.endswith(after), shown
     assert find_citations(shown) == [], shown
-
-
-@pytest.mark.parametrize("size", [1, 2, 3, 1000], ids=lambda size: f"deltas-of-{size}")
-@pytest.mark.parametrize(
-    "prose, before, after",
-    [pytest.param(*case, id=f"spelled-{i}") for i, case in enumerate(SPELLED)],
-)
-def test_citations_spelled_apart_or_in_other_code_points_are_withheld(
-    prose: str, before: str, after: str, size: int
-) -> None:
-    shown = screened(*in_deltas(prose, size))
-    assert MARK in shown and shown.startswith(before) and shown.endswith(after), shown
-    assert find_citations(shown) == [], shown
+    # shown as the finder read it: NFC, no format characters
     assert shown == unicodedata.normalize("NFC", shown) and "\u200b" not in shown and "\u2066" not in shown
 
 
