@@ -42,10 +42,10 @@ def apply_token_bitmask_inplace(
     logits_2d, bitmask_2d, rows, vocab = check_bitmask_arguments(logits, bitmask, indices, vocab_size)
     if rows is not None and not rows.size:
         return
-    if logits_2d.is_cpu:
-        apply_token_bitmask_cpu_inplace(logits_2d, bitmask_2d, rows, vocab)
-    elif logits_2d.requires_grad and torch.is_grad_enabled():  # the kernel's writes would be unseen by autograd
+    if logits_2d.requires_grad and torch.is_grad_enabled():  # the kernels' writes would be unseen by autograd
         apply_token_bitmask_torch_inplace(logits_2d, bitmask_2d, rows, vocab)
+    elif logits_2d.is_cpu:
+        apply_token_bitmask_cpu_inplace(logits_2d, bitmask_2d, rows, vocab)
     else:
         from citegen.kernels.triton_bitmask import apply_token_bitmask_triton_inplace
 

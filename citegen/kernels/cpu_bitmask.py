@@ -122,13 +122,11 @@ def apply_token_bitmask_torch_inplace(
 def apply_token_bitmask_cpu_inplace(
     logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
 ) -> None:
-    """The C kernel where it applies; the torch path for other dtypes, logits not aligned to their element
-    (a view at an odd byte offset: the kernel reads whole elements), and logits autograd tracks (it writes
-    through a pointer, unseen by autograd's version counter)."""
+    """The C kernel where it applies; the torch path for other dtypes and for logits not aligned to their
+    element (a view at an odd byte offset: the kernel reads whole elements)."""
     if (
         logits.dtype in _NEG_INF_BITS
         and not logits.data_ptr() % logits.element_size()
-        and not (logits.requires_grad and torch.is_grad_enabled())
         and (kernel := native_kernel()) is not None
     ):
         kernel.apply_inplace(logits, bitmask, rows, vocab_size)
