@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import atexit
 import collections
+import concurrent.futures.thread  # noqa: F401  its exit hook, which joins pool threads, registered before ours (last runs first)
 import contextlib
-import importlib
 import json
 import logging
 import os
@@ -141,8 +141,6 @@ def _stop_running_builds() -> None:
         child.kill()
 
 
-# after the thread pools' own hook, which joins their threads: hooks run last registered first
-importlib.import_module("concurrent.futures.thread")
 getattr(threading, "_register_atexit", atexit.register)(_stop_running_builds)
 
 
