@@ -382,7 +382,14 @@ def sync(oc: Annotated[str | None, typer.Option(
     )
 
     from verifier.names import normalise_court  # noqa: PLC0415
-    from verifier.sync import ClientConfig, LawGoClient, SyncError, SyncPlan, run_sync  # noqa: PLC0415
+    from verifier.sync import (  # noqa: PLC0415
+        ClientConfig,
+        LawGoClient,
+        SyncError,
+        SyncPlan,
+        SyncTakenOverError,
+        run_sync,
+    )
     from verifier.sync.targets import parse_day  # noqa: PLC0415
 
     try:
@@ -406,6 +413,10 @@ def sync(oc: Annotated[str | None, typer.Option(
 
             try:
                 report = run_sync(database, client, plan, on_progress)
+            except SyncTakenOverError as error:
+                err.print(f"stopped: {error}", markup=False)
+                err.print("the items imported so far are kept; the other sync finishes the run", markup=False)
+                raise typer.Exit(EXIT_BAD_INPUT) from error
             except SyncError as error:
                 err.print(f"error: {error}", markup=False)
                 err.print("the item it hit was not imported; those before it were. Fix the cause and run sync "

@@ -202,8 +202,10 @@ SUPPLEMENTS = Table(
 
 # Where `citegen-admin sync` stands with one law.go.kr list (a target, and a court for 판례):
 # `synced_through` is the last day a finished run covered (the next run starts after it); while a run is
-# under way `next_page` is the list page it reads next and `run_since`/`run_until` its window, so an
-# interrupted run resumes there. The OC key is never stored.
+# under way `next_page` is the list page it reads next (in pages of `run_page_size` rows) and
+# `run_since`/`run_until` its window, so an interrupted run resumes there; `run_owner` names the
+# invocation working on it (a later one takes the run over, and the earlier stops at its next write).
+# The OC key is never stored.
 SYNC_CURSORS = Table(
     "sync_cursors", METADATA,
     _column("stream", String(80), primary_key=True),  # `prec`, `prec:대법원`, `law`, …
@@ -211,6 +213,8 @@ SYNC_CURSORS = Table(
     _column("run_since", Date, nullable=True),
     _column("run_until", Date, nullable=True),
     _column("next_page", Integer, nullable=True),  # None: no run under way
+    _column("run_page_size", Integer, nullable=True),
+    _column("run_owner", String(32), nullable=True),
 )
 
 # One list row a run under way has imported (in the same transaction as the import), with what it did:

@@ -14,15 +14,23 @@ from verifier.sync.api import BASE_URL, PAGE_SIZE, TARGETS
 
 if TYPE_CHECKING:  # loaded on first use (grammars.exports): the client loads httpx, the runner the database
     from verifier.sync.client import ClientConfig, LawGoClient, redact
-    from verifier.sync.errors import ApiRefusedError, ApiUnreachableError, ResponseShapeError, SyncError
+    from verifier.sync.errors import (
+        ApiRefusedError,
+        ApiUnreachableError,
+        ResponseShapeError,
+        SyncError,
+        SyncTakenOverError,
+    )
     from verifier.sync.runner import SyncPlan, SyncReport, run_sync
 
 _HOMES = {
     "verifier.sync.client": ("ClientConfig", "LawGoClient", "redact"),
-    "verifier.sync.errors": ("ApiRefusedError", "ApiUnreachableError", "ResponseShapeError", "SyncError"),
+    "verifier.sync.errors": ("ApiRefusedError", "ApiUnreachableError", "ResponseShapeError", "SyncError",
+                             "SyncTakenOverError"),
     "verifier.sync.runner": ("SyncPlan", "SyncReport", "run_sync"),
 }
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 
 __all__ = ["BASE_URL", "PAGE_SIZE", "TARGETS", "ApiRefusedError", "ApiUnreachableError", "ClientConfig",
-           "LawGoClient", "ResponseShapeError", "SyncError", "SyncPlan", "SyncReport", "redact", "run_sync"]
+           "LawGoClient", "ResponseShapeError", "SyncError", "SyncPlan", "SyncReport", "SyncTakenOverError", "redact",
+           "run_sync"]

@@ -6,7 +6,8 @@ Per stream: the run's window and page come from the database; each page is read,
 has not imported yet get their bodies fetched (bounded concurrency, in order), and each is
 imported and marked done on one transaction; the cursor moves past the page when all its rows are
 done. A failure (a `SyncError`, or anything else: Ctrl-C, a lost network) leaves every item before
-it imported and the one it hit rolled back, so the next run continues from that item.
+it imported and the one it hit rolled back, so the next run continues from that item. A second sync
+of a stream takes its run over (state.py); the first stops with `SyncTakenOverError`.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def run_sync(database: Database, client: LawGoClient, plan: SyncPlan,
 def _sync_stream(database: Database, client: LawGoClient, target: Target, stream: str, court: str | None,
                  plan: SyncPlan, workdir: Path, report: SyncReport, on_progress: Progress) -> state.StreamSummary:
     with database.engine.begin() as connection:
-        run = state.begin(connection, stream, plan.since, plan.until, target.lookback)
+        run = state.begin(connection, stream, plan.since, plan.until, plan.page_size, target.lookback)
         done = state.done_items(connection, stream)
     if run.resumed:
         report.resumed.append(stream)
@@ -110,12 +111,12 @@ def _walk(database: Database, client: LawGoClient, target: Target, run: state.Ru
     stream = run.stream
     page, count = run.page, len(done)
     while True:
-        list_request = target.list_request(page, plan.page_size, run.since, run.until, court)
+        list_request = target.list_request(page, run.page_size, run.since, run.until, court)
         listing = read_list(target, client.get(list_request), client.url_of(list_request))
         on_progress(stream, count, listing.total, "")
         todo = target.pending(listing.rows, done)
         if target.held is not None and todo:
-            unheld = _skip_held(database, target, stream, todo)
+            unheld = _skip_held(database, target, run, todo)
             count += len(todo) - len(unheld)
             todo = unheld
         if target.body_target is None:
@@ -129,22 +130,22 @@ def _walk(database: Database, client: LawGoClient, target: Target, run: state.Ru
             key = target.item_key(item.row)
             with database.engine.begin() as connection:
                 outcome = target.importer(connection, item)
-                state.mark(connection, stream, key, outcome.kind, outcome.reason)
+                state.mark(connection, run, key, outcome.kind, outcome.reason)
             done.add(key)
             count += 1
             on_progress(stream, count, listing.total, describe(item.row))
-        if not listing.rows or page * plan.page_size >= listing.total:
+        if not listing.rows or page * run.page_size >= listing.total:
             break
         page += 1
         with database.engine.begin() as connection:
-            state.advance(connection, stream, page)
+            state.advance(connection, run, page)
 
 
-def _skip_held(database: Database, target: Target, stream: str, rows: list[dict[str, str]]) -> list[dict[str, str]]:
+def _skip_held(database: Database, target: Target, run: state.Run, rows: list[dict[str, str]]) -> list[dict[str, str]]:
     """The rows whose item the database does not hold yet; the others are marked skipped unfetched."""
     with database.engine.begin() as connection:
         held = target.held(connection, [row[target.key] for row in rows]) if target.held is not None else set()
         for row in rows:
             if row[target.key] in held:
-                state.mark(connection, stream, target.item_key(row), "skipped", "held already")
+                state.mark(connection, run, target.item_key(row), "skipped", "held already")
     return [row for row in rows if row[target.key] not in held]

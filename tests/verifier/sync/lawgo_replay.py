@@ -6,6 +6,7 @@ what it wrote."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from sqlalchemy import select
 from verifier.database import Database
 from verifier.models import METADATA
 from verifier.sync import ClientConfig, LawGoClient, SyncPlan, SyncReport, run_sync
+from verifier.sync.runner import Progress
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OC = "citegen-test-oc-7Q3"  # a key that appears nowhere else, so a leak is found by searching for it
@@ -58,6 +60,7 @@ class Replay:
     routes: dict[tuple[str, str, str], Answer]
     faults: dict[tuple[str, str, str], list[Answer]] = field(default_factory=dict)
     kill_after: int | None = None
+    paged: dict[str, Callable[[int, int], bytes]] = field(default_factory=dict)  # target -> (page, display) -> list
     seen: list[httpx.URL] = field(default_factory=list)
     bodies_served: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)  # bodies are fetched from several threads
@@ -78,13 +81,24 @@ class Replay:
         if endpoint == "lawService.do" and self.kill_after is not None and self.bodies_served >= self.kill_after:
             raise Killed(f"killed after {self.bodies_served} bodies")
         queued = self.faults.get(key)
-        answer = queued.pop(0) if queued else self.routes.get(key, 404)
+        if endpoint == "lawSearch.do" and key[1] in self.paged:
+            answer: Answer = self.paged[key[1]](int(params["page"]), int(params["display"]))
+        else:
+            answer = queued.pop(0) if queued else self.routes.get(key, 404)
         if endpoint == "lawService.do" and isinstance(answer, bytes):
             self.bodies_served += 1
         return _response(answer)
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self)
+
+
+def prec_list_in_pages_of_any_size(page: int, display: int) -> bytes:
+    """The 판례 list of the built pages (each of two rows) as law.go.kr pages it `display` rows at a time."""
+    pages = [body(f"built/prec-search-page{number}.xml") for number in (1, 2, 3)]
+    rows = [row for listed in pages for row in re.findall(rb"<prec id=.*?</prec>", listed, re.S)]
+    head = pages[0][: pages[0].index(b"<prec id=")].replace(b"<page>1</page>", f"<page>{page}</page>".encode())
+    return head + b"".join(rows[(page - 1) * display : page * display]) + b"</PrecSearch>"
 
 
 class Killed(Exception):
@@ -118,10 +132,10 @@ ReplayFactory = Callable[..., Replay]
 
 
 def sync(database: Database, replay: Replay, fake_time: FakeTime, *, until: dt.date = TODAY,
-         concurrency: int = 3, page_size: int = 2, **plan: Any) -> SyncReport:
+         concurrency: int = 3, page_size: int = 2, on_progress: Progress | None = None, **plan: Any) -> SyncReport:
     config = ClientConfig(oc=OC, requests_per_s=5.0, concurrency=concurrency, retries=3, backoff_s=1.0)
     with LawGoClient(config, transport=replay.transport(), clock=fake_time.clock, sleep=fake_time.sleep) as client:
-        return run_sync(database, client, SyncPlan(until=until, page_size=page_size, **plan))
+        return run_sync(database, client, SyncPlan(until=until, page_size=page_size, **plan), on_progress)
 
 
 def snapshot(database: Database) -> dict[str, list[tuple[Any, ...]]]:
