@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         default_finder,
         find_citations,
     )
+    from grammars.find_cases import head_written_apart
     from grammars.found import CitationForm, FoundCitation
     from grammars.grammar import AnswerGrammar, CitationGrammar
     from grammars.index import FINISHED, TokenIndex
@@ -87,6 +88,7 @@ _HOMES = {  # module: the names it gives the package (as imported above)
         "DECREE_KIND_OF_SHORT_NAME", "SAME_DECREE_KIND", "CitationFinder", "declared_names", "default_finder",
         "find_citations",
     ),
+    "grammars.find_cases": ("head_written_apart",),
     "grammars.found": ("CitationForm", "FoundCitation"),
     "grammars.grammar": ("AnswerGrammar", "CitationGrammar"),
     "grammars.index": ("FINISHED", "TokenIndex"),
@@ -153,6 +155,7 @@ __all__ = [
     "default_lexicon",
     "find_citations",
     "format_date",
+    "head_written_apart",
     "lazy_exports",
     "names_then_je",
     "parse_citation",

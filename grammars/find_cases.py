@@ -27,10 +27,15 @@ from grammars.patterns import load_or_compile
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
+# Between the words of a case citation a judgment's lines may wrap (`… 선고\n2017다38279 판결`): one
+# line break, never a blank line, so two paragraphs do not fuse. Read in part, such a citation was a
+# bare number, and re-citation wrote its court and date again after the ones already there.
+_LINE_GAP = rf"{_GAP}(?:\r?\n{_GAP})?"
 _COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
 # `서울고등 2019나1234`: a high court without its 법원, as short headers write it.
 _COURT_BY_ABBREVIATION |= {court.name.removesuffix("법원"): court.name for court in COURTS
                            if court.name.endswith("고등법원")}
+_WRITTEN_COURTS = (*(court.name for court in COURTS), *_COURT_BY_ABBREVIATION, *SUPREME_SHORTHAND)
 # `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`, `4287. 5. 12.` (단기, the calendar of decisions before
 # 1962); only ever part of a case pattern that needs a number, so `2024년 7월` in prose is not a citation.
 _DATE = (
@@ -56,9 +61,9 @@ _CASE_NUMBER = (
     rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?:호(?![가-힣]))?"
 )
 _CASE_TAIL = (
-    rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
+    rf"(?:{_LINE_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
     # `87가합687 제11부판결`: the deciding division, written before the disposition only.
-    rf"(?:{_GAP}(?P<disposition>(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정)?부{_GAP})?"
+    rf"(?:{_LINE_GAP}(?P<disposition>(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정)?부{_GAP})?"
     # `98헌바88 결정문` names the document: the citation stops before it.
     rf"{Literals(DISPOSITIONS).to_regex()})(?!문))?"
 )
@@ -82,20 +87,35 @@ def case_pattern(cache_dir: Path | None = None) -> re.Pattern[str]:
 
 
 def _case_source() -> str:
-    written = tuple(court.name for court in COURTS) + tuple(_COURT_BY_ABBREVIATION) + tuple(SUPREME_SHORTHAND)
     return (
         NOT_AFTER_WORD
         # A court the table lacks is read by its shape: a branch of an old or renamed court
         # (`서울지방법원 남부지원`), kept as written. The 230 courts and abbreviations as a trie: as a flat
         # alternation they cost a check each at every word of a text, a third of the pattern's scan.
-        + rf"(?:(?P<court>{literal_trie(written)}|[가-힣]{{1,8}}(?:지방|가정)법원{_SPACE}[가-힣]{{1,4}}지원)"
-        + rf"(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_GAP}|-))?"
+        + rf"(?:(?P<court>{literal_trie(_WRITTEN_COURTS)}|[가-힣]{{1,8}}(?:지방|가정)법원{_SPACE}[가-힣]{{1,4}}지원)"
+        + rf"(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_LINE_GAP}|-))?"
         # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
         # so a long run of spaces costs linear time, never a backtracking blow-up.
-        rf"(?:(?P<date>{_DATE}){_GAP}(?:(?P<comma>,){_GAP})?(?:(?P<delivery>선고|자){_GAP}(?:,{_GAP})?)?)?"
+        rf"(?:(?P<date>{_DATE}){_LINE_GAP}(?:(?P<comma>,){_LINE_GAP})?"
+        rf"(?:(?P<delivery>선고|자){_LINE_GAP}(?:,{_LINE_GAP})?)?)?"
         + _CASE_NUMBER
         + _CASE_TAIL
     )
+
+
+# What ends a case citation's head (a court, a date, 선고 or 자), then only spaces, line breaks and an
+# opening bracket: `대법원(2019. 2. 21. 선고 2017다38279 판결)`, `… 선고\n\n2017다38279`.
+_HEAD_BEFORE = re.compile(
+    rf"(?:{literal_trie(_WRITTEN_COURTS)}|선고|자|[0-9]{{1,2}}{_GAP}\.|[0-9]{{1,2}}일)[\s(\[\uff08]*\Z")
+_HEAD_REACH = 40  # characters looked back: the longest court name, a date and the gaps around them
+
+
+def head_written_apart(text: str, start: int) -> str | None:
+    """The words of a case citation's head just before `start` (across spaces, line breaks and an opening
+    bracket), where the finder read a citation starting at `start` without them; None where there are none.
+    Filled in from the database, such a citation would repeat its court or date."""
+    found = _HEAD_BEFORE.search(text, max(0, start - _HEAD_REACH), start)
+    return None if found is None else found.group().strip()
 
 
 def header_patterns(cache_dir: Path | None = None) -> tuple[re.Pattern[str], re.Pattern[str]]:

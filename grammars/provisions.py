@@ -61,7 +61,7 @@ _PART_OF_PROVISION = (
 )
 _LIST_ITEM = re.compile(
     rf"(?:{_GAP}(?:{PART_JOINERS.to_regex()}{_GAP})?{_PART_OF_PROVISION}){{0,4}}(?:{_GAP}까지)?(?:{_GAP}{ASIDE})?"
-    rf"(?:(?P<range>{RANGE_FROM}|{_GAP}{RANGE_JOINERS.to_regex()}){_GAP}"
+    rf"(?:(?P<range>{RANGE_FROM}|{_GAP}{RANGE_JOINERS.to_regex()}){LIST_LINE_GAP.to_regex()}"
     rf"|{_GAP}{LIST_JOINERS.to_regex()}{LIST_LINE_GAP.to_regex()})"
     rf"(?P<provision>(?:{ARTICLE})?{LOWER_LEVELS})"
 )

@@ -32,7 +32,16 @@ from typing import Literal, Protocol, cast
 
 from citegen.recite.documents import Document
 from citegen.recite.xmltext import Edit
-from grammars import CITED_NAMES, CitationForm, FoundCitation, IncompleteCitationError, ParsedCitation, StatuteCitation
+from grammars import (
+    CITED_NAMES,
+    CaseCitation,
+    CitationForm,
+    FoundCitation,
+    IncompleteCitationError,
+    ParsedCitation,
+    StatuteCitation,
+    head_written_apart,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -210,6 +219,10 @@ class RecitePipeline:
             problem = self._replacement_problem(found.citation, proposed)
             if problem is not None and original != proposed:
                 return replace(outcome, action="review", reason=problem)
+            apart = _head_written_apart(text, found)
+            if apart is not None and original != proposed:
+                return replace(outcome, action="review", reason=f"{apart!r} just before it looks like this "
+                                                                 "citation's own head, written apart; not rewritten")
             if resolution.uncertain:
                 return replace(outcome, action="suggested",
                                 reason=resolution.reason or "the resolution is uncertain")
@@ -304,3 +317,11 @@ def stated_changes(written: ParsedCitation, replacement: ParsedCitation) -> list
         if stated not in (None, False) and stated != proposed:
             changed.append(f"{name} {stated} -> {proposed}")
     return changed
+
+
+def _head_written_apart(text: str, found: FoundCitation) -> str | None:
+    """For a case citation read without its court or date: the court, date, 선고 or 자 written just before
+    it (`대법원(2019. 2. 21. 선고 …)`, a blank line between), which the database's would repeat."""
+    if not isinstance(found.citation, CaseCitation) or (found.citation.court and found.citation.date):
+        return None
+    return head_written_apart(text, found.span[0])

@@ -25,7 +25,8 @@ def loose_article_head(name: Expr) -> Seq:
 LIST_JOINERS = Literals((",", "및", "과", "와", "ㆍ", "·", "또는", "이나", "나"))
 RANGE_JOINERS = Literals(("내지", "~", "∼", "〜"))  # after a loose gap; `부터` is glued to the provision
 RANGE_FROM = "부터"
-LIST_LINE_GAP = Regex(LOOSE_SPACE + "*\n?" + LOOSE_SPACE + "*")  # a list's comma may end a line
+# A list's comma, or a range's 부터 or 내지, may end a line (`\r\n` in a Windows draft), but no blank line follows.
+LIST_LINE_GAP = Regex(LOOSE_SPACE + "*(?:\r?\n)?" + LOOSE_SPACE + "*")
 # Parts may come in pairs (`본문ㆍ단서`, `전단과 후단`), and an aside in parentheses may follow the provision
 # before the list goes on (`제6조제2항(… 한정한다), 제22조제1항`): the finder keeps the list's act across both.
 PART_JOINERS = Literals(("ㆍ", "·", "및", "과", "와", "또는"))

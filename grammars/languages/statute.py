@@ -129,7 +129,7 @@ def continued_head() -> Expr:
     parts = Opt(seq(LOOSE_GAP, PROVISION_PART, Opt(seq(LOOSE_GAP, PROVISION_PART))))
     joiner = Alt(
         (
-            seq(Alt((Literals((RANGE_FROM,)), seq(LOOSE_GAP, RANGE_JOINERS))), LOOSE_GAP),
+            seq(Alt((Literals((RANGE_FROM,)), seq(LOOSE_GAP, RANGE_JOINERS))), LIST_LINE_GAP),
             seq(LOOSE_GAP, LIST_JOINERS, LIST_LINE_GAP),
         )
     )

@@ -292,3 +292,38 @@ def test_a_citation_written_again_is_decided_where_it_stands(tmp_path: Path, res
         assert [outcome.span for outcome in recited.outcomes] == spans
         assert [outcome.action for outcome in recited.outcomes] == actions
     assert first == again
+
+
+class _CaseHeld:
+    """A verifier that holds 대법원 2024. 7. 11. 선고 2024도4202 판결 and completes its bare number, as the
+    database does."""
+
+    def document_resolver(self) -> _CaseHeld:
+        return self
+
+    def resolve(self, found: FoundCitation) -> Resolution:
+        return Resolution(CASE, ("court and date from the database",))
+
+    def verify(self, citation: ParsedCitation) -> Check:
+        return Check("verified", CANONICAL, "")
+
+
+@pytest.mark.parametrize(("written", "action"), [
+    ("위 판례(2024도4202)에 따르면", "rewritten"),
+    ("같은 취지로 대법원(2024. 7. 11. 선고 2024도4202 판결)이 있다.", "review"),
+    ("대법원 2024. 7. 11. 선고\n\n2024도4202 판결에 따르면", "review"),
+    ("대법원\n\n2024. 7. 11. 선고 2024도4202 판결에 따르면", "review"),
+], ids=["bare", "court-before-a-parenthesis", "blank-line-before-the-number", "blank-line-after-the-court"])
+def test_a_case_read_without_the_head_written_just_before_it_is_not_completed_over_it(
+        tmp_path: Path, written: str, action: str) -> None:
+    """Completed from the database and rewritten, `대법원(2024. 7. 11. 선고 2024도4202 판결)` became
+    `대법원(대법원 2024. 7. 11. 선고 …)`: its own court written twice."""
+    path = tmp_path / "a.txt"
+    path.write_text(written, encoding="utf-8")
+    document = read_document(path)
+    recited = RecitePipeline(functools.partial(find_citations, lenient=True), _CaseHeld()).recite(document)
+    (outcome,) = recited.outcomes
+    assert outcome.action == action, outcome
+    if action == "review":
+        assert "looks like this citation's own head, written apart" in outcome.reason
+        assert document.render(recited.edits).decode() == written
