@@ -16,10 +16,15 @@ finder sees reaching into the held word holds back from its start. Released pros
 back: a name released before its number arrived (`…형법` then `제257조`) stays, and the number, still
 pending, is what is withheld.
 
-What the finder reads is what the reader sees: prose goes out in NFC with format characters (zero-width
-spaces and joiners, bidi controls) left out, so `형법 제\u200b999조` or the same citation in decomposed
-Hangul, which a reader reads as `형법 제999조`, is screened as that; a word ending the prose in a jamo or a
-syllable a jamo may still complete is held, as the next delta may compose with it.
+What the finder reads is what the reader sees: prose goes out in NFC without the characters that render
+as nothing (format characters such as zero-width spaces, joiners and bidi controls, and Unicode's other
+default-ignorable ones: the combining grapheme joiner, variation selectors, Hangul fillers), so
+`형법 제\u200b999조`, `형법 제\u034f999조` or the same citation in decomposed Hangul, which a reader reads as
+`형법 제999조`, is screened as that; a word ending the prose in a jamo or a syllable a jamo may still
+complete is held, as the next delta may compose with it.
+
+A word longer than MAX_HELD_CHARS goes out unheld: the prose after it is then screened even without a
+digit of its own, as the word's number may be the start of a citation (`…형법제999` then `조가`).
 
 Citation ids are renumbered in the order the reader sees them, since withheld spans join them.
 """
@@ -45,6 +50,12 @@ CONTEXT_CHARS = 160  # released text the finder sees before the prose it screens
 MAX_HELD_CHARS = 256  # a word longer than any citation goes out (still screened)
 _WHITESPACE = re.compile(r"\s")
 _DIGIT = re.compile(r"\d")
+_LAST_WORD = re.compile(r"\S*\Z")
+# Unicode's Default_Ignorable_Code_Point characters that are not format characters (category Cf, left out
+# too): combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation selectors,
+# variation selectors and their supplement; a reader sees nothing where they stand.
+_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
+                        "\U000e0100-\U000e01ef]")
 
 
 class Found(Protocol):
@@ -76,6 +87,7 @@ class ProseScreen:
         self._pending = ""  # prose not yet released
         self._next_id = 0
         self.withheld = 0
+        self._number_open = False  # what went out ends in a word holding a digit: a citation may go on
 
     def feed(self, event: ClientEvent) -> list[ClientEvent]:
         match event:
@@ -106,6 +118,9 @@ class ProseScreen:
     def _remember(self, piece: _Piece) -> None:
         if piece.text:
             self._shown.append(piece)
+            last_word = _LAST_WORD.search(piece.text).group()  # type: ignore[union-attr]  # always matches
+            has_digit = _DIGIT.search(last_word) is not None
+            self._number_open = has_digit or (self._number_open and len(last_word) == len(piece.text))
         while sum(len(p.text) for p in self._shown[1:]) >= CONTEXT_CHARS:
             self._shown.pop(0)
 
@@ -114,7 +129,7 @@ class ProseScreen:
         cut = len(pending) if final else _held_from(pending)
         if cut == 0:
             return []
-        if not _DIGIT.search(pending):  # no number, no citation to reach into it: nothing to find
+        if not _DIGIT.search(pending) and not self._number_open:  # no number for a citation to reach: none
             self._pending = pending[cut:]
             return self._emit(pending[:cut], ())
         before = "".join(piece.text for piece in self._shown)
@@ -173,8 +188,10 @@ def _held_from(text: str) -> int:
 
 
 def _readable(text: str) -> str:
-    """`text` as a reader reads it: NFC, without format characters (category Cf)."""
-    return "".join(ch for ch in unicodedata.normalize("NFC", text) if unicodedata.category(ch) != "Cf")
+    """`text` as a reader reads it: NFC, without format characters (category Cf) and the other
+    default-ignorable ones."""
+    shown = _IGNORABLE.sub("", unicodedata.normalize("NFC", text))
+    return "".join(ch for ch in shown if unicodedata.category(ch) != "Cf")
 
 
 def _composes(char: str) -> bool:

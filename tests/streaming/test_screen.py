@@ -13,7 +13,7 @@ from grammars import StatuteCitation, find_citations
 from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, ProseDelta, Usage, Verdict
-from streaming.screen import UNANCHORED, ProseScreen
+from streaming.screen import MAX_HELD_CHARS, UNANCHORED, ProseScreen
 from streaming.segments import AnswerFinished, CitationReleased, CitationWithheld, ProseReleased
 
 MARK = "[생략]"
@@ -63,6 +63,13 @@ LEAKS = [
     ("근거는 형법 제\u200b999조이다.", "근거는 ", "이다."),
     ("근거는 2023다\u200b12345 판결이다.", "근거는 ", "이다."),
     ("근거는 형법 \u2066제999조\u2069이다.", "근거는 ", "이다."),
+    # and characters that render as nothing without being format characters (a second review): the
+    # combining grapheme joiner, a variation selector, Hangul fillers
+    ("근거는 형법 제\u034f999조이다.", "근거는 ", "이다."),
+    ("근거는 형법 제\ufe00999조이다.", "근거는 ", "이다."),
+    ("근거는 형법 제\u115f999조이다.", "근거는 ", "이다."),
+    ("근거는 형법 제999\u3164조이다.", "근거는 ", "이다."),
+    ("근거는 형법 제\U000e0100999조이다.", "근거는 ", "이다."),
 ]
 CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명이 12 kg을 옮겼다. ", "제목 없이 쓴 글"]
 
@@ -80,6 +87,14 @@ def test_citation_shaped_prose_is_withheld_whatever_the_deltas(
     assert find_citations(shown) == [], shown
     # shown as the finder read it: NFC, no format characters
     assert shown == unicodedata.normalize("NFC", shown) and "\u200b" not in shown and "\u2066" not in shown
+
+
+def test_after_a_word_too_long_to_hold_the_prose_that_closes_its_citation_is_screened() -> None:
+    """A word past MAX_HELD_CHARS goes out unheld, ending in `형법제999`; the `조가` after it has no digit of its
+    own, yet it closes that citation, which the finder must see (it went out whole before)."""
+    word = "2024-" + "가" * (MAX_HELD_CHARS - 9) + "형법제999"  # 258 characters: past the limit with `999`
+    shown = screened(*in_deltas(word, 3), ProseReleased("조가"), ProseReleased(" 적용된다."))
+    assert shown.endswith(f"{MARK}가 적용된다."), shown[-40:]
 
 
 def test_a_name_and_its_number_in_one_delta_are_held_together() -> None:
