@@ -240,6 +240,8 @@ def _safe_date(year: str, month: str, day: str) -> dt.date | None:
 
 def _case_form(written: str, fields: Fields, citation: CaseCitation) -> CitationForm:
     court = fields["court"]
+    if fields["date"] is not None and citation.date is None:  # `1996. 2. 30.`: no date the database could check
+        return CitationForm.IMPOSSIBLE_DATE
     if citation.is_complete and citation.canonical() == written:
         return CitationForm.CANONICAL
     if court in SUPREME_SHORTHAND:

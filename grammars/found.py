@@ -14,6 +14,7 @@ class CitationForm(str, Enum):
     CANONICAL = "canonical"
     SUPREME_COURT_ABBREVIATION = "대판/대결"
     COURT_ABBREVIATION = "court abbreviation"
+    IMPOSSIBLE_DATE = "a date not in the calendar (read as no date)"
     BARE_CASE_NUMBER = "bare case number"
     SPACED_CASE_NUMBER = "spaced case number"
     COMMA_SEPARATED = "commas instead of 선고"

@@ -219,10 +219,9 @@ class RecitePipeline:
             problem = self._replacement_problem(found.citation, proposed)
             if problem is not None and original != proposed:
                 return replace(outcome, action="review", reason=problem)
-            apart = _head_written_apart(text, found)
-            if apart is not None and original != proposed:
-                return replace(outcome, action="review", reason=f"{apart!r} just before it looks like this "
-                                                                 "citation's own head, written apart; not rewritten")
+            overwritten = _what_completion_overwrites(text, found)
+            if overwritten is not None and original != proposed:
+                return replace(outcome, action="review", reason=overwritten)
             if resolution.uncertain:
                 return replace(outcome, action="suggested",
                                 reason=resolution.reason or "the resolution is uncertain")
@@ -319,9 +318,13 @@ def stated_changes(written: ParsedCitation, replacement: ParsedCitation) -> list
     return changed
 
 
-def _head_written_apart(text: str, found: FoundCitation) -> str | None:
-    """For a case citation read without its court or date: the court, date, 선고 or 자 written just before
-    it (`대법원(2019. 2. 21. 선고 …)`, a blank line between), which the database's would repeat."""
+def _what_completion_overwrites(text: str, found: FoundCitation) -> str | None:
+    """Why a case citation read without its court or date must not be completed from the database over
+    what the draft wrote: a date not in the calendar (`1996. 2. 30.`), or a court, date, 선고 or 자 just
+    before it (`대법원(2019. 2. 21. 선고 …)`, a blank line between), which the completion would repeat."""
+    if found.form is CitationForm.IMPOSSIBLE_DATE:
+        return "the date written is not in the calendar; the database's is proposed, not written over it"
     if not isinstance(found.citation, CaseCitation) or (found.citation.court and found.citation.date):
         return None
-    return head_written_apart(text, found.span[0])
+    apart = head_written_apart(text, found.span[0])
+    return None if apart is None else f"{apart!r} just before it looks like this citation's own head, written apart"

@@ -39,7 +39,7 @@ MESSY = [
      CaseCitation(CaseNumber(2007, "다", 29119), "대법원", dt.date(2007, 7, 26), "선고", "판결")),
     ("대법원 1989.3.28 선고 88다카21219", F.LOOSE_SPACING,
      CaseCitation(CaseNumber(1988, "다카", 21219), "대법원", dt.date(1989, 3, 28), "선고")),
-    ("대법원 2023. 2. 30. 선고 2022도1 판결", F.LOOSE_SPACING,  # no such day: the date is not found
+    ("대법원 2023. 2. 30. 선고 2022도1 판결", F.IMPOSSIBLE_DATE,  # no such day: no date, and the form says why
      CaseCitation(CaseNumber(2022, "도", 1), "대법원", None, "선고", "판결")),
     ("대법원\u00a02024.\u00a07.\u00a011.\u3000선고 2024도4202 판결", F.LOOSE_SPACING,  # no-break, ideographic spaces
      CaseCitation(CaseNumber(2024, "도", 4202), "대법원", dt.date(2024, 7, 11), "선고", "판결")),
