@@ -60,17 +60,18 @@ def recite(
     model_path = settings.model_path if regenerate else None
     chosen = backend or settings.backend
     jobs = recite_jobs(chosen, regenerate, jobs or os.cpu_count() or 1)
-    options = BatchOptions(out=out, jobs=jobs, dry_run=dry_run, max_bytes=max_bytes,
-                           fingerprint=f"db={url};regenerate={model_path}")
     console = Console(stderr=True)
     from citegen.commands.recite_wiring import build_pipeline, check_sources  # here: keeps --help fast
 
     try:
         files = collect_inputs(inputs, out)
-        check_sources(url, model_path)
+        database_state = check_sources(url, model_path)
     except UsageError as error:
         console.print(f"[red]citegen recite:[/red] {escape(str(error))}", soft_wrap=True)  # one line
         raise typer.Exit(code=2) from None
+    # The database's state, not only its URL: after an import, documents are checked again.
+    options = BatchOptions(out=out, jobs=jobs, dry_run=dry_run, max_bytes=max_bytes,
+                           fingerprint=f"db={url};state={database_state};regenerate={model_path}")
     factory = functools.partial(build_pipeline, url, model_path, chosen, settings.device, settings.index_cache_dir)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=quiet) as progress:

@@ -14,6 +14,11 @@ from verifier import Change, Database, DocumentResolver, Verdict, Verifier, Veri
 from verifier import Resolution as VerifierResolution
 
 _MOST_READ = 4096  # answers an adapter keeps read: a back-reference's is new each time, so it is never met again
+# Tables whose rows decide verdicts: a sign of their contents where the database has no cheap one of its own.
+# Counted where small (a deletion shows); the large ones by their highest id only (an index's last entry),
+# which every import that replaces rows raises.
+_COUNTED_TABLES = ("acts", "act_aliases", "act_versions", "cases", "coverage", "supplements")
+_LARGE_TABLES = ("articles", "provisions", "article_spans")
 
 
 class _ResolverAdapter:
@@ -67,14 +72,16 @@ def finding_lexicon(known: Lexicon | None) -> Lexicon:
     return builtin if known is None else builtin.joined(known)
 
 
-def check_sources(database_url: str, model_path: Path | None) -> None:
-    """Fail fast, before any worker starts, on a database or model the pipeline could not open."""
+def check_sources(database_url: str, model_path: Path | None) -> str:
+    """Fail fast, before any worker starts, on a database or model the pipeline could not open; the
+    database's state (`database_state`), for the batch's fingerprint."""
     try:
         database = Database.open(database_url)
     except VerifierError as error:
         raise UsageError(f"expected a usable verifier database, got: {error}") from None
     try:
         empty = not holds_law(database)
+        state = database_state(database)
     finally:
         database.close()
     if empty:  # every citation would come back not_covered: almost surely the wrong database
@@ -82,6 +89,28 @@ def check_sources(database_url: str, model_path: Path | None) -> None:
                          f"{database.url}; fill it with `citegen-admin import`, or pass --database-url")
     if model_path is not None and not model_path.is_dir():
         raise UsageError(f"expected the model that --regenerate uses at {model_path}, got no such folder")
+    return state
+
+
+def database_state(database: Database) -> str:
+    """A value that changes when the database's contents may have, so a re-run after an import redoes
+    its documents: an SQLite file's identity, size and times (`Database.fingerprint`), else (PostgreSQL)
+    `contents_sign`."""
+    fingerprint = database.fingerprint()
+    return f"file:{fingerprint}" if fingerprint is not None else f"rows:{contents_sign(database)}"
+
+
+def contents_sign(database: Database) -> str:
+    """The schema revision and, per table that decides verdicts, its highest id (and its row count where
+    small): what every import and sync changes. In-place updates that add no row go unseen."""
+    parts = [f"revision={database.revision()}"]
+    with database.engine.connect() as connection:
+        for table in _COUNTED_TABLES:
+            count, highest = connection.exec_driver_sql(f"SELECT count(*), max(id) FROM {table}").one()
+            parts.append(f"{table}={count}/{highest}")
+        for table in _LARGE_TABLES:
+            parts.append(f"{table}=/{connection.exec_driver_sql(f'SELECT max(id) FROM {table}').scalar()}")
+    return ";".join(parts)
 
 
 def build_pipeline(

@@ -11,12 +11,17 @@ is unpacked; zipfile holds an entry to its stated size). The other entries are n
 output copies them one chunk at a time, and together they may unpack to `ARCHIVE_EXPANSION` times
 the limit, so a zip bomb in a picture costs bounded time too. An archive may hold at most
 `MAX_ENTRIES` entries, checked on its end record before zipfile lists them.
+
+Parts are read in the document's order: a .hwpx's sections as its manifest's spine lists them
+(`Contents/content.hpf`), else, like a .docx's headers and footers, by the numbers in their names
+(section2 before section10): `같은 법` resolves against the citations before it.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import posixpath
 import re
 import shutil
 import zipfile
@@ -24,6 +29,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+from xml.etree.ElementTree import ParseError
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring as parse_xml
 
 from citegen.recite.encodings import decode_text, encode_text
 from citegen.recite.errors import (
@@ -48,6 +57,8 @@ _END_RECORD_SEARCH = 22 + 0xFFFF  # the end-of-central-directory record and its 
 _WORD_PARTS = (r"word/document\.xml", r"word/footnotes\.xml", r"word/endnotes\.xml",
                r"word/header\d*\.xml", r"word/footer\d*\.xml")
 _HWPX_PARTS = (r"Contents/section\d+\.xml",)
+_HWPX_MANIFEST = "Contents/content.hpf"  # an OPF package document: `manifest` items, `spine` itemrefs
+_DIGITS = re.compile(r"(\d+)")
 
 
 class Document(Protocol):
@@ -167,10 +178,13 @@ def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextF
     with archive:
         entries = archive.infolist()
         names = [info.filename for info in entries]
-        chosen = [name for pattern in patterns for name in sorted(n for n in names if re.fullmatch(pattern, n))]
+        chosen = [name for pattern in patterns
+                  for name in sorted((n for n in names if re.fullmatch(pattern, n)), key=_natural_key)]
         if not chosen:
             raise CorruptError(f"expected a part matching {patterns[0]} in {path}, got {len(names)} other entries")
         _check_expanded_sizes(path, entries, chosen, max_bytes)
+        if _HWPX_MANIFEST in names:  # its size is bounded by the check above, with every entry's
+            chosen = _in_spine_order(archive, chosen)
         parts = []
         for name in chosen:
             try:
@@ -181,6 +195,35 @@ def _read_zipped(data: bytes, path: Path, patterns: Sequence[str], fmt: XmlTextF
     if not any(part.text.strip() for part in parts):
         raise EmptyError(f"expected text in {path}, got none in {', '.join(chosen)}")
     return ZippedXmlDocument(data, str(path), chosen, parts)
+
+
+def _natural_key(name: str) -> list[str | int]:
+    """`name` with its runs of digits as numbers: section2 sorts before section10."""
+    return [int(piece) if piece.isdigit() else piece for piece in _DIGITS.split(name)]
+
+
+def _in_spine_order(archive: zipfile.ZipFile, parts: Sequence[str]) -> list[str]:
+    """`parts` (in natural order) as the .hwpx manifest's spine orders them, those it does not list last;
+    as given when the manifest cannot be read (it is not text the batch edits)."""
+    try:
+        package = parse_xml(archive.read(_HWPX_MANIFEST), forbid_dtd=True)
+    except (zipfile.BadZipFile, OSError, EOFError, ParseError, DefusedXmlException):
+        return list(parts)
+    hrefs: dict[str, str] = {}
+    spine: list[str] = []
+    for element in package.iter():
+        local = element.tag.rpartition("}")[2]
+        if local == "item" and element.get("id") and element.get("href"):
+            hrefs[element.get("id", "")] = element.get("href", "")
+        elif local == "itemref" and element.get("idref"):
+            spine.append(element.get("idref", ""))
+    position: dict[str, int] = {}
+    for index, idref in enumerate(spine):
+        href = hrefs.get(idref, "")
+        # Hancom writes hrefs from the package's root; OPF reads them from the manifest's folder.
+        for name in (href, posixpath.normpath(posixpath.join(posixpath.dirname(_HWPX_MANIFEST), href))):
+            position.setdefault(name, index)
+    return sorted(parts, key=lambda name: position.get(name, len(spine)))  # stable: the rest stay in order
 
 
 def _stated_entry_count(data: bytes) -> int | None:

@@ -3,11 +3,14 @@
 A BOM decides. Otherwise both readings are tried, because each decodes text it was not written
 in: CP949 decodes many Latin-1 and Shift-JIS byte strings (as Hanja and rare syllables), and a
 CP949 draft made only of syllables such as 청, 화, 회, 카, 타 is also valid UTF-8 (as Latin
-letters). A reading is weighed by the share of its non-ASCII letters that are Hangul where Korean
-puts Hangul (not directly before a Latin letter, as `M체ller` from UTF-8 `Müller`); symbols and
-punctuation count for neither. CP949 wins when its reading looks Korean and more Korean than the
-UTF-8 one; otherwise UTF-8 does. When the winner does not look Korean, the loser looks Korean too, or there
-are too few letters to tell, the text carries a `doubt` that sends the document to review.
+letters). A reading is weighed by the share of its non-ASCII letters that are Korean where Korean
+puts them: Hangul, except directly before a Latin letter (as `M체ller` from UTF-8 `Müller`), and Hanja
+(國漢文 혼용: `被告는 民法 第750條에 依하여`) where Korean writes them, a particle after a Hanja word but
+hardly ever a Hanja word directly after Hangul; a misread GB2312 or Latin-1 text mixes syllables and
+Hanja in any order, and then its Hanja count against it. Symbols and punctuation count for neither.
+CP949 wins when its reading looks Korean and more Korean than the UTF-8 one; otherwise UTF-8 does.
+When the winner does not look Korean, the loser looks Korean too, or there are too few letters to
+tell, the text carries a `doubt` that sends the document to review.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from citegen.recite.errors import EncodingError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
-_KOREAN = 0.8  # a reading looks Korean when at least this share of its non-ASCII letters are Hangul
+_KOREAN = 0.8  # a reading looks Korean when at least this share of its non-ASCII letters are Korean
 _NOT_KOREAN = 0.5  # and the other reading is then trusted to be wrong below this share
 _EVIDENCE = 8  # fewer non-ASCII letters than this decide nothing with confidence
 # Non-ASCII letters: word characters that are neither digits, "_", ASCII, nor the numerals drafts
@@ -27,6 +30,12 @@ _LETTER = re.compile(r"[^\W\d_\x00-\x7f\u2150-\u218f\u2460-\u24ff\u2776-\u2793\u
 # Hangul syllables and jamo, except directly before a Latin letter (Korean follows Latin letters
 # with particles, `A는`, but a syllable inside a Latin word is a misreading, `M체ller`).
 _HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e\u1100-\u11ff](?![A-Za-z])")
+# Runs of Hanja (CJK unified and compatibility ideographs), and those directly after Hangul.
+_HANJA = re.compile(r"[\u4e00-\u9fff\uf900-\ufaff]+")
+_HANJA_AFTER_HANGUL = re.compile(r"(?<=[\uac00-\ud7a3\u3131-\u318e\u1100-\u11ff])[\u4e00-\u9fff\uf900-\ufaff]")
+# Hanja are Korean where at most this share of their runs follow Hangul directly (`및同法`, a typo); a
+# misread GB2312 text has some 40 % of them there.
+_HANJA_AFTER_HANGUL_MOST = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,18 +50,18 @@ class _Reading:
     encoding: str
     text: str
     letters: int  # non-ASCII letters
-    hangul: int  # of them, Hangul where Korean writes it
+    korean: int  # of them, Hangul and Hanja where Korean writes them
 
     @classmethod
     def of(cls, encoding: str, text: str) -> _Reading:
-        return cls(encoding, text, _count(_LETTER, text), _count(_HANGUL, text))
+        return cls(encoding, text, _count(_LETTER, text), _count(_HANGUL, text) + _korean_hanja(text))
 
     @property
     def share(self) -> float:
-        return self.hangul / self.letters if self.letters else 1.0
+        return self.korean / self.letters if self.letters else 1.0
 
     def describe(self) -> str:
-        return f"{self.hangul} of {self.letters} non-ASCII letters Hangul as {self.encoding}"
+        return f"{self.korean} of {self.letters} non-ASCII letters Korean (Hangul or Hanja) as {self.encoding}"
 
 
 def decode_text(data: bytes, where: str) -> DecodedText:
@@ -93,6 +102,15 @@ def encode_text(text: str, encoding: str, where: str) -> bytes:
             f"expected text encodable in {encoding} for {where}, got {text[error.start:error.end]!r}"
         ) from None
     return _UTF8_BOM + encoded if encoding == "utf-8-sig" else encoded
+
+
+def _korean_hanja(text: str) -> int:
+    """How many Hanja `text` holds where mixed Korean script writes them (all of them), or 0 when too
+    many of its Hanja words follow Hangul directly for Korean."""
+    runs = len(_HANJA.findall(text))
+    if not runs or len(_HANJA_AFTER_HANGUL.findall(text)) > _HANJA_AFTER_HANGUL_MOST * runs:
+        return 0
+    return _count(_HANJA, text)
 
 
 def _count(pattern: re.Pattern[str], text: str) -> int:

@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from markupsafe import escape
 
+from citegen.recite.atomic import write_bytes_atomically
 from citegen.recite.pipeline import NEEDS_REVIEW, CitationOutcome, placeless
 
 ACTIONS = ("kept", "rewritten", "suggested", "review")
@@ -100,13 +101,13 @@ class ResultFiles:
         report.counts = dict(counts)
 
     def write_header(self, report: DocumentReport) -> None:
-        """The header, written last: a result without one is redone."""
-        self.header.write_text(report.to_json(), encoding="utf-8")
+        """The header, written last and whole (`atomic`): a result without one is redone."""
+        write_bytes_atomically(self.header, report.to_json().encode("utf-8"))
 
     def write_failure(self, report: DocumentReport) -> None:
         self.outcomes.unlink(missing_ok=True)
         self.diff.unlink(missing_ok=True)
-        self.header.write_text(report.to_json(), encoding="utf-8")
+        write_bytes_atomically(self.header, report.to_json().encode("utf-8"))
 
     def read(self) -> DocumentReport:
         return DocumentReport.from_json(self.header.read_text("utf-8"))

@@ -1,9 +1,12 @@
 """The batch: collect drafts, recite each one (in worker processes), write outputs and reports.
 
 Resumable: every finished document leaves its output and result under DIR, then a line in
-`DIR/.recite/manifest.jsonl` keyed by the input's name, its SHA-256 and the batch's fingerprint
-(options that change results); a re-run skips documents whose key is there. The manifest line is
-written last, so a document cut short by a crash is simply done again. Deterministic:
+`DIR/.recite/manifest.jsonl` keyed by the input's name, its SHA-256, the size limit and the batch's
+fingerprint (the other options and the database's state: what changes results); a re-run skips
+documents whose key is there. The manifest line is written last, so a document cut short by a crash
+is simply done again. Outputs, result headers and reports replace their files whole (`atomic`): a
+failed write leaves the previous file, never a truncated one; a document that fails leaves no
+output, not an older run's. Deterministic:
 documents are processed in sorted order and reported in that order whatever finishes first.
 Bounded memory: at most two documents per worker are in flight, a result is written to disk as
 it is made, and reports stream from disk (`reports.ResultFiles`).
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citegen.recite.atomic import replacing, write_bytes_atomically
 from citegen.recite.documents import read_document
 from citegen.recite.errors import DocumentError
 from citegen.recite.inputs import InputFile
@@ -53,7 +57,7 @@ class BatchOptions:
     jobs: int = 1
     dry_run: bool = False
     max_bytes: int = DEFAULT_MAX_BYTES
-    fingerprint: str = ""  # what else changes results (database, re-generation on/off)
+    fingerprint: str = ""  # what else changes results (the database and its contents, re-generation on/off)
 
 
 @dataclass(slots=True)
@@ -128,8 +132,9 @@ def _job_for(source: InputFile, options: BatchOptions, work: Path) -> _Job:
         digest.update(str(error).encode())
     except OSError:
         digest.update(b"unreadable")  # the worker reports why; once readable, its key changes
+    # The limit decides whether a document is read at all (too_large): a re-run with another one redoes it.
     key = hashlib.sha256(f"{source.name}\0{digest.hexdigest()}\0{options.fingerprint}\0{options.dry_run}"
-                         f"\0{RESULT_FORMAT}".encode()).hexdigest()[:32]
+                         f"\0{options.max_bytes}\0{RESULT_FORMAT}".encode()).hexdigest()[:32]
     output = None if options.dry_run else options.out / DOCUMENTS_DIR / source.name
     return _Job(source, key, output, ResultFiles(work / "results" / f"{key}.json"), options.max_bytes)
 
@@ -237,23 +242,31 @@ def _recite_document(pipeline: RecitePipeline, job: _Job) -> str:
             report.status = "no_citations"
         if job.output is not None:
             job.output.parent.mkdir(parents=True, exist_ok=True)
-            job.output.write_bytes(document.render(edits))
+            write_bytes_atomically(job.output, document.render(edits))
         job.result.write_header(report)
     except DocumentError as error:
         report.status, report.message, report.output = error.kind, str(error), None
-        job.result.write_failure(report)
+        _fail(job, report)
     except Exception as error:  # the batch boundary: one document's bug must not stop thousands
         logger.exception("reciting %s failed", job.source.name)
         report.status, report.message, report.output = "failed", repr(error), None
-        job.result.write_failure(report)
+        _fail(job, report)
     return report.to_json()
+
+
+def _fail(job: _Job, report: DocumentReport) -> None:
+    """Record a failed document; an output an earlier run left for it goes, as the report says it has none."""
+    # A folder there holds the outputs of an entry that was a readable folder before: not this one's.
+    if job.output is not None and not job.output.is_dir():
+        job.output.unlink(missing_ok=True)
+    job.result.write_failure(report)
 
 
 def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSummary) -> None:
     """The summary and report.jsonl in one pass over the results on disk, report.html in a second."""
     results = [ResultFiles(work / "results" / f"{key}.json") for key in keys]
     rows = []
-    with (out / "report.jsonl").open("wb") as jsonl:
+    with replacing(out / "report.jsonl") as jsonl:
         for result in results:
             report = result.read()
             summary.documents += 1
@@ -262,5 +275,5 @@ def _write_reports(out: Path, work: Path, keys: Sequence[str], summary: BatchSum
             summary.documents_needing_review += report.needs_review
             rows.append(SummaryRow.of(report))
             write_jsonl(result, report, jsonl)
-    with (out / "report.html").open("wb") as page:
+    with replacing(out / "report.html") as page:
         write_html(rows, ((result.read(), result) for result in results), page, "citegen recite")

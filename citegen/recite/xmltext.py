@@ -336,4 +336,6 @@ def _assign_offsets(pieces: list[_Piece]) -> str:
 
 
 def _escape(text: str) -> bytes:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").encode("utf-8")
+    # A CR came from a `&#13;` (a raw one reads as LF): written raw, a reader would see a line feed.
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
+            .encode("utf-8"))

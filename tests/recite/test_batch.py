@@ -142,12 +142,19 @@ def test_bad_usage_is_refused_before_anything_runs(tmp_path: Path, arguments) ->
         collect_inputs(inputs, out)
 
 
-def test_two_inputs_with_the_same_name_are_both_kept(tmp_path: Path) -> None:
-    for folder in ("a", "b"):
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "draft.txt").write_text("민법 제750조", encoding="utf-8")
+def test_two_inputs_with_the_same_name_are_both_kept_numbered_before_the_suffix(tmp_path: Path, factory,
+                                                                                docx_bytes) -> None:
+    for side in ("a", "b"):
+        (tmp_path / side / "drafts").mkdir(parents=True)
+        (tmp_path / side / "draft.txt").write_text("민법 제750조", encoding="utf-8")
+        (tmp_path / side / "drafts" / "memo.docx").write_bytes(docx_bytes([[(f"{side}: 민소법 제1조", False)]]))
     files = collect_inputs([tmp_path / "a" / "draft.txt", tmp_path / "b" / "draft.txt"], tmp_path / "out")
-    assert [f.name for f in files] == ["draft.txt", "draft.txt~2"]
+    assert [f.name for f in files] == ["draft.txt", "draft~2.txt"]
+
+    out = tmp_path / "out"
+    run_batch(collect_inputs([tmp_path / "a" / "drafts", tmp_path / "b" / "drafts"], out), BatchOptions(out), factory)
+    assert sorted(p.name for p in (out / "documents" / "drafts").iterdir()) == ["memo.docx", "memo~2.docx"]
+    assert read_document(out / "documents" / "drafts" / "memo~2.docx").streams == ["b: 민사소송법 제1조"]
 
 
 def test_a_file_over_the_limit_is_reported_and_the_batch_goes_on(tmp_path: Path, factory) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from citegen.commands.recite_wiring import build_pipeline
+from citegen.recite import BatchOptions, collect_inputs, run_batch
 from citegen.recite.documents import MAX_ENTRIES, read_document
 from citegen.recite.encodings import decode_text, encode_text
 from citegen.recite.errors import (
@@ -338,3 +341,106 @@ def test_a_picture_that_fails_its_checksum_makes_the_document_corrupt_when_it_is
     document = read_document(_write(tmp_path, "a.docx", damaged))
     with pytest.raises(CorruptError, match=r"word/media/image1\.png"):
         document.render({0: [Edit(0, 3, "민사소송법")]})
+
+
+def _hwpx_section(text: str) -> str:
+    return ('<hs:sec xmlns:hs="http://www.hancom.co.kr/hwpml/2011/section" '
+            'xmlns:hp="http://www.hancom.co.kr/hwpml/2011/paragraph">'
+            f'<hp:p id="0"><hp:run charPrIDRef="0"><hp:t>{text}</hp:t></hp:run></hp:p></hs:sec>')
+
+
+def _hwpx_manifest(spine: list[int]) -> str:
+    items = "".join(f'<opf:item id="section{i}" href="Contents/section{i}.xml" media-type="application/xml"/>'
+                    for i in sorted(spine))
+    refs = "".join(f'<opf:itemref idref="section{i}" linear="yes"/>' for i in spine)
+    return (f'<opf:package xmlns:opf="http://www.idpf.org/2007/opf/" version="" unique-identifier="" id="">'
+            f'<opf:manifest><opf:item id="header" href="Contents/header.xml" media-type="application/xml"/>{items}'
+            f'</opf:manifest><opf:spine><opf:itemref idref="header" linear="yes"/>{refs}</opf:spine></opf:package>')
+
+
+# Eleven sections, stored in the zip in numeric order (as Hancom writes them): sorted as strings,
+# section10 came before section2.
+SECTION_ORDERS = [
+    ("by-number-without-a-manifest", None, list(range(11))),
+    ("by-the-manifests-spine", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], list(range(11))),
+    ("a-spine-that-differs-from-the-numbers", [1, 0, 2, 3, 4, 5, 6, 7, 8, 10, 9], [1, 0, 2, 3, 4, 5, 6, 7, 8, 10, 9]),
+    ("a-section-the-spine-misses-goes-last", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], list(range(11))),
+    ("an-unreadable-manifest-falls-back-to-numbers", "<opf:package", list(range(11))),
+]
+
+
+@pytest.mark.parametrize(("spine", "order"), [o[1:] for o in SECTION_ORDERS], ids=[o[0] for o in SECTION_ORDERS])
+def test_hwpx_sections_are_read_in_the_documents_order(tmp_path: Path, spine, order: list[int]) -> None:
+    entries = {"mimetype": "application/hwp+zip"}
+    if spine is not None:
+        entries["Contents/content.hpf"] = spine if isinstance(spine, str) else _hwpx_manifest(spine)
+    entries |= {f"Contents/section{i}.xml": _hwpx_section(f"{i}절") for i in range(11)}
+    document = read_document(_write(tmp_path, "a.hwpx", _zip(entries)))
+    assert document.streams == [f"{i}절" for i in order]
+
+
+def test_같은_법_in_hwpx_section2_refers_to_section1_not_section10(tmp_path: Path, sample_database_url: str) -> None:
+    texts = dict.fromkeys(range(11), "인용이 없다.")
+    texts |= {1: "민법 제750조에 따른다.", 2: "같은 법 제751조 제1항도 같다.", 10: "형법 제250조 제1항이다."}
+    entries = {"mimetype": "application/hwp+zip"} | {f"Contents/section{i}.xml": _hwpx_section(t)
+                                                     for i, t in texts.items()}
+    (tmp_path / "in").mkdir()
+    draft = _write(tmp_path / "in", "memo.hwpx", _zip(entries))
+    out = tmp_path / "out"
+    factory = functools.partial(build_pipeline, sample_database_url, None)
+    run_batch(collect_inputs([draft], out), BatchOptions(out), factory)
+    assert read_document(out / "documents" / "memo.hwpx").streams[2] == "민법 제751조 제1항도 같다."
+
+
+def test_docx_headers_and_footers_are_read_by_the_numbers_in_their_names(tmp_path: Path) -> None:
+    def part(root: str, text: str) -> str:
+        return f'<w:{root} xmlns:w="{W}"><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:{root}>'
+
+    entries = {"word/document.xml": _word_xml("<w:p><w:r><w:t>본문</w:t></w:r></w:p>").decode()}
+    entries |= {f"word/header{i}.xml": part("hdr", f"머리{i}") for i in (1, 2, 10)}
+    entries |= {f"word/footer{i}.xml": part("ftr", f"꼬리{i}") for i in (10, 3)}
+    document = read_document(_write(tmp_path, "a.docx", _zip(entries)))
+    assert document.streams == ["본문", "머리1", "머리2", "머리10", "꼬리3", "꼬리10"]
+
+
+MIXED_SCRIPT = [  # 國漢文 혼용, as older judgments and statutes write
+    ("a-quoted-passage", "원고의 청구는 이유 없다. 대법원 1975. 4. 22. 선고 72다2161 판결은 다음과 같이 "
+                         "판시하였다.\n「不法行爲로 因한 損害賠償請求權은 被害者가 그 損害 및 加害者를 안 날로부터 "
+                         "3年間 이를 行使하지 아니하면 時效로 因하여 消滅한다」\n"
+                         "따라서 민법 제766조 제1항에 따라 시효로 소멸하였다.\n"),
+    ("old-style-statute", "被告는 民法 第750條에 依하여 損害를 賠償할 責任이 있다.\n"),
+    ("a-gloss-in-brackets", "손해배상(損害賠償)의 범위는 통상손해(通常損害)를 한도로 한다.\n"),
+]
+
+
+@pytest.mark.parametrize("text", [t for _, t in MIXED_SCRIPT], ids=[i for i, _ in MIXED_SCRIPT])
+@pytest.mark.parametrize("encoding", ["cp949", "utf-8"])
+def test_korean_quoting_hanja_is_read_in_its_encoding_without_doubt(text: str, encoding: str) -> None:
+    decoded = decode_text(text.encode(encoding), "draft.txt")
+    assert (decoded.text, decoded.encoding, decoded.doubt) == (text, encoding, None)
+
+
+# Chinese in GB2312 decodes as CP949 too, to syllables and Hanja in any order: still refused.
+MISREAD_AS_HANJA = [
+    ("gb2312-sentence", "根据中华人民共和国合同法第一百零七条的规定，当事人一方不履行合同义务或者"  # noqa: RUF001  Chinese commas
+                        "履行合同义务不符合约定的，应当承担继续履行、采取补救措施或者赔偿损失等违约责任。"  # noqa: RUF001
+                        .encode("gb2312")),
+    ("gb2312-short", "法院认为被告应当承担责任".encode("gb2312")),
+]
+
+
+@pytest.mark.parametrize("data", [d for _, d in MISREAD_AS_HANJA], ids=[i for i, _ in MISREAD_AS_HANJA])
+def test_chinese_that_cp949_misreads_as_syllables_and_hanja_is_refused(data: bytes) -> None:
+    data.decode("cp949")  # valid CP949: only the reading's shape refuses it
+    with pytest.raises(EncodingError, match="unlikely characters"):
+        decode_text(data, "draft.txt")
+
+
+def test_a_carriage_return_character_reference_survives_an_edit_in_its_run() -> None:
+    xml = _word_xml('<w:p><w:r><w:t xml:space="preserve">원고는&#13;&#10;민소법 제1조에 따라</w:t></w:r></w:p>')
+    part = XmlTextPart.scan(xml, WORDPROCESSINGML)
+    assert part.text == "원고는\r\n민소법 제1조에 따라"
+    start = part.text.index("민소법")
+    edited = part.apply([Edit(start, start + 3, "민사소송법")])
+    assert XmlTextPart.scan(edited, WORDPROCESSINGML).text == "원고는\r\n민사소송법 제1조에 따라"
+    assert "원고는&#13;\n민사소송법".encode() in edited
