@@ -17,6 +17,9 @@ saying so. Such prose either ends up as a `CitationStart`'s `prefix` or is confi
 prose delta that is not tentative (or by the end of the answer), so a consumer that holds tentative
 prose never shows text that turns out to be the head of a citation. This is the one place that
 decides it: the automaton that constrains the citation is the one that marks it.
+
+A stop string ends the text before it wherever it stands in prose, between two citations too; inside
+a citation it does not (that text goes out as the citation's as it is decided).
 """
 
 from __future__ import annotations
@@ -113,10 +116,15 @@ class TextEventMachine:
             if transition.in_citation and not transition.was_in_citation:
                 start = self._anchor_start(before)
                 if start is None and self._citation_start is None:
-                    start = before
+                    # no anchor ends here (a glued one, `법 제`, began in the word before: `민법 제주지방법원 …`
+                    # under an acts narrowing): the citation begins where the token's text does, past its spaces
+                    added = self.text[before:]
+                    start = before + len(added) - len(added.lstrip())
                 if start is not None:
                     if self._citation_start is not None:  # the last one ended where this one's anchor begins
                         self._close(start, events)
+                    if self._stops_before(start, events):
+                        return events
                     self._open(start, before, events)
                 # else no new anchor: the open citation goes on past a point where it could end (`의2`, ` 제1항`)
             elif self._citation_start is not None and not transition.in_citation and not transition.pending:
@@ -160,6 +168,17 @@ class TextEventMachine:
         if end > self._sent:
             events.append(kind(self.text[self._sent : end]))
             self._sent = end
+
+    def _stops_before(self, start: int, events: list[Event]) -> bool:
+        """Stop at a stop string in the prose held before a citation's start (`민법 제750조, 민법 제751조`
+        with stop `,`: the text between two citations, pending until the second began); True if stopped."""
+        found = [at for stop in self._stop if (at := self.text.find(stop, self._sent, start)) >= 0]
+        if not found:
+            return False
+        self.text = self.text[: min(found)]
+        self._send(ProseDelta, len(self.text), events)
+        self.stopped = True
+        return True
 
     def _send_prose(self, events: list[Event]) -> None:
         if self._stop:

@@ -16,8 +16,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from citegen.constraint import AnchorFinder, CitationLanguage, ConstraintLibrary, Narrowing
+from citegen.errors import RequestError
 from grammars import (
     COURTS,
+    COURTS_BY_NAME,
     DEFAULT_BYPASS,
     Alt,
     AnswerAnchors,
@@ -100,6 +102,7 @@ class Narrowings:
         glued `법 제` completes inside a citation of an act kept, `names_then_je` says where it began."""
         if narrowing == Narrowing():
             return answer_grammar(lexicon=self.lexicon, bypass=self.bypass, forbid_shorthand=self.forbid_shorthand)
+        self._check_names(narrowing)
         shape = self._shape(narrowing.acts is not None)
         kept: Lexicon | None = self.lexicon  # the acts cited: all, none (`()`) or those named
         starts: tuple[Expr, ...] = ()
@@ -119,6 +122,17 @@ class Narrowings:
         return AnswerGrammar(
             citations, narrowed.bypass, glued=shape.glued, continued=shape.continued, starts=starts
         )
+
+    def _check_names(self, narrowing: Narrowing) -> None:
+        """A `RequestError` for a narrowing that names a court or act this lexicon lacks, or leaves nothing
+        to cite, before any grammar is made of it (else a bare KeyError or GrammarError)."""
+        unknown_courts = [court for court in narrowing.courts or () if court not in COURTS_BY_NAME]
+        unknown_acts = [act for act in narrowing.acts or () if self.lexicon.canonical_name(act) is None]
+        if unknown_courts or unknown_acts:
+            raise RequestError(f"expected courts and acts to narrow to that the lexicon holds, got unknown "
+                               f"{', '.join(unknown_courts + unknown_acts)}")
+        if narrowing.courts == () and narrowing.acts == ():
+            raise RequestError("expected a narrowing that leaves a court or an act to cite, got none of either")
 
     def language(
         self,

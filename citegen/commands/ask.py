@@ -68,10 +68,18 @@ def ask(
     from citegen.errors import CitegenError  # noqa: PLC0415
     from citegen.events import CitationDelta, CitationEnd, Failed, Finished, ProseDelta  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
-    from citegen.sampling import SamplingParams  # noqa: PLC0415
+    from citegen.sampling import SamplingParams, SamplingParamsError  # noqa: PLC0415
     from grammars import find_citations  # noqa: PLC0415
     from verifier import Database, Verifier, VerifierError, lexicon_data  # noqa: PLC0415
 
+    with starting("ask"):
+        settings = Settings()
+    try:  # refused before the model and the index load
+        sampling = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature,
+                                  seed=settings.seed if seed is None else seed)
+    except SamplingParamsError as error:
+        typer.echo(f"citegen ask: {error}", err=True)
+        raise typer.Exit(EXIT_BAD_SETUP) from None
     console = Console(highlight=False, soft_wrap=True, markup=False)  # model text is never markup
     errors = Console(stderr=True, highlight=False, markup=False)
     _show_index_builds(errors)
@@ -93,7 +101,6 @@ def ask(
                 console.print("    " + provision.text.replace("\n", "\n    "), style="dim")
 
     with starting("ask"):
-        settings = Settings()
         database = Database.open(database_url or settings.database_url)
         lexicon = lexicon_data(database, settings.index_cache_dir)  # milliseconds while the file is unchanged
         require_acts(lexicon, database.url)
@@ -102,15 +109,7 @@ def ask(
             loaded, lexicon, max_batch=1,
             forbid_shorthand=settings.forbid_shorthand, cache_dir=settings.index_cache_dir,
         )
-    request = Request(
-        messages=(("user", question),),
-        sampling=SamplingParams(
-            max_new_tokens=max_new_tokens,
-            temperature=temperature,
-            seed=settings.seed if seed is None else seed,
-        ),
-        constrain=not no_constrain,
-    )
+    request = Request(messages=(("user", question),), sampling=sampling, constrain=not no_constrain)
     try:
         with Verifier(database) as verifier:
             for event in engine.stream(request):

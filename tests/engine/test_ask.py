@@ -75,6 +75,16 @@ def test_ask_refuses_an_empty_database(tiny_dir, tmp_path) -> None:
     assert "citegen-admin import" in result.output
 
 
+def test_ask_refuses_a_temperature_it_cannot_sample_before_loading_anything(tmp_path) -> None:
+    """`--temperature 0.001` passed the option's bound and failed with a traceback once the model had loaded."""
+    nowhere = tmp_path / "nowhere"  # neither is opened: the refusal comes first
+    result = CliRunner().invoke(app, ["ask", "판례?", "--temperature", "0.001", "--model", str(nowhere),
+                                      "--database-url", f"sqlite:///{nowhere / 'db.sqlite3'}"])
+    assert result.exit_code == 2, result.output
+    assert "citegen ask: expected temperature 0 (greedy) or a finite number >= 0.01, got 0.001" in result.output
+    assert "Traceback" not in result.output
+
+
 def test_help_loads_neither_the_pipeline_nor_the_model_stack() -> None:
     """`citegen --help` and each command's --help import only the command line (issue 13: --help fast)."""
     import subprocess

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from citegen.commands.settings import REPO_DATA_DIR
 from citegen.constraint import Constraint, Narrowing, compile_language
 from citegen.events import CitationDelta, CitationEnd, CitationStart, ProseDelta, TextEventMachine
-from citegen.narrowings import narrowed_answer_grammar
-from grammars import answer_grammar
+from citegen.models import load_model
+from citegen.narrowings import Narrowings, narrowed_answer_grammar
+from grammars import answer_grammar, parse_citation
 
 
 def held_heads(events: list) -> int:
@@ -25,6 +27,9 @@ def held_heads(events: list) -> int:
             heads += bool(event.prefix)
             held = ""
     return heads
+
+
+SHIPPED_MODEL = REPO_DATA_DIR / "models" / "ko-legal-tiny"
 
 
 def byte_tokens(tiny, text: str) -> list[int]:
@@ -147,3 +152,31 @@ def test_a_generation_cut_inside_a_citation_ends_it_unparsed(tiny, constraint) -
         machine.feed(tiny.token_bytes[token], cursor.advance(token))
     end = machine.finish("length", complete=cursor.accepting)[-1]
     assert isinstance(end, CitationEnd) and end.citation is None and end.text == "형법 제25"
+
+
+@pytest.mark.parametrize("stop", [",", " 및 "])
+def test_a_stop_string_between_two_citations_ends_the_text_after_the_first(tiny, constraint, stop: str) -> None:
+    """The text between two citations is held (the first may go on) until the second begins; it went out
+    unchecked, stop string and all."""
+    text = f"민법 제750조{stop}민법 제751조가 있다. 끝"
+    events, final = feed(tiny, constraint, byte_tokens(tiny, text), stop=(stop,))
+    assert final == "민법 제750조"
+    assert "".join(e.text for e in events if isinstance(e, ProseDelta | CitationDelta)) == "민법 제750조"
+    assert [e.text for e in events if isinstance(e, CitationEnd)] == ["민법 제750조"]
+
+
+def test_a_citation_entered_after_a_glued_anchor_begins_past_the_tokens_spaces() -> None:
+    """Under an acts narrowing, `법 제` (a title glued to 제) enters a citation with no anchor of its own
+    ending there; where the entering token is ` 제` (the shipped model's), `민법 제주지방법원 …` began the
+    case citation at the space, which parsed as nothing: it went out unparsed and its 판결 as prose."""
+    shipped = load_model(SHIPPED_MODEL, "cpu")
+    # as the engine narrows (the anchors of its acts); a lexicon without 제주… acts, whose names would anchor
+    narrowings = Narrowings({"민법": None, "형법": None}, forbid_shorthand=True)
+    language = narrowings.language(Narrowing(acts=("형법",)), shipped.vocabulary, parse_citation)
+    text = "민법 제주지방법원 2021. 6. 8. 선고 2020노3385 판결은 있다."
+    tokens = bpe_tokens(shipped, text)
+    assert " 제".encode() in {shipped.token_bytes[token] for token in tokens}
+    events, _ = feed(shipped, Constraint.of(language, shipped.vocab_size), tokens)
+    (end,) = [e for e in events if isinstance(e, CitationEnd)]
+    assert (end.text, end.start) == ("제주지방법원 2021. 6. 8. 선고 2020노3385 판결", 3)
+    assert end.citation is not None

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from citegen.constraint import AnchorFinder, ConstraintLibrary, Narrowing
+from citegen.errors import RequestError
 from citegen.narrowings import Narrowings, narrowed_lexicon
 from grammars import (
     DEAD,
@@ -173,3 +174,14 @@ def test_a_library_prepares_after_compiling_the_whole_language() -> None:
     library = ConstraintLibrary(build, VOCAB.size, prepare=lambda: calls.append("prepare"))
     assert library.prepare() is library.get()
     assert calls == [f"build {Narrowing()}", "prepare"]
+
+
+@pytest.mark.parametrize(("narrowing", "says"), [
+    (Narrowing(acts=("없는법",)), "unknown 없는법"),
+    (Narrowing(courts=("없는법원",), acts=("형법",)), "unknown 없는법원"),
+    (Narrowing(courts=(), acts=()), "leaves a court or an act to cite"),
+], ids=["unknown-act", "unknown-court", "nothing-left"])
+def test_a_narrowing_the_lexicon_cannot_make_is_a_request_error(narrowing: Narrowing, says: str) -> None:
+    """`Engine.submit` promises a RequestError for a bad request: an unknown act raised a bare KeyError."""
+    with pytest.raises(RequestError, match=says):
+        Narrowings(LEXICON, forbid_shorthand=True).grammar(narrowing)
