@@ -65,10 +65,10 @@ def ask(
     from citegen.commands.languages import build_engine  # noqa: PLC0415
     from citegen.commands.settings import Settings  # noqa: PLC0415
     from citegen.engine import Request  # noqa: PLC0415
-    from citegen.errors import CitegenError  # noqa: PLC0415
+    from citegen.errors import CitegenError, SamplingParamsError  # noqa: PLC0415
     from citegen.events import CitationDelta, CitationEnd, Failed, Finished, ProseDelta  # noqa: PLC0415
     from citegen.models import load_model  # noqa: PLC0415
-    from citegen.sampling import SamplingParams, SamplingParamsError  # noqa: PLC0415
+    from citegen.sampling import SamplingParams  # noqa: PLC0415
     from grammars import find_citations  # noqa: PLC0415
     from verifier import Database, Verifier, VerifierError, lexicon_data  # noqa: PLC0415
 
@@ -77,8 +77,8 @@ def ask(
     try:  # refused before the model and the index load
         sampling = SamplingParams(max_new_tokens=max_new_tokens, temperature=temperature,
                                   seed=settings.seed if seed is None else seed)
-    except SamplingParamsError as error:
-        typer.echo(f"citegen ask: {error}", err=True)
+    except SamplingParamsError as refused:
+        typer.echo(f"citegen ask: {refused}", err=True)
         raise typer.Exit(EXIT_BAD_SETUP) from None
     console = Console(highlight=False, soft_wrap=True, markup=False)  # model text is never markup
     errors = Console(stderr=True, highlight=False, markup=False)
