@@ -27,12 +27,13 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from sqlalchemy import Connection, String, case, cast, func, select
+from sqlalchemy import Connection, String, and_, case, cast, func, select
 
 from grammars import Lexicon, LexiconError
 from verifier.database import Database
 from verifier.derived import read_through
 from verifier.models import ACTS, ALIASES, ARTICLES, SPANS, VERSIONS
+from verifier.versions import standing
 
 _UNCITABLE = re.compile(r"[「」\n\r\t]")
 
@@ -43,8 +44,9 @@ def _label(number: int, branch: int) -> str:
 
 def _history_labels(connection: Connection, current: set[str]) -> dict[str, list[str]]:
     """{name: labels} from the history tables: current names their newest version's articles,
-    former names those of any version. The database gathers each act's labels (one row an act, of
-    the statute book's 780,000 article spans), which halves what `citegen ask` spends here at start."""
+    former names, and the names of acts repealed (whose newest version, the repeal, has none), those
+    of any version. The database gathers each act's labels (one row an act, of the statute book's
+    780,000 article spans), which halves what `citegen ask` spends here at start."""
     label = case(
         (SPANS.c.branch > 0, cast(SPANS.c.number, String) + "의" + cast(SPANS.c.branch, String)),
         else_=cast(SPANS.c.number, String),
@@ -59,11 +61,15 @@ def _history_labels(connection: Connection, current: set[str]) -> dict[str, list
             .join(newest, newest.c.act_id == SPANS.c.act_id).where(~SPANS.c.deleted).group_by(SPANS.c.act_id)):
         ever[act_id] = any_version.split(" ")
         latest[act_id] = newest_version.split(" ") if newest_version else []
+    repealed = set(connection.execute(
+        select(VERSIONS.c.act_id).join(newest, and_(newest.c.act_id == VERSIONS.c.act_id,
+                                                    newest.c.sequence == VERSIONS.c.sequence))
+        .where(~standing())).scalars())
     labels: dict[str, list[str]] = {}
     for act_id, name in connection.execute(select(VERSIONS.c.act_id, VERSIONS.c.name).distinct()):
         if _UNCITABLE.search(name) or name != name.strip() or "  " in name:
             continue  # 「대한민국 법원의 날」제정에 관한 규칙: a name the statute grammar cannot spell
-        found = (latest if name in current else ever).get(act_id, [])
+        found = (latest if name in current and act_id not in repealed else ever).get(act_id, [])
         if found:
             labels[name] = sorted(set(labels.get(name, [])) | set(found), key=_sort_key)
     return labels

@@ -47,6 +47,17 @@ DECLARED_FORMER_NAME = "former name declared in its 부칙"
 FORMER_MATCHES = (FORMER_NAME, DECLARED_FORMER_NAME)
 DeclaredNames = Mapping[str, tuple[DeclaredName, ...]]
 
+# PostgreSQL refuses, as a query's value, an integer past its 4-byte columns and text holding a NUL, where
+# SQLite just finds nothing: such values are answered "nothing" before any query, alike on both.
+_INT4 = range(-2**31, 2**31)
+
+
+def searchable(*values: int | str | None) -> bool:
+    """Whether every value may be compared with the database's columns (None: not given, so not compared)."""
+    return all(value is None or (value in _INT4 if isinstance(value, int) else "\x00" not in value)
+               for value in values)
+
+
 # The titles of acts courts cite by another name (`헌법` is the act titled 대한민국헌법).
 _TITLES = {cited: title for title, cited in CITED_NAMES.items()}
 
@@ -60,6 +71,8 @@ def acts_named(connection: Connection, written: str,
     last, `DECLARED_FORMER_NAME`: a name `declared()` (`declared_former_names`, asked only here) says
     it held before the versions the book holds)."""
     name = normalise_act_name(written)
+    if not searchable(name):
+        return (), None
     acts = connection.execute(_ACT_BY_NAME, {"name": _TITLES.get(name, name)}).all()
     if acts:
         return acts, None
@@ -83,6 +96,8 @@ def acts_named(connection: Connection, written: str,
 
 
 def cases_numbered(connection: Connection, number: CaseNumber) -> Sequence[AnyRow]:
+    if not searchable(number.year, number.code, number.serial, number.seat):
+        return ()
     return tuple(connection.execute(_CASES, {"year": number.year, "code": number.code, "serial": number.serial,
                                              "seat": number.seat or ""}).all())
 

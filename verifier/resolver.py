@@ -242,7 +242,8 @@ class DocumentResolver:
         if not names:
             return None
         acts, matched_by = self.lookups.acts_named(self.database.engine.connect, names[-1])
-        return str(acts[0].name) if len(acts) == 1 and matched_by not in FORMER_MATCHES else names[-1]
+        one_name = len({act.name for act in acts}) == 1  # one act, or several sharing a name
+        return str(acts[0].name) if one_name and matched_by not in FORMER_MATCHES else names[-1]
 
     def resolve(self, citation: ParsedCitation, *, declares: str | None = None) -> Resolution:
         """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
@@ -301,11 +302,14 @@ class DocumentResolver:
             resolved = replace(citation, act=act)
         if resolved.act is not None:
             acts, matched_by = self.lookups.acts_named(self.database.engine.connect, resolved.act)
-            # a former name stays: `구 조세감면규제법 제56조` is no citation of 조세특례제한법's 제56조
-            if len(acts) == 1 and acts[0].name != resolved.act and matched_by not in FORMER_MATCHES:
+            # Acts sharing one name (근로기준법 of 1953, repealed, and of 1997) are written alike whichever
+            # the verifier picks by date: no doubt for the text. A former name stays: `구 조세감면규제법
+            # 제56조` is no citation of 조세특례제한법's 제56조.
+            names = {act.name for act in acts}
+            if len(names) == 1 and acts[0].name != resolved.act and matched_by not in FORMER_MATCHES:
                 changes.append(Change("act", resolved.act, acts[0].name, f"{matched_by or 'spelling'} of the act"))
                 resolved = replace(resolved, act=acts[0].name)
-            elif len(acts) > 1:
+            elif len(names) > 1:
                 doubts.append(f"{resolved.act!r} names {len(acts)} acts: {', '.join(a.name for a in acts)}")
             elif not acts:
                 doubts.append(f"no act named {resolved.act!r} in the database")

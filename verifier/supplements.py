@@ -31,7 +31,15 @@ from sqlalchemy import Connection, bindparam, select
 from grammars import StatuteCitation, Supplement, format_date
 from verifier.models import SUPPLEMENTS, VERSIONS, AnyRow, structure_code
 from verifier.verdict import Mismatch, ProvisionSource, Verdict
-from verifier.versions import ADDRESS, ActUnderTest, holds, in_force, provision_code, version_label
+from verifier.versions import (
+    ADDRESS,
+    ActUnderTest,
+    amendment_numbered,
+    holds,
+    in_force,
+    provision_code,
+    version_label,
+)
 
 _BLOCKS = (select(VERSIONS.c.sequence, SUPPLEMENTS.c.heading, SUPPLEMENTS.c.text)
            .join(VERSIONS, VERSIONS.c.id == SUPPLEMENTS.c.version_id)
@@ -40,9 +48,18 @@ _HEADING = re.compile(r"<제([0-9]+)호,\s*([0-9]{4})\.\s*([0-9]{1,2})\.\s*([0-9
 _INLINE_HEADING = re.compile(r"^부칙[ \t]*(?:\([^)\n]*\))?[ \t]*<([^>\n]*)>[ \t]*$", re.M)
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 _MARKS = re.compile(
-    rf"^[ \t]*(?:제(?P<article>[0-9]+)조(?:의(?P<branch>[0-9]+))?(?=[ \t(])(?:[ \t]*\([^)\n]*\))?[ \t]*"
+    rf"^[ \t]*(?:제(?P<article>[0-9]+)조(?:의(?P<branch>[0-9]+))?(?=[ \t(])(?P<title>[ \t]*\([^)\n]*\))?[ \t]*"
     rf"(?P<first>[{_CIRCLED}])?|(?P<circled>[{_CIRCLED}])|(?P<item>[0-9]+)(?:의(?P<item_branch>[0-9]+))?\."
     rf"|(?P<subitem>[가-하])\.)", re.M)
+# `제111조 중 "`, `제12조 단서중 "`, `제6조 내지 제9조 중 "`, `제3조 각호외의 부분 단서 및 제4조제1항 각호외의
+# 부분 단서중 "`: a provision an amending article quotes, never a heading of the 부칙's own.
+_QUOTED_PROVISION = re.compile(
+    r'[ \t]*제[0-9]+조(?:의[0-9]+)?(?:[ \t]*(?:제[0-9]+(?:조|항|호)(?:의[0-9]+)?|[가-하]목|단서|본문|전단|후단'
+    r'|각[ \t]*[호목][ \t]*외의[ \t]*부분|의[ \t]*제목|[,ㆍ·]|및|내지|부터|까지|같은[ \t]*(?:조|항|호)))*'
+    r'[ \t]*중[ \t]*["“]')
+# `제6조 생략`, `제10조 ①내지 ⑤생략`: articles of another act's 부칙 this act's text leaves out, its own.
+_OMITTED = re.compile(r"[ \t]*제[0-9]+조[^\n\"“]{0,30}생략[ \t]*(?:\n|\Z)")
+_NOTE = re.compile(r"<[^>\n]*>")  # `<개정 1960.6.15>` above a block's text
 _Article = tuple[int, int]  # (number, branch); (0, 0) for a 부칙 that numbers its paragraphs only
 
 
@@ -67,6 +84,8 @@ class Block:
         paragraph = item = item_branch = 0
         for mark in _MARKS.finditer(self.text):
             codes = articles.setdefault(current, ([], ""))[0]
+            if mark["article"] and not _heads_article(mark, current):
+                continue
             if mark["article"]:
                 current = (int(mark["article"]), int(mark["branch"] or 0))
                 starts.setdefault(current, mark.start())
@@ -91,6 +110,25 @@ class Block:
         if len(articles) > 1 and not articles[(0, 0)][1]:  # nothing before the first article
             del articles[(0, 0)]
         return articles
+
+
+def _heads_article(mark: re.Match[str], current: _Article) -> bool:
+    """Whether a line's `제N조` starts the 부칙's next article. A `다른 법률의 개정` article quotes the
+    provisions it amends at the start of its lines (`제111조 중 "…"을 "…"으로 한다.`, `제5조를 삭제한다.`),
+    which are none of the 부칙's. A heading has its title (`제2조(경과조치)`, whose text may well say
+    `제48조의2의 개정규정 중 "…"은`); untitled, it is no quoted provision and is one left out (`제6조
+    생략`), or opens the text, `<개정 …>` notes aside (old 부칙 go on from the act's last article:
+    `제10조 본법은 공포일로부터 시행한다.`), or follows the article before it (`제2조 …` after 제1조,
+    `제3조의2 …` after 제3조)."""
+    if mark["title"]:
+        return True
+    if _QUOTED_PROVISION.match(mark.string, mark.start()):
+        return False
+    opens = current == (0, 0) and not _NOTE.sub("", mark.string[:mark.start()]).strip()
+    if opens or _OMITTED.match(mark.string, mark.start()):
+        return True
+    number, branch = int(mark["article"]), int(mark["branch"] or 0)
+    return (number, branch) in ((current[0] + 1, 0), (current[0], current[1] + 1))
 
 
 def blocks_of(connection: Connection, act_id: int, upto: int | None) -> list[Block]:
@@ -192,8 +230,9 @@ class SupplementCheck:
         return self._verdict("not_found", f"{self.act.row.name} has no {self.supplement}{nearest}", None)
 
     def _version_of(self, block: Block) -> AnyRow:
-        made = [v for v in self.act.versions if block.number is not None and v.promulgation_number == block.number]
-        return made[0] if made else self.act.versions[block.sequence - 1]
+        made = None if block.number is None else amendment_numbered(self.act.versions, block.number, None,
+                                                                       block.promulgated_on)
+        return made or self.act.versions[block.sequence - 1]
 
     def _verdict(self, status: str, detail: str, block: Block | None, *, mismatches: tuple[Mismatch, ...] = (),
                  candidates: tuple[str, ...] = ()) -> Verdict:

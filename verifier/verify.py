@@ -32,7 +32,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from grammars import CaseCitation, CaseNumber, ParsedCitation, StatuteCitation, format_date
 from verifier.database import Database
 from verifier.former_names import unspaced
-from verifier.lookups import DECLARED_FORMER_NAME, FORMER_MATCHES, BoundedCache, LookupCache
+from verifier.lookups import DECLARED_FORMER_NAME, FORMER_MATCHES, BoundedCache, LookupCache, searchable
 from verifier.models import ARTICLES, AUDIT, COVERAGE, PROVISIONS, AnyRow
 from verifier.names import normalise_act_name, normalise_court
 from verifier.rules import CONSTITUTIONAL, CONSTITUTIONAL_CODES, SUPREME, SUPREME_ONLY_CODES, case_problems
@@ -53,6 +53,8 @@ _ARTICLE_AND_PROVISION = (
     .where(ARTICLES.c.act_id == bindparam("act_id"), ARTICLES.c.number == bindparam("number"),
            ARTICLES.c.branch == bindparam("branch"))
     .limit(1))
+# The statute grammar writes 조 with four digits: no article is numbered past it.
+_MOST_ARTICLE = 9999
 _COVERAGE = select(COVERAGE.c.starts_on, COVERAGE.c.ends_on).where(
     COVERAGE.c.kind == bindparam("kind"), COVERAGE.c.court == bindparam("court"))
 
@@ -69,6 +71,11 @@ def describe(citation: ParsedCitation) -> str:
         head = citation.act or citation.back_reference or "?"
         return f"{head} {citation.provision()}" if citation.article is not None else head
     return repr(citation)
+
+
+def _storable(text: str | None) -> str | None:
+    """The text with any NUL (which PostgreSQL refuses, failing the whole audit batch) as U+FFFD."""
+    return None if text is None else text.replace("\x00", "\ufffd")
 
 
 def _article_label(number: int, branch: int) -> str:
@@ -209,8 +216,9 @@ class Verifier:
     # --- audit ------------------------------------------------------------------------------
 
     def _record(self, verdict: Verdict) -> None:
-        row = {"at": dt.datetime.now(dt.UTC), "citation": describe(verdict.citation)[:1000], "status": verdict.status,
-               "canonical": verdict.canonical, "source_ref": verdict.source, "reason": verdict.detail[:1000]}
+        row = {"at": dt.datetime.now(dt.UTC), "citation": _storable(describe(verdict.citation)[:1000]),
+               "status": verdict.status, "canonical": _storable(verdict.canonical),
+               "source_ref": _storable(verdict.source), "reason": _storable(verdict.detail[:1000])}
         with self._audit_lock:
             self._audit_rows.append(row)
             full = len(self._audit_rows) >= self._audit_batch
@@ -237,6 +245,11 @@ class Verifier:
                            f"expected a citation naming its act and article, got the back-reference "
                            f"{citation.back_reference or '(none)'}: resolve it against its document first")
         assert citation.act is not None  # a complete 부칙 citation names its act
+        if (citation.article or 0) > _MOST_ARTICLE or not searchable(
+                citation.article, citation.article_branch, citation.paragraph, citation.item, citation.item_branch,
+                citation.subitem):
+            return Verdict("not_found", citation, f"no statute numbers a provision {citation.provision()} (articles "
+                                                  f"run to 제{_MOST_ARTICLE}조)")
         name = normalise_act_name(citation.act)
         acts, matched_by = self.lookups.acts_named(lambda: nullcontext(connection), name)
         if not acts:
@@ -338,6 +351,8 @@ class Verifier:
                        canonical)
 
     def _coverage_of(self, connection: Connection, kind: str, court: str) -> AnyRow | None:
+        if not searchable(court):
+            return None
         if (kind, court) not in self._coverage:
             self._coverage[kind, court] = connection.execute(_COVERAGE, {"kind": kind, "court": court}).first()
         return self._coverage[kind, court]

@@ -2,7 +2,11 @@
 `article_spans`): which version a citation names, and what that version holds.
 
 - A plain citation names the version in force on a date (the last, by sequence, whose 시행일자
-  is on or before it; a version with no date fixed or a future one is not in force yet).
+  is on or before it; a version with no date fixed or a future one is not in force yet). What an
+  earlier amendment not yet in force that day brought is not in it, though law.go.kr prints it in
+  the text of the versions that take effect before that amendment does.
+- Of acts sharing a name, a citation means the one enacted last among those with a version on the
+  day, repealed or not (`acts_meant`).
 - `구 X(… 법률 제N호로 개정되기 전의 것)` names the version before that amendment, `…개정된 것`
   the version it made; the note itself is checked against the act's real amendments.
 - `구 X` without a note verifies if some version other than the one in force had the provision.
@@ -105,6 +109,15 @@ def holds(codes: Sequence[str], code: str | None) -> bool:
     return False
 
 
+def amendment_numbered(versions: Sequence[AnyRow], number: int, kind: str | None,
+                       promulgated_on: dt.date | None) -> AnyRow | None:
+    """The version the amendment `kind` 제`number`호 made (any kind where None). A number may be given
+    twice, as 부령 numbers restart when a ministry is renamed (보건복지부령 제408호 of 2007. 7. 25. and of
+    2016. 6. 30.): the one promulgated on `promulgated_on` then, else the first."""
+    numbered = [v for v in versions if v.promulgation_number == number and (kind is None or v.kind == kind)]
+    return next((v for v in numbered if v.promulgated_on == promulgated_on), numbered[0] if numbered else None)
+
+
 def version_label(version: AnyRow) -> str:
     number = f"{version.kind} 제{version.promulgation_number}호" if version.promulgation_number else version.kind
     date = format_date(version.promulgated_on) if version.promulgated_on else "?"
@@ -165,13 +178,14 @@ def acts_meant(acts: Sequence[ActUnderTest], citation: StatuteCitation, on: dt.d
 
 
 def _in_force_under_the_name(acts: Sequence[ActUnderTest], on: dt.date) -> ActUnderTest | None:
-    """Of acts sharing a name, the one in force on `on`. A name denotes one act in force at a time;
-    where the statute book leaves an older act without its repeal (a 1948 군정법령 민사소송법 beside the
-    1960 법률), the act enacted later under the name is the one in force: None only on a tie."""
-    standing = [act for act in acts if (version := in_force(act.versions, on)) is not None and not repealed(version)]
-    if len(standing) < 2:
-        return standing[0] if standing else None
-    enacted = sorted(standing, key=_enacted_on, reverse=True)
+    """Of acts sharing a name, the one the name denotes on `on`: of those with a version on that day,
+    the one enacted last, repealed or not (None only on a tie). Where the statute book leaves an older
+    act without its repeal (a 1948 군정법령 민사소송법 beside the 1960 법률) the later act is meant; once that
+    one is repealed, the name denotes it still (its verdict `outdated`), never the older act again."""
+    dated = [act for act in acts if in_force(act.versions, on) is not None]
+    if len(dated) < 2:
+        return dated[0] if dated else None
+    enacted = sorted(dated, key=_enacted_on, reverse=True)
     return enacted[0] if _enacted_on(enacted[0]) > _enacted_on(enacted[1]) else None
 
 
@@ -220,7 +234,7 @@ class StatuteHistory:
                                               f"(in force from {_date(first.effective_on)})", None)
         if repealed(current):
             return self._gone(current, f"{self.act.row.name} was repealed by {version_label(current)}")
-        span = self._span_at(current.sequence)
+        span = self._span_in_force(current)
         if span is not None and _has(span, self.code):
             return self._verdict("verified", f"{current.name} {self._provision()} exists in the version in "
                                              f"force on {format_date(self.on)}{self.note}", current, span)
@@ -230,9 +244,11 @@ class StatuteHistory:
         return self._gone(current, why)
 
     def _gone(self, current: AnyRow, why: str) -> Verdict:
-        earlier = [span for span in self.spans if span.first <= current.sequence and _has(span, self.code)]
+        earlier = [span for span in self.spans if span.first <= current.sequence and not self._pending(span, current)
+                   and _has(span, self.code)]
         if not earlier:
-            later = [span for span in self.spans if span.first > current.sequence and _has(span, self.code)]
+            later = [span for span in self.spans if (span.first > current.sequence or self._pending(span, current))
+                     and _has(span, self.code)]
             when = f"; a version not yet in force has it ({_period(self.versions, later[0].first, later[0].last)})" \
                 if later else ""
             return self._verdict("not_found", f"{why} in the version in force on {format_date(self.on)}{when}", None)
@@ -253,7 +269,8 @@ class StatuteHistory:
 
     def _former(self, current: AnyRow | None) -> Verdict:
         before = current.sequence if current is not None else len(self.versions) + 1
-        earlier = [span for span in self.spans if span.first < before and _has(span, self.code)]
+        earlier = [span for span in self.spans if span.first < before and _has(span, self.code)
+                   and (current is None or not self._pending(span, current))]
         if not earlier and not self._whole_history():
             return self._verdict("not_covered", f"the database holds {self.act.row.name}'s versions from "
                                                 f"{version_label(self.versions[0])} only, so it cannot say what "
@@ -267,24 +284,23 @@ class StatuteHistory:
                                          f"{_period(self.versions, span.first, span.last)}{self.note}", version, span)
 
     def _with_note(self, note: AmendmentNote) -> Verdict:
-        matches = [v for v in self.versions if v.promulgation_number == note.number and v.kind == note.law_kind]
-        if not matches and not self._whole_history():
+        amendment = amendment_numbered(self.versions, note.number, note.law_kind, note.promulgated_on)
+        if amendment is None and not self._whole_history():
             return self._verdict("not_covered", f"the database holds {self.act.row.name}'s versions from "
                                                 f"{version_label(self.versions[0])} only, so it cannot check "
                                                 f"{note.law_kind} 제{note.number}호", None)
-        if not matches:
+        if amendment is None:
             near = sorted((v for v in self.versions if v.promulgation_number), key=lambda v: abs(
                 (v.promulgated_on - note.promulgated_on).days) if note.promulgated_on and v.promulgated_on else 0)
             truth = version_label(near[0]) if near else "none"
             return self._verdict("mismatch", f"{self.act.row.name} has no amendment {note.law_kind} 제{note.number}호; "
                                              f"the nearest is {truth}", None,
                                  mismatches=(Mismatch("amendment", f"{note.law_kind} 제{note.number}호", truth),))
-        amendment = matches[0]
         mismatches = []
         if note.promulgated_on is not None and note.promulgated_on != amendment.promulgated_on:
             mismatches.append(Mismatch("amendment date", format_date(note.promulgated_on),
                                        _date(amendment.promulgated_on)))
-        if amendment.change and note.change not in (amendment.change, "개정"):  # 개정 alone names any kind
+        if amendment.change and not _same_change(note.change, amendment.change):
             mismatches.append(Mismatch("amendment kind", note.change, amendment.change))
         mismatches.extend(_renamed_otherwise(note, amendment))
         target = amendment.sequence - 1 if note.before else amendment.sequence
@@ -368,7 +384,7 @@ class StatuteHistory:
         note = self.citation.amendment
         if note is not None and any(declared.number == note.number for declared in self.act.declared):
             detail += f" (the note's {note.law_kind} 제{note.number}호 is that amendment)"
-            renaming = next((v for v in self.versions if v.promulgation_number == note.number), None)
+            renaming = amendment_numbered(self.versions, note.number, None, note.promulgated_on)
             wrong_title = () if renaming is None else _renamed_otherwise(note, renaming)
             if renaming is not None and wrong_title:
                 return self._verdict("mismatch", f"{version_label(renaming)} renamed {name} {renaming.name}, not "
@@ -383,6 +399,22 @@ class StatuteHistory:
 
     def _span_at(self, sequence: int) -> AnyRow | None:
         return next((span for span in self.spans if span.first <= sequence <= span.last), None)
+
+    def _span_in_force(self, current: AnyRow) -> AnyRow | None:
+        """The article as in force on the day under the version `current`: its span, or the one before
+        where that span came with an amendment not yet in force (see `_pending`)."""
+        span = self._span_at(current.sequence)
+        while span is not None and self._pending(span, current):
+            span = self._span_at(span.first - 1)
+        return span
+
+    def _pending(self, span: AnyRow, current: AnyRow) -> bool:
+        """Whether the span came with a version before `current` not yet in force on the day. law.go.kr
+        prints an amendment promulgated but not yet in force in the text of the versions that take
+        effect before it (민법 제428조의2, inserted by 법률 제13125호 in force from 2016. 2. 4., is in the
+        text of 법률 제13710호, promulgated later and in force from 2016. 1. 6.)."""
+        effective = self.versions[span.first - 1].effective_on
+        return span.first < current.sequence and (effective is None or effective > self.on)
 
     def _provision(self) -> str:
         return replace(self.citation, act="").provision()
@@ -402,6 +434,15 @@ class StatuteHistory:
             promulgation_number=version.promulgation_number, effective_on=version.effective_on)
         return Verdict(status, self.citation, detail, resolved.canonical(), source, mismatches,  # type: ignore[arg-type]
                        provision=provision, suggestion=suggestion)
+
+
+# The older words notes use for 전부개정 (as written until the 2000s), and 폐지 for a repeal by another act.
+_CHANGE_SYNONYMS = {"전문개정": "전부개정", "전면개정": "전부개정", "타법폐지": "폐지"}
+
+
+def _same_change(cited: str, held: str) -> bool:
+    """Whether a note's amendment kind names the database's (`개정` alone names any kind)."""
+    return cited == "개정" or _CHANGE_SYNONYMS.get(cited, cited) == _CHANGE_SYNONYMS.get(held, held)
 
 
 def _date(value: dt.date | None) -> str:

@@ -90,6 +90,20 @@ def test_case_rows_normalise_courts_read_full_bench_and_skip_unusable_numbers(tm
     assert skipped.position == "row 4" and "수원지방법원-2025-구단-10915" in skipped.reason
 
 
+@pytest.mark.parametrize(("court", "number", "disposition", "delivery"), [
+    ("헌법재판소", "2017헌마1281", "결정", "선고"),  # the 헌법재판소 pronounces every decision, as law.go.kr says
+    ("헌재", "2017헌마1281", "결정", "선고"),
+    ("대법원", "2022마6489", "결정", "자"),
+    ("대법원", "2024도4202", "판결", "선고"),
+], ids=["constitutional-court", "its-short-name", "supreme-court-decision", "supreme-court-judgment"])
+def test_jsonl_case_without_delivery_takes_the_courts_usual_one(tmp_path: Path, court: str, number: str,
+                                                                 disposition: str, delivery: str) -> None:
+    line = (f'{{"type": "case", "court": "{court}", "date": "2020-03-26", "case_number": "{number}", '
+            f'"disposition": "{disposition}"}}')
+    [record] = read_jsonl(write(tmp_path, "case.jsonl", line))
+    assert isinstance(record, CaseRecord) and record.delivery == delivery
+
+
 DATES = [("compact", "20240711", dt.date(2024, 7, 11)), ("iso", "2024-07-11", dt.date(2024, 7, 11)),
          ("dotted", "2024. 7. 11.", dt.date(2024, 7, 11)), ("단기 year", "42890525", dt.date(1956, 5, 25)),
          ("impossible day", "20230230", None), ("not a date", "soon", None),

@@ -8,6 +8,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from small_books import Act, import_acts
 from sqlalchemy import func, select
 
 from grammars import Lexicon, parse_citation, statute_grammar
@@ -109,3 +110,18 @@ def test_a_lexicon_cache_file_that_is_not_what_was_checked_is_read_from_the_data
     stored.write_bytes(spoiled)
     assert _as_data(build_lexicon(loaded, tmp_path)) == _as_data(build_lexicon(loaded))
     assert stored.read_bytes() == sealed  # stored anew
+
+
+BROADCASTING = "방송통신위원회의 설치 및 운영에 관한 법률"
+
+
+def test_a_repealed_act_gives_its_name_the_articles_of_its_versions(database: Database, tmp_path: Path) -> None:
+    # repealed by another act (법률 제21066호, 2025. 10. 1.): its newest version, the repeal, has no article
+    import_acts(database, tmp_path, Act("010685", [
+        (83354, BROADCASTING, "법률", "2008-02-29", 8867, "2008-02-29", "제정"),
+        (273425, BROADCASTING, "법률", "2025-08-26", 21043, "2025-08-26", "타법개정"),
+        (277305, BROADCASTING, "법률", "2025-10-01", 21066, "2025-10-01", "타법폐지"),
+    ], [(3, 0, 1, 1, "위원회의 설치", False, "1 2 2.1 2.2", None),
+        (3, 0, 2, 2, "위원회의 설치", False, "1 2 2.1 2.2 2.3", None),
+        (4, 0, 1, 1, "위원회의 구성", True, "", None)]))
+    assert lexicon_data(database)[BROADCASTING] == ["3"]  # 제4조 only ever deleted

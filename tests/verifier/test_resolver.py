@@ -301,3 +301,10 @@ def test_같은_조_after_an_article_of_the_act_itself(loaded: Database) -> None
     spans = DocumentResolver(loaded, own_act="민법").resolve_text(text)
     assert [s.resolution.canonical for s in spans] == ["민사소송법 제1조", "민법 제751조 제2항"]
     assert all(s.resolution.certain for s in spans)
+
+
+def test_a_name_several_acts_share_is_written_alike_whichever_is_meant(book: Database) -> None:
+    # 근로기준법 of 1953 (repealed in 1997) and of 1997: the verifier picks one by date, the text is the same
+    spans = DocumentResolver(book).resolve_text("근기법 제23조제1항에 따라, 같은 법 제24조")
+    assert [s.resolution.canonical for s in spans] == ["근로기준법 제23조 제1항", "근로기준법 제24조"]
+    assert [s.resolution.doubts for s in spans] == [(), ()]

@@ -158,3 +158,26 @@ def test_lookup_answers_are_bounded_oldest_dropped_first() -> None:
     assert answer("b") == 2 and answer("a") == 4  # "a" was the oldest, so it went for "c"
     with pytest.raises(ValueError, match="expected a cache size of at least 1, got 0"):
         BoundedCache(0)
+
+
+# Values no record holds, which PostgreSQL refuses as a query's value (4-byte integers, text without NUL):
+# answered as SQLite answers them, before any query, and their audit rows written.
+UNSEARCHABLE = [
+    ("article past any statute's", StatuteCitation("민법", 10_000), "not_found"),
+    ("article past 4-byte integers", StatuteCitation("민법", 3_000_000_000), "not_found"),
+    ("paragraph past 4-byte integers", StatuteCitation("민법", 750, paragraph=2**31), "not_found"),
+    ("NUL in the act's name", StatuteCitation("민\x00법", 750), "not_found"),
+    ("case serial past 4-byte integers", case("2024/도/3000000000", "대법원", "2024-07-11", "선고", "판결"),
+     "not_found"),
+    ("NUL in the court", case("2023/고단/1", "광주지방\x00법원", "2023-07-11", "선고", "판결"), "not_covered"),
+]
+
+
+@pytest.mark.parametrize(("citation", "status"), [u[1:] for u in UNSEARCHABLE], ids=[u[0] for u in UNSEARCHABLE])
+def test_values_no_column_can_hold_are_answered_alike_on_every_backend(loaded: Database, citation: ParsedCitation,
+                                                                       status: str) -> None:
+    with Verifier(loaded) as verifier:
+        verdict = verifier.verify(citation)
+        assert verdict.status == status, verdict.detail
+        assert verifier.flush_audit() and verifier.audit_rows_pending == 0
+        assert verifier.verify(StatuteCitation("민법", 750)).verified  # the reader connection is still good

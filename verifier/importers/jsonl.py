@@ -17,7 +17,8 @@
 Only "type" plus, per type, law_id+name / court+date+case_number+disposition / alias+act / kind
 are required. An act line with "articles" replaces the act's articles; without, it updates the
 act only. Dates are ISO (YYYY-MM-DD) or law.go.kr's YYYYMMDD. `delivery` defaults to 선고 for a
-판결, else 자. 헌법재판소 decisions are cases with court "헌법재판소" and date = 종국일자.
+판결 and for any decision of the 헌법재판소 (which pronounces them all), else 자. 헌법재판소
+decisions are cases with court "헌법재판소" and date = 종국일자.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from verifier.importers.records import (
     checked,
 )
 from verifier.names import normalise_act_name, normalise_court, parse_case_number, parse_date
+from verifier.rules import CONSTITUTIONAL
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _ARTICLE_LABEL = re.compile(r"[1-9][0-9]{0,3}(?:의[1-9][0-9]?)?")
@@ -128,16 +130,17 @@ def _records_of_line(line: dict[str, Any], position: str) -> Iterator[Record]:
         disposition = _required(line, "disposition")
         if disposition not in ("판결", "결정", "명령"):
             raise _LineError(f"expected disposition 판결, 결정 or 명령, got {disposition!r}")
-        delivery = line.get("delivery") or ("선고" if disposition == "판결" else "자")
+        court = _required(line, "court")
+        if not isinstance(court, str):
+            raise _LineError(f"expected 'court' as text, got {court!r}")
+        court = normalise_court(court)
+        delivery = line.get("delivery") or ("선고" if disposition == "판결" or court == CONSTITUTIONAL else "자")
         if delivery not in ("선고", "자"):
             raise _LineError(f"expected delivery 선고 or 자, got {delivery!r}")
         panel = _optional_text(line, "panel")
         if panel not in (None, "전원합의체", "전원재판부", "지정재판부"):
             raise _LineError(f"expected panel 전원합의체, 전원재판부, 지정재판부 or null, got {panel!r}")
-        court = _required(line, "court")
-        if not isinstance(court, str):
-            raise _LineError(f"expected 'court' as text, got {court!r}")
-        yield CaseRecord(normalise_court(court), _optional_date(line, "date")
+        yield CaseRecord(court, _optional_date(line, "date")
                          or _required(line, "date"), number, delivery, disposition, panel,
                          _optional_text(line, "title"), _optional_text(line, "source_id"))
     elif kind == "alias":
