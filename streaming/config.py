@@ -28,6 +28,7 @@ class StreamingSettings(BaseModel):
     strict_marker: str = "[확인되지 않은 인용 생략]"
     max_narrowings_per_client: int = Field(default=2, ge=1)  # new narrowings compiling per client
     body_timeout_s: float = Field(default=10.0, gt=0)  # the whole request body, from its first byte
+    shutdown_grace_s: int = Field(default=10, ge=0)  # answers in flight may finish on a stop, then end
     admin_api_key: SecretStr | None = None  # None: the admin endpoints answer 404; never empty
 
     @field_validator("admin_api_key")

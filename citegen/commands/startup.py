@@ -38,6 +38,7 @@ _SETTINGS_HINT = "check the CITEGEN_* environment variables against the README's
 def _hint_for(error: BaseException) -> str | None:
     """The hint for an error a user can fix, None for any other (a bug: let it show)."""
     from pydantic import ValidationError  # noqa: PLC0415  only when something failed
+    from pydantic_settings import SettingsError  # noqa: PLC0415
 
     from citegen.errors import ModelLoadError, VocabularyMismatchError  # noqa: PLC0415
     from streaming import ConfigurationError  # noqa: PLC0415
@@ -49,7 +50,7 @@ def _hint_for(error: BaseException) -> str | None:
         return _MODEL_HINT
     if isinstance(error, DatabaseError):
         return _DATABASE_HINT
-    if isinstance(error, ValidationError | ConfigurationError):
+    if isinstance(error, ValidationError | ConfigurationError | SettingsError):  # SettingsError: not JSON
         return _SETTINGS_HINT
     return None
 

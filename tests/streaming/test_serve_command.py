@@ -14,10 +14,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import func, select
 from streaming_kit import answer
 
 from verifier.database import Database
 from verifier.importers import import_paths
+from verifier.models import AUDIT
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))  # the engine tests' tiny model
 from tiny_lm import CORPUS, build_tiny
@@ -37,7 +39,7 @@ def free_port() -> int:
 
 @pytest.fixture
 def served(tmp_path: Path):
-    """The command's process and its base URL, once uvicorn says it is listening."""
+    """The command's process, its base URL and its database's, once uvicorn says it is listening."""
     tiny = build_tiny()
     tiny.model.save_pretrained(tmp_path / "model")
     tiny.tokenizer.save_pretrained(tmp_path / "model")
@@ -73,7 +75,7 @@ def served(tmp_path: Path):
         pytest.fail("expected `citegen serve` to start listening, got:\n" + "".join(log))
     reader = threading.Thread(target=lambda: log.extend(process.stderr), daemon=True)
     reader.start()
-    yield process, f"http://127.0.0.1:{port}"
+    yield process, f"http://127.0.0.1:{port}", url
     if process.poll() is None:
         process.kill()
         process.wait(10)
@@ -83,7 +85,7 @@ def served(tmp_path: Path):
 
 @pytest.mark.slow
 def test_serve_answers_until_interrupted(served) -> None:
-    process, base = served
+    process, base, _ = served
     assert httpx.get(f"{base}/readyz").json()["checks"]["database"] is True
     events = answer(base, {"question": CORPUS[1][:10], "max_tokens": 32})
     assert events[-1][0] == "done" and events[-1][1]["usage"]["completion_tokens"] > 0
@@ -95,3 +97,22 @@ def test_serve_answers_until_interrupted(served) -> None:
     assert narrowed[-1][0] == "done"
     process.send_signal(signal.SIGINT)
     assert process.wait(30) == 0
+
+
+@pytest.mark.slow
+def test_serve_stops_on_sigterm_as_on_ctrl_c_keeping_every_audit_row(served) -> None:
+    """SIGTERM (what systemd, Docker and Kubernetes send) killed the process inside uvicorn: exit -15, the
+    audit rows still buffered lost, the engine never closed."""
+    process, base, url = served
+    checked = 0
+    for question in CORPUS[:4]:
+        events = answer(base, {"question": question[:10], "max_tokens": 48})
+        checked += sum(1 for name, _ in events if name == "citation")
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(30) == 0
+    database = Database.open(url)
+    try:
+        with database.engine.connect() as connection:
+            assert connection.execute(select(func.count()).select_from(AUDIT)).scalar_one() == checked
+    finally:
+        database.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,9 @@ CASES = [
     ("serve", ["serve"], {"CITEGEN_BACKEND": "vllm"}, "expected vLLM for the vllm backend"),
     ("serve", ["serve"], {"CITEGEN_BACKEND": "tgi"}, "got backend: Input should be 'builtin' or 'vllm'"),
     ("serve", ["serve"], {"CITEGEN_STREAMING__ADMIN_API_KEY": ""}, "expected an admin API key"),
+    ("serve", ["serve"], {"CITEGEN_STREAMING": '{"max_active": 2'}, 'parsing value for field "streaming"'),
+    # the address is bound before the model loads: a port in use is told first
+    ("serve", ["serve", "--port", "BUSY"], {"CITEGEN_MODEL_PATH": "/nonexistent/model"}, "expected to listen on"),
     ("ask", ["ask", "질문"], {"CITEGEN_MODEL_PATH": "/nonexistent/model"}, "expected a model directory"),
     ("ask", ["ask", "질문"], {"CITEGEN_DATABASE_URL": UNREACHABLE}, "expected a reachable database"),
     ("ask", ["ask", "  "], {"CITEGEN_MODEL_PATH": "/nonexistent/model"}, "expected a question"),
@@ -40,7 +44,8 @@ CASES = [
     "command, arguments, environment, expected",
     CASES,
     ids=["serve-model", "serve-db", "serve-empty-db", "serve-vllm", "serve-vllm-setting", "serve-unknown-backend",
-         "serve-admin-key", "ask-model", "ask-db", "ask-empty-question", "recite-db", "recite-settings"],
+         "serve-admin-key", "serve-settings-not-json", "serve-port-in-use", "ask-model", "ask-db",
+         "ask-empty-question", "recite-db", "recite-settings"],
 )  # fmt: skip
 def test_a_bad_start_says_one_line_and_a_hint(tmp_path: Path, command, arguments, environment, expected) -> None:
     if "vllm" in (*arguments, *environment.values()) and _has_vllm():
@@ -57,8 +62,12 @@ def test_a_bad_start_says_one_line_and_a_hint(tmp_path: Path, command, arguments
     env = {name: value for name, value in os.environ.items() if not name.startswith("CITEGEN_")}
     env |= {"HF_HUB_OFFLINE": "1", "CITEGEN_DEVICE": "cpu", "CITEGEN_DATABASE_URL": filled}
     env |= {name: empty if value == "EMPTY" else value for name, value in environment.items()}
-    result = subprocess.run([str(CITEGEN), *arguments], env=env, cwd=tmp_path, capture_output=True, text=True,
-                            timeout=120)  # fmt: skip
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        arguments = [str(busy.getsockname()[1]) if argument == "BUSY" else argument for argument in arguments]
+        result = subprocess.run([str(CITEGEN), *arguments], env=env, cwd=tmp_path, capture_output=True, text=True,
+                                timeout=120)  # fmt: skip
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
