@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     )
     from grammars.languages.answer import DEFAULT_BYPASS
     from grammars.parse import CitationParser, parse_citation
+    from grammars.patterns import write_atomically
     from grammars.vocabulary import Vocabulary
 
 _HOMES = {  # module: the names it gives the package (as imported above)
@@ -98,6 +99,7 @@ _HOMES = {  # module: the names it gives the package (as imported above)
     ),
     "grammars.languages.answer": ("DEFAULT_BYPASS",),
     "grammars.parse": ("CitationParser", "parse_citation"),
+    "grammars.patterns": ("write_atomically",),
     "grammars.vocabulary": ("Vocabulary",),
 }  # fmt: skip
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
@@ -162,4 +164,5 @@ __all__ = [
     "statute_grammar",
     "title_then_je",
     "vocabulary_of",
+    "write_atomically",
 ]

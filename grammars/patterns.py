@@ -88,7 +88,10 @@ def load_or_compile(key: str, source: Callable[[], str], cache_dir: Path | None)
              array.array("I", code).tobytes())
     compiled = sre.compile(*entry[:2], code, *entry[2:5])
     data = marshal.dumps(entry)
-    write_atomically(path, lambda stream: stream.write(data))
+    try:
+        write_atomically(path, lambda stream: stream.write(data))
+    except OSError as error:  # a read-only or full cache folder costs the next process a compile, nothing more
+        log.warning("could not store the %s in %s: %s", key, path.parent, error)
     return compiled  # type: ignore[no-any-return]
 
 

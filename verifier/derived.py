@@ -7,7 +7,8 @@ the source of the modules that derive it and of this one (an edit there derives 
 and read back in milliseconds. The digest proves a file holds whole what `derive` returned, checks
 included (verifier.lexicon checks what it derives, so a process that reads it back need not). A file
 that cannot be read, or whose bytes do not match their digest, is derived again; a newer one supersedes
-the older of the same kind and database.
+the older of the same kind and database. A cache folder that cannot be written (read-only, full) costs
+a warning: the value is derived and served all the same.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import marshal
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from grammars import write_atomically
 from verifier.database import Database
 
 log = logging.getLogger(__name__)
@@ -56,12 +57,12 @@ def read_through(database: Database, cache_dir: Path | None, kind: str, sources:
     except (OSError, EOFError, ValueError, TypeError) as error:
         log.warning("ignoring unreadable %s cache file %s: %s", kind, path, error)
     value = derive()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     stored_bytes = marshal.dumps(cast(Any, value))  # plain data, as the module docstring asks
-    temporary.write_bytes(_seal(stored_bytes) + stored_bytes)
-    os.replace(temporary, path)  # whole or not at all, whoever else writes it at the same time
-    for superseded in path.parent.glob(f"{kind}-{place}-*.marshal"):  # any write to the database (an
-        if superseded != path:  # audit row) supersedes its last file: one per database and kind
-            superseded.unlink(missing_ok=True)
+    try:  # whole or not at all, whoever else writes it at the same time
+        write_atomically(path, lambda stream: stream.write(_seal(stored_bytes) + stored_bytes))
+        for superseded in path.parent.glob(f"{kind}-{place}-*.marshal"):  # any write to the database (an
+            if superseded != path:  # audit row) supersedes its last file: one per database and kind
+                superseded.unlink(missing_ok=True)
+    except OSError as error:  # a read-only or full cache folder: derived again next time, served now
+        log.warning("could not store the %s in %s: %s", kind, path.parent, error)
     return value

@@ -67,3 +67,10 @@ def test_an_unreadable_or_refused_entry_is_compiled_again(tmp_path, spoiled: byt
 
 def test_without_a_cache_dir_it_is_re_compile(tmp_path) -> None:
     assert load_or_compile("a", lambda: "민법", None) == re.compile("민법")
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_a_warning(tmp_path, caplog) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert load_or_compile("blocked", lambda: "a+b", blocked / "cache").pattern == "a+b"
+    assert "could not store the blocked" in caplog.text

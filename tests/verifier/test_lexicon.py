@@ -125,3 +125,15 @@ def test_a_repealed_act_gives_its_name_the_articles_of_its_versions(database: Da
         (3, 0, 2, 2, "위원회의 설치", False, "1 2 2.1 2.2 2.3", None),
         (4, 0, 1, 1, "위원회의 구성", True, "", None)]))
     assert lexicon_data(database)[BROADCASTING] == ["3"]  # 제4조 only ever deleted
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_a_warning_not_the_start(
+        loaded: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A read-only or full cache folder crashed `citegen serve` at start, and every reload after (the
+    README promises a warning); here a folder that cannot be made, under a file."""
+    if loaded.fingerprint() is None:
+        pytest.skip("PostgreSQL: nothing is cached")
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    assert lexicon_data(loaded, blocked / "cache") == lexicon_data(loaded, None)
+    assert "could not store the lexicon" in caplog.text
