@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         case_grammar,
         default_lexicon,
         names_then_je,
+        spellable_name,
         statute_grammar,
         title_then_je,
     )
@@ -95,7 +96,7 @@ _HOMES = {  # module: the names it gives the package (as imported above)
     "grammars.index": ("FINISHED", "TokenIndex"),
     "grammars.languages": (
         "Lexicon", "answer_anchors", "answer_grammar", "as_lexicon", "case_grammar", "default_lexicon",
-        "names_then_je", "statute_grammar", "title_then_je",
+        "names_then_je", "spellable_name", "statute_grammar", "title_then_je",
     ),
     "grammars.languages.answer": ("DEFAULT_BYPASS",),
     "grammars.parse": ("CitationParser", "parse_citation"),
@@ -161,6 +162,7 @@ __all__ = [
     "lazy_exports",
     "names_then_je",
     "parse_citation",
+    "spellable_name",
     "statute_grammar",
     "title_then_je",
     "vocabulary_of",

@@ -19,7 +19,7 @@ EXPORTS = {
         "anchor_root", "answer_anchors", "answer_grammar", "as_lexicon", "case_grammar", "compile_index",
         "declared_names", "default_finder", "default_lexicon",
         "find_citations", "format_date", "head_written_apart", "lazy_exports", "names_then_je", "parse_citation",
-        "statute_grammar", "title_then_je",
+        "spellable_name", "statute_grammar", "title_then_je",
         "vocabulary_of", "write_atomically",
     },
     "verifier": {

@@ -23,19 +23,19 @@ the Lexicon without checking its 190,000 labels again.
 from __future__ import annotations
 
 import inspect
-import re
+import logging
 from collections import defaultdict
 from pathlib import Path
 
 from sqlalchemy import Connection, String, and_, case, cast, func, select
 
-from grammars import Lexicon, LexiconError
+from grammars import Lexicon, LexiconError, spellable_name
 from verifier.database import Database
 from verifier.derived import read_through
 from verifier.models import ACTS, ALIASES, ARTICLES, SPANS, VERSIONS
 from verifier.versions import standing
 
-_UNCITABLE = re.compile(r"[「」\n\r\t]")
+log = logging.getLogger(__name__)
 
 
 def _label(number: int, branch: int) -> str:
@@ -67,7 +67,7 @@ def _history_labels(connection: Connection, current: set[str]) -> dict[str, list
         .where(~standing())).scalars())
     labels: dict[str, list[str]] = {}
     for act_id, name in connection.execute(select(VERSIONS.c.act_id, VERSIONS.c.name).distinct()):
-        if _UNCITABLE.search(name) or name != name.strip() or "  " in name:
+        if not spellable_name(name):
             continue  # 「대한민국 법원의 날」제정에 관한 규칙: a name the statute grammar cannot spell
         found = (latest if name in current and act_id not in repealed else ever).get(act_id, [])
         if found:
@@ -100,6 +100,9 @@ def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], di
     for act_id, name in names.items():
         if act_id in with_history:
             continue
+        if not spellable_name(name):  # imported without a history (JSONL, law.go.kr): skipped as those are
+            log.warning("leaving %r out of the lexicon: a name the statute grammar cannot spell", name)
+            continue
         if act_id not in with_articles:
             acts[name] = None
         elif labels[act_id]:  # an act whose every article is deleted cannot be cited
@@ -111,7 +114,7 @@ def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], di
         targets[alias].add(act_id)
         official[alias] = official.get(alias, False) or is_official
     aliases = {alias: (names[next(iter(ids))], official[alias]) for alias, ids in targets.items()
-               if len(ids) == 1 and alias not in acts and names[next(iter(ids))] in acts}
+               if len(ids) == 1 and alias not in acts and names[next(iter(ids))] in acts and spellable_name(alias)}
     # One string per distinct label (some 4,500 of the book's 190,000): marshal stores each once, so the
     # cache file reads back four times faster, and a label's hash is computed once for all its acts.
     shared: dict[str, str] = {}

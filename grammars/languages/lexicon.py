@@ -203,10 +203,16 @@ def _check_names(names: list[object]) -> None:
             _check_name(name, f"act #{position}")
 
 
+def spellable_name(name: str) -> bool:
+    """Whether a Lexicon takes `name` as a statute name: no outer or doubled spaces, brackets of the
+    quoted form or breaks, which the statute grammar cannot spell (`「대한민국 법원의 날」제정에 관한 규칙`)."""
+    return bool(name) and name == name.strip() and not _FORBIDDEN_IN_NAME.search(name) and "  " not in name
+
+
 def _check_name(name: object, where: str) -> None:
     if not isinstance(name, str) or not name.strip():
         raise LexiconError(f"expected a non-empty statute name at {where}, got {name!r}")
-    if name != name.strip() or _FORBIDDEN_IN_NAME.search(name) or "  " in name:
+    if not spellable_name(name):
         raise LexiconError(
             f"expected a name without outer or doubled spaces, brackets or breaks at {where}, got {name!r}"
         )

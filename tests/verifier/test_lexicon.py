@@ -137,3 +137,20 @@ def test_a_cache_folder_that_cannot_be_written_costs_a_warning_not_the_start(
     blocked.write_text("not a folder")
     assert lexicon_data(loaded, blocked / "cache") == lexicon_data(loaded, None)
     assert "could not store the lexicon" in caplog.text
+
+
+def test_a_name_the_grammar_cannot_spell_is_left_out_of_the_lexicon_not_served_to_crash(
+        database: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """An act imported without history under a name holding a bracket (`「시험」법`, stored as `시험」법`) made
+    the lexicon refuse to build: `citegen serve` exited at start and every reload answered 500."""
+    records = tmp_path / "acts.jsonl"
+    records.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in (
+        {"type": "act", "law_id": "900001", "name": "「시험」법", "articles": [{"article": "1"}]},
+        {"type": "act", "law_id": "001706", "name": "민법", "articles": [{"article": "750"}]},
+        {"type": "alias", "alias": "「민」", "act": "민법"},
+    )), encoding="utf-8")
+    import_paths(database, [records])
+    data = lexicon_data(database)
+    assert list(data) == ["민법"]
+    assert Lexicon.build(data).acts.keys() == {"민법"}  # what serve compiles from it
+    assert "a name the statute grammar cannot spell" in caplog.text
