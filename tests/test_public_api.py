@@ -28,7 +28,7 @@ EXPORTS = {
         "ImportFileError", "MalformedFileError", "Mismatch", "Resolution", "SchemaMismatchError", "UnsafeXmlError",
         "UnsupportedShapeError", "Verdict", "VerdictStatus", "Verifier", "VerifierError", "build_lexicon",
         "default_database_url", "head_revision", "holds_law", "import_file", "import_paths", "lexicon_data",
-        "read_histories",
+        "read_histories", "read_lexicon",
     },
     "streaming": {
         "AdminSource", "AnchorPrefixes", "BadEncodingError", "BodyTimeoutError", "BodyTooLargeError", "CitableNames",

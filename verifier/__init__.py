@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # loaded on first use (grammars.exports), so `import verifier
     from verifier.importers import FileReport, import_file, import_paths
     from verifier.importers.book import BUNDLE_SUFFIX, read_histories
     from verifier.importers.history import BookReport
-    from verifier.lexicon import build_lexicon, lexicon_data
+    from verifier.lexicon import build_lexicon, lexicon_data, read_lexicon
     from verifier.resolver import Change, DocumentResolver, Resolution
     from verifier.verdict import Mismatch, Verdict, VerdictStatus
     from verifier.verify import Verifier
@@ -48,7 +48,7 @@ _HOMES = {  # module: the names it gives the package (as imported above)
     "verifier.importers": ("FileReport", "import_file", "import_paths"),
     "verifier.importers.book": ("BUNDLE_SUFFIX", "read_histories"),
     "verifier.importers.history": ("BookReport",),
-    "verifier.lexicon": ("build_lexicon", "lexicon_data"),
+    "verifier.lexicon": ("build_lexicon", "lexicon_data", "read_lexicon"),
     "verifier.resolver": ("Change", "DocumentResolver", "Resolution"),
     "verifier.verdict": ("Mismatch", "Verdict", "VerdictStatus"),
     "verifier.verify": ("Verifier",),
@@ -83,4 +83,5 @@ __all__ = [
     "import_paths",
     "lexicon_data",
     "read_histories",
+    "read_lexicon",
 ]

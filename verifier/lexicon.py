@@ -161,7 +161,7 @@ def lexicon_data(database: Database, cache_dir: Path | None = None) -> dict[str,
     """`{act name or 약칭: [existing article labels] or None}`, JSON-ready. With `cache_dir`, read
     through the cache (above)."""
     (acts, aliases), _digest = _cached_article_labels(database, cache_dir)
-    return {**acts, **{alias: acts[name] for alias, (name, _official) in aliases.items()}}
+    return _as_data(acts, aliases)
 
 
 def build_lexicon(database: Database, cache_dir: Path | None = None) -> Lexicon | None:
@@ -169,6 +169,16 @@ def build_lexicon(database: Database, cache_dir: Path | None = None) -> Lexicon 
     name (an empty or cases-only database), since a lexicon needs at least one. With `cache_dir`,
     read through the cache (above); the names and labels were checked when they were stored."""
     (acts, aliases), digest = _cached_article_labels(database, cache_dir)
-    if not acts:
-        return None
-    return _build(acts, aliases, digest)
+    return _build(acts, aliases, digest) if acts else None
+
+
+def read_lexicon(database: Database, cache_dir: Path | None = None
+                 ) -> tuple[Lexicon | None, dict[str, list[str] | None]]:
+    """`build_lexicon` and `lexicon_data` of one reading of the database: read apart, an import committing
+    between them gave a service a language of one state and names of another."""
+    (acts, aliases), digest = _cached_article_labels(database, cache_dir)
+    return (_build(acts, aliases, digest) if acts else None), _as_data(acts, aliases)
+
+
+def _as_data(acts: dict[str, list[str] | None], aliases: dict[str, tuple[str, bool]]) -> dict[str, list[str] | None]:
+    return {**acts, **{alias: acts[name] for alias, (name, _official) in aliases.items()}}

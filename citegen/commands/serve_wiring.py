@@ -31,7 +31,7 @@ from citegen.models import freeze_loaded
 from citegen.sampling import SamplingParams
 from grammars import COURTS_BY_NAME, CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation
 from streaming import AnchorPrefixes, Gauges
-from verifier import Database, Verifier, build_lexicon, head_revision, lexicon_data
+from verifier import Database, Verifier, head_revision, read_lexicon
 from verifier import admin as admin_queries
 
 if TYPE_CHECKING:
@@ -233,9 +233,9 @@ class _Reading:
         """With `cache_dir`, the names and the finder's pattern are read through the caches kept there
         (`verifier.build_lexicon`, `grammars.CitationFinder`): the statute book's take 4-5 s CPU to read
         and compile, under 1 s from the caches while the database is unchanged."""
-        known = build_lexicon(database, cache_dir)
+        known, data = read_lexicon(database, cache_dir)  # one reading: an import may commit meanwhile
         finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)), cache_dir)
-        return cls(lexicon_data(database, cache_dir), citable_names(known), finder.find)
+        return cls(data, citable_names(known), finder.find)
 
 
 class DatabaseViews:

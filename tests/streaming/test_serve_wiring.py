@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import event
 from streaming_kit import (
     MINBEOP_750,
     MINBEOP_9999,
@@ -152,3 +153,21 @@ def test_a_verified_citation_carries_its_provision_as_the_version_checked_has_it
     # and so it goes out in the SSE `citation` event and the chat `citations`
     released = CitationReleased(0, "형법 제250조 제1항", "형법 제250조 제1항", "verified", None, None, None, provision)
     assert citation_fields(released)["provision"]["text"] == provision.text
+
+
+def test_the_service_reads_its_names_and_its_language_in_one_reading(database: Database) -> None:
+    """The names a request may narrow to and the language compiled came from two readings of the
+    database, seconds apart: an import committing between them left a service refusing, as unknown, acts
+    its language cites. Counted here as the reads of the acts table one reading makes."""
+    statements: list[str] = []
+
+    def count(_connection, _cursor, statement: str, *_rest) -> None:
+        statements.append(statement)
+
+    event.listen(database.engine, "before_cursor_execute", count)
+    try:
+        views = DatabaseViews(database, Verifier(database), None)
+    finally:
+        event.remove(database.engine, "before_cursor_execute", count)
+    assert sum("FROM acts ORDER BY acts.name" in statement for statement in statements) == 1
+    assert views.lexicon == lexicon_data(database)
