@@ -106,6 +106,12 @@ def head_revision() -> str:
     return heads.pop() if len(heads) == 1 else _alembic_head()
 
 
+def _known_revisions() -> set[str]:
+    """Every revision the migrations here name."""
+    return {revision for path in (MIGRATIONS_DIR / "versions").glob("*.py")
+            for name, revision in _REVISION_LINE.findall(path.read_text("utf-8")) if name == "revision"}
+
+
 def _alembic_head() -> str:
     from alembic.script import ScriptDirectory  # noqa: PLC0415
 
@@ -160,9 +166,11 @@ class Database:
             else:
                 engine.dispose()
                 found = f"revision {revision}" if revision else "tables without a schema revision"
+                # a revision no migration here names was made by a newer citegen: `init` cannot help
+                remedy = ("upgrade citegen to the version that made it" if revision and revision not in
+                          _known_revisions() else "run `citegen-admin init` to upgrade it")
                 raise SchemaMismatchError(
-                    f"expected the database at {database.url} at schema revision {head}, got {found}; "
-                    "run `citegen-admin init` to upgrade it")
+                    f"expected the database at {database.url} at schema revision {head}, got {found}; {remedy}")
         return database
 
     @staticmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,10 +41,16 @@ def test_reopening_and_init_are_idempotent(database_url: str) -> None:
     again.close()
 
 
-def test_a_database_at_another_revision_is_refused_with_what_to_do(database: Database, database_url: str) -> None:
+@pytest.mark.parametrize(("revision", "remedy"), [
+    ("0001", "run `citegen-admin init` to upgrade it"),
+    # a newer citegen's: `init` would say to start afresh, losing its data
+    ("9999_newer", "upgrade citegen to the version that made it"),
+], ids=["older", "newer"])
+def test_a_database_at_another_revision_is_refused_with_what_to_do(database: Database, database_url: str,
+                                                                   revision: str, remedy: str) -> None:
     with database.engine.begin() as connection:
-        connection.execute(text("UPDATE alembic_version SET version_num = '0000_older'"))
-    with pytest.raises(SchemaMismatchError, match="citegen-admin init"):
+        connection.execute(text(f"UPDATE alembic_version SET version_num = '{revision}'"))
+    with pytest.raises(SchemaMismatchError, match=re.escape(remedy)):
         Database.open(database_url)
 
 
