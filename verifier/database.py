@@ -142,8 +142,10 @@ class Database:
         self.dialect = engine.dialect.name
 
     @classmethod
-    def open(cls, url: str, *, upgrade: bool = False) -> Database:
-        engine = cls._create_engine(url)
+    def open(cls, url: str, *, upgrade: bool = False, create: bool = True) -> Database:
+        """The database at `url`, its schema made on first use; `create=False` (a service that only reads
+        it) refuses an SQLite file that does not exist or is empty, leaving the path as it was."""
+        engine = cls._create_engine(url, create)
         database = cls(engine)
         try:
             with engine.connect() as connection:
@@ -174,7 +176,7 @@ class Database:
         return database
 
     @staticmethod
-    def _create_engine(url: str) -> Engine:
+    def _create_engine(url: str, create: bool = True) -> Engine:
         try:
             parsed = make_url(_normalise_url(url))
         except ArgumentError as error:
@@ -184,6 +186,9 @@ class Database:
                 arguments: dict[str, Any] = {"connect_args": {"timeout": CALL_TIMEOUT_S}}
                 if parsed.database and parsed.database != ":memory:":
                     path = Path(parsed.database).expanduser()
+                    if not create and (not path.is_file() or path.stat().st_size == 0):
+                        what = "an empty file" if path.is_file() else "no such file"
+                        raise DatabaseUnreachableError(f"expected a database file at {path}, got {what}")
                     try:
                         path.parent.mkdir(parents=True, exist_ok=True)
                         sqlite3.connect(path).close()  # created here on first use, never by the pool

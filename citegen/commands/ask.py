@@ -101,7 +101,7 @@ def ask(
                 console.print("    " + provision.text.replace("\n", "\n    "), style="dim")
 
     with starting("ask"):
-        database = Database.open(database_url or settings.database_url)
+        database = Database.open(database_url or settings.database_url, create=False)
         lexicon = lexicon_data(database, settings.index_cache_dir)  # milliseconds while the file is unchanged
         require_acts(lexicon, database.url)
         loaded = load_model(model or settings.model_path, settings.device)

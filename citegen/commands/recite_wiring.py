@@ -76,9 +76,10 @@ def check_sources(database_url: str, model_path: Path | None) -> str:
     """Fail fast, before any worker starts, on a database or model the pipeline could not open; the
     database's state (`database_state`), for the batch's fingerprint."""
     try:
-        database = Database.open(database_url)
+        database = Database.open(database_url, create=False)
     except VerifierError as error:
-        raise UsageError(f"expected a usable verifier database, got: {error}") from None
+        raise UsageError(f"expected a usable verifier database, got: {error}; make one with `citegen-admin init` "
+                         "and `citegen-admin import`, or pass --database-url") from None
     try:
         empty = not holds_law(database)
         state = database_state(database)
@@ -122,7 +123,7 @@ def build_pipeline(
     With `cache_dir`, the database's names, the former names its 부칙 declare and the finder's statute
     pattern are kept there for the next process (`verifier.build_lexicon`, `verifier.Verifier`,
     `grammars.CitationFinder`): seconds of start-up each."""
-    database = Database.open(database_url)
+    database = Database.open(database_url, create=False)
     known = build_lexicon(database, cache_dir)
     finder = CitationFinder(CitationParser.for_lexicon(finding_lexicon(known)), cache_dir)
     regenerator = None

@@ -60,7 +60,7 @@ def serve(
     from verifier import Database, Verifier  # noqa: PLC0415
 
     with starting("serve"):
-        database = Database.open(database_url or settings.database_url)
+        database = Database.open(database_url or settings.database_url, create=False)
         # all the service derives from the database, read through the caches while it is unchanged
         views = wiring.DatabaseViews(database, Verifier(database), settings.index_cache_dir)
         require_acts(views.lexicon, database.url)

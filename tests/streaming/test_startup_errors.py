@@ -24,6 +24,8 @@ CASES = [
     ("serve", ["serve"], {"CITEGEN_MODEL_PATH": "/nonexistent/model"}, "expected a model directory"),
     ("serve", ["serve"], {"CITEGEN_DATABASE_URL": UNREACHABLE}, "expected a reachable database"),
     ("serve", ["serve"], {"CITEGEN_DATABASE_URL": "EMPTY"}, "expected a database holding acts"),
+    # a path with no database is refused as it is, not made a database there first
+    ("serve", ["serve"], {"CITEGEN_DATABASE_URL": "MISSING"}, "got no such file"),
     ("serve", ["serve", "--backend", "vllm"], {}, "expected vLLM for the vllm backend"),
     ("serve", ["serve"], {"CITEGEN_BACKEND": "vllm"}, "expected vLLM for the vllm backend"),
     ("serve", ["serve"], {"CITEGEN_BACKEND": "tgi"}, "got backend: Input should be 'builtin' or 'vllm'"),
@@ -43,9 +45,9 @@ CASES = [
 @pytest.mark.parametrize(
     "command, arguments, environment, expected",
     CASES,
-    ids=["serve-model", "serve-db", "serve-empty-db", "serve-vllm", "serve-vllm-setting", "serve-unknown-backend",
-         "serve-admin-key", "serve-settings-not-json", "serve-port-in-use", "ask-model", "ask-db",
-         "ask-empty-question", "recite-db", "recite-settings"],
+    ids=["serve-model", "serve-db", "serve-empty-db", "serve-missing-db", "serve-vllm", "serve-vllm-setting",
+         "serve-unknown-backend", "serve-admin-key", "serve-settings-not-json", "serve-port-in-use", "ask-model",
+         "ask-db", "ask-empty-question", "recite-db", "recite-settings"],
 )  # fmt: skip
 def test_a_bad_start_says_one_line_and_a_hint(tmp_path: Path, command, arguments, environment, expected) -> None:
     if "vllm" in (*arguments, *environment.values()) and _has_vllm():
@@ -59,9 +61,12 @@ def test_a_bad_start_says_one_line_and_a_hint(tmp_path: Path, command, arguments
     import_paths(database, [records])
     database.close()
     empty = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+    Database.open(empty).close()  # a schema, no acts
+    missing = tmp_path / "nowhere" / "missing.sqlite3"
     env = {name: value for name, value in os.environ.items() if not name.startswith("CITEGEN_")}
     env |= {"HF_HUB_OFFLINE": "1", "CITEGEN_DEVICE": "cpu", "CITEGEN_DATABASE_URL": filled}
-    env |= {name: empty if value == "EMPTY" else value for name, value in environment.items()}
+    env |= {name: {"EMPTY": empty, "MISSING": f"sqlite:///{missing}"}.get(value, value)
+            for name, value in environment.items()}
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -73,6 +78,7 @@ def test_a_bad_start_says_one_line_and_a_hint(tmp_path: Path, command, arguments
     assert "Traceback" not in result.stderr
     assert lines[0].startswith(f"citegen {command}: ") and expected in lines[0], lines
     assert len(lines) <= 2 and (len(lines) == 1 or lines[1].lstrip().startswith("hint: ")), lines
+    assert not missing.parent.exists()
 
 
 @pytest.mark.slow
