@@ -48,6 +48,7 @@ from grammars import (
     SAME_DECREE_KIND,
     CaseCitation,
     CitationFinder,
+    CitationForm,
     FoundCitation,
     ParsedCitation,
     StatuteCitation,
@@ -188,6 +189,9 @@ class DocumentResolver:
             if self._last is not before and self._last is not None:
                 self._by_depth = {level: cited for level, cited in self._by_depth.items() if level < depth}
                 self._by_depth[depth] = (self._last, self._last_doubts)
+            if found.form is CitationForm.IMPOSSIBLE_DATE:  # completed from the database, not corrected
+                resolution = replace(resolution, certain=False, doubts=(
+                    *resolution.doubts, "the date written is not in the calendar; the database's is no correction"))
             end = found.span[1]
             written = text[found.span[0]:found.span[1]]
             canonical = resolution.canonical

@@ -31,6 +31,9 @@ DOCUMENTS = [
      ["대법원 2024. 7. 11. 선고 2024도4202 판결"], []),
     ("bare 결정 number gets 자", "(2022마6489)", ["대법원 2023. 1. 12.자 2022마6489 결정"], []),
     ("informal abbreviation", "민소법 제1조", ["민사소송법 제1조"], []),
+    # a date not in the calendar: the database's completes it, but it is no correction (a review's find)
+    ("a date not in the calendar", "대법원 2024. 2. 30. 선고 2024도4202 판결",
+     ["대법원 2024. 7. 11. 선고 2024도4202 판결"], [0]),
     ("court abbreviation", "서울고법 2023. 5. 4. 선고 2022나2034567 판결",
      ["서울고등법원 2023. 5. 4. 선고 2022나2034567 판결"], []),
     ("one number at two courts stays uncertain", "(2022가합1234)", [None], [0]),
