@@ -9,17 +9,21 @@ state. States come back to life one at a time, on first use. Files:
   sparse bitmask, the base and the divergence bytes (free text), plus each base free state's next
   state for every token. Per-state item counts are stored in the narrowest type that holds them.
 Both are written atomically (temporary file, then rename). A file that cannot be read is logged and
-ignored: the index is compiled again. Files of the `.npz` format used before are removed once a file is
-written beside them.
+ignored: the index is compiled again. Files of the `.npz` format used before, and indexes neither written
+nor loaded for UNUSED_INDEX_DAYS (a load marks the file's time), are removed once a file is written
+beside them: a service storing one per lexicon it compiled does not fill its disk.
 """
 
 from __future__ import annotations
 
 import array
+import contextlib
 import dataclasses
 import hashlib
 import itertools
 import logging
+import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -39,6 +43,7 @@ from grammars.vocabulary import TokenTrie, Vocabulary
 log = logging.getLogger(__name__)
 
 _COMPILER = COMPILER  # a module global, so that a test can stand another compiler in
+UNUSED_INDEX_DAYS = 30  # an index file neither written nor loaded for this long is removed
 _REGEX_LIBRARY = f"interegular {interegular.__version__}".encode()
 
 
@@ -107,16 +112,20 @@ def _field_names(kind: type) -> tuple[str, ...] | None:
 
 def _write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
     write_atomically(path, lambda stream: write_arrays(stream, arrays))
-    _drop_npz(path.parent)
+    _drop_unused(path.parent)
 
 
-def _drop_npz(cache_dir: Path) -> None:
-    """Remove the trie and index files of the `.npz` format this cache used before (never read again: a
-    megabyte to tens of megabytes each), once a file of the current format is written beside them."""
-    for stale in [*cache_dir.glob("trie-*.npz"), *cache_dir.glob("index-*.npz")]:
+def _drop_unused(cache_dir: Path) -> None:
+    """Once a file is written, remove those no process will read: the trie and index files of the `.npz`
+    format this cache used before, and indexes neither written nor loaded for UNUSED_INDEX_DAYS (a service
+    stores one per lexicon it compiled, 10-30 MiB each, a new one after each import that moved it)."""
+    unused_since = time.time() - UNUSED_INDEX_DAYS * 86_400
+    old_format = [*cache_dir.glob("trie-*.npz"), *cache_dir.glob("index-*.npz")]
+    for stale in [*old_format, *cache_dir.glob("index-*.arrays")]:
         try:
-            stale.unlink()
-            log.info("removed %s, a cache file of the .npz format no longer read", stale)
+            if stale.suffix == ".npz" or stale.stat().st_mtime < unused_since:
+                stale.unlink()
+                log.info("removed %s, a cache file no longer read", stale)
         except OSError as error:  # gone already (another process), or not ours to remove: left
             log.debug("left %s: %s", stale, error)
 
@@ -395,9 +404,12 @@ _INDEX_ARRAYS = ("meta", "final_char_bytes", "final_char_lengths", "flags", "acc
 
 
 def load_index(cache_dir: Path, key: str, vocabulary: Vocabulary) -> TokenIndex | None:
-    arrays = _read(index_path(cache_dir, key), lambda found: _index_problem(found, vocabulary))
+    path = index_path(cache_dir, key)
+    arrays = _read(path, lambda found: _index_problem(found, vocabulary))
     if arrays is None:
         return None
+    with contextlib.suppress(OSError):  # marked as used (its time): kept while some process loads it
+        os.utime(path)
     attach_trie(vocabulary, Path(cache_dir))
     automaton = FrozenDFA(arrays)
     index = TokenIndex(automaton, vocabulary, key)

@@ -9,6 +9,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import time
 import weakref
 from pathlib import Path
 
@@ -226,3 +227,22 @@ def test_a_large_build_empties_the_free_lists_before_its_heap_goes_back(tmp_path
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
 def test_the_freed_heap_goes_back_where_the_c_library_is_glibc() -> None:
     assert release_freed_heap()
+
+
+def test_an_index_neither_written_nor_loaded_for_a_month_is_removed_when_another_is_stored(tmp_path) -> None:
+    """A service stores one index per lexicon it compiled (a new one after each import that moved it), and
+    none was ever removed: 5 of 14 MiB each after a few reloads, without end."""
+    compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path)
+    (used,) = tmp_path.glob("index-*.arrays")
+    unused = used.with_name("index-unused.arrays")
+    shutil.copyfile(used, unused)
+    month_ago = time.time() - (cache.UNUSED_INDEX_DAYS + 1) * 86_400
+    for path in (used, unused):
+        os.utime(path, (month_ago, month_ago))
+    assert compile_index(GRAMMAR, VOCAB, cache_dir=tmp_path).stored is not None  # loaded: marked as used
+    assert used.stat().st_mtime > month_ago + 86_400
+    other = CitationGrammar("statute", seq(Literals(("민법",)), " 제", Regex("[1-9]"), "조"),
+                            seq(Literals(("민법",)), " 제", Regex("[0-9]")))
+    compile_index(other, VOCAB, cache_dir=tmp_path)  # stores a new index
+    assert used.exists() and not unused.exists()
+    assert len(list(tmp_path.glob("index-*.arrays"))) == 2
