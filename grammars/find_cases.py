@@ -27,8 +27,8 @@ from grammars.patterns import load_or_compile
 
 _SPACE = LOOSE_SPACE
 _GAP = _SPACE + "*"
-# Between the words of a case citation a judgment's lines may wrap (`… 선고\n2017다38279 판결`): one
-# line break, never a blank line, so two paragraphs do not fuse. Read in part, such a citation was a
+# Between the words of a case citation's head a judgment's lines may wrap (`… 선고\n2017다38279 판결`):
+# one line break, never a blank line, so two paragraphs do not fuse. Read in part, such a citation was a
 # bare number, and re-citation wrote its court and date again after the ones already there.
 _LINE_GAP = rf"{_GAP}(?:\r?\n{_GAP})?"
 _COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in court.abbreviations}
@@ -61,9 +61,10 @@ _CASE_NUMBER = (
     rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?:호(?![가-힣]))?"
 )
 _CASE_TAIL = (
-    rf"(?:{_LINE_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
-    # `87가합687 제11부판결`: the deciding division, written before the disposition only.
-    rf"(?:{_LINE_GAP}(?P<disposition>(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정)?부{_GAP})?"
+    rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
+    # `87가합687 제11부판결`: the deciding division, written before the disposition only. Never on the next
+    # line: `서울고등법원 2023누68205\n판결 요약` is a heading after the number (a law firm's page).
+    rf"(?:{_GAP}(?P<disposition>(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정)?부{_GAP})?"
     # `98헌바88 결정문` names the document: the citation stops before it.
     rf"{Literals(DISPOSITIONS).to_regex()})(?!문))?"
 )
