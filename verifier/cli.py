@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -22,7 +23,7 @@ from rich.console import Console
 from verifier.config import default_database_url
 from verifier.errors import DatabaseError, ImportFileError, VerifierError
 from verifier.sync.api import BASE_URL, PAGE_SIZE, TARGETS
-from verifier.verdict import STATUSES
+from verifier.verdict import STATUSES, Mismatch
 
 if TYPE_CHECKING:  # each command imports what it uses: `citegen-admin --help` loads no database or grammar
     from rich.progress import TaskID
@@ -48,6 +49,8 @@ DatabaseUrl = Annotated[str | None, typer.Option(
 EXIT_NOT_VERIFIED = 1
 EXIT_BAD_INPUT = 2
 SKIPPED_SHOWN = 10  # skipped rows listed per file; the rest are counted
+# a date as a case citation writes it, for telling which one the calendar lacks
+_WRITTEN_DATE = re.compile(r"\d{4}\s*\.\s*\d{1,2}\s*\.\s*\d{1,2}\s*\.?")
 # the tables an import writes (named as verifier.admin.row_counts names them)
 _IMPORTED = ("acts", "act versions", "article spans", "articles", "provisions", "cases", "aliases")
 
@@ -216,12 +219,32 @@ def _document_resolver(database: Database, verifier: Verifier) -> DocumentResolv
                             lookups=verifier.lookups)
 
 
-def _citations_in(text: str, resolver: DocumentResolver) -> list[tuple[str, Resolution]]:
-    """A canonical citation as is; otherwise every citation the lenient finder sees, resolved."""
+def _citations_in(text: str, resolver: DocumentResolver) -> list[tuple[str, Resolution, bool]]:
+    """A canonical citation as is; otherwise every citation the lenient finder sees, resolved; with
+    each, whether its written date is one the calendar lacks (`1996. 2. 30.`, read as no date)."""
+    from grammars import CitationForm  # noqa: PLC0415
+
     canonical = resolver.finder.parser.parse(text.strip())
     if canonical is not None:
-        return [(text.strip(), resolver.resolve(canonical))]
-    return [(text[span.found.span[0]:span.found.span[1]], span.resolution) for span in resolver.resolve_text(text)]
+        return [(text.strip(), resolver.resolve(canonical), False)]
+    return [(text[span.found.span[0]:span.found.span[1]], span.resolution,
+             span.found.form is CitationForm.IMPOSSIBLE_DATE) for span in resolver.resolve_text(text)]
+
+
+def _as_written(verdict: Verdict, written: str, impossible_date: bool) -> Verdict:
+    """The verdict on the citation as written: one whose date is not in the calendar was completed with
+    the database's date, and verifies only as completed; as written its date is wrong (a mismatch, as a
+    wrong date in the calendar is)."""
+    from grammars import CaseCitation, format_date  # noqa: PLC0415
+
+    if not impossible_date or not verdict.verified or not isinstance(verdict.citation, CaseCitation) \
+            or verdict.citation.date is None:
+        return verdict
+    date = _WRITTEN_DATE.search(written)
+    cited = f"{date.group() if date else '(none)'} (not in the calendar)"
+    database = format_date(verdict.citation.date)
+    return replace(verdict, status="mismatch", detail=f"the date written is not in the calendar; the case "
+                   f"is of {database}", mismatches=(Mismatch("date", cited, database),))
 
 
 @app.command()
@@ -241,8 +264,9 @@ def verify(text: Annotated[str, typer.Argument(help="Text holding one or more ci
                       f"'대법원 2024. 7. 11. 선고 2024도4202 판결', got none in {text[:200]!r}")
             raise typer.Exit(EXIT_BAD_INPUT)
         day = on.date() if on else None
-        verdicts = [_report(written, resolution, verifier.verify(resolution.resolved, day))
-                    for written, resolution in found]
+        verdicts = [_report(written, resolution, _as_written(verifier.verify(resolution.resolved, day), written,
+                                                             impossible_date))
+                    for written, resolution, impossible_date in found]
     if not all(verdict.verified for verdict in verdicts):
         raise typer.Exit(EXIT_NOT_VERIFIED)
 

@@ -34,6 +34,9 @@ COMMANDS = [
      ["verify", "민법 제750조, 같은 법 제23조 제1항"], 0, "민법 제23조 제1항"),
     ("verify a deleted article", ["verify", "민법 제3조의2"], 1, "삭제"),
     ("verify a wrong date", ["verify", "대법원 2024. 7. 12. 선고 2024도4202 판결"], 1, "mismatch"),
+    # completed with the database's date, it verifies only as completed: as written, its date is wrong
+    ("verify a date not in the calendar", ["verify", "대법원 2024. 2. 30. 선고 2024도4202 판결"], 1,
+     "date: cited 2024. 2. 30. (not in the calendar), database 2024. 7. 11."),
     ("verify text without a citation", ["verify", "오늘 날씨가 좋다"], 2, "expected a citation"),
     ("verify SQL-looking text", ["verify", "민법'; DROP TABLE acts; --"], 2, "expected a citation"),
     ("search an act", ["search", "민법"], 0, "001706"),
