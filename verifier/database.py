@@ -14,6 +14,8 @@ import functools
 import logging
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -244,6 +246,19 @@ class Database:
                 signs.append(f"{path.name}:{status.st_dev}:{status.st_ino}:{status.st_size}:{status.st_mtime_ns}:"
                              f"{status.st_ctime_ns}")
         return ";".join(signs) or None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """A connection whose reads all see one state of the database, for what is read in several
+        statements and must agree (the lexicon's acts and the aliases naming them): an import committing
+        between two reads is seen by neither. SQLite reads one snapshot in any transaction (WAL mode, and
+        `_begin_sqlite` begins one); PostgreSQL's default READ COMMITTED sees each commit at the next
+        statement, so its transaction is REPEATABLE READ."""
+        with self.engine.connect() as connection:
+            if self.dialect == "postgresql":
+                connection = connection.execution_options(isolation_level="REPEATABLE READ")
+            with connection.begin():
+                yield connection
 
     def revision(self) -> str | None:
         with self.engine.connect() as connection:

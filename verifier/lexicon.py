@@ -82,7 +82,7 @@ def _sort_key(label: str) -> tuple[int, int]:
 
 def _article_labels(database: Database) -> tuple[dict[str, list[str] | None], dict[str, tuple[str, bool]]]:
     """({act name: labels or None}, {alias: (act name, official)}) for aliases naming one act."""
-    with database.engine.connect() as connection:
+    with database.snapshot() as connection:  # an alias read after an act it names was committed: KeyError
         names = {row.id: row.name for row in connection.execute(select(ACTS.c.id, ACTS.c.name).order_by(ACTS.c.name))}
         articles = connection.execute(
             select(ARTICLES.c.act_id, ARTICLES.c.number, ARTICLES.c.branch, ARTICLES.c.status)

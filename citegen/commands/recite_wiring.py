@@ -105,7 +105,7 @@ def contents_sign(database: Database) -> str:
     """The schema revision and, per table that decides verdicts, its highest id (and its row count where
     small): what every import and sync changes. In-place updates that add no row go unseen."""
     parts = [f"revision={database.revision()}"]
-    with database.engine.connect() as connection:
+    with database.snapshot() as connection:  # the tables as one import left them, not halfway through one
         for table in _COUNTED_TABLES:
             count, highest = connection.exec_driver_sql(f"SELECT count(*), max(id) FROM {table}").one()
             parts.append(f"{table}={count}/{highest}")

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from small_books import Act, import_acts
-from sqlalchemy import func, select
+from sqlalchemy import event, func, insert, select
 
 from grammars import Lexicon, parse_citation, statute_grammar
 from verifier.database import Database
 from verifier.importers import import_paths
 from verifier.lexicon import build_lexicon, lexicon_data
-from verifier.models import ACTS, SPANS, VERSIONS
+from verifier.models import ACTS, ALIASES, SPANS, VERSIONS
 
 
 def test_lexicon_data_lists_live_articles_and_aliases(loaded: Database) -> None:
@@ -154,3 +154,33 @@ def test_a_name_the_grammar_cannot_spell_is_left_out_of_the_lexicon_not_served_t
     assert list(data) == ["민법"]
     assert Lexicon.build(data).acts.keys() == {"민법"}  # what serve compiles from it
     assert "a name the statute grammar cannot spell" in caplog.text
+
+
+def test_an_import_committing_between_the_lexicons_reads_is_seen_by_none_of_them(
+        database: Database, database_url: str, sample_dir: Path) -> None:
+    # The acts are read, then an import commits a new act with its alias, then the aliases are read: read
+    # apart, the alias names an act the names lack (a KeyError on PostgreSQL, read committed); read as one
+    # snapshot, the new act is in neither, and in both at the next reading.
+    import_paths(database, [sample_dir / "law"])
+    writer = Database.open(database_url)
+    committed: list[bool] = []
+
+    def commit_an_act_after_the_names(_connection, _cursor, statement: str, *_args) -> None:
+        if committed or "FROM acts" not in statement:
+            return
+        committed.append(True)
+        with writer.engine.begin() as connection:
+            act_id = connection.execute(insert(ACTS).values(
+                law_id="999999", name="시험법", source="test").returning(ACTS.c.id)).scalar_one()
+            connection.execute(insert(ALIASES).values(alias="시험약칭법", act_id=act_id, official=True))
+
+    event.listen(database.engine, "after_cursor_execute", commit_an_act_after_the_names)
+    try:
+        data = lexicon_data(database)
+    finally:
+        event.remove(database.engine, "after_cursor_execute", commit_an_act_after_the_names)
+        writer.close()
+    assert committed
+    assert "시험법" not in data and "시험약칭법" not in data
+    later = lexicon_data(database)
+    assert later["시험법"] is None and later["시험약칭법"] is None
