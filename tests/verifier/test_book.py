@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import lzma
+import subprocess
 import tarfile
 from pathlib import Path
 
@@ -138,3 +139,88 @@ def test_tarball_of_the_current_tree(database: Database, tmp_path: Path) -> None
         tar.add(tmp_path / "src" / "kr", arcname="kr")
     reports = import_paths(database, [tarball])
     assert reports[0].counts["versions"] == 1 and _count(database, ACTS) == 1
+
+
+def _commit(repo: Path, path: str, text: str, subject: str) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.email=t@example.org", "-c", "user.name=t", *args],
+                       check=True, capture_output=True)
+
+    if not (repo / ".git").exists():
+        repo.mkdir(parents=True, exist_ok=True)
+        git("init", "-q")
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(text, encoding="utf-8")
+    git("add", path)
+    git("commit", "-q", "-m", subject)
+
+
+def _government_organization_act(mst: int, number: int, effective: str) -> str:
+    """정부조직법 as legalize-kr has it after one of its 타법개정 of 2025. 12. 23. (real 법령MST, 공포번호 and
+    시행일자), cut to its first article."""
+    return (f"---\n제목: 정부조직법\n법령MST: {mst}\n법령ID: '001720'\n법령구분: 법률\n법령구분코드: ''\n소관부처:\n"
+            f"- 행정안전부\n공포일자: 2025-12-23\n공포번호: '{number}'\n시행일자: {effective}\n법령분야: ''\n"
+            "상태: 시행\n출처: https://www.law.go.kr/법령/정부조직법\n첨부파일: []\n---\n\n# 정부조직법\n\n"
+            "## 제1장 총칙\n\n##### 제1조 (목적)\n\n이 법은 국가행정사무의 체계적이고 능률적인 수행을 위하여 "
+            "국가행정기관의 설치ㆍ조직과 직무범위의 대강을 정함을 목적으로 한다.\n\n"
+            f"## 부칙\n\n부칙 <제{number}호,2025.12.23>\n\n이 법은 공포한 날부터 시행한다.\n")
+
+
+def test_amendments_of_one_day_follow_their_promulgation_numbers_and_a_later_pull_appends(
+        database: Database, tmp_path: Path) -> None:
+    # legalize-kr commits one day's amendments in 공포번호 order, and their MSTs are in another: 제21215호
+    # is MST 280391, 제21220호 MST 280357. Ordered by MST, the second sorted before the first, so a pull
+    # that brought it could never be appended (skipped, on every later import too).
+    repo = tmp_path / "repo"
+    path = "kr/정부조직법/법률.md"
+    _commit(repo, path, _government_organization_act(280375, 21212, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    _commit(repo, path, _government_organization_act(280391, 21215, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    assert import_book(database, repo).versions == 2
+    _commit(repo, path, _government_organization_act(280357, 21220, "2025-12-23"), "법률: 정부조직법 (타법개정)")
+    _commit(repo, path, _government_organization_act(280413, 21223, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    pulled = import_book(database, repo)
+    assert (pulled.versions, pulled.skipped) == (2, [])
+    with database.engine.connect() as connection:
+        numbers = connection.execute(select(VERSIONS.c.promulgation_number).order_by(VERSIONS.c.sequence)).scalars()
+        assert list(numbers) == [21212, 21215, 21220, 21223]
+    fresh = Database.open(f"sqlite:///{tmp_path / 'fresh.sqlite3'}")  # the same order as a fresh import
+    import_book(fresh, repo)
+    with fresh.engine.connect() as connection:
+        assert list(connection.execute(select(VERSIONS.c.mst).order_by(VERSIONS.c.sequence)).scalars()) == [
+            280375, 280391, 280357, 280413]
+    fresh.close()
+
+
+def test_a_first_supplement_of_another_act_is_kept() -> None:
+    # 항만법 (법률 제16568호 and on) opens its 부칙 with the 부칙 of 양식산업발전법, which amended it
+    head = _real_file("kr/형법/법률.md").split("## 부칙")[0]
+    tail = ("## 부칙\n\n부칙(양식산업발전법) <제16568호,2019.8.27>\n\n\n제1조(시행일) 이 법은 공포 후 1년이 "
+            "경과한 날부터 시행한다.\n\n\n제2조 부터 제14조까지 생략\n\n\n"
+            "부칙 <제16902호,2020.1.29>\n\n\n제1조(시행일) 이 법은 공포 후 1년이 경과한 날부터 시행한다.\n")
+    version = parse_act(head + tail, "kr/항만법/법률.md")
+    assert [heading for heading, _ in version.supplements] == ["부칙 <제16568호,2019.8.27>",
+                                                               "부칙 <제16902호,2020.1.29>"]
+    assert version.supplements[0][1].startswith("제1조(시행일) 이 법은 공포 후 1년이")
+
+
+def test_a_file_in_another_encoding_is_skipped_named_and_a_windows_saved_one_read(
+        database: Database, tmp_path: Path) -> None:
+    text = _real_file("kr/형법/법률.md")
+    tree = tmp_path / "tree" / "kr"
+    (tree / "형법").mkdir(parents=True)
+    (tree / "헌법").mkdir()
+    (tree / "형법" / "법률.md").write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())  # BOM, CRLF
+    (tree / "헌법" / "헌법.md").write_bytes(_real_file("kr/대한민국헌법/헌법.md").encode("cp949"))  # EUC-KR
+    report = import_book(database, tmp_path / "tree")
+    assert report.versions == 1
+    assert report.skipped == [(str(tree / "헌법" / "헌법.md"), "byte 5: expected UTF-8 text, got byte 0xc1")]
+    clean = tmp_path / "clean" / "kr" / "형법"
+    clean.mkdir(parents=True)
+    (clean / "법률.md").write_text(text, encoding="utf-8")
+    other = Database.open(f"sqlite:///{tmp_path / 'clean.sqlite3'}")
+    import_book(other, tmp_path / "clean")
+    query = select(SPANS.c.number, SPANS.c.branch, SPANS.c.title, SPANS.c.structure, SPANS.c.text).order_by(
+        SPANS.c.number, SPANS.c.branch)
+    with database.engine.connect() as windows, other.engine.connect() as unix:
+        assert windows.execute(query).all() == unix.execute(query).all()
+    other.close()

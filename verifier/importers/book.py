@@ -128,13 +128,13 @@ def _bundle_act(path: Path, number: int, line: str) -> ActHistory:
 
 # --- legalize-kr trees, tarballs and files -------------------------------------------------------
 
-def _texts_of_tree(path: Path) -> Iterator[tuple[str, Callable[[], str]]]:
+def _texts_of_tree(path: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
     if path.is_file() and path.name.lower().endswith(".md"):
-        yield str(path), lambda: path.read_text(encoding="utf-8")
+        yield str(path), path.read_bytes
         return
     if path.is_dir():
         for file in sorted((path / "kr" if (path / "kr").is_dir() else path).rglob("*.md")):
-            yield str(file), lambda file=file: file.read_text(encoding="utf-8")  # type: ignore[misc]
+            yield str(file), file.read_bytes
         return
     try:
         with tarfile.open(path) as tar:
@@ -143,7 +143,7 @@ def _texts_of_tree(path: Path) -> Iterator[tuple[str, Callable[[], str]]]:
                     handle = tar.extractfile(member)
                     if handle is not None:
                         data = handle.read()
-                        yield f"{path.name}:{member.name}", lambda data=data: data.decode("utf-8")  # type: ignore[misc]
+                        yield f"{path.name}:{member.name}", lambda data=data: data  # type: ignore[misc]
     except (tarfile.TarError, EOFError, lzma.LZMAError, OSError) as error:
         raise MalformedFileError(path, None, f"expected a readable tarball, got a broken one ({error})") from None
 
@@ -179,7 +179,7 @@ class _BlobReader:
     def __init__(self, repo: Path) -> None:
         self._process = _git(repo, "cat-file", "--batch")
 
-    def read(self, spec: str) -> str | None:
+    def read(self, spec: str) -> bytes | None:
         stdin, stdout = self._process.stdin, self._process.stdout
         assert stdin is not None and stdout is not None  # Popen with PIPE always sets them
         stdin.write(spec.encode("utf-8") + b"\n")
@@ -187,8 +187,7 @@ class _BlobReader:
         header = stdout.readline().split()
         if len(header) != 3:
             return None
-        data = stdout.read(int(header[2]) + 1)[:-1]
-        return data.decode("utf-8", "replace")
+        return stdout.read(int(header[2]) + 1)[:-1]
 
     def close(self) -> None:
         if self._process.stdin is not None:
@@ -200,12 +199,24 @@ class _BlobReader:
 
 # --- the import ----------------------------------------------------------------------------------
 
-def _parsed(origin: str, text: str | None, change: str | None, report: BookReport) -> ActVersion | None:
-    if text is None:
+def _decoded(origin: str, data: bytes) -> str:
+    """A file's text: UTF-8 (an editor's byte order mark and Windows line ends, as a checkout with
+    core.autocrlf writes them, read through); any other encoding is refused, never read with U+FFFD in
+    the statute's text (EUC-KR, as a file saved on Windows may be)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise MalformedFileError(origin, f"byte {error.start + 1}", f"expected UTF-8 text, got byte "
+                                                                    f"{data[error.start]:#04x}") from None
+    return text.replace("\r\n", "\n")
+
+
+def _parsed(origin: str, data: bytes | None, change: str | None, report: BookReport) -> ActVersion | None:
+    if data is None:
         report.skipped.append((origin, "expected a file at that commit, got none"))
         return None
     try:
-        return parse_act(text, origin, change)
+        return parse_act(_decoded(origin, data), origin, change)
     except ImportFileError as error:
         report.skipped.append((origin, error.problem if error.position is None
                                else f"{error.position}: {error.problem}"))

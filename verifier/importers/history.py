@@ -68,8 +68,16 @@ class ActOutcome:
     rebuilt: bool = False
 
 
-def sort_key(version: ActVersion) -> tuple[dt.date, int]:
-    return version.promulgated_on or _EARLIEST, version.mst
+def promulgation_order(promulgated_on: dt.date | None, number: int | None, mst: int) -> tuple[dt.date, int, int]:
+    """Amendments promulgated on one day come in the order of their 공포번호 (법률 제21208호 before
+    제21220호), which legalize-kr commits them in; MSTs are not in that order (정부조직법 of 2025. 12. 23.:
+    제21220호 is MST 280357, 제21208호 MST 280365), so ordered by MST one version sorted before
+    another it follows, and a later commit of the day could not be appended."""
+    return promulgated_on or _EARLIEST, number or 0, mst
+
+
+def sort_key(version: ActVersion) -> tuple[dt.date, int, int]:
+    return promulgation_order(version.promulgated_on, version.promulgation_number, version.mst)
 
 
 def fold(versions: Sequence[ActVersion], start: int, open_spans: dict[tuple[int, int], Span]) -> list[Span]:
@@ -149,13 +157,15 @@ def _write_act(connection: Connection, history: ActHistory) -> ActOutcome:
         return ActOutcome(skipped="expected at least one version, got none")
     latest = versions[-1]
     act_id = _act_row(connection, latest)
-    held = connection.execute(select(VERSIONS.c.sequence, VERSIONS.c.mst, VERSIONS.c.promulgated_on)
+    held = connection.execute(select(VERSIONS.c.sequence, VERSIONS.c.mst, VERSIONS.c.promulgated_on,
+                                     VERSIONS.c.promulgation_number)
                               .where(VERSIONS.c.act_id == act_id).order_by(VERSIONS.c.sequence)).all()
     held_msts = {row.mst for row in held}
     new = [version for version in versions if version.mst not in held_msts]
     if not new:
         return ActOutcome()
-    last_held = (held[-1].promulgated_on or _EARLIEST, held[-1].mst) if held else None
+    last_held = promulgation_order(held[-1].promulgated_on, held[-1].promulgation_number, held[-1].mst) if held \
+        else None
     # A bundle brings spans folded over its whole history: an act it changes is rebuilt from it.
     rebuild = last_held is not None and (history.spans is not None or sort_key(new[0]) < last_held)
     if rebuild:

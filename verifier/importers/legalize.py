@@ -37,6 +37,9 @@ _ARTICLE = re.compile(r"^##### 제(\d+)조(?:의(\d+))?(?: *\((.*)\))?[ \t]*$", 
 _HEADING = re.compile(r"^#{1,4} ", re.M)
 _SUPPLEMENT = re.compile(r"^## 부칙[ \t]*$", re.M)
 _SUPPLEMENT_BLOCK = re.compile(r"^부칙 *<([^>]*)>", re.M)
+# Another act's 부칙 (`부칙(양식산업발전법) <제16568호,2019.8.27>`) stays in the text of the block before it, where
+# the verifier splits it off (supplements.blocks_of); with no block before it, it is the first block.
+_FIRST_SUPPLEMENT_BLOCK = re.compile(r"^부칙[ \t]*(?:\([^)\n]*\))?[ \t]*<([^>\n]*)>", re.M)
 _MARKS = re.compile(r"^(?:\*\*([①-⑳㉑-㉟㊱-㊿])\*\*|  (\d+)(?:의(\d+))?\\\.|    ([가-힣])\\\.)", re.M)
 _DELETED = re.compile(r"\A삭제\s*(?:<[^>]*>)?\s*\Z")
 _CIRCLED = {chr(code): index + 1 for index, code in enumerate(range(0x2460, 0x2474))}  # ①-⑳
@@ -155,7 +158,10 @@ def _articles(body: str) -> tuple[ArticleText, ...]:
 
 
 def _supplements(tail: str) -> tuple[tuple[str, str], ...]:
-    blocks = list(_SUPPLEMENT_BLOCK.finditer(tail))
+    first = _FIRST_SUPPLEMENT_BLOCK.search(tail)
+    if first is None:
+        return ()
+    blocks = [first, *_SUPPLEMENT_BLOCK.finditer(tail, first.end())]
     return tuple((f"부칙 <{block.group(1)}>",
                   tail[block.end():blocks[index + 1].start() if index + 1 < len(blocks) else len(tail)].strip())
                  for index, block in enumerate(blocks))
