@@ -30,7 +30,7 @@ from sqlalchemy import Connection, and_, select
 from verifier.database import Database
 from verifier.derived import read_through
 from verifier.models import SUPPLEMENTS, VERSIONS
-from verifier.names import normalise_act_name, parse_date
+from verifier.names import normalise_act_name, own_supplement_text, parse_date
 
 # The 다른 법령과의 관계 clause; the name stops at a bracket, a stop or a comma.
 _CLAUSE = re.compile(r"종전의\s*「?(?P<name>[^「」\n.,]{2,80}?)」?\s*(?:또는|및)\s*"
@@ -78,7 +78,7 @@ def declared_former_names(connection: Connection) -> Mapping[str, tuple[Declared
         number, promulgated_on = int(amendment["number"]), parse_date(amendment["date"])
         if not _the_acts_own(versions[act_id], number, promulgated_on):
             continue
-        for clause in _CLAUSE.finditer(text):
+        for clause in _CLAUSE.finditer(own_supplement_text(text)):  # another act's block read into it names its own
             for name in _names_in(clause["name"]):
                 if unspaced(name) not in held:
                     declared[unspaced(name)].setdefault(DeclaredName(act_id, number, promulgated_on))

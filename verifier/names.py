@@ -22,6 +22,17 @@ _CASE_NUMBER = re.compile(
     r"\s*(?:\((?P<seat>[가-힣]{1,3})\)\s*)?(?P<year>\d{4}|\d{2})\s*(?P<code>[가-힣]{1,4})\s*(?P<serial>\d{1,7})")
 
 
+# Another act's 부칙 as legalize-kr writes it inside an act's 부칙 (`부칙(출입국관리법) <제1234호,2020.1.1>`),
+# read into the text of the block stored before it
+INLINE_SUPPLEMENT_HEADING = re.compile(r"^부칙[ \t]*(?:\([^)\n]*\))?[ \t]*<([^>\n]*)>[ \t]*$", re.M)
+
+
+def own_supplement_text(text: str) -> str:
+    """A stored 부칙 block's text without the other acts' blocks read into it: what the act's own 부칙 says,
+    its `이 법` the act."""
+    return INLINE_SUPPLEMENT_HEADING.split(text, maxsplit=1)[0]
+
+
 def normalise_court(name: str) -> str:
     """`서울고법` -> `서울고등법원`; unknown names come back trimmed, never dropped."""
     cleaned = _SPACES.sub(" ", unicodedata.normalize("NFC", name)).strip()

@@ -30,6 +30,7 @@ from sqlalchemy import Connection, bindparam, select
 
 from grammars import StatuteCitation, Supplement, format_date
 from verifier.models import SUPPLEMENTS, VERSIONS, AnyRow, structure_code
+from verifier.names import INLINE_SUPPLEMENT_HEADING
 from verifier.verdict import Mismatch, ProvisionSource, Verdict
 from verifier.versions import (
     ADDRESS,
@@ -45,7 +46,6 @@ _BLOCKS = (select(VERSIONS.c.sequence, SUPPLEMENTS.c.heading, SUPPLEMENTS.c.text
            .join(VERSIONS, VERSIONS.c.id == SUPPLEMENTS.c.version_id)
            .where(VERSIONS.c.act_id == bindparam("act_id")).order_by(VERSIONS.c.sequence))
 _HEADING = re.compile(r"<제([0-9]+)호,\s*([0-9]{4})\.\s*([0-9]{1,2})\.\s*([0-9]{1,2})\.?>")
-_INLINE_HEADING = re.compile(r"^부칙[ \t]*(?:\([^)\n]*\))?[ \t]*<([^>\n]*)>[ \t]*$", re.M)
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 _MARKS = re.compile(
     rf"^[ \t]*(?:제(?P<article>[0-9]+)조(?:의(?P<branch>[0-9]+))?(?=[ \t(])(?P<title>[ \t]*\([^)\n]*\))?[ \t]*"
@@ -139,7 +139,7 @@ def blocks_of(connection: Connection, act_id: int, upto: int | None) -> list[Blo
     for row in connection.execute(_BLOCKS, {"act_id": act_id}):
         if upto is not None and row.sequence > upto:
             continue
-        parts = _INLINE_HEADING.split(row.text) if row.text else [None]
+        parts = INLINE_SUPPLEMENT_HEADING.split(row.text) if row.text else [None]
         headings = [row.heading, *(f"부칙 <{inside}>" for inside in parts[1::2])]
         for heading, text in zip(headings, [parts[0], *parts[2::2]], strict=True):
             held = blocks.get(heading)

@@ -2,7 +2,8 @@
 (tests/fixtures/statute-book-former-names.book.jsonl.xz, made by make_former_names_bundle.py from data/law):
 조세특례제한법, named 조세감면규제법 until 법률 제5584호 (1998. 12. 28.), where the book's history of it starts,
 so the old name is known from that amendment's 부칙 only; and 송유관 안전관리법, named 송유관사업법 in the
-versions from 1990 until 법률 제5832호 (1999. 2. 8.), which the book holds."""
+versions from 1990 until 법률 제5832호 (1999. 2. 8.), which the book holds; and 광업법 시행규칙, a 부칙 block of
+which holds another act's 부칙 declaring that act's former name."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ RENAMED_1998 = "구 조세감면규제법(1998. 12. 28. 법률 제5584호 조세
 def verifier(database: Database) -> Iterator[Verifier]:
     """A verifier of the two acts (the book is `verifier.database`)."""
     (report,) = import_paths(database, [BUNDLE])
-    assert report.counts["acts"] == 2 and not report.skipped
+    assert report.counts["acts"] == 3 and not report.skipped
     with Verifier(database, audit=False) as verifier:
         yield verifier
 
@@ -43,6 +44,16 @@ def test_the_renaming_amendments_supplement_declares_the_former_name(verifier: V
         [(act_id, 5584, dt.date(1998, 12, 28))]
     assert "송유관사업법" not in declared  # versions carry it: not a name known from a 부칙 alone
     assert "조세특례제한법" not in declared  # `종전의 조세특례제한법` of a later 전부개정 names itself
+
+
+def test_another_acts_supplement_read_into_a_block_declares_no_former_name_of_this_act(verifier: Verifier) -> None:
+    # 광업법 시행규칙's 부칙 <제97호,1988.4.22> holds 엔지니어링기술진흥법시행규칙's 부칙 of 1993, whose
+    # `종전의 기술용역육성법시행규칙 … 인용한 것으로 본다` names the former name of that act: read as this
+    # act's own block, `구 기술용역육성법시행규칙 제3조` was verified against 광업법 시행규칙
+    with verifier.database.engine.connect() as connection:
+        declared = declared_former_names(connection)
+    assert "기술용역육성법시행규칙" not in declared
+    assert "조세감면규제법" in declared
 
 
 def test_the_declared_former_names_are_kept_between_processes_until_the_database_changes(
