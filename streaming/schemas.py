@@ -14,6 +14,7 @@ from streaming.protocols import CitableNames, Policy, Role
 MAX_SEED = 2**63 - 1
 MAX_NARROWING_NAMES = 128  # grammars knows 116 courts; more acts than this are better left unnarrowed
 MAX_NAME_CHARS = 100  # the longest act names run to about 60 characters
+MAX_CONTENT_PARTS = 64  # text parts of one chat message (the prompt's length is bounded on its own)
 
 COURTS_DESCRIPTION = "Cite only cases of these courts (full names, e.g. 대법원); [] no cases; absent: any court."
 ACTS_DESCRIPTION = (
@@ -146,12 +147,29 @@ def request_models(
             _leave_a_kind("courts", self.courts, "acts", self.acts)
             return self
 
-    class ChatMessage(BaseModel):
+    class TextPart(BaseModel):
         model_config = ConfigDict(extra="forbid")
 
-        role: Literal["system", "user", "assistant"]
-        content: PromptText
+        type: Literal["text"]
+        text: PromptText
+
+    class ChatMessage(BaseModel):
+        """A message as OpenAI's clients send it: content a string or a list of text parts (joined by
+        newlines, as vLLM joins them); `developer` is OpenAI's newer name for `system`."""
+
+        model_config = ConfigDict(extra="forbid")
+
+        role: Literal["system", "developer", "user", "assistant"]
+        content: PromptText | Annotated[list[TextPart], Field(min_length=1, max_length=MAX_CONTENT_PARTS)]
         name: Annotated[str, Field(max_length=64)] | None = None
+
+        @model_validator(mode="after")
+        def _as_the_source_reads_it(self) -> ChatMessage:
+            if isinstance(self.content, list):
+                self.content = "\n".join(part.text for part in self.content)
+            if self.role == "developer":
+                self.role = "system"
+            return self
 
     class StreamOptions(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -167,25 +185,33 @@ def request_models(
 
         model: Annotated[str, Field(min_length=1, max_length=200)]
         messages: Annotated[list[ChatMessage], Field(min_length=1, max_length=config.max_messages)]
-        stream: Flag = False
+        # null, which OpenAI's API takes for "the default" (and some clients send), is the default
+        stream: Flag | None = False
         stream_options: StreamOptions | None = None
         max_tokens: TokenCount | None = None
         max_completion_tokens: TokenCount | None = None
-        temperature: Temperature = 0.0
-        top_p: TopP = 1.0
+        temperature: Temperature | None = 0.0
+        top_p: TopP | None = 1.0
         seed: Seed | None = None
         stop: (
             Annotated[Text, Field(min_length=1, max_length=64)]
             | Annotated[list[Annotated[Text, Field(min_length=1, max_length=64)]], Field(max_length=4)]
             | None
         ) = None
-        n: Literal[1] = 1
+        n: Literal[1] | None = 1
         user: Annotated[str, Field(max_length=256)] | None = None
-        frequency_penalty: Penalty = 0.0
-        presence_penalty: Penalty = 0.0
+        frequency_penalty: Penalty | None = 0.0
+        presence_penalty: Penalty | None = 0.0
         citation_policy: Policy = config.default_policy
         citegen_courts: Annotated[Names, court_names] | None = Field(default=None, description=COURTS_DESCRIPTION)
         citegen_acts: Annotated[Names, act_names] | None = Field(default=None, description=ACTS_DESCRIPTION)
+
+        @model_validator(mode="after")
+        def _null_is_the_default(self) -> ChatCompletionRequest:
+            for name in ("stream", "temperature", "top_p", "n", "frequency_penalty", "presence_penalty"):
+                if getattr(self, name) is None:
+                    setattr(self, name, type(self).model_fields[name].default)
+            return self
 
         @model_validator(mode="after")
         def _prompt_fits(self) -> ChatCompletionRequest:

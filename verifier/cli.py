@@ -2,7 +2,9 @@
 
 Every command takes `--database-url` (default: env CITEGEN_DATABASE_URL, else an SQLite file in
 the user's data directory). Exit codes: 0 ok, 1 a citation that did not verify, 2 bad usage or
-input (unreadable file, unreachable database, old schema, text without a citation).
+input (unreadable file, unreachable database, old schema, text without a citation), 130 when
+interrupted (Ctrl-C). Only `init`, `import` and `sync` create a database; the others read an
+existing one. Files are written whole or not at all.
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ import datetime as dt
 import json
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -27,6 +29,7 @@ from verifier.verdict import STATUSES, Mismatch
 
 if TYPE_CHECKING:  # each command imports what it uses: `citegen-admin --help` loads no database or grammar
     from rich.progress import TaskID
+    from rich.table import Table
 
     from verifier.database import Database
     from verifier.resolver import DocumentResolver, Resolution
@@ -39,7 +42,7 @@ app = typer.Typer(
     help="Administer the citation database: statutes, decisions and the audit log of verifications. "
          "Start with `init` and `import`. Every command reads --database-url, else env CITEGEN_DATABASE_URL, "
          "else citegen/citegen.sqlite3 under $XDG_DATA_HOME or ~/.local/share. "
-         "Exit codes: 0 ok, 1 a citation did not verify, 2 bad usage or input.")
+         "Exit codes: 0 ok, 1 a citation did not verify, 2 bad usage or input, 130 interrupted.")
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -48,6 +51,8 @@ DatabaseUrl = Annotated[str | None, typer.Option(
     help="SQLAlchemy URL: sqlite:///path or postgresql://user@host/db (default: an SQLite file).")]
 EXIT_NOT_VERIFIED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+PIPED_WIDTH = 100_000  # columns of a table on a pipe or in a file: no cell is cut short
 SKIPPED_SHOWN = 10  # skipped rows listed per file; the rest are counted
 # a date as a case citation writes it, for telling which one the calendar lacks
 _WRITTEN_DATE = re.compile(r"\d{4}\s*\.\s*\d{1,2}\s*\.\s*\d{1,2}\s*\.?")
@@ -56,16 +61,21 @@ _IMPORTED = ("acts", "act versions", "article spans", "articles", "provisions", 
 
 
 @contextmanager
-def _database(url: str | None, *, upgrade: bool = False) -> Iterator[Database]:
-    """Open the database; any verifier or database failure ends the command with exit code 2."""
+def _database(url: str | None, *, upgrade: bool = False, create: bool = False) -> Iterator[Database]:
+    """Open the database (`create`: an SQLite file is made if missing; else a wrong path is an error, not
+    a new empty database); any verifier or database failure ends the command with exit code 2, Ctrl-C
+    with 130 (an import or sync item is one transaction, a file is written whole: nothing half-done)."""
     from sqlalchemy.exc import SQLAlchemyError  # noqa: PLC0415
 
     from verifier.database import Database  # noqa: PLC0415
 
     database: Database | None = None
     try:
-        database = Database.open(url or default_database_url(), upgrade=upgrade)
+        database = Database.open(url or default_database_url(), upgrade=upgrade, create=create)
         yield database
+    except KeyboardInterrupt:
+        err.print("interrupted: what was committed before it is kept, nothing after; no file was half-written")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except VerifierError as error:
         err.print(f"[red]error:[/red] {error}", markup=True)
         if isinstance(error, DatabaseError):
@@ -84,7 +94,7 @@ def _database(url: str | None, *, upgrade: bool = False) -> Iterator[Database]:
 @app.command()
 def init(database_url: DatabaseUrl = None) -> None:
     """Create the database schema, or upgrade an older one to the current revision."""
-    with _database(database_url, upgrade=True) as database:
+    with _database(database_url, upgrade=True, create=True) as database:
         out.print(f"database {database.url} at schema revision {database.revision()}")
 
 
@@ -118,7 +128,7 @@ def import_(paths: Annotated[list[Path], typer.Argument(
     from verifier.admin import row_counts  # noqa: PLC0415
     from verifier.importers import discover, import_file  # noqa: PLC0415
 
-    with _database(database_url) as database:
+    with _database(database_url, create=True) as database:
         files = discover(paths)
         if not files:
             err.print("error: expected .xml, .json or .jsonl files under the given paths, got none")
@@ -184,7 +194,7 @@ def search(query: Annotated[str, typer.Argument(
         if kind in ("all", "articles"):
             found["articles"] = [asdict(hit) for hit in find_articles(database, text, limit, dt.date.today())]
     if json_output:
-        sys.stdout.write(json.dumps(found, ensure_ascii=False, default=str) + "\n")
+        _write_json(found, default=str)
         return
     shown = sum((_table("acts", ("name", "법령ID", "MST", "kind"), [row.values() for row in found.get("acts", [])]),
                  _table("articles", ("act", "article", "title", "text"),
@@ -204,8 +214,36 @@ def _table(title: str, headers: tuple[str, ...], rows: Sequence[Iterable[object]
         table = Table(*headers, title=title)
         for row in rows:
             table.add_row(*(Text("" if value is None else str(value)) for value in row))  # no markup in data
-        out.print(table)
+        _print_table(table)
     return len(rows)
+
+
+def _print_table(table: Table) -> None:
+    """A table fits a terminal's width; on a pipe or in a file (where rich assumes 80 columns and would
+    cut 사건명 and snippets short with …) each row is written whole."""
+    if out.is_terminal:
+        out.print(table)
+    else:
+        Console(highlight=False, soft_wrap=True, width=PIPED_WIDTH).print(table)
+
+
+def _write_json(data: object, **options: Any) -> None:
+    """`data` as one JSON document on stdout: UTF-8 text where stdout takes it, else `\\uXXXX` escapes
+    (valid JSON in any encoding: a Korean name never fails to print)."""
+    utf8 = (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "").replace("_", "") == "utf8"
+    sys.stdout.write(json.dumps(data, ensure_ascii=not utf8, **options) + "\n")
+
+
+def _write_whole(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """Write `path` whole or not at all (a failure or Ctrl-C part-way leaves the file as it was). A link,
+    a device or a pipe (`/dev/stdout`) is written in place: replacing it would not write to it."""
+    from grammars import write_atomically  # noqa: PLC0415
+
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        with path.open("wb") as handle:
+            write(handle)
+    else:
+        write_atomically(path, write)
 
 
 def _document_resolver(database: Database, verifier: Verifier) -> DocumentResolver:
@@ -316,7 +354,7 @@ def stats(database_url: DatabaseUrl = None) -> None:
         table = Table("table", "rows", title=f"{database.url} (revision {database.revision()})")
         for name, rows in row_counts(database).items():
             table.add_row(name, str(rows))
-        out.print(table)
+        _print_table(table)
         _table("coverage", ("kind", "court", "from", "to"), coverage(database))
 
 
@@ -329,12 +367,15 @@ def export(output: Annotated[Path | None, typer.Option("--output", "-o", help="F
 
     with _database(database_url) as database:
         data = lexicon_data(database)
-    text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True)
     if output is None:
-        sys.stdout.write(text + "\n")
+        _write_json(data, indent=1, sort_keys=True)
         return
+    text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     try:
-        output.write_text(text + "\n", encoding="utf-8")
+        _write_whole(output, lambda handle: handle.write(text.encode("utf-8")))
+    except KeyboardInterrupt:
+        err.print(f"interrupted: {output} was left as it was")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as error:
         err.print(f"error: expected a writable file at {output}, got: {error.strerror}")
         raise typer.Exit(EXIT_BAD_INPUT) from error
@@ -349,13 +390,13 @@ def dump(output: Annotated[Path, typer.Argument(help="File to write the snapshot
     from verifier.importers.snapshot import write_snapshot  # noqa: PLC0415
 
     with _database(database_url) as database:
+        written: list[int] = []
         try:
-            with output.open("wb") as handle:
-                rows = write_snapshot(database, handle)
+            _write_whole(output, lambda handle: written.append(write_snapshot(database, handle)))
         except OSError as error:
             err.print(f"error: expected a writable file at {output}, got: {error.strerror}", markup=False)
             raise typer.Exit(EXIT_BAD_INPUT) from error
-    out.print(f"wrote {rows} rows to {output}", markup=False)
+    out.print(f"wrote {written[0]} rows to {output}", markup=False)
 
 
 @app.command()
@@ -425,7 +466,7 @@ def sync(oc: Annotated[str | None, typer.Option(
     except ValueError as error:
         err.print(f"error: {error}")
         raise typer.Exit(EXIT_BAD_INPUT) from error
-    with _database(database_url) as database, LawGoClient(config) as client:
+    with _database(database_url, create=True) as database, LawGoClient(config) as client:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=err, transient=True, disable=json_output) as progress:
             tasks: dict[str, TaskID] = {}
@@ -448,9 +489,9 @@ def sync(oc: Annotated[str | None, typer.Option(
                 raise typer.Exit(EXIT_BAD_INPUT) from error
             except KeyboardInterrupt:
                 err.print("interrupted: the items imported so far are kept; run sync again to continue")
-                raise typer.Exit(130) from None
+                raise typer.Exit(EXIT_INTERRUPTED) from None
     if json_output:
-        sys.stdout.write(json.dumps(report.as_json(), ensure_ascii=False, sort_keys=True) + "\n")
+        _write_json(report.as_json(), sort_keys=True)
     else:
         _print_sync_report(report)
 
@@ -464,10 +505,16 @@ def _print_sync_report(report: SyncReport) -> None:
         why = "; ".join(f"{count} {reason}" for reason, count in summary.skipped_why.most_common(3))
         table.add_row(summary.stream, window, *(str(summary.counts[kind]) for kind in ("added", "updated", "skipped")),
                       why)
-    out.print(table)
+    _print_table(table)
     resumed = f"; resumed {', '.join(report.resumed)}" if report.resumed else ""
     out.print(f"{report.requests} requests to law.go.kr{resumed}")
 
 
 def main() -> None:
+    # A terminal or pipe whose encoding lacks Hangul (PYTHONIOENCODING=ascii, a Latin-1 locale) gets
+    # `\\uXXXX` escapes, not a traceback half-way through a table.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     app()

@@ -127,3 +127,41 @@ def test_a_client_that_leaves_a_completion_cancels_it_and_frees_its_slot(serve) 
     source.script = lambda request: standard_script()
     with openai.OpenAI(base_url=f"{base}/v1", api_key="unused", max_retries=0) as client:
         assert client.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content
+
+
+def test_content_as_text_parts_and_the_developer_role_are_taken_as_openai_takes_them(client) -> None:
+    # the SDK's typed parts and the `developer` role of OpenAI's newer models were refused with 422
+    completion = client.chat.completions.create(
+        model="ko-legal-tiny",
+        messages=[
+            {"role": "developer", "content": [{"type": "text", "text": "법률 도우미"}]},
+            {"role": "user", "content": [{"type": "text", "text": "불법행위"}, {"type": "text", "text": "책임은?"}]},
+        ],
+    )
+    assert completion.choices[0].message.content == EXPECTED_CONTENT
+    request = client.source.requests[0]
+    assert [(m.role, m.content) for m in request.messages] == [
+        ("system", "법률 도우미"),
+        ("user", "불법행위\n책임은?"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [[{"type": "image_url", "image_url": {"url": "http://x/y.png"}}], [], [{"type": "text"}]],
+    ids=["image-part", "no-parts", "part-without-text"],
+)
+def test_content_parts_other_than_text_are_refused(client, content: list) -> None:
+    with pytest.raises(openai.UnprocessableEntityError):
+        client.chat.completions.create(model="ko-legal-tiny", messages=[{"role": "user", "content": content}])
+    assert not client.source.requests
+
+
+def test_null_sampling_fields_take_their_defaults(client) -> None:
+    # OpenAI's API reads null as "the default"; clients that send every field send it
+    nulls = {"temperature": None, "top_p": None, "n": None, "stream": None, "presence_penalty": None,
+             "frequency_penalty": None, "stop": None, "seed": None, "max_tokens": None}
+    completion = client.chat.completions.create(model="ko-legal-tiny", messages=MESSAGES, extra_body=nulls)
+    assert completion.choices[0].message.content == EXPECTED_CONTENT
+    request = client.source.requests[0]
+    assert (request.temperature, request.top_p, request.stop) == (0.0, 1.0, ())

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -114,3 +118,92 @@ def test_installed_entry_point_reads_the_database_url_from_the_environment(url: 
     admin = Path(sys.executable).with_name("citegen-admin")
     done = subprocess.run([str(admin), "verify", "민법 제9999조"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "not_found" in done.stdout
+
+
+READERS = [
+    ("stats", ["stats"]),
+    ("search", ["search", "민법"]),
+    ("verify", ["verify", "민법 제750조"]),
+    ("audit", ["audit"]),
+    ("export", ["export"]),
+    ("dump", ["dump", "{tmp}/snapshot.jsonl"]),
+]
+
+
+@pytest.mark.parametrize("args", [c[1] for c in READERS], ids=[c[0] for c in READERS])
+def test_a_command_that_reads_refuses_a_missing_database_file_rather_than_making_one(
+        tmp_path: Path, args: list[str]) -> None:
+    # a typo in --database-url made an empty database (and its folders) and reported it: 0 rows, not_covered
+    missing = tmp_path / "typo" / "citegen.sqlite3"
+    args = [arg.format(tmp=tmp_path) for arg in args]
+    result = runner.invoke(app, [*args, "--database-url", f"sqlite:///{missing}"])
+    assert result.exit_code == 2, result.output
+    assert "no such file" in result.output and "citegen-admin init" in result.output
+    assert not missing.parent.exists()
+
+
+def test_an_interrupted_dump_leaves_the_file_it_replaces_as_it_was(url: str, tmp_path: Path) -> None:
+    """Ctrl-C while the snapshot is being written: exit 130, the old snapshot whole, no stray file."""
+    folder = tmp_path / "dumps"
+    folder.mkdir()
+    target = folder / "before.jsonl"
+    target.write_bytes(b"an earlier snapshot\n")
+    writing = threading.Event()
+
+    def interrupt_once_the_dump_writes() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not writing.is_set():
+            # the snapshot's first rows reached a file: the old one rewritten, or a new one beside it
+            if any(size not in (0, len(b"an earlier snapshot\n")) for size in _sizes(folder)):
+                writing.set()
+                _thread.interrupt_main()
+                return
+            time.sleep(0.001)  # a poll of the folder, not a wait for time to pass
+
+    watcher = threading.Thread(target=interrupt_once_the_dump_writes)
+    watcher.start()
+    try:
+        result = runner.invoke(app, ["dump", str(target), "--database-url", url])
+    finally:
+        writing.set()
+        watcher.join()
+    assert result.exit_code == 130, result.output
+    assert "interrupted" in result.output
+    assert target.read_bytes() == b"an earlier snapshot\n"
+    assert [path.name for path in folder.iterdir()] == ["before.jsonl"]
+
+
+def _sizes(folder: Path) -> list[int]:
+    sizes = []
+    for path in folder.iterdir():
+        with contextlib.suppress(FileNotFoundError):  # a temporary file renamed meanwhile
+            sizes.append(path.stat().st_size)
+    return sizes
+
+
+def test_piped_tables_show_every_cell_whole(url: str) -> None:
+    # rich assumes 80 columns off a terminal, and cut the 사건명 short with …
+    result = runner.invoke(app, ["search", "위헌", "--kind", "cases", "--database-url", url])
+    assert result.exit_code == 0, result.output
+    assert "공직선거법 제57조 위헌확인" in result.output and "…" not in result.output
+
+
+def test_a_stdout_without_hangul_gets_escapes_not_a_traceback(url: str) -> None:
+    """PYTHONIOENCODING=ascii (as a terminal or pipe without a UTF-8 locale): tables and verdicts
+    print with \\uXXXX escapes and their exit codes, JSON stays valid JSON with the same data."""
+    admin = str(Path(sys.executable).with_name("citegen-admin"))
+
+    def run(*args: str, encoding: str) -> subprocess.CompletedProcess[bytes]:
+        env = {**os.environ, "CITEGEN_DATABASE_URL": url, "PYTHONIOENCODING": encoding}
+        return subprocess.run([admin, *args], env=env, capture_output=True, timeout=60)
+
+    table = run("search", "민법", encoding="ascii")
+    assert table.returncode == 0, table.stderr.decode()
+    assert b"\\ubbfc\\ubc95" in table.stdout and b"Traceback" not in table.stderr
+    verdict = run("verify", "민법 제9999조", encoding="ascii")
+    assert verdict.returncode == 1 and b"not_found" in verdict.stdout, verdict.stderr.decode()
+    escaped = run("search", "민법", "--json", encoding="ascii")
+    plain = run("search", "민법", "--json", encoding="utf-8")
+    assert escaped.returncode == plain.returncode == 0, escaped.stderr.decode()
+    assert escaped.stdout.isascii() and json.loads(escaped.stdout) == json.loads(plain.stdout)
+    assert json.loads(plain.stdout)["acts"][0]["name"] == "민법"

@@ -61,7 +61,7 @@ def _plain(value: Any) -> Any:
 def write_snapshot(database: Database, out: IO[bytes]) -> int:
     """Write the snapshot to `out` (UTF-8 JSON lines); returns the number of rows written."""
     rows = 0
-    with database.engine.connect() as connection:
+    with database.snapshot() as connection:  # an import committing meanwhile is in no table or in all
         for table, query, order in _queries():
             result = connection.execution_options(yield_per=2000).execute(
                 query.order_by(*(_bytewise(connection, column) for column in order)))
