@@ -1,6 +1,6 @@
 """RFC 9457 problem details: one table from error type to status, type URI and title.
 
-Each body also carries OpenAI's `error` object (`message`, `type`, `code`) as an extension member.
+Each body also carries OpenAI's `error` object (`message`, `type`, `param`, `code`) as an extension member.
 
 Before a stream starts a problem is the response (`application/problem+json`); after it has
 started the same body goes out as the stream's final `error` event.
@@ -87,8 +87,12 @@ def problem_details(error: BaseException, instance: str | None = None) -> dict[s
         body["retry_after_s"] = error.retry_after_s
     if instance is not None:
         body["instance"] = instance
-    # An extension member in OpenAI's error shape, so OpenAI clients show the detail too.
-    body["error"] = {"message": body["detail"], "type": problem.slug, "code": problem.status}
+    # An extension member in OpenAI's error shape, so OpenAI clients show the detail too: `code` a string,
+    # `param` the first field a validation error names (null otherwise), as OpenAI's API gives them.
+    fields = [".".join(map(str, _location(e)[1:])) for e in error.errors() if _location(e)[:1] == ["body"]] \
+        if isinstance(error, RequestValidationError) else []
+    body["error"] = {"message": body["detail"], "type": problem.slug, "param": next(filter(None, fields), None),
+                     "code": problem.slug}
     return body
 
 

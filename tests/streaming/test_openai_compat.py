@@ -85,6 +85,13 @@ def test_invalid_requests_raise_the_clients_error(client, extra: dict) -> None:
         client.chat.completions.create(model="ko-legal-tiny", messages=MESSAGES, extra_body=extra)
 
 
+def test_an_invalid_request_names_its_field_in_openais_error_shape(client) -> None:
+    with pytest.raises(openai.UnprocessableEntityError) as raised:
+        client.chat.completions.create(model="ko-legal-tiny", messages=MESSAGES, temperature=9)
+    assert (raised.value.param, raised.value.code, raised.value.type) == (
+        "temperature", "invalid-request", "invalid-request")
+
+
 def test_citation_policy_extension_annotates(client) -> None:
     completion = client.chat.completions.create(
         model="ko-legal-tiny", messages=MESSAGES, extra_body={"citation_policy": "annotate"}
