@@ -3,8 +3,9 @@
 
     citegen_grammar   "answer" (default: free text whose citations are constrained), "citation"
                       (the whole output is one citation, case or statute), "case", "statute"
-    citegen_acts      list of act names: statutes may cite only these (narrowing); [] with the
-                      answer grammar: no statute citations at all
+    citegen_acts      list of act names: statutes may cite only these (narrowing), each by the name the
+                      lexicon cites it by (`민소법` narrows to 민사소송법); [] with the answer grammar: no
+                      statute citations at all
     citegen_courts    list of court names: cases may cite only these; [] with answer: no cases
     citegen_lexicon   path of the verifier's lexicon export (`citegen-admin export -o FILE`): statute
                       names and the article numbers the database holds; default grammars' built-in one
@@ -23,7 +24,7 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ class CitationOptions:
         options = cls(grammar, narrowing, lexicon, think, shorthand)
         options.article_lexicon()  # an unreadable lexicon file is the request's fault: refuse it here
         options.check_names()
-        return options
+        return options.with_canonical_acts()
 
     def article_lexicon(self) -> Lexicon:
         """The lexicon file's, checked once per version of the file; grammars' built-in one without a file."""
@@ -124,6 +125,16 @@ class CitationOptions:
             raise ExtraArgsError(
                 f"expected no narrowing the {self.grammar} grammar cannot use, got {self.narrowing}"
             )
+
+    def with_canonical_acts(self) -> CitationOptions:
+        """The acts narrowed to by the names the lexicon cites them by: narrowed to `민소법`, a grammar
+        would write `민소법 제1조` and refuse `민사소송법 제1조` (citegen's service maps names so at its edge)."""
+        acts = self.narrowing.acts
+        if not acts:
+            return self
+        known = self.article_lexicon()
+        canonical = tuple(dict.fromkeys(known.canonical_name(act) or act for act in acts))
+        return self if canonical == acts else replace(self, narrowing=replace(self.narrowing, acts=canonical))
 
     def grammar_object(self) -> AnswerGrammar | CitationGrammar:
         """The language these options ask for, built from grammars' one definition of a citation."""

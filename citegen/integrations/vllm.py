@@ -26,6 +26,7 @@ tokens that would open or continue a citation too long for the tokens left are m
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,13 +39,15 @@ from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
 from citegen.errors import CitegenError, EmptyMaskError
 from citegen.integrations.options import CitationOptions, WorkerConfig
 from citegen.kernels import apply_token_bitmask_inplace
-from grammars import GrammarError, TokenIndex, compile_index, vocabulary_of
+from grammars import GrammarError, Lexicon, TokenIndex, compile_index, vocabulary_of
 
 if TYPE_CHECKING:
     from vllm import SamplingParams
     from vllm.config import VllmConfig
 
 logger = logging.getLogger(__name__)
+
+CONSTRAINTS_KEPT = 16  # compiled languages a worker keeps, as citegen's own ConstraintLibrary
 
 
 def _log_where_vllm_logs() -> None:
@@ -126,7 +129,7 @@ class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is
             dtype=torch.long,
             device=device,
         )
-        self._constraints: dict[CitationOptions, CompiledConstraint] = {}
+        self._constraints: OrderedDict[tuple[CitationOptions, Lexicon], CompiledConstraint] = OrderedDict()
         config = WorkerConfig.of(vllm_config.additional_config)
         self._index_cache_dir = config.index_cache_dir
         if config.served is not None and config.served.grammar == "answer":
@@ -186,10 +189,18 @@ class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is
         return _Row(cursor, output_ids, max_tokens, eos)
 
     def _compiled(self, options: CitationOptions) -> CompiledConstraint:
-        compiled = self._constraints.get(options)
+        """The options' constraint over the lexicon file as it is now: a file rewritten since (a new
+        export) is a new language, as the front end that accepted the request read it. Least recently
+        used dropped past `CONSTRAINTS_KEPT` (a row keeps its own), or every narrowing ever asked for
+        would stay in the worker."""
+        key = (options, options.article_lexicon())  # one Lexicon object per version of the file
+        compiled = self._constraints.get(key)
         if compiled is None:
-            compiled = self._constraints[options] = CompiledConstraint(self._index(options), self.vocab_size)
-            logger.info("compiled the citation index for %s", options)
+            compiled = self._constraints[key] = CompiledConstraint(self._index(options), self.vocab_size)
+            while len(self._constraints) > CONSTRAINTS_KEPT:
+                self._constraints.popitem(last=False)
+            logger.info("compiled the citation index for %s (%d kept)", options, len(self._constraints))
+        self._constraints.move_to_end(key)
         return compiled
 
     def _index(self, options: CitationOptions) -> TokenIndex:

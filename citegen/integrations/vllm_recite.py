@@ -50,9 +50,12 @@ class VllmRegenerator:
                 file,
                 ensure_ascii=False,
             )
+        # the workers read the file while the command runs; left behind, one copy of the database's
+        # lexicon piled up in the temporary folder per run
+        atexit.register(Path(file.name).unlink, missing_ok=True)
         llm = build_llm(model_path, **{"dtype": "float32", **engine_args})
         # the recite command exits through typer with the engine still up; without an explicit
-        # shutdown its engine-core process outlived the command
+        # shutdown its engine-core process outlived the command (registered last: runs first)
         atexit.register(llm.llm_engine.engine_core.shutdown)
         context = llm.llm_engine.model_config.max_model_len
         return cls(VllmBatch(llm), lexicon, file.name, max(1, context - SLOT_TOKENS - 2))

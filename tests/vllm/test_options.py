@@ -131,3 +131,26 @@ def test_a_worker_refuses_an_engine_config_it_cannot_use(entry: object, error: t
     requests it would fail one by one."""
     with pytest.raises(error, match=re.escape(needle)):
         WorkerConfig.of({"citegen": entry})
+
+
+@pytest.mark.parametrize(
+    ("grammar", "written"),
+    [("answer", "민소법"), ("statute", "민소법"), ("citation", "주택임대차법")],
+    ids=["answer-informal", "statute-informal", "citation-official-short-name"],
+)
+def test_an_act_narrowed_to_by_another_of_its_names_is_cited_by_the_lexicons_name(
+    grammar: str, written: str
+) -> None:
+    """`citegen_acts: ["민소법"]` once narrowed the language to citations of `민소법 제N조`, a form the
+    design keeps out of every output, and left the canonical `민사소송법 제N조` unwritable."""
+    options = CitationOptions.from_extra_args({"citegen_grammar": grammar, "citegen_acts": [written]})
+    canonical = {"민소법": "민사소송법", "주택임대차법": "주택임대차보호법"}[written]
+    assert options is not None and options.narrowing.acts == (canonical,)
+    automaton = automaton_of(options.grammar_object())
+    assert automaton.walk(automaton.initial, f"{canonical} 제1조".encode()) != DEAD
+    assert automaton.walk(automaton.initial, f"{written} 제1조".encode()) == DEAD
+
+
+def test_an_act_named_twice_narrows_once() -> None:
+    options = CitationOptions.from_extra_args({"citegen_acts": ["민소법", "민사소송법", "형법"]})
+    assert options is not None and options.narrowing.acts == ("민사소송법", "형법")

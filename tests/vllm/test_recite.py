@@ -23,13 +23,18 @@ BIN = REPO / ".venv-vllm" / "bin"
 DRAFT = "민법 제750조는 불법행위의 내용에 관하여 규정합니다. 관련 조문으로 민법 제9999조가 있다.\n"
 
 
-def test_an_unresolvable_statute_gets_a_suggestion_from_vllm(model_dir: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def recited(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """`citegen recite --regenerate --backend vllm` run once over the draft, its temporary folder its own."""
+    tmp_path = tmp_path_factory.mktemp("vllm-recite")
     url = f"sqlite:///{tmp_path / 'citations.db'}"
+    (tmp_path / "tmp").mkdir()
     environment = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
         "VLLM_CPU_KVCACHE_SPACE": "1",
         "CITEGEN_MODEL_PATH": str(model_dir),
+        "TMPDIR": str(tmp_path / "tmp"),
     }
     subprocess.run(
         [str(BIN / "citegen-admin"), "import", str(REPO / "data" / "synthetic_law"), "--database-url", url],
@@ -45,6 +50,13 @@ def test_an_unresolvable_statute_gets_a_suggestion_from_vllm(model_dir: Path, tm
          "--backend", "vllm", "--database-url", url, "--quiet"],
         capture_output=True, text=True, env=environment, cwd=tmp_path, start_new_session=True, timeout=600,
     )  # fmt: skip
+    return finished, tmp_path
+
+
+def test_an_unresolvable_statute_gets_a_suggestion_from_vllm(
+    recited: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    finished, tmp_path = recited
     assert finished.returncode == 1, finished.stderr[-3000:]  # 1: a suggestion needs review
     records = [json.loads(line) for line in (tmp_path / "out" / "report.jsonl").read_text().splitlines()]
     (record,) = [r for r in records if r.get("record") == "citation" and r["original"] == "민법 제9999조"]
@@ -56,3 +68,13 @@ def test_an_unresolvable_statute_gets_a_suggestion_from_vllm(model_dir: Path, tm
     assert re_generated is not None, record["reason"]
     parsed = parse_citation(re_generated.group(1))
     assert isinstance(parsed, StatuteCitation) and parsed.act == "민법" and parsed.article != 9999
+
+
+def test_the_lexicon_file_for_vllms_workers_is_removed_when_recite_ends(
+    recited: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    """The database's lexicon, written for vLLM's workers to read, stayed in the temporary folder after
+    every run (the statute book's: megabytes a run)."""
+    finished, tmp_path = recited
+    assert finished.returncode == 1, finished.stderr[-3000:]
+    assert sorted(path.name for path in (tmp_path / "tmp").glob("citegen-lexicon-*")) == []
