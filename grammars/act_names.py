@@ -9,12 +9,14 @@ article (or a version note), and `head_of` decides where the act's name begins, 
 - after `구`/`개정전의`, every word back to it (`구 전자문서 및 전자거래 기본법 제3조`): 구 marks where
   the name begins;
 - for a bare `법률` after `…에 관한`/`…에 대한` (`손해배상청구권의 소멸시효에 관한 법률 제766조`, an act no
-  lexicon holds), the words before it back to the start of the clause: to a word of prose (`피고는`),
-  a mark or `_MOST_WORDS` words. The span may take a word of prose the clause opens with (`따라서`):
-  more of the text is then withheld by a last check, never less;
-- otherwise the word itself, unless it is a generic ending that names no act alone (`기본법`,
-  `법률`, `특례법`) or a common word (`방법`, `명령`, `취업규칙`): then no act is read, never a
-  truncated one.
+  lexicon holds), the words before it back to the start of the clause: to a word of prose (`피고는`, or
+  an adverb that opens a clause: `한편`, `따라서`), a mark or `_MOST_WORDS` words. The span may take another
+  word of prose the clause opens with: more of the text is then withheld by a last check, never less;
+- a generic ending that names no act alone (`처벌법`, `특례법`) with the word before it, where that word
+  is a title's (`경범죄 처벌법`), not prose or a pointer (`관련 특별법`); a treaty with its parties before
+  it (`한·중 조세조약`);
+- otherwise the word itself, unless it is such a generic ending (`기본법`, `법률`, `특례법`) or a
+  common word (`방법`, `명령`, `취업규칙`): then no act is read, never a truncated one.
 
 A decree glued to its act (`식품위생법시행령`) is read with the space of its official title.
 """
@@ -59,11 +61,20 @@ _NOT_ACTS = frozenset("""
 해당규정 관계규정 이규정 그규정 각규정 정관규정
 """.split())  # noqa: SIM905  a word list reads best as words
 # Endings shared by many titles: they name an act only with the words before them.
-_GENERIC = frozenset(["법률", "기본법", "특례법", "특별법", "조치법", "처벌법", "시행령", "시행규칙"])
+_GENERIC_LAWS = frozenset(["기본법", "특례법", "특별법", "조치법", "처벌법"])  # with the word before: a title
+_GENERIC = _GENERIC_LAWS | {"법률", "시행령", "시행규칙"}
 # `…에 관한 법률 일부개정법률 제25조` cites an amending act by the name of the act it amends.
 _AMENDING = ("개정법률", "개정법", "개정령")
 # Particles and endings that end a clause of prose, never a word of a title (titles have 의, 및, 등, 에 관한).
 _PROSE_ENDINGS = ("은", "는", "을", "를", "에서", "에게", "으로", "로서", "로써", "하여", "하고", "께서", "였다", "한다")
+_TREATIES = ("조약", "협약", "협정")
+_PARTIES = re.compile("[가-힣]{1,6}(?:[ㆍ·‧・][가-힣]{1,6})+")  # the parties before a treaty's title: `한·중`, `한ㆍ미ㆍ일`
+# Words before a generic ending that point at an act rather than name it (`관련 특별법 제3조`).
+_POINTERS = frozenset(("관련", "해당", "개별", "기타", "모든", "일반", "다른", "현행", "당해", "관계", "같은", "위의", "사건", "본건"))
+# Adverbs that open a clause (`한편 성폭력범죄의 … 관한 법률`): no title of the statute book holds one as a word.
+_CLAUSE_OPENERS = frozenset("""
+한편 따라서 그리고 또한 그러나 다만 이에 즉 특히 나아가 그런데 결국 아울러 그러므로 반면 더욱이 이때 당시
+""".split())  # noqa: SIM905  a word list reads best as words
 _FORMER_BEFORE = re.compile(rf"(?:^|(?<=[^0-9가-힣]))(구|개정{_SPACE}?전의){_SPACE}$")
 _MOST_WORDS = 10  # the longest titles have about as many words before their ending
 _SPACES = frozenset(" \t\u00a0\u3000")
@@ -110,7 +121,7 @@ class ActHead:
 
 
 def _is_prose(word: str) -> bool:
-    return word.endswith(_PROSE_ENDINGS) or word in ("또는", "위", "그", "같은", "동")
+    return word.endswith(_PROSE_ENDINGS) or word in ("또는", "위", "그", "같은", "동") or word in _CLAUSE_OPENERS
 
 
 def head_of(text: str, match: re.Match[str], known: KnownNames) -> ActHead | None:
@@ -148,11 +159,22 @@ def head_of(text: str, match: re.Match[str], known: KnownNames) -> ActHead | Non
         start = _start_of_words(text, match.start(), count)
         name = official_dots(" ".join([*words[len(words) - count:], spelled]))
         return _with_former(text, ActHead(start, text[start:match.end()], name, False, False))
+    if words and ((word in _GENERIC_LAWS and _names_a_title(words[-1]))  # `경범죄 처벌법`: the word before too
+                  or (word.endswith(_TREATIES) and _PARTIES.fullmatch(words[-1]))):  # `한·중 조세조약`
+        start = _start_of_words(text, match.start(), 1)
+        name = official_dots(f"{words[-1]} {spelled}")
+        return _with_former(text, ActHead(start, text[start:match.end()], name, False, False))
     if word in _NOT_ACTS or word in _GENERIC or word.endswith(_AMENDING):
         return None
     if word.endswith("령") and len(word) < 4:  # `행동령`: a decree's title is longer (`공동주택관리령`)
         return None
     return _with_former(text, ActHead(match.start(), match.group(), spelled, False, False))
+
+
+def _names_a_title(word: str) -> bool:
+    """Whether the word before a generic ending (`처벌법`, `특례법`) is the rest of a title, not a word that
+    only points at one (`관련 특별법`, `해당 처벌법`) or prose."""
+    return len(word) > 1 and word not in _POINTERS and not _not_in_a_title(word)
 
 
 def _not_in_a_title(word: str) -> bool:

@@ -76,9 +76,11 @@ def _build() -> tuple[Court, ...]:
     for city, seats in _HIGH_SEATS.items():
         high = f"{city}고등법원"
         courts.append(Court(high, CourtKind.HIGH, abbreviations=_abbreviate(high)))
-        # `서울고법(춘천)`, and as judgments name the court below: `부산고등법원(창원) 2013. 1. 10. 선고 2012노368 판결`
+        # `서울고법(춘천)`, and as judgments name the court below: `부산고등법원(창원) 2013. 1. 10. 선고 2012노368
+        # 판결`, `광주고등법원 제주재판부 2015.12.2. 선고 2014누535 판결`
         courts += [Court(f"{high}({seat}재판부)", CourtKind.HIGH_OUT_OF_SEAT, high,
-                         (f"{city}고법({seat})", f"{high}({seat})"), seat) for seat in seats]
+                         (f"{city}고법({seat})", f"{high}({seat})", f"{high} {seat}재판부", f"{city}고법 {seat}재판부"),
+                         seat) for seat in seats]
     courts.append(Court("특허법원", CourtKind.PATENT))
     courts.append(Court("서울행정법원", CourtKind.ADMINISTRATIVE, abbreviations=("서울행법",)))
     courts += [Court(f"{city}회생법원", CourtKind.REHABILITATION) for city in "서울 수원 부산 대전 대구 광주".split()]  # noqa: SIM905  words

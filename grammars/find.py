@@ -99,6 +99,8 @@ _TAIL = (
     rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
     rf"(?:{_GAP}(?P<amending>{AMENDING_ACT})(?={_GAP}부칙))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
     rf"{_GAP}(?:[-–—:]{_GAP})?{SUPPLEMENT_PROVISION}"
+    # the note after the provision, where judgments often put it (`구 민법 제750조(…개정되기 전의 것)`)
+    rf"(?(note)|(?:{_GAP}(?P<note_after>{NOTE}))?)"
 )
 # `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
 # bare `부칙 제3조` counts only after a statute is cited (`_kind_needed`): rules and articles of
@@ -124,8 +126,9 @@ def _statute_pattern(names: Iterable[str]) -> str:
         # Judgments glue the next act to a provision (`제32조 제5항같은법시행령(…) 제94조의2`): after `제5항`, a
         # name starts a word too.
         rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{first_characters(names)}{lenient_names(names)})"
-        # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before.
-        rf"|{first_characters(others)}(?:(?P<decree_of>같은{_SPACE}?법|동법){_GAP}(?P<decree_kind>시행령|시행규칙)"
+        # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before; `법 시행규칙`: of the act
+        # declared `법` (`여객자동차운수사업법(이하 ‘법’이라 한다)`), or of a decree's own 법률.
+        rf"|{first_characters(others)}(?:(?P<decree_of>같은{_SPACE}?법|동법|법){_GAP}(?P<decree_kind>시행령|시행규칙)"
         # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리`
         # stay prose.
         rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
@@ -322,7 +325,8 @@ class CitationFinder:
         same_decree = fields.pop("same_decree")
         former = fields.pop("former") is not None
         if decree_of:  # spelled as the back-reference is (`같은법 시행령` too)
-            fields["back_reference"] = f"{'동법' if decree_of == '동법' else '같은 법'} {decree_kind}"
+            reference = decree_of if decree_of in ("동법", "법") else "같은 법"
+            fields["back_reference"] = f"{reference} {decree_kind}"
         if same_decree:
             fields["back_reference"] = _SAME_DECREE_BY_FOLD[fold_name(same_decree)]
         fields["back_reference"] = fields["back_reference"] or short_name
@@ -376,7 +380,8 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
     short name declared between the act and its article, if any. A pattern without a note or a
     declaration (`supplement_alone`) leaves their groups out."""
     fields = dict(fields)
-    note, supplement = fields.pop("note", None), fields.pop("supplement")
+    note, supplement = fields.pop("note", None) or fields.pop("note_after", None), fields.pop("supplement")
+    fields.pop("note_after", None)
     fields.pop("amending", None)
     declared = fields.pop("declared", None) or fields.pop("declared_name", None)
     for written_only in ("provision", "declaration", "je", "subitem_open", "declared_name"):

@@ -36,11 +36,11 @@ _COURT_BY_ABBREVIATION = {short: court.name for court in COURTS for short in cou
 _COURT_BY_ABBREVIATION |= {court.name.removesuffix("법원"): court.name for court in COURTS
                            if court.name.endswith("고등법원")}
 _WRITTEN_COURTS = (*(court.name for court in COURTS), *_COURT_BY_ABBREVIATION, *SUPREME_SHORTHAND)
-# `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`, `4287. 5. 12.` (단기, the calendar of decisions before
+# `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`, `2020-6-16.`, `4287. 5. 12.` (단기, the calendar of decisions before
 # 1962); only ever part of a case pattern that needs a number, so `2024년 7월` in prose is not a citation.
 _DATE = (
-    rf"(?P<year>(?:19|20)[0-9]{{2}}|42[89][0-9])(?:{_GAP}\.{_GAP}|년{_GAP})"
-    rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP})"
+    rf"(?P<year>(?:19|20)[0-9]{{2}}|42[89][0-9])(?:{_GAP}\.{_GAP}|년{_GAP}|-)"
+    rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP}|-)"
     rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
 )
 _DANGI = 2333  # 단기 year - 2333 = 서기 year
@@ -76,9 +76,14 @@ _CASE_TAIL = (
 # `89르114(본심),848(반심)`, `2012다86895(본소), 86901(반소)`: numbers marked as the claim and the
 # counterclaim of one case are a list, closed or not.
 _ROLE = r"\((?:본소|반소|본심|반심)\)"
+# A role written before the list's closing panel or disposition is inside the last number's span, which
+# then runs to 판결 (`86901(반소) 전원합의체 판결`).
+_BEFORE_TAIL = (rf"(?={_GAP}(?:,{_GAP})?(?:{Literals(PANELS).to_regex()}|제[1-9]|"
+                rf"{Literals(DISPOSITIONS).to_regex()}))")
 _CASE_LIST_ITEM = re.compile(
     rf"(?P<role_before>{_ROLE})?{_GAP},{_GAP}"
-    rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9])){_CASE_TAIL})(?P<role>{_ROLE})?"
+    rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9]))"
+    rf"(?:(?P<role_inside>{_ROLE}){_BEFORE_TAIL})?{_CASE_TAIL})(?P<role>{_ROLE})?"
 )
 
 
@@ -94,7 +99,10 @@ def _case_source() -> str:
         # (`서울지방법원 남부지원`), kept as written. The 230 courts and abbreviations as a trie: as a flat
         # alternation they cost a check each at every word of a text, a third of the pattern's scan.
         + rf"(?:(?P<court>{literal_trie(_WRITTEN_COURTS)}|[가-힣]{{1,8}}(?:지방|가정)법원{_SPACE}[가-힣]{{1,4}}지원)"
-        + rf"(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_LINE_GAP}|-))?"
+        + rf"(?P<full_bench>{re.escape(FULL_BENCH_MARK)})?(?:{_LINE_GAP}|-)"
+        # the deciding division, written after the court too (`서울고등법원 제3특별부 2006누22080`): no part of
+        # the citation's value, as before the disposition
+        + rf"(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정|특별)?부{_LINE_GAP})?)?"
         # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
         # so a long run of spaces costs linear time, never a backtracking blow-up.
         rf"(?:(?P<date>{_DATE}){_LINE_GAP}(?:(?P<comma>,){_LINE_GAP})?"
@@ -189,7 +197,7 @@ def _case_list(text: str, match: re.Match[str], head: CaseCitation, form: Citati
         end = item.end()
         if item.group("disposition"):
             break
-    if items and not items[-1].group("disposition") and not items[-1].group("role"):
+    if items and not items[-1].group("disposition") and items[-1].group("role", "role_inside") == (None, None):
         # unclosed: no serial alone counts
         items = list(itertools.takewhile(lambda item: not item.group("later_serial"), items))
     if not items:

@@ -9,6 +9,9 @@ parentheses between the act and the article.
         이하 "구법"이라 한다)
     …(2010. 1. 1. 법률 제9932호로 개정되어 2011. 1. 1. 시행되기 전의 것, 이하 같다)
 
+A note may follow the provision instead (`구 민법 제750조(2015. 2. 3. 법률 제13125호로 개정되기 전의 것)`, `…
+부칙(2008. 6. 13. 법률 제9112호) 제2조 제1항(2010. 4. 15. 법률 제10257호로 개정된 것)`): it dates the act all the same.
+
 `NOTE` is the regex of a whole note (no groups: it is embedded in the finder's patterns);
 `read_note` turns the matched text into an `AmendmentNote` and the name it declares, if any. A
 parenthesis that is not a note in this shape (`(2008. 6. 13. 법률 제9112호)` after a 부칙, `(상해)`) is
@@ -40,12 +43,16 @@ _S = r"[ \t\u00a0\u3000]?"  # at most one space where notes put one
 _DATE = r"(?:19|20)[0-9]{2}\.[ ]?[0-9]{1,2}\.[ ]?[0-9]{1,2}\."
 # What the number counts: 법률, 대통령령, 총리령, …부령, and rules such as 대법원규칙.
 _KIND = r"(?:법률|대통령령|총리령|[가-힣]{1,12}부령|[가-힣]{1,12}규칙)"
-_CHANGE = r"(?:전부개정|전문개정|전면개정|일부개정|타법개정|개정|제정|폐지)"
+# `전부 개정` as often as `전부개정` (read as one word: `read_note`)
+_CHANGE = r"(?:(?:전부|전문|전면|일부|타법)[ ]?개정|개정|제정|폐지)"
+# Between 제 and an amendment's number: a space, or a line break a copy leaves there (`법률 제⏎8489호로`), inside
+# the parentheses of a note, whose shape leaves no doubt; never a blank line, which no citation spans
+_WRAP = r"[ \t\u00a0\u3000]?(?:\r?\n[ \t\u00a0\u3000]?)?"
 _QUOTE = "['\"‘’“”]"
 # The new title of an amendment that renamed the act, with its particle: `조세특례제한법으로`, `…법률로`.
 _RENAMED = r"(?P<renamed>[가-힣][가-힣0-9ㆍ· ]{0,60}?(?:법률|법|령|규칙|규정))(?:으로|로)"
 _CLAUSE = (
-    rf"(?:(?P<date>{_DATE}){_S})?(?P<kind>{_KIND}){_S}제{_S}(?P<number>[1-9][0-9]{{0,5}})호(?:로|{_S}{_RENAMED}){_S}"
+    rf"(?:(?P<date>{_DATE}){_S})?(?P<kind>{_KIND}){_S}제{_WRAP}(?P<number>[1-9][0-9]{{0,5}})호(?:로|{_S}{_RENAMED}){_S}"
     rf"(?:다시{_S})?(?P<change>{_CHANGE})"
 )
 _EARLIER = r"되고,?" + _S
@@ -84,7 +91,7 @@ def read_note(written: str) -> tuple[AmendmentNote, str | None]:
     clauses = list(_CLAUSES.finditer(written))
     notes = [
         AmendmentNote(law_kind=clause["kind"], number=int(clause["number"]),
-                      change=cast(AmendmentChange, clause["change"]),  # `_CHANGE` admits only these words
+                      change=cast(AmendmentChange, clause["change"].replace(" ", "")),  # `_CHANGE`'s words
                       before=clause["earlier"] is None and (clause["before"] or clause["effective"]) is not None,
                       promulgated_on=_date(clause["date"]), effective_on=_date(clause["effective"]),
                       renamed_to=clause["renamed"])

@@ -17,7 +17,7 @@ A `DocumentResolver` completes them:
   `같은 법 시행령`/`동법
   시행규칙` the 시행령/시행규칙 of that 법률; no 법률 to name (after `민사소송규칙`) is no answer, never the
   decree itself. `이 법` is the document's own act, and `법` the parent 법률 of a document that is a
-  시행령/시행규칙;
+  시행령/시행규칙; `법 시행규칙` the 시행규칙 of the act declared `법`, else of that parent;
 - `같은 영`/`같은 시행령`/`동령`/`동 시행령` are the 시행령 cited last and `같은 시행규칙` the 시행규칙 cited
   last, whatever was cited since; `같은 규칙` the rule cited last, a guess (prose calls internal rules
   `규칙`: `취업규칙 제3조, 같은 규칙 제5조`);
@@ -333,6 +333,8 @@ class DocumentResolver:
             parent = parent_act(self.own_act) if self.own_act else None
             return self._refer_to(citation, None if parent == self.own_act else parent,
                                   "the parent act of this 시행령/시행규칙", changes, doubts)
+        if reference.startswith("법 ") and reference.endswith(_SUBORDINATE_SUFFIXES):  # `법 시행규칙`
+            return self._decree_of_short_name(citation, reference, changes, doubts)
         if reference in DECREE_KIND_OF_SHORT_NAME:
             return self._follow_short_name(citation, reference, changes, doubts)
         if reference in SAME_DECREE_KIND:
@@ -384,6 +386,21 @@ class DocumentResolver:
                     changes.append(Change("paragraph", reference, f"제{previous.paragraph}항",
                                           f"{reference}: the paragraph cited before", from_context=True))
         return resolved
+
+    def _decree_of_short_name(self, citation: StatuteCitation, reference: str, changes: list[Change],
+                              doubts: list[str]) -> StatuteCitation:
+        """`법 시행규칙 제26조`: the 시행령/시행규칙 of the act declared `법` (`(이하 ‘법’이라 한다)`), or, in a
+        시행령/시행규칙's own text, of its 법률."""
+        kind = reference.rsplit(" ", 1)[1]
+        act: str | None = self._declared.get("법")
+        why = f"{reference}: the {kind} of the act declared 법"
+        if act is None:
+            act = parent_act(self.own_act) if self.own_act else None
+            why = f"{reference}: the {kind} of this 시행령/시행규칙's 법률"
+        if act is None or not _is_statute_name(parent_act(act)):
+            doubts.append(f"{reference} names the {kind} of the act called 법, and the text declares none")
+            return citation
+        return self._refer_to(citation, f"{parent_act(act)} {kind}", why, changes, doubts)
 
     def _decree_of(self, citation: StatuteCitation, act: str, how: str, changes: list[Change],
                    doubts: list[str]) -> StatuteCitation | None:

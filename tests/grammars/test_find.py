@@ -489,6 +489,33 @@ REAL_FORMS = [
        "10ㆍ27법난 피해자의 명예회복 등에 관한 법률 부칙(법률 제8995호) 제2항")]),
     # Words ending like a law that name none, and a generic ending alone: no act is read.
     ("취업규칙 제3조, 행동령 제3조, 관계 법률 제3조, 소방법개정법률 제3조", []),
+    # The third batch of real passages (tests/realtext p118-p157). A version note after the provision dates
+    # the act as one before it does; `전부 개정` spaced; a line break inside the note's number.
+    ("구 민법 제750조(2015. 2. 3. 법률 제\n13125호로 전부 개정되기 전의 것)에",
+     [("구 민법 제750조(2015. 2. 3. 법률 제\n13125호로 전부 개정되기 전의 것)",
+       "구 민법(2015. 2. 3. 법률 제13125호로 전부개정되기 전의 것) 제750조")]),
+    ("구 민법 제750조(불법행위의 내용)", [("구 민법 제750조", "구 민법 제750조")]),  # a title is no note
+    # An unknown `…에 관한 법률` runs back to the clause, not past an adverb opening it.
+    ("한편 성폭력범죄의 처벌 및 피해자보호 등에 관한 법률 제5조",
+     [("성폭력범죄의 처벌 및 피해자보호 등에 관한 법률 제5조", "성폭력범죄의 처벌 및 피해자보호 등에 관한 법률 제5조")]),
+    # A generic ending takes the word of the title before it, never a pointer or prose; a treaty its parties.
+    ("피고인은 경찰범죄 처벌법 제7조를", [("경찰범죄 처벌법 제7조", "경찰범죄 처벌법 제7조")]),
+    ("관련 특별법 제3조, 이 사건 처벌법 제3조, 피고는 처벌법 제3조", []),
+    ("한·중 조세조약 제22조 제1항", [("한·중 조세조약 제22조 제1항", "한ㆍ중 조세조약 제22조 제1항")]),
+    # A high court's seat written apart, a division between court and number, a date with hyphens.
+    ("광주고등법원 제주재판부 2015.12.2. 선고 2014누535 판결",
+     [("광주고등법원 제주재판부 2015.12.2. 선고 2014누535 판결", "광주고등법원(제주재판부) 2015. 12. 2. 선고 2014누535 판결")]),
+    ("서울고등법원 제3특별부 2006누22080", [("서울고등법원 제3특별부 2006누22080", "서울고등법원 ? ? 2006누22080 ?")]),
+    ("서울중앙지법  2020-6-16.  선고  2020카합20518  결정",
+     [("서울중앙지법  2020-6-16.  선고  2020카합20518  결정", "서울중앙지방법원 2020. 6. 16. 선고 2020카합20518 결정")]),
+    # The counterclaim's number, its role written before the disposition that closes the list.
+    ("[대법원 2017. 5. 18. 선고 2012다86895(본소), 86901(반소) 전원합의체 판결]",
+     [("대법원 2017. 5. 18. 선고 2012다86895", "대법원 2017. 5. 18. 선고 2012다86895 전원합의체 판결"),
+      ("86901(반소) 전원합의체 판결", "대법원 2017. 5. 18. 선고 2012다86901 전원합의체 판결")]),
+    # The 시행규칙 of the act declared `법`.
+    ("여객자동차 운수사업법(이하 ‘법’이라 한다) 제9조 및 법 시행규칙 제26조",
+     [("여객자동차 운수사업법(이하 ‘법’이라 한다) 제9조", "여객자동차 운수사업법 제9조"),
+      ("법 시행규칙 제26조", "법 시행규칙 제26조")]),
 ]
 
 

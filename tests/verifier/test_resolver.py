@@ -195,6 +195,9 @@ DECREE_DOCUMENTS = [
     ("규칙 declared", "「도로교통법 시행규칙」(이하 '규칙'이라 한다) 제91조, 규칙 제3조",
      ["도로교통법 시행규칙 제91조", "도로교통법 시행규칙 제3조"], []),
     ("법 declared", "소득세법(이하 '법'이라 한다) 제94조, 법 제95조", ["소득세법 제94조", "소득세법 제95조"], []),
+    ("법 시행규칙 is the rule of the act declared 법", "근로기준법(이하 ‘법’이라 한다) 제23조 및 법 시행규칙 제5조",
+     ["근로기준법 제23조", "근로기준법 시행규칙 제5조"], []),
+    ("법 시행령 with no act declared 법", "소득세법 제3조, 법 시행령 제5조", ["소득세법 제3조", None], [1]),
     ("a declaration that does not fit its act binds nothing", "소득세법 시행령(이하 '법') 제3조, 법 제5조",
      ["소득세법 시행령 제3조", None], [1]),
     # 같은 법 names a 법률 (reference §2.3): after a 시행령/시행규칙, the 법률 it carries out, never the decree.
