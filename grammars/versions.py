@@ -104,7 +104,9 @@ def read_note(written: str) -> tuple[AmendmentNote, str | None]:
 _NUMBERED = rf"(?:{_KIND}{_S})?제{_S}[1-9][0-9]{{0,5}}호"
 _BRACKETED = rf"(?:{_DATE}(?:,?{_S}{_NUMBERED})?|{_NUMBERED}(?:,?{_S}{_DATE})?)"
 # `법률 제7428호 부칙`, `부칙(2005. 5. 26.)`, `부칙 <제5305호, 1997. 3. 13.>` (law.go.kr's heading), `부칙`.
-SUPPLEMENT = (rf"(?:{_NUMBERED}{_S})?부칙(?:{_S}(?:\({_S}{_BRACKETED}{_S}\)|<{_S}{_BRACKETED}{_S}>))?")
+# `부칙(1993. 12. 31. 법률 제4674호로 개정될 당시의 부칙)`, `…호로 개정된 법률의 부칙)`: the amendment named in words
+_WHOSE = rf"(?:로{_S}(?:{_CHANGE}(?:될{_S}당시의|된{_S}법률의){_S}부칙))"
+SUPPLEMENT = (rf"(?:{_NUMBERED}{_S})?부칙(?:{_S}(?:\({_S}{_BRACKETED}{_WHOSE}?{_S}\)|<{_S}{_BRACKETED}{_S}>))?")
 _SUPPLEMENT_PARTS = re.compile(rf"(?P<date>{_DATE})|(?:(?P<kind>{_KIND}){_S})?제{_S}(?P<number>[1-9][0-9]{{0,5}})호")
 
 
