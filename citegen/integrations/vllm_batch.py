@@ -31,7 +31,7 @@ from typing import Any
 from vllm import LLM, SamplingParams
 from vllm.exceptions import VLLMClientError
 
-from citegen.integrations.options import CitationOptions
+from citegen.integrations.options import PREFIX, CitationOptions
 from citegen.integrations.vllm import CitationLogitsProcessor
 
 logger = logging.getLogger(__name__)
@@ -65,10 +65,14 @@ class VllmBatch:
         sampling: Sequence[SamplingParams],
         options: Sequence[CitationOptions | None],
     ) -> list[list[Completion]]:
+        """A request's options replace every `citegen_*` key of its sampling's `extra_args` (a key they
+        leave out, such as `citegen_acts`, would narrow the request still); None leaves them as given."""
         requests = []
         for params, chosen in zip(sampling, options, strict=True):
             params = params.clone()
-            params.extra_args = {**(params.extra_args or {}), **(chosen.as_extra_args() if chosen else {})}
+            if chosen is not None:
+                others = {k: v for k, v in (params.extra_args or {}).items() if not k.startswith(PREFIX)}
+                params.extra_args = {**others, **chosen.as_extra_args()}
             requests.append(params)
         inputs = [{"prompt": p} if isinstance(p, str) else {"prompt_token_ids": list(p)} for p in prompts]
         results = self.llm.generate(inputs, requests, use_tqdm=False)

@@ -51,6 +51,14 @@ def start_engine(
     return AsyncLLM.from_engine_args(arguments)
 
 
+def _finish_reason(vllm_reason: str) -> FinishReason:
+    """vLLM's reason as citegen's: only `stop` (an end-of-sequence token or a stop string) ends an answer;
+    any other (`length`, an `abort`ed request, an `error`, `repetition`) cut it short, which citegen's
+    engine and the HTTP layer report as `length`. (`cancelled` is the engine's for a consumer that left:
+    the HTTP layer reports it as `stop`.) An abort read as `stop` showed the client a cut answer as whole."""
+    return "stop" if vllm_reason == "stop" else "length"
+
+
 class VllmGenerator:
     """citegen `Request`s in, `citegen.events` out, decoded by vLLM.
 
@@ -147,7 +155,7 @@ class VllmGenerator:
                 if machine.stopped:
                     break
                 if completion.finish_reason is not None:
-                    reason = "length" if completion.finish_reason == "length" else "stop"
+                    reason = _finish_reason(completion.finish_reason)
         finally:
             await outputs.aclose()
         for event in machine.finish(reason, complete=cursor is None or cursor.accepting):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from citegen.recite.documents import SUPPORTED_SUFFIXES, Document, read_document
-    from citegen.recite.errors import DocumentError, ReciteError, UsageError
+    from citegen.recite.errors import DocumentError, ReciteError, RegenerationError, UsageError
     from citegen.recite.inputs import InputFile, collect_inputs
     from citegen.recite.pipeline import (
         NEEDS_REVIEW,
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # command that needs only the errors or the limits (`citegen --help`) starts without the pipeline.
 _HOMES = {
     **dict.fromkeys(("SUPPORTED_SUFFIXES", "Document", "read_document"), "documents"),
-    **dict.fromkeys(("DocumentError", "ReciteError", "UsageError"), "errors"),
+    **dict.fromkeys(("DocumentError", "ReciteError", "RegenerationError", "UsageError"), "errors"),
     **dict.fromkeys(("InputFile", "collect_inputs"), "inputs"),
     **dict.fromkeys(("NEEDS_REVIEW", "Authority", "Check", "CitationOutcome", "DocumentResolver",
                      "RecitePipeline", "Regenerator", "Resolution"), "pipeline"),
@@ -61,6 +61,7 @@ __all__ = [
     "InputFile",
     "ReciteError",
     "RecitePipeline",
+    "RegenerationError",
     "Regenerator",
     "Resolution",
     "UsageError",

@@ -2,6 +2,8 @@
 
     ReciteError                 root: a batch that cannot run, or a document that cannot be processed
     ├── UsageError              bad command-line use: no inputs, a missing path, --out inside an input
+    ├── RegenerationError       a slot the model could not re-generate (its prompt refused, its decoding
+    │                           failed): that citation goes to review with the reason; the document goes on
     └── DocumentError           one document the batch reports and skips; the batch goes on
         ├── UnsupportedError    a file type the batch does not read
         ├── UnreadableError     the file cannot be opened or read
@@ -25,6 +27,10 @@ class ReciteError(CitegenError):
 
 
 class UsageError(ReciteError):
+    pass
+
+
+class RegenerationError(ReciteError):
     pass
 
 

@@ -31,6 +31,7 @@ from operator import attrgetter
 from typing import Literal, Protocol, cast
 
 from citegen.recite.documents import Document
+from citegen.recite.errors import RegenerationError
 from citegen.recite.xmltext import Edit
 from grammars import (
     CITED_NAMES,
@@ -47,7 +48,7 @@ logger = logging.getLogger(__name__)
 
 Action = Literal["kept", "rewritten", "suggested", "review"]
 NEEDS_REVIEW: frozenset[str] = frozenset({"suggested", "review"})
-CONTEXT_CHARS = 400  # prose on each side handed to the regenerator
+CONTEXT_CHARS = 400  # prose on each side handed to the regenerator, which keeps what its model's context holds
 MEMO_ENTRIES = 100_000  # answers a pipeline keeps of each kind, the oldest dropped first
 _VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it differently",
                     "not_found": "not in the database", "ambiguous": "more than one record matches",
@@ -105,7 +106,8 @@ class Authority(Protocol):
 class Regenerator(Protocol):
     def suggest(self, before: str, written: ParsedCitation, after: str) -> str | None:
         """A canonical citation for the slot between `before` and `after` (where `written` was
-        found, with the fields the draft gave), or None."""
+        found, with the fields the draft gave), or None; RegenerationError for a slot the model could
+        not take (the prose kept is bounded by its context) or failed to decode."""
         ...
 
 
@@ -256,8 +258,11 @@ class RecitePipeline:
         if self.regenerator is None:
             return outcome
         start, end = outcome.span
-        suggestion = self.regenerator.suggest(text[max(0, start - CONTEXT_CHARS):start], found.citation,
-                                              text[end:end + CONTEXT_CHARS])
+        try:
+            suggestion = self.regenerator.suggest(text[max(0, start - CONTEXT_CHARS):start], found.citation,
+                                                  text[end:end + CONTEXT_CHARS])
+        except RegenerationError as error:  # this citation's, not the document's: its other citations go on
+            return replace(outcome, reason=f"{outcome.reason}; re-generation failed: {error}")
         if suggestion is None:
             return replace(outcome, reason=f"{outcome.reason}; re-generation produced no citation")
         verdict = self._verdict_of(suggestion)

@@ -131,10 +131,7 @@ def _servable(directory: Path) -> bool:
 
 @pytest.fixture(scope="session")
 def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not VLLM_PYTHON.exists():
-        pytest.skip(
-            f"expected the vLLM interpreter at {VLLM_PYTHON} (bench/setup_vllm_env.sh builds it), got none"
-        )
+    _skip_without_vllm()
     if _servable(SHIPPED_MODEL):
         return SHIPPED_MODEL
     return build_tiny_model(tmp_path_factory.mktemp("tiny-vllm-model"))
@@ -144,6 +141,20 @@ def run_vllm_plan(plan: dict[str, Any], workdir: Path, timeout: float = 600) -> 
     """Run a plan in the vLLM interpreter; its whole log is shown if it fails."""
     plan_file, result_file = workdir / "plan.json", workdir / "result.json"
     plan_file.write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
+    _run_in_vllm(["-m", "citegen.integrations.vllm_batch", str(plan_file), str(result_file)], workdir, timeout)
+    return json.loads(result_file.read_text(encoding="utf-8"))
+
+
+def run_vllm_script(script: str, workdir: Path, *arguments: str, timeout: float = 600) -> Any:
+    """Run `script` in the vLLM interpreter with `arguments` and, last, the path of the JSON file it
+    writes its findings to; those findings. Its whole log is shown if it fails."""
+    driver, result_file = workdir / "driver.py", workdir / "result.json"
+    driver.write_text(script, encoding="utf-8")
+    _run_in_vllm([str(driver), *arguments, str(result_file)], workdir, timeout)
+    return json.loads(result_file.read_text(encoding="utf-8"))
+
+
+def _run_in_vllm(arguments: list[str], workdir: Path, timeout: float) -> None:
     environment = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
@@ -153,7 +164,7 @@ def run_vllm_plan(plan: dict[str, Any], workdir: Path, timeout: float = 600) -> 
         "PYTHONPATH": str(REPO),
     }
     process = subprocess.Popen(
-        [str(VLLM_PYTHON), "-m", "citegen.integrations.vllm_batch", str(plan_file), str(result_file)],
+        [str(VLLM_PYTHON), *arguments],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -167,8 +178,8 @@ def run_vllm_plan(plan: dict[str, Any], workdir: Path, timeout: float = 600) -> 
         with contextlib.suppress(ProcessLookupError):  # vLLM's engine core, should it outlive the driver
             os.killpg(process.pid, signal.SIGKILL)
     if process.returncode != 0:
-        pytest.fail(f"expected the vLLM plan to run, got exit {process.returncode}:\n{errors[-6000:]}")
-    return json.loads(result_file.read_text(encoding="utf-8"))
+        pytest.fail(f"expected the vLLM interpreter to run {arguments[:2]}, got exit {process.returncode}:\n"
+                    f"{errors[-6000:]}")
 
 
 @pytest.fixture(scope="session")
@@ -181,6 +192,20 @@ def vllm() -> Callable[..., dict[str, Any]]:
         return {batch["name"]: batch for batch in result["batches"]}
 
     return run
+
+
+@pytest.fixture(scope="session")
+def vllm_script() -> Callable[..., Any]:
+    """Run a script in the vLLM interpreter: `vllm_script(script, workdir, *arguments)`, its findings back."""
+    _skip_without_vllm()
+    return run_vllm_script
+
+
+def _skip_without_vllm() -> None:
+    if not VLLM_PYTHON.exists():
+        pytest.skip(
+            f"expected the vLLM interpreter at {VLLM_PYTHON} (bench/setup_vllm_env.sh builds it), got none"
+        )
 
 
 @pytest.fixture(scope="session")

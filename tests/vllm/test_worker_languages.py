@@ -4,11 +4,7 @@ file between two batches (a plan of `citegen.integrations.vllm_batch` cannot).""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import signal
-import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +14,6 @@ from grammars import StatuteCitation, parse_citation
 
 pytestmark = pytest.mark.vllm
 
-REPO = Path(__file__).resolve().parents[2]
-VLLM_PYTHON = REPO / ".venv-vllm" / "bin" / "python"
 KEPT = 16  # compiled languages a worker keeps (citegen.integrations.vllm), as citegen's ConstraintLibrary
 
 DRIVER = """
@@ -65,37 +59,11 @@ if __name__ == "__main__":
 
 
 @pytest.fixture(scope="module")
-def found(model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def found(model_dir: Path, tmp_path_factory: pytest.TempPathFactory,
+          vllm_script: Callable[..., dict[str, Any]]) -> dict[str, Any]:
     workdir = tmp_path_factory.mktemp("vllm-worker-languages")
-    driver, result = workdir / "driver.py", workdir / "result.json"
-    driver.write_text(DRIVER, encoding="utf-8")
-    environment = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "VLLM_CPU_KVCACHE_SPACE": "1",
-        "VLLM_LOGGING_LEVEL": "WARNING",
-        "PYTHONPATH": str(REPO),
-    }
     prompt = "질문: 관련 조문은 무엇인가요?\n답: "
-    arguments = [str(model_dir), str(workdir / "lexicon.json"), prompt, str(result)]
-    process = subprocess.Popen(
-        [str(VLLM_PYTHON), str(driver), *arguments],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-        cwd=workdir,
-        start_new_session=True,
-    )
-    try:
-        _, errors = process.communicate(timeout=600)
-    finally:
-        with contextlib.suppress(ProcessLookupError):  # vLLM's engine core, should it outlive the driver
-            os.killpg(process.pid, signal.SIGKILL)
-    if process.returncode != 0:
-        pytest.fail(f"expected the driver to run, got exit {process.returncode}:\n{errors[-6000:]}")
-    return json.loads(result.read_text(encoding="utf-8"))
+    return vllm_script(DRIVER, workdir, str(model_dir), str(workdir / "lexicon.json"), prompt)
 
 
 def test_a_rewritten_lexicon_file_is_the_language_of_the_next_request(found: dict[str, Any]) -> None:
