@@ -3,22 +3,20 @@
 
 from __future__ import annotations
 
-import _thread
-import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
+from typing import IO
 
 import pytest
 from typer.testing import CliRunner
 
 from verifier.cli import app
 from verifier.database import Database
+from verifier.importers import snapshot
 
 runner = CliRunner()
 
@@ -142,43 +140,33 @@ def test_a_command_that_reads_refuses_a_missing_database_file_rather_than_making
     assert not missing.parent.exists()
 
 
-def test_an_interrupted_dump_leaves_the_file_it_replaces_as_it_was(url: str, tmp_path: Path) -> None:
-    """Ctrl-C while the snapshot is being written: exit 130, the old snapshot whole, no stray file."""
+def test_an_interrupted_dump_leaves_the_file_it_replaces_as_it_was(
+        url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the snapshot is being written: exit 130, the old snapshot whole, no stray file. The
+    interrupt comes right after the first row reached the file: a watcher polling the folder raced a dump of
+    a few rows, which can be written and renamed before any poll sees it."""
     folder = tmp_path / "dumps"
     folder.mkdir()
     target = folder / "before.jsonl"
     target.write_bytes(b"an earlier snapshot\n")
-    writing = threading.Event()
+    write_snapshot = snapshot.write_snapshot
 
-    def interrupt_once_the_dump_writes() -> None:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not writing.is_set():
-            # the snapshot's first rows reached a file: the old one rewritten, or a new one beside it
-            if any(size not in (0, len(b"an earlier snapshot\n")) for size in _sizes(folder)):
-                writing.set()
-                _thread.interrupt_main()
-                return
-            time.sleep(0.001)  # a poll of the folder, not a wait for time to pass
+    class CtrlCAfterTheFirstRow:
+        def __init__(self, handle: IO[bytes]) -> None:
+            self.handle = handle
 
-    watcher = threading.Thread(target=interrupt_once_the_dump_writes)
-    watcher.start()
-    try:
-        result = runner.invoke(app, ["dump", str(target), "--database-url", url])
-    finally:
-        writing.set()
-        watcher.join()
+        def write(self, data: bytes) -> int:
+            self.handle.write(data)
+            self.handle.flush()  # the row is in the file the dump writes when the interrupt comes
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(snapshot, "write_snapshot",
+                        lambda database, out: write_snapshot(database, CtrlCAfterTheFirstRow(out)))
+    result = runner.invoke(app, ["dump", str(target), "--database-url", url])
     assert result.exit_code == 130, result.output
     assert "interrupted" in result.output
     assert target.read_bytes() == b"an earlier snapshot\n"
     assert [path.name for path in folder.iterdir()] == ["before.jsonl"]
-
-
-def _sizes(folder: Path) -> list[int]:
-    sizes = []
-    for path in folder.iterdir():
-        with contextlib.suppress(FileNotFoundError):  # a temporary file renamed meanwhile
-            sizes.append(path.stat().st_size)
-    return sizes
 
 
 def test_piped_tables_show_every_cell_whole(url: str) -> None:
