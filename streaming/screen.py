@@ -14,7 +14,8 @@ word of the prose is held while it holds a digit, until the next word, citation 
 answer (the whitespace after it releases nothing: `999 ` may yet be followed by `조`); a span the
 finder sees reaching into the held word holds back from its start. Released prose is never taken
 back: a name released before its number arrived (`…형법` then `제257조`) stays, and the number, still
-pending, is what is withheld.
+pending, is what is withheld. Prose with neither a digit nor a 조 or 항 skips the finder: the
+back-references without a number (`같은 조`, `동항`) end in one of those.
 
 What the finder reads is what the reader sees: prose goes out in NFC without the characters that render
 as nothing (format characters such as zero-width spaces, joiners and bidi controls, and Unicode's other
@@ -50,6 +51,8 @@ CONTEXT_CHARS = 160  # released text the finder sees before the prose it screens
 MAX_HELD_CHARS = 256  # a word longer than any citation goes out (still screened)
 _WHITESPACE = re.compile(r"\s")
 _DIGIT = re.compile(r"\d")
+# What a citation holds: a digit, or the 조/항 of a back-reference that has none (`같은 조`, `동항`)
+_CITATION_MARK = re.compile(r"[\d조항]")
 _LAST_WORD = re.compile(r"\S*\Z")
 # Unicode's Default_Ignorable_Code_Point characters that are not format characters (category Cf, left out
 # too): combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation selectors,
@@ -129,7 +132,7 @@ class ProseScreen:
         cut = len(pending) if final else _held_from(pending)
         if cut == 0:
             return []
-        if not _DIGIT.search(pending) and not self._number_open:  # no number for a citation to reach: none
+        if not _CITATION_MARK.search(pending) and not self._number_open:  # nothing a citation holds: none
             self._pending = pending[cut:]
             return self._emit(pending[:cut], ())
         before = "".join(piece.text for piece in self._shown)
