@@ -70,7 +70,7 @@ _PROSE_ENDINGS = ("은", "는", "을", "를", "에서", "에게", "으로", "로
 _TREATIES = ("조약", "협약", "협정")
 _PARTIES = re.compile("[가-힣]{1,6}(?:[ㆍ·‧・][가-힣]{1,6})+")  # the parties before a treaty's title: `한·중`, `한ㆍ미ㆍ일`
 # Words before a generic ending that point at an act rather than name it (`관련 특별법 제3조`).
-_POINTERS = frozenset(("관련", "해당", "개별", "기타", "모든", "일반", "다른", "현행", "당해", "관계", "같은", "위의", "사건", "본건"))
+_POINTERS = frozenset(("관련", "해당", "개별", "기타", "모든", "일반", "다른", "현행", "당해", "관계", "위의", "사건", "본건"))
 # Adverbs that open a clause (`한편 성폭력범죄의 … 관한 법률`): no title of the statute book holds one as a word.
 _CLAUSE_OPENERS = frozenset("""
 한편 따라서 그리고 또한 그러나 다만 이에 즉 특히 나아가 그런데 결국 아울러 그러므로 반면 더욱이 이때 당시

@@ -380,8 +380,8 @@ def _provision(act: str | None, former: bool, fields: dict[str, str | None]) -> 
     short name declared between the act and its article, if any. A pattern without a note or a
     declaration (`supplement_alone`) leaves their groups out."""
     fields = dict(fields)
-    note, supplement = fields.pop("note", None) or fields.pop("note_after", None), fields.pop("supplement")
-    fields.pop("note_after", None)
+    note, note_after, supplement = fields.pop("note", None), fields.pop("note_after", None), fields.pop("supplement")
+    note = note or note_after  # before the article or after it: the same note
     fields.pop("amending", None)
     declared = fields.pop("declared", None) or fields.pop("declared_name", None)
     for written_only in ("provision", "declaration", "je", "subitem_open", "declared_name"):

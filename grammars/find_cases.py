@@ -60,13 +60,15 @@ _CASE_NUMBER = (
     # `85가합1370호`: the number's own 호 belongs to it.
     rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?:호(?![가-힣]))?"
 )
+_PANEL = Literals(PANELS).to_regex()
+_DISPOSITION = Literals(DISPOSITIONS).to_regex()
 _CASE_TAIL = (
-    rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{Literals(PANELS).to_regex()}))?"
+    rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{_PANEL}))?"
     # `87가합687 제11부판결`: the deciding division, written before the disposition only. Never on the next
     # line: `서울고등법원 2023누68205\n판결 요약` is a heading after the number (a law firm's page).
     rf"(?:{_GAP}(?P<disposition>(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정)?부{_GAP})?"
     # `98헌바88 결정문` names the document: the citation stops before it.
-    rf"{Literals(DISPOSITIONS).to_regex()})(?!문))?"
+    rf"{_DISPOSITION})(?!문))?"
 )
 # `대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결`: the later numbers of a list share the
 # court and date written before them and the disposition written after the last. A later number may
@@ -78,8 +80,8 @@ _CASE_TAIL = (
 _ROLE = r"\((?:본소|반소|본심|반심)\)"
 # A role written before the list's closing panel or disposition is inside the last number's span, which
 # then runs to 판결 (`86901(반소) 전원합의체 판결`).
-_BEFORE_TAIL = (rf"(?={_GAP}(?:,{_GAP})?(?:{Literals(PANELS).to_regex()}|제[1-9]|"
-                rf"{Literals(DISPOSITIONS).to_regex()}))")
+_BEFORE_TAIL = (rf"(?={_GAP}(?:,{_GAP})?(?:{_PANEL}|제[1-9]|"
+                rf"{_DISPOSITION}))")
 _CASE_LIST_ITEM = re.compile(
     rf"(?P<role_before>{_ROLE})?{_GAP},{_GAP}"
     rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9]))"
@@ -138,8 +140,8 @@ def header_patterns(cache_dir: Path | None = None) -> tuple[re.Pattern[str], re.
 def _court_header_source() -> str:
     courts = Literals(tuple(court.name for court in COURTS)).to_regex()
     return (rf"\[(?P<court>{courts}){_GAP}{_DATE}{_GAP},{_GAP}(?P<delivery>선고|자){_GAP},{_GAP}{_CASE_NUMBER}"
-            rf"{_GAP},{_GAP}(?:(?P<panel>{Literals(PANELS).to_regex()}){_GAP})?"
-            rf"(?P<disposition>{Literals(DISPOSITIONS).to_regex()}){_GAP}\]")
+            rf"{_GAP},{_GAP}(?:(?P<panel>{_PANEL}){_GAP})?"
+            rf"(?P<disposition>{_DISPOSITION}){_GAP}\]")
 
 
 def _bench_header_source() -> str:

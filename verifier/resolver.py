@@ -391,16 +391,13 @@ class DocumentResolver:
                               doubts: list[str]) -> StatuteCitation:
         """`법 시행규칙 제26조`: the 시행령/시행규칙 of the act declared `법` (`(이하 ‘법’이라 한다)`), or, in a
         시행령/시행규칙's own text, of its 법률."""
-        kind = reference.rsplit(" ", 1)[1]
-        act: str | None = self._declared.get("법")
-        why = f"{reference}: the {kind} of the act declared 법"
+        act, how = self._declared.get("법"), "declared 법"
         if act is None:
-            act = parent_act(self.own_act) if self.own_act else None
-            why = f"{reference}: the {kind} of this 시행령/시행규칙's 법률"
-        if act is None or not _is_statute_name(parent_act(act)):
-            doubts.append(f"{reference} names the {kind} of the act called 법, and the text declares none")
+            act, how = (parent_act(self.own_act) if self.own_act else None), "taken for 법 (this decree's 법률)"
+        if act is None:
+            doubts.append(f"{reference} names the 시행령/시행규칙 of the act called 법, and the text declares none")
             return citation
-        return self._refer_to(citation, f"{parent_act(act)} {kind}", why, changes, doubts)
+        return self._decree_of(citation, act, how, changes, doubts) or citation  # the suffix makes it one
 
     def _decree_of(self, citation: StatuteCitation, act: str, how: str, changes: list[Change],
                    doubts: list[str]) -> StatuteCitation | None:

@@ -266,6 +266,12 @@ def test_영_inside_a_시행규칙_is_its_시행령(with_decrees: Database) -> N
     assert [c.why for c in resolution.context] == ["the 시행령 of this 시행규칙"]
 
 
+def test_법_시행규칙_inside_a_시행령_is_its_법률s_rule(with_decrees: Database) -> None:
+    resolver = DocumentResolver(with_decrees, own_act="근로기준법 시행령")
+    resolution = resolver.resolve(StatuteCitation(None, 5, back_reference="법 시행규칙"))
+    assert (resolution.canonical, resolution.certain) == ("근로기준법 시행규칙 제5조", True)
+
+
 SAID_FROM_CONTEXT = [
     ("소득세법 시행령 제98조, 같은 법 제41조", "소득세법 제41조",
      "같은 법: 소득세법, the 법률 of 소득세법 시행령 cited before (같은 법 names a 법률)"),
