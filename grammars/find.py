@@ -37,7 +37,7 @@ from grammars.citation import StatuteCitation, Supplement
 from grammars.expr import Literals
 from grammars.find_cases import case_pattern, find_cases, header_patterns
 from grammars.found import CitationForm, FoundCitation
-from grammars.languages.drafts import LOOSE_SPACE
+from grammars.languages.drafts import LINE_GAP, LOOSE_SPACE
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import BACK_REFERENCES
 from grammars.match_memo import ENTRIES, Fields, memoized_reader
@@ -94,11 +94,11 @@ def declared_names(text: str) -> dict[str, str]:
 # (`구법` is a word) and is followed by one space.
 _FORMER = rf"(?P<former>구|개정{_SPACE}?전의){_SPACE}"
 # The tail every statute head shares: a version note, a short-name declaration, a 부칙 (of an amending act:
-# `국적법 일부개정법률 부칙`), `-` (`민법 - 제750조`), then the provision.
+# `국적법 일부개정법률 부칙`), `-` (`민법 - 제750조`), then the provision, on the next line too.
 _TAIL = (
     rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
     rf"(?:{_GAP}(?P<amending>{AMENDING_ACT})(?={_GAP}부칙))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
-    rf"{_GAP}(?:[-–—:]{_GAP})?{SUPPLEMENT_PROVISION}"
+    rf"{LINE_GAP.to_regex()}(?:[-–—:]{_GAP})?{SUPPLEMENT_PROVISION}"
     # the note after the provision, where judgments often put it (`구 민법 제750조(…개정되기 전의 것)`)
     rf"(?(note)|(?:{_GAP}(?P<note_after>{NOTE}))?)"
 )

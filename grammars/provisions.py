@@ -13,8 +13,8 @@ from grammars.citation import StatuteCitation
 from grammars.found import CitationForm, FoundCitation
 from grammars.languages.drafts import (
     ASIDE,
+    LINE_GAP,
     LIST_JOINERS,
-    LIST_LINE_GAP,
     LOOSE_SPACE,
     PART_JOINERS,
     PROVISION_PART,
@@ -29,10 +29,11 @@ _GAP = _SPACE + "*"
 NUMBER = r"[1-9][0-9]{0,3}"
 # `제1호 내지 제3호의 1` (older statutes: one of them), `제2호의 1급`: no branch 1 is written after a space.
 _NOT_ONE_OF = rf"(?!{_SPACE}+1(?![0-9]))"
-# `제1항`, and `1항` as lawyers' notes write it (`근기법 23조 1항`).
+_LINE_GAP = LINE_GAP.to_regex()
+# `제1항`, and `1항` as lawyers' notes write it (`근기법 23조 1항`), on the next line too (a wrapped line).
 LOWER_LEVELS = (
-    rf"(?:{_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
-    rf"(?:{_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<item_branch>[1-9][0-9]?))?"
+    rf"(?:{_LINE_GAP}(?:제{_GAP})?(?P<paragraph>[1-9][0-9]?){_GAP}항)?"
+    rf"(?:{_LINE_GAP}(?:제{_GAP})?(?P<item>[1-9][0-9]{{0,2}}){_GAP}호(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<item_branch>[1-9][0-9]?))?"
     # `가목`, and `(나)목` as older judgments write it.
     rf"(?:{_GAP}(?P<subitem_open>\()?(?P<subitem>[{''.join(SUBITEM_LETTERS)}])(?(subitem_open)\)){_GAP}목)?)?"
 )
@@ -61,8 +62,8 @@ _PART_OF_PROVISION = (
 )
 _LIST_ITEM = re.compile(
     rf"(?:{_GAP}(?:{PART_JOINERS.to_regex()}{_GAP})?{_PART_OF_PROVISION}){{0,4}}(?:{_GAP}까지)?(?:{_GAP}{ASIDE})?"
-    rf"(?:(?P<range>{RANGE_FROM}|{_GAP}{RANGE_JOINERS.to_regex()}){LIST_LINE_GAP.to_regex()}"
-    rf"|{_GAP}{LIST_JOINERS.to_regex()}{LIST_LINE_GAP.to_regex()})"
+    rf"(?:(?P<range>{RANGE_FROM}|{_GAP}{RANGE_JOINERS.to_regex()}){_LINE_GAP}"
+    rf"|{_GAP}{LIST_JOINERS.to_regex()}{_LINE_GAP})"
     rf"(?P<provision>(?:{ARTICLE})?{LOWER_LEVELS})"
 )
 

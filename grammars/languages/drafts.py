@@ -10,11 +10,16 @@ from grammars.expr import Alt, Expr, Literals, Opt, Regex, Seq, seq
 # lines never fuse into one citation.
 LOOSE_SPACE = "[ \t\u00a0\u3000]"
 LOOSE_GAP = Regex(LOOSE_SPACE + "*")
+# A loose gap holding at most one line break (`\r\n` in a Windows draft), never a blank line: where a
+# wrapped line may part a citation's pieces (a name at a line's end and `제750조` on the next, a list's
+# comma, `제750조` and `제2항`), so the finder reads them as one and generation cannot write them apart.
+LINE_GAP = Regex(LOOSE_SPACE + "*(?:\r?\n)?" + LOOSE_SPACE + "*")
 
 
 def loose_article_head(name: Expr) -> Seq:
-    """`name 제3`, `name제3`, `name 제 3`: a name, any loose gap, 제, any loose gap and a digit."""
-    return seq(name, LOOSE_GAP, "제", LOOSE_GAP, Regex("[0-9]"))
+    """`name 제3`, `name제3`, `name 제 3`, `name⏎제3`: a name, a loose gap (a line break in it too), 제, any
+    loose gap and a digit."""
+    return seq(name, LINE_GAP, "제", LOOSE_GAP, Regex("[0-9]"))
 
 
 # How drafts run on from a provision to later ones of the same act: a list (`민법 제750조, 제751조`,
@@ -25,8 +30,6 @@ def loose_article_head(name: Expr) -> Seq:
 LIST_JOINERS = Literals((",", "및", "과", "와", "ㆍ", "·", "또는", "이나", "나"))
 RANGE_JOINERS = Literals(("내지", "~", "∼", "〜"))  # after a loose gap; `부터` is glued to the provision
 RANGE_FROM = "부터"
-# A list's comma, or a range's 부터 or 내지, may end a line (`\r\n` in a Windows draft), but no blank line follows.
-LIST_LINE_GAP = Regex(LOOSE_SPACE + "*(?:\r?\n)?" + LOOSE_SPACE + "*")
 # Parts may come in pairs (`본문ㆍ단서`, `전단과 후단`), and an aside in parentheses may follow the provision
 # before the list goes on (`제6조제2항(… 한정한다), 제22조제1항`): the finder keeps the list's act across both.
 PART_JOINERS = Literals(("ㆍ", "·", "및", "과", "와", "또는"))

@@ -22,10 +22,9 @@ from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Se
 from grammars.grammar import CitationGrammar, made_by
 from grammars.languages.case import ANY_DIGIT
 from grammars.languages.drafts import (
+    LINE_GAP,
     LIST_JOINERS,
-    LIST_LINE_GAP,
     LOOSE_GAP,
-    LOOSE_SPACE,
     PROVISION_PART,
     RANGE_FROM,
     RANGE_JOINERS,
@@ -75,19 +74,16 @@ def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
 
 def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:
     """Heads that begin no canonical citation, as the lenient finder reads them: abbreviations and
-    back-references (`민소법 제1`, `같은 법 제3`), a name glued to or loosely spaced from 제
-    (`형법제3`, `형법 제 3`), 제 left out (`형법 10조`), a quoted name (`「형법」 제2`, `「형법」제2`).
+    back-references (`민소법 제1`, `같은 법 제3`), a name glued to, loosely spaced or a line apart from 제
+    (`형법제3`, `형법 제 3`, `형법⏎제3`), 제 left out (`형법 10조`, `형법10조`), a quoted name (`「형법」 제2`,
+    `「형법」제2`, `「형법」 60조`).
     Not the bare `법 제`: it occurs inside every `민법 제…` and would cut those citations off."""
     names = Literals(tuple(sorted({*lexicon.grammar_names, *lexicon.informal})))
-    written = Alt((names, Literals(BACK_REFERENCES)))
-    return (
-        loose_article_head(written),
-        seq(written, Regex(LOOSE_SPACE + "+"), ANY_ARTICLE_NUMBER, "조"),
-        # The lexicon's names only: any text up to 」 would double the automaton's states (inside
-        # quotes or not) and make the index build 15 times slower; an act outside the lexicon
-        # cannot be cited canonically either.
-        loose_article_head(seq("「", names, "」")),
-    )
+    # Quoted, the lexicon's names only: any text up to 」 would double the automaton's states (inside
+    # quotes or not) and make the index build 15 times slower; an act outside the lexicon cannot be
+    # cited canonically either.
+    written = Alt((names, Literals(BACK_REFERENCES), seq("「", names, "」")))
+    return (loose_article_head(written), seq(written, LINE_GAP, ANY_ARTICLE_NUMBER, "조"))
 
 
 def glued_head() -> Expr:
@@ -100,14 +96,15 @@ def glued_head() -> Expr:
 
 
 def title_then_je(lexicon: Lexicon) -> Expr:
-    """`법 제`, `령제`, `법률 제`: the end of a title (TITLE_ENDINGS, or a name of `lexicon` ending
-    otherwise), a loose gap and 제. As a glued anchor of an answer narrowed to some acts, only a
-    citation of those acts goes on from it: a model that began `민법 제…` or `민법 시행령 제…` and had its
-    digit refused cannot leave the head half-written (`민법 제 있다`, `민법 시행령 제조는`). The name alone
-    stays prose (`민법에 따르면`, `민법 규정`); `…법 제정` is not writable in such answers."""
+    """`법 제`, `령제`, `법률 제`, `법」 제`: the end of a title (TITLE_ENDINGS, or a name of `lexicon` ending
+    otherwise), maybe the 」 quoting it, a loose gap (a line break in it too) and 제. As a glued anchor of an
+    answer narrowed to some acts, only a citation of those acts goes on from it: a model that began `민법 제…`,
+    `「민법」 제…` or `민법 시행령 제…` and had its digit refused cannot leave the head half-written (`민법 제 있다`,
+    `「특허법」 제 관계에`, `민법 시행령 제조는`). The name alone stays prose (`민법에 따르면`, `민법 규정`); `…법 제정`
+    is not writable in such answers."""
     def make() -> Expr:
         others = (name for name in (*lexicon.grammar_names, *lexicon.informal) if not name.endswith(TITLE_ENDINGS))
-        return seq(Literals(tuple(sorted({*TITLE_ENDINGS, *others}))), LOOSE_GAP, "제")
+        return seq(Literals(tuple(sorted({*TITLE_ENDINGS, *others}))), Opt(Literals(("」",))), LINE_GAP, "제")
 
     return _per_lexicon(lexicon, "title_then_je", make)
 
@@ -120,17 +117,17 @@ def names_then_je(names: Iterable[str]) -> Expr:
 
 def continued_head() -> Expr:
     """What may not be written on as prose right after a citation closed, with `forbid_shorthand` an
-    anchor there: a provision's continuation (`의3`, ` 제5`), so a branch or part the act lacks is not
-    written (`민법 제81조` + `의3`); and a later provision of a list or range (`, 제751조`, `, 21조`,
-    ` 및 제2항`, `ㆍ제5조`, `부터 제5조`, ` 내지 제5조`, also after ` 본문`), which a reader takes for the same
-    act's and nobody would have checked: each is written as a citation of its own (`민법 제3조, 민법
-    제5조`). The list item anchors at its 조, 항 or 호, as the lenient finder reads it, so prose after
-    a citation stays writable (`, 제3자`, `, 2명`, `와 제1심`)."""
+    anchor there: a provision's continuation (`의3`, ` 제5`, on the next line too), so a branch or part the
+    act lacks is not written (`민법 제81조` + `의3`, `민법 제750조` + `⏎제2항`); and a later provision of a
+    list or range (`, 제751조`, `, 21조`, ` 및 제2항`, `ㆍ제5조`, `부터 제5조`, ` 내지 제5조`, also after
+    ` 본문`), which a reader takes for the same act's and nobody would have checked: each is written as a
+    citation of its own (`민법 제3조, 민법 제5조`). The list item anchors at its 조, 항 or 호, as the lenient
+    finder reads it, so prose after a citation stays writable (`, 제3자`, `, 2명`, `와 제1심`)."""
     parts = Opt(seq(LOOSE_GAP, PROVISION_PART, Opt(seq(LOOSE_GAP, PROVISION_PART))))
     joiner = Alt(
         (
-            seq(Alt((Literals((RANGE_FROM,)), seq(LOOSE_GAP, RANGE_JOINERS))), LIST_LINE_GAP),
-            seq(LOOSE_GAP, LIST_JOINERS, LIST_LINE_GAP),
+            seq(Alt((Literals((RANGE_FROM,)), seq(LOOSE_GAP, RANGE_JOINERS))), LINE_GAP),
+            seq(LOOSE_GAP, LIST_JOINERS, LINE_GAP),
         )
     )
     later_item = seq(
@@ -142,7 +139,7 @@ def continued_head() -> Expr:
         LOOSE_GAP,
         Literals(("조", "항", "호")),
     )
-    return Alt((seq("의", ANY_DIGIT), seq(LOOSE_GAP, "제", LOOSE_GAP, ANY_DIGIT), later_item))
+    return Alt((seq("의", ANY_DIGIT), seq(LINE_GAP, "제", LOOSE_GAP, ANY_DIGIT), later_item))
 
 
 def statute_anchor(

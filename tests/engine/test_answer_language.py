@@ -71,6 +71,9 @@ HALF_WRITTEN = [
     ("형법 제정 당시", False),  # 제 after a title goes on only as a citation of the acts kept
     ("민법 시행령 제 있다", False),
     ("형법 제250조 제1항", True),
+    ("「민법」 제 관계에", False),  # a quoted title's 제, as the title's own
+    ("민법\n제도", False),  # a wrapped line: the name at its end, 제 on the next
+    ("민법\n\n제도", True),  # a blank line parts them
 ]
 
 
@@ -94,6 +97,10 @@ UNANCHORED = [  # statute-shaped text the strict last check used to withhold: no
     ("민법 제750조의 요건", True),
     ("민법 제750조 제1항", True),
     ("방법 제시", True),
+    ("민법534조", False),  # 제 and the space left out
+    ("민법\n제999조", False),  # a wrapped line between name and provision
+    ("민법 제750조\n제2항", False),  # a provision's continuation on the next line
+    ("민법 제750조\n\n제2장", True),  # after a blank line, a heading of its own
     ("<think>민법 시행령 제1조</think>", True),
 ]
 

@@ -74,6 +74,9 @@ LEAKS = [
     ("가운데 같은 조 그 요건이다.", "가운데 ", " 그 요건이다."),
     ("요건은 동조에 있다.", "요건은 ", "에 있다."),
     ("요건은 같은 항의 것이다.", "요건은 ", "의 것이다."),
+    # a wrapped line between name and provision (a red-team run fed the screen so, and the finder read none)
+    ("근거는 형법\n제999조이다.", "근거는 ", "이다."),
+    ("근거는 형법\r\n999조이다.", "근거는 ", "이다."),
 ]
 CLEAN = ["불법행위 책임은 과실이 있어야 한다. ", "2024년에 3명이 12 kg을 옮겼다. ", "제목 없이 쓴 글"]
 
@@ -114,6 +117,14 @@ def test_prose_citing_nothing_passes_unchanged(prose: str) -> None:
 def test_a_branch_written_after_a_verified_citation_is_withheld() -> None:
     # `민법 제81조` verified, then `의3`: a reader would read 민법 제81조의3, which nobody checked
     assert screened(ProseReleased("근거는 "), VERIFIED_81, ProseReleased("의3"), ProseReleased("에 있다.")) == (
+        "근거는 민법 제81조[생략]에 있다."
+    )
+
+
+def test_a_paragraph_written_on_the_line_after_a_verified_citation_is_withheld() -> None:
+    # `민법 제81조` verified, then `⏎제2항`: a wrapped line reads as 민법 제81조 제2항, which nobody checked (the
+    # line break is part of the span the finder reads, so it goes with it)
+    assert screened(ProseReleased("근거는 "), VERIFIED_81, ProseReleased("\n제2항에 있다.")) == (
         "근거는 민법 제81조[생략]에 있다."
     )
 
