@@ -43,11 +43,13 @@ AnyLexicon = Lexicon | Mapping[str, Iterable[str] | None] | None  # what grammar
 
 
 def narrowed_lexicon(lexicon: AnyLexicon, acts: tuple[str, ...] | None) -> AnyLexicon:
-    """`lexicon` kept to `acts` (None: all of it), each name with the article labels of its act."""
+    """`lexicon` kept to `acts` (None: all of it), each act by the name the lexicon cites it by (`민소법`
+    and `근기법` are cited as 민사소송법 and 근로기준법: `Lexicon.citable_name`) with its article labels."""
     if acts is None:
         return lexicon
     known = as_lexicon(lexicon)
-    return {act: known.articles_of(act) for act in acts}
+    names = (known.citable_name(act) or act for act in acts)  # an unknown name: KeyError from articles_of
+    return {name: known.articles_of(name) for name in dict.fromkeys(names)}
 
 
 def narrowed_answer_grammar(
@@ -127,7 +129,7 @@ class Narrowings:
         """A `RequestError` for a narrowing that names a court or act this lexicon lacks, or leaves nothing
         to cite, before any grammar is made of it (else a bare KeyError or GrammarError)."""
         unknown_courts = [court for court in narrowing.courts or () if court not in COURTS_BY_NAME]
-        unknown_acts = [act for act in narrowing.acts or () if self.lexicon.canonical_name(act) is None]
+        unknown_acts = [act for act in narrowing.acts or () if self.lexicon.citable_name(act) is None]
         if unknown_courts or unknown_acts:
             raise RequestError(f"expected courts and acts to narrow to that the lexicon holds, got unknown "
                                f"{', '.join(unknown_courts + unknown_acts)}")

@@ -29,7 +29,15 @@ from citegen.engine import Engine, Request
 from citegen.errors import RequestError
 from citegen.models import freeze_loaded
 from citegen.sampling import SamplingParams
-from grammars import COURTS_BY_NAME, CitationFinder, CitationParser, FoundCitation, Lexicon, ParsedCitation
+from grammars import (
+    COURTS_BY_NAME,
+    CitationFinder,
+    CitationParser,
+    FoundCitation,
+    Lexicon,
+    ParsedCitation,
+    default_lexicon,
+)
 from streaming import AnchorPrefixes, Gauges
 from verifier import Database, Verifier, head_revision, read_lexicon
 from verifier import admin as admin_queries
@@ -115,13 +123,16 @@ async def prepared_constraint(
 
 def citable_names(lexicon: Lexicon | None) -> streaming.CitableNames:
     """What a request may narrow its citations to: grammars' courts, and every name the database
-    gives an act (its own, an official 약칭, an informal abbreviation), each mapped to the name the
-    answer language cites it by. `lexicon` is the verifier's build_lexicon() of the database whose
-    lexicon_data() the language was built from (None: a database without acts)."""
-    acts = {} if lexicon is None else {
-        name: canonical for name in (*lexicon.acts, *lexicon.aliases, *lexicon.informal)
-        if (canonical := lexicon.canonical_name(name)) is not None  # each of its own names has one
-    }
+    gives an act (its own, an official 약칭, an informal abbreviation) or grammars' built-in lexicon
+    abbreviates one of its acts by (`근기법`, which the finder reads: `Lexicon.citable_name`), each mapped
+    to the name the answer language cites it by. `lexicon` is the verifier's build_lexicon() of the
+    database whose lexicon_data() the language was built from (None: a database without acts)."""
+    builtin = default_lexicon()
+    written = () if lexicon is None else (
+        *lexicon.acts, *lexicon.aliases, *lexicon.informal, *builtin.aliases, *builtin.informal
+    )
+    acts = {name: canonical for name in written
+            if lexicon is not None and (canonical := lexicon.citable_name(name)) is not None}
     return streaming.CitableNames({court: court for court in COURTS_BY_NAME}, acts)
 
 

@@ -115,7 +115,7 @@ class CitationOptions:
             )
         if acts is not None:
             known = self.article_lexicon()
-            unknown_acts = [act for act in acts if known.canonical_name(act) is None]
+            unknown_acts = [act for act in acts if known.citable_name(act) is None]
             if unknown_acts:
                 where = self.lexicon or "grammars' built-in lexicon"
                 raise ExtraArgsError(
@@ -133,7 +133,7 @@ class CitationOptions:
         if not acts:
             return self
         known = self.article_lexicon()
-        canonical = tuple(dict.fromkeys(known.canonical_name(act) or act for act in acts))
+        canonical = tuple(dict.fromkeys(known.citable_name(act) or act for act in acts))
         return self if canonical == acts else replace(self, narrowing=replace(self.narrowing, acts=canonical))
 
     def grammar_object(self) -> AnswerGrammar | CitationGrammar:

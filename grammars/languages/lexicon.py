@@ -128,6 +128,14 @@ class Lexicon:
             return written
         return self.aliases.get(written) or self.informal.get(written)
 
+    def citable_name(self, written: str) -> str | None:
+        """The act of this lexicon a name as written cites: `canonical_name`, else an abbreviation of
+        grammars' built-in lexicon (`근기법`, which the finder reads) of an act this lexicon holds; None for
+        neither. What a request may narrow its citations to by: a database need not store every
+        abbreviation its acts are written by."""
+        canonical = self.canonical_name(written) or default_lexicon().canonical_name(written)
+        return canonical if canonical in self.acts else None
+
     def articles_of(self, written: str) -> ArticleLabels:
         return self.acts[self.canonical_name(written) or written]
 

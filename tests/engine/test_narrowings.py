@@ -185,3 +185,16 @@ def test_a_narrowing_the_lexicon_cannot_make_is_a_request_error(narrowing: Narro
     """`Engine.submit` promises a RequestError for a bad request: an unknown act raised a bare KeyError."""
     with pytest.raises(RequestError, match=says):
         Narrowings(LEXICON, forbid_shorthand=True).grammar(narrowing)
+
+
+@pytest.mark.parametrize("written", ["근로기준법", "근기법"])
+def test_a_narrowing_by_an_abbreviation_the_lexicon_lacks_cites_the_act_by_its_name(written: str) -> None:
+    """A database that stores no `근기법` (the real statute book's) still narrows by it, as the finder reads
+    it: to 근로기준법, written by that name; an abbreviation of an act the lexicon lacks stays unknown."""
+    lexicon = as_lexicon({"근로기준법": ["23"], "형법": ["250"]})
+    automaton = automaton_of(Narrowings(lexicon, forbid_shorthand=True).grammar(Narrowing(acts=(written,))))
+    assert automaton.walk(automaton.initial, "근로기준법 제23조".encode()) != DEAD
+    assert automaton.walk(automaton.initial, "근기법 제23조".encode()) == DEAD
+    assert automaton.walk(automaton.initial, "형법 제250조".encode()) == DEAD
+    with pytest.raises(RequestError, match="unknown 민소법"):
+        Narrowings(lexicon, forbid_shorthand=True).grammar(Narrowing(acts=("민소법",)))

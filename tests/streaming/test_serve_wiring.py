@@ -21,8 +21,14 @@ from streaming_kit import (
     sse_events,
 )
 
-from citegen.commands.serve_wiring import DatabaseAdmin, DatabaseViews, anchors_for, database_verifier
-from grammars import StatuteCitation
+from citegen.commands.serve_wiring import (
+    DatabaseAdmin,
+    DatabaseViews,
+    anchors_for,
+    citable_names,
+    database_verifier,
+)
+from grammars import StatuteCitation, as_lexicon
 from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, ProseDelta, Usage
@@ -171,3 +177,12 @@ def test_the_service_reads_its_names_and_its_language_in_one_reading(database: D
         event.remove(database.engine, "before_cursor_execute", count)
     assert sum("FROM acts ORDER BY acts.name" in statement for statement in statements) == 1
     assert views.lexicon == lexicon_data(database)
+
+
+def test_a_request_may_narrow_by_the_abbreviations_the_finder_reads_for_the_acts_held() -> None:
+    """The real statute book stores no `근기법`: a request narrowed by it was refused (422) though the finder
+    reads it; an abbreviation of an act the database lacks stays refused."""
+    citable = citable_names(as_lexicon({"근로기준법": ["23"], "형법": ["250"]}))
+    assert citable.acts["근기법"] == citable.acts["근로기준법"] == "근로기준법"
+    assert "민소법" not in citable.acts and citable.acts["형법"] == "형법"
+    assert citable_names(None).acts == {}

@@ -154,3 +154,14 @@ def test_an_act_narrowed_to_by_another_of_its_names_is_cited_by_the_lexicons_nam
 def test_an_act_named_twice_narrows_once() -> None:
     options = CitationOptions.from_extra_args({"citegen_acts": ["민소법", "민사소송법", "형법"]})
     assert options is not None and options.narrowing.acts == ("민사소송법", "형법")
+
+
+def test_an_abbreviation_the_lexicon_file_lacks_narrows_to_the_act_it_holds(tmp_path: Path) -> None:
+    """A lexicon exported from the real statute book holds no `민소법`: narrowed by it, a request was refused
+    though the finder reads it; an abbreviation of an act the file lacks stays refused."""
+    lexicon = tmp_path / "lexicon.json"
+    lexicon.write_text(json.dumps({"민사소송법": ["1"], "형법": None}, ensure_ascii=False), encoding="utf-8")
+    options = CitationOptions.from_extra_args({"citegen_lexicon": str(lexicon), "citegen_acts": ["민소법"]})
+    assert options is not None and options.narrowing.acts == ("민사소송법",)
+    with pytest.raises(ExtraArgsError, match="근기법"):
+        CitationOptions.from_extra_args({"citegen_lexicon": str(lexicon), "citegen_acts": ["근기법"]})
