@@ -6,8 +6,11 @@ Routes: `POST /v1/answers` (SSE: prose, citation, done, error), `POST /v1/chat/c
 """
 
 import asyncio
+import base64
+import hashlib
 import hmac
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from typing import Annotated, cast
@@ -292,14 +295,30 @@ def create_app(
         return JSONResponse(dict(await source.reload()))
 
     page = resources.files("streaming").joinpath("static/index.html").read_text(encoding="utf-8")
+    page_headers = _page_headers(page)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index() -> HTMLResponse:
-        return HTMLResponse(page)
+        return HTMLResponse(page, headers=page_headers)
 
     app.add_middleware(_BodyGuard, max_bytes=config.max_body_bytes, timeout_s=config.body_timeout_s)
     app.add_middleware(_ResponseCounter, metrics=metrics)
     return app
+
+
+def _page_headers(page: str) -> dict[str, str]:
+    """The answer page's own script and style and its calls to this service, nothing else: the model's
+    text is untrusted, and a page that starts answering from `?q=` must not be framed by another site."""
+    def digest(tag: str) -> str:
+        body = re.search(rf"<{tag}>(.*?)</{tag}>", page, re.DOTALL)
+        if body is None:
+            raise ValueError(f"expected the answer page to hold a <{tag}> element, got none")
+        return "'sha256-" + base64.b64encode(hashlib.sha256(body.group(1).encode()).digest()).decode() + "'"
+
+    policy = (f"default-src 'none'; script-src {digest('script')}; style-src {digest('style')}; connect-src 'self'; "
+              "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+    return {"Content-Security-Policy": policy, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+            "Cache-Control": "no-cache"}
 
 
 async def _probe(probe: ReadinessProbe) -> bool:

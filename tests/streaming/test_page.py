@@ -1,6 +1,7 @@
-"""The answer page in headless Chromium (Debian's `chromium`), driven over the DevTools protocol:
-prose shows while a citation is still being verified, the citation shows only once verified,
-with its badge and source. A screenshot is kept in test-artifacts/."""
+"""The answer page in headless Chromium (Debian's `chromium`), driven over the DevTools protocol, under
+the content security policy it is served with: prose shows while a citation is still being verified, the
+citation shows only once verified, with its badge and source; `drop` leaves no trace inline; an answer
+can be stopped, which frees its place on the server. A screenshot is kept in test-artifacts/."""
 
 from __future__ import annotations
 
@@ -17,11 +18,12 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from streaming_kit import DictVerifier, Gate, ScriptedSource
+from streaming_kit import DictVerifier, Gate, ScriptedSource, standard_script
 from websockets.sync.client import ClientConnection, connect
 
 from streaming import create_app
 from streaming.config import StreamingSettings
+from streaming.protocols import ProseDelta
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -140,3 +142,45 @@ def test_citations_appear_only_once_verified_with_badge_and_source(serve, browse
         ARTIFACTS.mkdir(exist_ok=True)
         shot = tools.call("Page.captureScreenshot", format="png")
         (ARTIFACTS / "streaming-page.png").write_bytes(base64.b64decode(shot["data"]))
+
+
+def test_a_dropped_citation_leaves_no_trace_in_the_prose(serve, browser: int) -> None:
+    """Under `drop` an unverified citation is left out: no badge or reason inside the sentence (`…이고,
+    없음(…)이다.` changed what it said); the done line counts it."""
+    base = serve(create_app(StreamingSettings(), ScriptedSource(), DictVerifier()))
+    with open_page(browser, f"{base}/?q={quote('불법행위 책임의 근거는?')}&policy=drop") as tools:
+        shown = tools.wait_for(
+            "document.body.dataset.state === 'done'",
+            "[document.getElementById('answer').textContent, document.getElementById('status').textContent]",
+        )
+        assert shown[0] == "불법행위의 근거는 민법 제750조검증됨(법령ID 001706 제750조)이고, 이다.", shown
+        assert "없음 1" in shown[1], shown
+
+
+def test_a_stopped_answer_frees_its_place_and_the_page(serve, browser: int) -> None:
+    """The page had no way out of an answer that stalled or waited for a place: the button stayed
+    disabled. Stopping closes the stream, the server cancels the generation, the page can ask again."""
+    stalled = Gate()
+    source = ScriptedSource(lambda request: [ProseDelta("불법행위의 근거는 "), stalled, *standard_script()[1:]])
+    base = serve(create_app(StreamingSettings(), source, DictVerifier()))
+    with open_page(browser, f"{base}/?q={quote('불법행위 책임의 근거는?')}") as tools:
+        answer = "document.getElementById('answer')"
+        tools.wait_for(f"{answer} && {answer}.textContent.includes('근거는')", "true")
+        assert tools.wait_for("true", "document.querySelector('#ask button').disabled") is True
+        tools.call("Runtime.evaluate", expression="document.getElementById('stop').click()")
+        tools.wait_for("document.body.dataset.state === 'stopped'", "true")
+        assert tools.wait_for("true", "document.querySelector('#ask button').disabled") is False
+        assert tools.wait_for("true", "document.getElementById('stop').hidden") is True
+        assert source.cancelled.wait(10)  # the generation itself stopped, not only the page
+        assert tools.wait_for("true", "document.getElementById('status').textContent").startswith("중지됨")
+
+
+def test_the_page_is_served_with_a_policy_that_runs_only_its_own_script(serve) -> None:
+    """The model's text is untrusted and `?q=` starts an answer: only the page's own script and style run
+    (the browser tests above run under this policy), it calls only this service, no site may frame it."""
+    base = serve(create_app(StreamingSettings(), ScriptedSource(), DictVerifier()))
+    response = httpx.get(f"{base}/")
+    policy = response.headers["content-security-policy"]
+    assert "default-src 'none'" in policy and "frame-ancestors 'none'" in policy and "connect-src 'self'" in policy
+    assert "script-src 'sha256-" in policy and "unsafe-inline" not in policy
+    assert response.headers["x-content-type-options"] == "nosniff"
