@@ -191,10 +191,11 @@ def _held_from(text: str) -> int:
 
 
 def _readable(text: str) -> str:
-    """`text` as a reader reads it: NFC, without format characters (category Cf) and the other
-    default-ignorable ones."""
-    shown = _IGNORABLE.sub("", unicodedata.normalize("NFC", text))
-    return "".join(ch for ch in shown if unicodedata.category(ch) != "Cf")
+    """`text` as a reader reads it: without format characters (category Cf) and the other
+    default-ignorable ones, then NFC (in that order: a zero-width space between two jamo keeps them
+    apart until it goes, and a reader sees the syllable they make)."""
+    shown = "".join(ch for ch in _IGNORABLE.sub("", text) if unicodedata.category(ch) != "Cf")
+    return unicodedata.normalize("NFC", shown)
 
 
 def _composes(char: str) -> bool:

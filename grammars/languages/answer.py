@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from grammars.errors import GrammarError
 from grammars.expr import Expr
 from grammars.grammar import AnswerGrammar, CitationGrammar
-from grammars.languages.case import case_grammar
+from grammars.languages.case import case_grammar, glued_case_number
 from grammars.languages.lexicon import Lexicon
 from grammars.languages.statute import continued_head, glued_head, statute_anchor, statute_grammar
 
@@ -25,8 +25,9 @@ def answer_grammar(
     """The answer language over the chosen citation kinds; text between a bypass pair is never
     constrained (a `<think>` block may mention `대법원 2` freely). `forbid_shorthand` adds the
     abbreviations and back-references to the anchors (see case_grammar, statute_grammar), and a
-    statute-shaped head anywhere, inside a word too (statute.glued_head) or right after a citation
-    (statute.continued_head), whatever kinds are cited."""
+    statute-shaped head or a case number anywhere, inside a word too (statute.glued_head,
+    case.glued_case_number), or a provision right after a citation (statute.continued_head), whatever
+    kinds are cited."""
     citations: list[CitationGrammar] = []
     if case:
         citations.append(case_grammar(courts=courts, forbid_shorthand=forbid_shorthand))
@@ -42,7 +43,8 @@ def answer_grammar(
     if not forbid_shorthand:
         return AnswerGrammar(citations=tuple(citations), bypass=tuple(pairs))
     return AnswerGrammar(
-        citations=tuple(citations), bypass=tuple(pairs), glued=(glued_head(),), continued=(continued_head(),)
+        citations=tuple(citations), bypass=tuple(pairs), glued=(glued_head(), glued_case_number()),
+        continued=(continued_head(),),
     )
 
 

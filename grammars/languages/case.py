@@ -87,6 +87,14 @@ def malformed_heads(
     return seq(court, ANY_DIGIT), seq(number, ANY_DIGIT)
 
 
+def glued_case_number() -> Expr:
+    """A case number glued to the word before it (`판례는2024도4202`): with `forbid_shorthand` an anchor that
+    counts inside a word too, as the statute heads' glued one does (statute.glued_head), so a case number
+    is written only inside a canonical citation, which holds it and goes on; at a word's start the bare
+    number is a malformed head already."""
+    return seq(case_year_literals(), Literals(default_codes()), ANY_DIGIT)
+
+
 def case_grammar(
     courts: Iterable[str] | None = None,
     codes: Iterable[str] | None = None,

@@ -101,6 +101,8 @@ UNANCHORED = [  # statute-shaped text the strict last check used to withhold: no
     ("민법\n제999조", False),  # a wrapped line between name and provision
     ("민법 제750조\n제2항", False),  # a provision's continuation on the next line
     ("민법 제750조\n\n제2장", True),  # after a blank line, a heading of its own
+    ("판례는2024도4202 판결이다.", False),  # a case number glued to the word before (a review)
+    ("총2024개", True),
     ("<think>민법 시행령 제1조</think>", True),
 ]
 

@@ -70,6 +70,8 @@ LEAKS = [
     ("근거는 형법 제\u115f999조이다.", "근거는 ", "이다."),
     ("근거는 형법 제999\u3164조이다.", "근거는 ", "이다."),
     ("근거는 형법 제\U000e0100999조이다.", "근거는 ", "이다."),
+    # a zero-width space between two jamo (a review): stripped after NFC, they stayed apart for the finder
+    ("근거는 형법 제999\u110c\u200b\u1169이다.", "근거는 ", "이다."),
     # back-references that hold no digit (a red-team run: `같은 조` reached a strict client at temperature 1.8)
     ("가운데 같은 조 그 요건이다.", "가운데 ", " 그 요건이다."),
     ("요건은 동조에 있다.", "요건은 ", "에 있다."),
