@@ -7,7 +7,8 @@ runs the lenient citation finder (grammars' one definition of a citation, as `fi
 prose about to be released, in the context of what was released just before it and of the
 citation about to follow, and withholds the prose part of every citation-shaped span that is not
 exactly a verified citation. A withheld span goes out as a `CitationWithheld` with status
-`unanchored` (counted in `/metrics`; a well-constrained generation never produces one).
+`unanchored` (counted in `/metrics`; a well-constrained generation never produces one). Under `drop`,
+which shows nothing in its place, the prose on both sides of it meets, and is screened again as met.
 
 Holding: a citation is a citation by its number (`제766조`, `2024고단316252`, a date), so the last
 word of the prose is held while it holds a digit, until the next word, citation or the end of the
@@ -140,14 +141,26 @@ class ProseScreen:
         window = before + pending + (following.text if following else "")
         protected = list(_protected_spans(self._shown, following, start + len(pending)))
         withheld: list[tuple[int, int]] = []
-        for found in self._find(window):
-            low, high = found.span
-            if high <= start or low >= start + len(pending) or any(a <= low and high <= b for a, b in protected):
-                continue  # outside the pending prose, or a verified citation as released
-            if not final and high > start + cut:  # reaches into the held word: hold it whole
-                cut = min(cut, max(0, low - start))
-                continue
-            withheld.append((max(low, start) - start, min(high, start + len(pending)) - start))
+        read, origin = window, range(len(window))  # what the finder reads; its characters' places in `window`
+        while True:
+            found_before = len(withheld)
+            for found in self._find(read):
+                low, high = origin[found.span[0]], origin[found.span[1] - 1] + 1
+                if high <= start or low >= start + len(pending) or any(a <= low and high <= b for a, b in protected):
+                    continue  # outside the pending prose, or a verified citation as released
+                if not final and high > start + cut:  # reaches into the held word: hold it whole
+                    cut = min(cut, max(0, low - start))
+                    continue
+                span = (max(low, start) - start, min(high, start + len(pending)) - start)
+                if not any(a <= span[0] and span[1] <= b for a, b in withheld):
+                    withheld.append(span)
+            if self._marker or len(withheld) == found_before:
+                break
+            # `drop` leaves nothing where a span was: the prose on both sides meets (`형법 「가나법」 제1조 제750조`
+            # shows as `형법  제750조`), and what the reader reads then is screened too
+            gone = {start + at for low, high in withheld for at in range(low, high)}
+            origin = [at for at in range(len(window)) if at not in gone]
+            read = "".join(window[at] for at in origin)
         withheld = [(low, min(high, cut)) for low, high in _merged(withheld) if low < cut]
         self._pending = pending[cut:]
         return self._emit(pending[:cut], withheld)

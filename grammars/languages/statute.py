@@ -43,8 +43,9 @@ BACK_REFERENCES = ("같은 법", "동법", "이 법")
 # 목 are lettered in 가나다 order; 14 letters are the most any item has.
 SUBITEM_LETTERS = tuple("가나다라마바사아자차카타파하")
 HEAD_SEPARATOR = " 제"
-# How the title of an act or a treaty ends (grammars.act_names), 법률 included.
+# How the title of an act or a treaty ends (grammars.act_names), 법률 included; in Hanja, 法, 令, 規則, 法律.
 TITLE_ENDINGS = (*ACT_ENDINGS, "법률")
+HANJA_TITLE_ENDINGS = ("法", "令", "規則", "法律")
 
 
 def provision_tail() -> Expr:
@@ -87,12 +88,13 @@ def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:
 
 
 def glued_head() -> Expr:
-    """The end of a title and an article, wherever it begins (`법 제3`, `령제5`, `법률 제766`): with
-    `forbid_shorthand` an anchor that counts inside a word too, so no statute-shaped text is written
-    outside a citation, whether its act is one no lexicon holds (`민법 시행령 제1조`, `…에 관한 법률
-    제766조`) or a name glued to the word before it (`…는형법제257조`, `근로기준법소득세법 제12조`). A
-    lexicon's citation holds it and goes on; prose rarely does (`방법 제1안`)."""
-    return loose_article_head(Literals(TITLE_ENDINGS))
+    """The end of a title and an article, wherever it begins (`법 제3`, `령제5`, `법률 제766`, in Hanja
+    `法 第250`): with `forbid_shorthand` an anchor that counts inside a word too, so no statute-shaped text
+    is written outside a citation, whether its act is one no lexicon holds (`민법 시행령 제1조`, `…에 관한
+    법률 제766조`), a name glued to the word before it (`…는형법제257조`, `근로기준법소득세법 제12조`), or
+    a head in Hanja (`形法 第250條`, as older judgments write it). A lexicon's citation holds it and goes
+    on; prose rarely does (`방법 제1안`)."""
+    return Alt((loose_article_head(Literals(TITLE_ENDINGS)), loose_article_head(Literals(HANJA_TITLE_ENDINGS), "第")))
 
 
 def title_then_je(lexicon: Lexicon) -> Expr:

@@ -22,9 +22,9 @@ VERIFIED_81 = CitationReleased(0, "민법 제81조", "민법 제81조", "verifie
 FINISHED = AnswerFinished(Usage(1, 1), "stop", {})
 
 
-def screened(*events) -> str:
-    """What a reader sees once every event went through one screen, a withheld span as MARK."""
-    screen = ProseScreen(find_citations, MARK)
+def screened(*events, marker: str = MARK) -> str:
+    """What a reader sees once every event went through one screen, a withheld span as `marker`."""
+    screen = ProseScreen(find_citations, marker)
     shown = []
     for event in (*events, FINISHED):
         for out in screen.feed(event):
@@ -183,3 +183,12 @@ def test_strict_details_never_restate_a_withheld_citation(serve) -> None:
     events = answer(base)
     details = [data["detail"] for name, data in events if name == "citation"]
     assert details and not any("2024고단316252" in d or "750" in d or "9999" in d for d in details)
+
+
+@pytest.mark.parametrize("size", [1, 3, 1000], ids=lambda size: f"deltas-of-{size}")
+def test_under_drop_the_prose_that_meets_where_a_span_was_left_out_is_screened_too(size: int) -> None:
+    """`drop` shows nothing for a withheld span, so the prose on both sides of it meets: `형법 「가나법」 제1조
+    제750조` went out as `형법  제750조`, a citation nobody checked (a review of the streaming path)."""
+    shown = screened(*in_deltas("근거는 형법 「가나법」 제1조 제750조에 따른다.", size), marker="")
+    assert find_citations(shown) == [], shown
+    assert shown.startswith("근거는 ") and shown.endswith("에 따른다."), shown
