@@ -141,7 +141,8 @@ class ProseScreen:
         window = before + pending + (following.text if following else "")
         protected = list(_protected_spans(self._shown, following, start + len(pending)))
         withheld: list[tuple[int, int]] = []
-        read, origin = window, range(len(window))  # what the finder reads; its characters' places in `window`
+        # what the finder reads, and each of its characters' place in `window`
+        read, origin = window, list(range(len(window)))
         while True:
             found_before = len(withheld)
             for found in self._find(read):
