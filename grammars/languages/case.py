@@ -16,7 +16,7 @@ from grammars.errors import GrammarError
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
 from grammars.grammar import CitationGrammar
 from grammars.languages.dates import FIRST_YEAR, LAST_YEAR, check_year_range, date_expr
-from grammars.languages.drafts import LOOSE_GAP, LOOSE_SPACE, READ_DIGIT
+from grammars.languages.drafts import LOOSE_GAP, LOOSE_SPACE
 
 PANELS = ("전원합의체", "전원재판부", "지정재판부")
 # Supreme Court shorthand of drafts: 대판 = 대법원 판결 (선고), 대결 = 대법원 결정 (자).
@@ -71,8 +71,8 @@ def malformed_heads(
     court_names: tuple[str, ...], codes: tuple[str, ...], first_year: int, last_year: int
 ) -> tuple[Expr, ...]:
     """Heads that begin no canonical citation, as the lenient finder reads them: a court, its
-    abbreviation or 대판/대결, with or without (전), glued, loosely spaced or hyphened to a digit, full-width
-    or Hanja too (`서울고법 2`, `대판2`, `대법원  2`, `대법원-2`, `대법원 ２`), and a case number outside a citation
+    abbreviation or 대판/대결, with or without (전), glued, loosely spaced or hyphened to a digit
+    (`서울고법 2`, `대판2`, `대법원  2`, `대법원-2`), and a case number outside a citation
     (`2024도4`, `(2024도4`, `2024 도 4`, `2025-구단-1`; the gap is the same on both sides of the code,
     so `2024가 1000`, a number and the particle 가, stays prose)."""
     written = [*court_names, *(short for name in court_names for short in COURTS_BY_NAME[name].abbreviations)]
@@ -84,7 +84,7 @@ def malformed_heads(
         case_year_literals(first_year, last_year),
         Alt((code, seq(Regex(LOOSE_SPACE), code, Regex(LOOSE_SPACE)), seq("-", code, "-"))),
     )
-    return seq(court, READ_DIGIT), seq(number, ANY_DIGIT)
+    return seq(court, ANY_DIGIT), seq(number, ANY_DIGIT)
 
 
 def glued_case_number() -> Expr:

