@@ -17,8 +17,9 @@ _MOST_READ = 4096  # answers an adapter keeps read: a back-reference's is new ea
 # Tables whose rows decide verdicts: a sign of their contents where the database has no cheap one of its own.
 # Counted where small (a deletion shows); the large ones by their highest id only (an index's last entry),
 # which every import that replaces rows raises.
-_COUNTED_TABLES = ("acts", "act_aliases", "act_versions", "cases", "coverage", "supplements")
-_LARGE_TABLES = ("articles", "provisions", "article_spans")
+# the tables whose rows decide verdicts (`contents_sign`)
+_TABLES = ("acts", "act_aliases", "act_versions", "cases", "coverage", "supplements", "articles", "provisions",
+           "article_spans")
 
 
 class _ResolverAdapter:
@@ -102,15 +103,17 @@ def database_state(database: Database) -> str:
 
 
 def contents_sign(database: Database) -> str:
-    """The schema revision and, per table that decides verdicts, its highest id (and its row count where
-    small): what every import and sync changes. In-place updates that add no row go unseen."""
+    """The schema revision and, per table that decides verdicts, its row count and a sum over its row
+    versions: what every import, sync and in-place update changes. On PostgreSQL the sum is of the rows'
+    `xmin`, the transaction that wrote each version (an UPDATE writes a new one, so a sync or re-import
+    that corrects a row in place changes it); elsewhere (SQLite, whose file's fingerprint serves
+    `database_state` instead) of their ids."""
+    version = "xmin::text::bigint" if database.engine.dialect.name == "postgresql" else "id"
     parts = [f"revision={database.revision()}"]
     with database.snapshot() as connection:  # the tables as one import left them, not halfway through one
-        for table in _COUNTED_TABLES:
-            count, highest = connection.exec_driver_sql(f"SELECT count(*), max(id) FROM {table}").one()
-            parts.append(f"{table}={count}/{highest}")
-        for table in _LARGE_TABLES:
-            parts.append(f"{table}=/{connection.exec_driver_sql(f'SELECT max(id) FROM {table}').scalar()}")
+        for table in _TABLES:
+            count, total = connection.exec_driver_sql(f"SELECT count(*), sum({version}) FROM {table}").one()
+            parts.append(f"{table}={count}/{total}")
     return ";".join(parts)
 
 

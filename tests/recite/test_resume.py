@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from citegen.cli import app
 from citegen.commands.recite_wiring import build_pipeline, contents_sign
 from citegen.recite import BatchOptions, collect_inputs, read_document, run_batch
+from tests.postgres_kit import postgres_database_with
 from verifier.database import Database
 from verifier.importers import import_file
 
@@ -149,3 +150,15 @@ def test_the_sign_of_a_databases_rows_changes_with_an_import(tmp_path: Path, dat
                              "disposition": "판결"}])
     assert contents_sign(database) != before
     database.close()
+
+
+def test_the_sign_of_a_postgresql_database_changes_with_an_update_in_place(tmp_path: Path) -> None:
+    """A sync or re-import that changes a row in place (an article marked deleted) adds none: the sign of the
+    highest ids missed it, and a resumed batch kept the verdicts read before it."""
+    records = [{"type": "act", "law_id": "001706", "name": "민법", "kind": "법률", "articles": [{"article": "750"}]}]
+    for _, _, database in postgres_database_with(tmp_path, records, "citegen_sign"):
+        before = contents_sign(database)
+        assert before == contents_sign(database)
+        with database.engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE articles SET status = '삭제'")
+        assert contents_sign(database) != before

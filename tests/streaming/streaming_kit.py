@@ -240,28 +240,3 @@ def filled_sqlite(folder, records: list[dict]):
     database = Database.open(f"sqlite:///{folder / 'citegen.sqlite3'}")
     import_paths(database, [path])
     return database
-
-
-def postgres_database_with(folder, records: list[dict], prefix: str) -> Iterator[tuple]:
-    """(admin connection, name, Database) of a database of its own on the PostgreSQL server holding
-    `records`, dropped afterwards; skipped only when the server is unreachable and
-    CITEGEN_REQUIRE_POSTGRES is unset."""
-    import uuid  # noqa: PLC0415
-
-    from tests.postgres_kit import connect_or_skip  # noqa: PLC0415
-    from verifier.database import Database  # noqa: PLC0415
-    from verifier.importers import import_paths  # noqa: PLC0415
-
-    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
-    admin = connect_or_skip("host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3")
-    admin.execute(f"CREATE DATABASE {name}")
-    path = folder / "records.jsonl"
-    path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
-    database = Database.open(f"postgresql://postgres@127.0.0.1:5432/{name}")
-    import_paths(database, [path])
-    try:
-        yield admin, name, database
-    finally:
-        database.engine.dispose()
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        admin.close()

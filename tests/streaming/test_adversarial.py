@@ -33,7 +33,6 @@ from streaming_kit import (
     engine_service_parts,
     filled_sqlite,
     metric,
-    postgres_database_with,
     sse_events,
     wait_for_metric,
 )
@@ -43,6 +42,7 @@ from grammars import StatuteCitation
 from streaming import create_app
 from streaming.config import StreamingSettings
 from streaming.protocols import Finished, ProseDelta, Usage
+from tests.postgres_kit import postgres_database_with
 from verifier.database import Database
 from verifier.verify import Verifier
 

@@ -17,7 +17,6 @@ from streaming_kit import (
     answer,
     citation,
     filled_sqlite,
-    postgres_database_with,
     sse_events,
 )
 
@@ -34,6 +33,7 @@ from streaming.config import StreamingSettings
 from streaming.protocols import Finished, ProseDelta, Usage
 from streaming.segments import CitationReleased
 from streaming.service import citation_fields
+from tests.postgres_kit import postgres_database_with
 from verifier.database import Database
 from verifier.lexicon import lexicon_data
 from verifier.verify import Verifier
