@@ -14,10 +14,7 @@ from verifier import Change, Database, DocumentResolver, Verdict, Verifier, Veri
 from verifier import Resolution as VerifierResolution
 
 _MOST_READ = 4096  # answers an adapter keeps read: a back-reference's is new each time, so it is never met again
-# Tables whose rows decide verdicts: a sign of their contents where the database has no cheap one of its own.
-# Counted where small (a deletion shows); the large ones by their highest id only (an index's last entry),
-# which every import that replaces rows raises.
-# the tables whose rows decide verdicts (`contents_sign`)
+# Tables whose rows decide verdicts: signed by `contents_sign` where the database has no cheap sign of its own.
 _TABLES = ("acts", "act_aliases", "act_versions", "cases", "coverage", "supplements", "articles", "provisions",
            "article_spans")
 

@@ -127,13 +127,13 @@ def citable_names(lexicon: Lexicon | None) -> streaming.CitableNames:
     abbreviates one of its acts by (`근기법`, which the finder reads: `Lexicon.citable_name`), each mapped
     to the name the answer language cites it by. `lexicon` is the verifier's build_lexicon() of the
     database whose lexicon_data() the language was built from (None: a database without acts)."""
+    courts = {court: court for court in COURTS_BY_NAME}
+    if lexicon is None:
+        return streaming.CitableNames(courts, {})
     builtin = default_lexicon()
-    written = () if lexicon is None else (
-        *lexicon.acts, *lexicon.aliases, *lexicon.informal, *builtin.aliases, *builtin.informal
-    )
-    acts = {name: canonical for name in written
-            if lexicon is not None and (canonical := lexicon.citable_name(name)) is not None}
-    return streaming.CitableNames({court: court for court in COURTS_BY_NAME}, acts)
+    written = (*lexicon.acts, *lexicon.aliases, *lexicon.informal, *builtin.aliases, *builtin.informal)
+    acts = {name: canonical for name in written if (canonical := lexicon.citable_name(name)) is not None}
+    return streaming.CitableNames(courts, acts)
 
 
 class EngineSource:

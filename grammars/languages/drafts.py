@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from grammars.expr import Alt, Expr, Literals, Opt, Regex, Seq, seq
 
-# Spaces, tabs, no-break and ideographic spaces (HWP and PDF exports); never a line break, so two
-# lines never fuse into one citation.
+# Spaces, tabs, no-break and ideographic spaces (HWP and PDF exports); never a line break: only LINE_GAP
+# below takes one, where a wrapped line may part a citation, and never two.
 LOOSE_SPACE = "[ \t\u00a0\u3000]"
 LOOSE_GAP = Regex(LOOSE_SPACE + "*")
 # A loose gap holding at most one line break (`\r\n` in a Windows draft), never a blank line: where a
