@@ -51,17 +51,21 @@ class DevTools:
                 return reply["result"]
 
     def wait_for(self, condition: str, value: str) -> object:
-        """Evaluates `value` once the JS `condition` holds, watching DOM mutations (no polling)."""
+        """Evaluates `value` once the JS `condition` holds, watching DOM mutations (no polling). A
+        condition that throws has not held yet: the page may still be parsing (no `document.body`)."""
         script = (
-            "new Promise(resolve => { const check = () => { if (" + condition + ") { observer.disconnect();"
-            " resolve(" + value + "); } }; const observer = new MutationObserver(check);"
-            " observer.observe(document,"
+            "new Promise(resolve => { const holds = () => { try { return Boolean(" + condition + "); }"
+            " catch (error) { return false; } }; const check = () => { if (holds()) {"
+            " observer.disconnect(); resolve(" + value + "); } };"
+            " const observer = new MutationObserver(check); observer.observe(document,"
             " {subtree: true, childList: true, characterData: true, attributes: true});"
             " check(); })"
         )
         result = self.call(
             "Runtime.evaluate", expression=script, awaitPromise=True, returnByValue=True, timeout=20000
         )
+        if "exceptionDetails" in result:
+            raise AssertionError(f"expected {value} to evaluate, got {result['exceptionDetails']}")
         return result["result"].get("value")
 
 
