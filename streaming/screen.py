@@ -18,12 +18,14 @@ back: a name released before its number arrived (`…형법` then `제257조`) s
 pending, is what is withheld. Prose with neither a digit nor a 조 or 항 skips the finder: the
 back-references without a number (`같은 조`, `동항`) end in one of those.
 
-What the finder reads is what the reader sees: prose goes out in NFC without the characters that render
-as nothing (format characters such as zero-width spaces, joiners and bidi controls, and Unicode's other
+The finder reads what the reader sees: the prose in NFC without the characters that render as nothing
+(format characters such as zero-width spaces, joiners and bidi controls, and Unicode's other
 default-ignorable ones: the combining grapheme joiner, variation selectors, Hangul fillers), so
 `형법 제\u200b999조`, `형법 제\u034f999조` or the same citation in decomposed Hangul, which a reader reads as
 `형법 제999조`, is screened as that; a word ending the prose in a jamo or a syllable a jamo may still
-complete is held, as the next delta may compose with it.
+complete is held, as the next delta may compose with it. What goes out is the prose as written (emoji
+sequences, variation selectors, bidi marks and compatibility ideographs intact): each character the finder
+reads maps back to the characters it was read from (`_Readable`), and a withheld span takes them all.
 
 A word longer than MAX_HELD_CHARS goes out unheld: the prose after it is then screened even without a
 digit of its own, as the word's number may be the start of a citation (`…형법제999` then `조가`).
@@ -96,7 +98,7 @@ class ProseScreen:
     def feed(self, event: ClientEvent) -> list[ClientEvent]:
         match event:
             case ProseReleased(text=text):
-                self._pending = _readable(self._pending + text)
+                self._pending += text
                 return self._release(final=False)
             case CitationReleased() | CitationWithheld():
                 shown = event.text if isinstance(event, CitationReleased) else event.marker
@@ -129,17 +131,16 @@ class ProseScreen:
             self._shown.pop(0)
 
     def _release(self, *, final: bool, following: _Piece | None = None) -> list[ClientEvent]:
-        pending = self._pending
-        cut = len(pending) if final else _held_from(pending)
-        if cut == 0:
+        pending = _Readable.of(self._pending)  # its `text` is what the finder reads of it
+        cut = len(pending.text) if final else _held_from(pending.text)
+        if cut == 0 and not final:
             return []
-        if not _CITATION_MARK.search(pending) and not self._number_open:  # nothing a citation holds: none
-            self._pending = pending[cut:]
-            return self._emit(pending[:cut], ())
+        if not _CITATION_MARK.search(pending.text) and not self._number_open:  # nothing a citation holds: none
+            return self._emit(pending.written_up_to(cut), ())
         before = "".join(piece.text for piece in self._shown)
         start = len(before)  # where the pending prose begins in the window
-        window = before + pending + (following.text if following else "")
-        protected = list(_protected_spans(self._shown, following, start + len(pending)))
+        window = before + pending.text + (following.text if following else "")
+        protected = list(_protected_spans(self._shown, following, start + len(pending.text)))
         withheld: list[tuple[int, int]] = []
         # what the finder reads, and each of its characters' place in `window`
         read, origin = window, list(range(len(window)))
@@ -147,12 +148,14 @@ class ProseScreen:
             found_before = len(withheld)
             for found in self._find(read):
                 low, high = origin[found.span[0]], origin[found.span[1] - 1] + 1
-                if high <= start or low >= start + len(pending) or any(a <= low and high <= b for a, b in protected):
+                if high <= start or low >= start + len(pending.text) or any(
+                    a <= low and high <= b for a, b in protected
+                ):
                     continue  # outside the pending prose, or a verified citation as released
                 if not final and high > start + cut:  # reaches into the held word: hold it whole
                     cut = min(cut, max(0, low - start))
                     continue
-                span = (max(low, start) - start, min(high, start + len(pending)) - start)
+                span = (max(low, start) - start, min(high, start + len(pending.text)) - start)
                 if not any(a <= span[0] and span[1] <= b for a, b in withheld):
                     withheld.append(span)
             if self._marker or len(withheld) == found_before:
@@ -162,17 +165,18 @@ class ProseScreen:
             gone = {start + at for low, high in withheld for at in range(low, high)}
             origin = [at for at in range(len(window)) if at not in gone]
             read = "".join(window[at] for at in origin)
-        withheld = [(low, min(high, cut)) for low, high in _merged(withheld) if low < cut]
-        self._pending = pending[cut:]
-        return self._emit(pending[:cut], withheld)
+        spans = [pending.written_span(low, min(high, cut)) for low, high in _merged(withheld) if low < cut]
+        return self._emit(pending.written_up_to(cut), spans)
 
     def _emit(self, prose: str, withheld: Sequence[tuple[int, int]]) -> list[ClientEvent]:
+        """Releases `prose` (the start of the pending prose, as written) but its `withheld` spans."""
+        self._pending = self._pending[len(prose) :]
         outputs: list[ClientEvent] = []
         at = 0
         for low, high in withheld:
             if prose[at:low]:
                 outputs.append(ProseReleased(prose[at:low]))
-                self._remember(_Piece(prose[at:low], protected=False))
+                self._remember(_Piece(_Readable.of(prose[at:low]).text, protected=False))
             logger.info("withheld %d characters of citation-shaped prose outside the automaton", high - low)
             logger.debug("withheld unanchored text %r", prose[low:high])
             self.withheld += 1
@@ -183,7 +187,7 @@ class ProseScreen:
             at = high
         if prose[at:]:
             outputs.append(ProseReleased(prose[at:]))
-            self._remember(_Piece(prose[at:], protected=False))
+            self._remember(_Piece(_Readable.of(prose[at:]).text, protected=False))
         return outputs
 
 
@@ -204,12 +208,57 @@ def _held_from(text: str) -> int:
     return len(text)
 
 
-def _readable(text: str) -> str:
-    """`text` as a reader reads it: without format characters (category Cf) and the other
-    default-ignorable ones, then NFC (in that order: a zero-width space between two jamo keeps them
-    apart until it goes, and a reader sees the syllable they make)."""
-    shown = "".join(ch for ch in _IGNORABLE.sub("", text) if unicodedata.category(ch) != "Cf")
-    return unicodedata.normalize("NFC", shown)
+@dataclass(frozen=True, slots=True)
+class _Readable:
+    """`written` as a reader reads it (`text`): without format characters (category Cf) and the other
+    default-ignorable ones, then NFC, in that order (a zero-width space between two jamo keeps them apart
+    until it goes, and a reader sees the syllable they make). `sources[i]` is the span of `written` that
+    `text[i]` was read from: the whole run NFC read as one (`ᄒ`, `ᅧ`, `ᆼ` read as `형`, with a zero-width
+    space between them if there was one)."""
+
+    written: str
+    text: str
+    sources: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def of(cls, written: str) -> _Readable:
+        runs: list[list[int]] = []  # places in `written` of the visible characters NFC reads together
+        for at, char in enumerate(written):
+            if _IGNORABLE.match(char) or unicodedata.category(char) == "Cf":
+                continue
+            if runs and _joins(written, runs[-1], char):
+                runs[-1].append(at)
+            else:
+                runs.append([at])
+        text: list[str] = []
+        sources: list[tuple[int, int]] = []
+        for run in runs:
+            read = unicodedata.normalize("NFC", "".join(written[at] for at in run))
+            text.append(read)
+            sources.extend([(run[0], run[-1] + 1)] * len(read))
+        return cls(written, "".join(text), tuple(sources))
+
+    def written_up_to(self, end: int) -> str:
+        """What was written before `text[end]` (all of it at the end of `text`): the characters that render
+        as nothing just before a held word go out with the prose before it."""
+        return self.written if end >= len(self.text) else self.written[: self.sources[end][0]]
+
+    def written_span(self, low: int, high: int) -> tuple[int, int]:
+        """The span of `written` that `text[low:high]` (not empty) was read from."""
+        return self.sources[low][0], self.sources[high - 1][1]
+
+
+def _joins(written: str, run: list[int], char: str) -> bool:
+    """Whether NFC reads `char` together with the visible characters at `run` in `written`: a combining
+    mark (which it may reorder), or a character that composes with them (a jamo after a syllable or jamo)."""
+    if char.isascii():  # no ASCII character composes with what is before it
+        return False
+    if unicodedata.combining(char):
+        return True
+    before = "".join(written[at] for at in run)
+    return unicodedata.normalize("NFC", before + char) != unicodedata.normalize(
+        "NFC", before
+    ) + unicodedata.normalize("NFC", char)
 
 
 def _composes(char: str) -> bool:
