@@ -60,6 +60,12 @@ _LAST_WORD = re.compile(r"\S*\Z")
 # Unicode's Default_Ignorable_Code_Point characters that are not format characters (category Cf, left out
 # too): combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian variation selectors,
 # variation selectors and their supplement; a reader sees nothing where they stand.
+# What a reader reads as written, character for character (most answers): ASCII, the middle dot, Hangul
+# syllables and compatibility jamo, CJK ideographs, general and CJK punctuation, circled numbers, full-width
+# forms; none renders as nothing, changes under NFC or composes with a neighbour (left out: U+302A-302F,
+# combining tone marks; U+3164, the Hangul filler)
+_AS_WRITTEN = re.compile("[\x00-\x7f\u00b7\uac00-\ud7a3\u3131-\u3163\u3165-\u318e\u4e00-\u9fff"
+                         "\u2010-\u2027\u2460-\u24ff\u3000-\u3029\u3030-\u303f\uff01-\uff5e]*")
 _IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0"
                         "\U000e0100-\U000e01ef]")
 
@@ -90,6 +96,7 @@ class ProseScreen:
         self._find = find
         self._marker = marker
         self._shown: list[_Piece] = []  # the end of what went out, at most CONTEXT_CHARS long
+        self._shown_chars = 0  # their length
         self._pending = ""  # prose not yet released
         self._next_id = 0
         self.withheld = 0
@@ -127,8 +134,9 @@ class ProseScreen:
             last_word = _LAST_WORD.search(piece.text).group()  # type: ignore[union-attr]  # always matches
             has_digit = _DIGIT.search(last_word) is not None
             self._number_open = has_digit or (self._number_open and len(last_word) == len(piece.text))
-        while sum(len(p.text) for p in self._shown[1:]) >= CONTEXT_CHARS:
-            self._shown.pop(0)
+            self._shown_chars += len(piece.text)
+        while self._shown and self._shown_chars - len(self._shown[0].text) >= CONTEXT_CHARS:  # the rest is enough
+            self._shown_chars -= len(self._shown.pop(0).text)
 
     def _release(self, *, final: bool, following: _Piece | None = None) -> list[ClientEvent]:
         pending = _Readable.of(self._pending)  # its `text` is what the finder reads of it
@@ -218,10 +226,12 @@ class _Readable:
 
     written: str
     text: str
-    sources: tuple[tuple[int, int], ...]
+    sources: tuple[tuple[int, int], ...] | None  # None: `text` is `written`, character for character
 
     @classmethod
     def of(cls, written: str) -> _Readable:
+        if _AS_WRITTEN.fullmatch(written):
+            return cls(written, written, None)
         runs: list[list[int]] = []  # places in `written` of the visible characters NFC reads together
         for at, char in enumerate(written):
             if _IGNORABLE.match(char) or unicodedata.category(char) == "Cf":
@@ -241,18 +251,20 @@ class _Readable:
     def written_up_to(self, end: int) -> str:
         """What was written before `text[end]` (all of it at the end of `text`): the characters that render
         as nothing just before a held word go out with the prose before it."""
-        return self.written if end >= len(self.text) else self.written[: self.sources[end][0]]
+        if end >= len(self.text):
+            return self.written
+        return self.written[: end if self.sources is None else self.sources[end][0]]
 
     def written_span(self, low: int, high: int) -> tuple[int, int]:
         """The span of `written` that `text[low:high]` (not empty) was read from."""
-        return self.sources[low][0], self.sources[high - 1][1]
+        return (low, high) if self.sources is None else (self.sources[low][0], self.sources[high - 1][1])
 
 
 def _joins(written: str, run: list[int], char: str) -> bool:
     """Whether NFC reads `char` together with the visible characters at `run` in `written`: a combining
     mark (which it may reorder), or a character that composes with them (a jamo after a syllable or jamo)."""
-    if char.isascii():  # no ASCII character composes with what is before it
-        return False
+    if char.isascii() or "\uac00" <= char <= "\ud7a3" or "\u4e00" <= char <= "\u9fff":
+        return False  # ASCII, Hangul syllables and CJK ideographs never compose with what is before them
     if unicodedata.combining(char):
         return True
     before = "".join(written[at] for at in run)

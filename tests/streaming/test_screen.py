@@ -218,3 +218,22 @@ def test_under_drop_the_prose_that_meets_where_a_span_was_left_out_is_screened_t
     shown = screened(*in_deltas("근거는 형법 「가나법」 제1조 제750조에 따른다.", size), marker="")
     assert find_citations(shown) == [], shown
     assert shown.startswith("근거는 ") and shown.endswith("에 따른다."), shown
+
+
+def test_what_the_screen_takes_as_written_is_read_as_written() -> None:
+    """The fast path (`_AS_WRITTEN`: most answers) must read every character as the slow one would: none
+    is a format or default-ignorable character, changes under NFC, is a combining mark or composes with
+    the character before it (the second of a canonical pair, or a Hangul vowel or final jamo)."""
+    from streaming.screen import _AS_WRITTEN, _IGNORABLE  # noqa: PLC0415
+
+    seconds = {0x1161 + v for v in range(21)} | {0x11A8 + t for t in range(27)}
+    for code in range(0x110000):
+        parts = unicodedata.decomposition(chr(code)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            seconds.add(int(parts[1], 16))
+    taken = [chr(code) for code in range(0x30000) if _AS_WRITTEN.fullmatch(chr(code))]
+    assert len(taken) > 30_000
+    for char in taken:
+        assert unicodedata.category(char) != "Cf" and not _IGNORABLE.match(char), hex(ord(char))
+        assert unicodedata.normalize("NFC", char) == char and not unicodedata.combining(char), hex(ord(char))
+        assert ord(char) not in seconds, hex(ord(char))
