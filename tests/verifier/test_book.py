@@ -16,7 +16,7 @@ from verifier.errors import MalformedFileError, UnsupportedShapeError
 from verifier.importers.book import bundle_line, import_book
 from verifier.importers.history import fold
 from verifier.importers.legalize import parse_act
-from verifier.models import ACTS, SPANS, VERSIONS
+from verifier.models import ACTS, SPANS, SUPPLEMENTS, VERSIONS
 
 
 def _real_file(path: str, newest: bool = True) -> str:
@@ -189,6 +189,28 @@ def test_amendments_of_one_day_follow_their_promulgation_numbers_and_a_later_pul
         assert list(connection.execute(select(VERSIONS.c.mst).order_by(VERSIONS.c.sequence)).scalars()) == [
             280375, 280391, 280357, 280413]
     fresh.close()
+
+
+def test_a_version_older_than_one_held_rebuilds_the_act_from_the_repository(
+        database: Database, tmp_path: Path) -> None:
+    # legalize-kr may add a version after a later one (an amendment of the same day committed late): it sorts
+    # before what the database holds, so it could not be appended, and the import skipped it, asking for the
+    # act's whole history, which the repository holds; every later pull skipped it again
+    repo = tmp_path / "repo"
+    path = "kr/정부조직법/법률.md"
+    _commit(repo, path, _government_organization_act(280375, 21212, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    _commit(repo, path, _government_organization_act(280391, 21215, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    assert import_book(database, repo).versions == 2
+    _commit(repo, path, _government_organization_act(280357, 21208, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    pulled = import_book(database, repo)
+    assert (pulled.versions, pulled.skipped) == (1, [])
+    with database.engine.connect() as connection:
+        numbers = connection.execute(select(VERSIONS.c.promulgation_number).order_by(VERSIONS.c.sequence)).scalars()
+        assert list(numbers) == [21208, 21212, 21215]
+        supplements = connection.execute(select(func.count()).select_from(SUPPLEMENTS)).scalar_one()
+    assert supplements == 3  # each version's 부칙 once: the rebuilt versions' old rows went with them
+    again = import_book(database, repo)
+    assert (again.versions, again.skipped) == (0, [])
 
 
 def test_a_first_supplement_of_another_act_is_kept() -> None:

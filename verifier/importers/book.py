@@ -8,7 +8,8 @@ and named with its commit, a bundle line likewise, an act the database refuses (
 DataError) is rolled back and named, and the rest goes on; a bundle whose compression is cut
 short stops where it breaks, the acts before it kept, and the report says so. Versions already
 held (same `commit:path` origin, or same MST) are not read again, so a re-import after the source
-moved on processes only the new versions.
+moved on processes only the new versions: from a git repository, the files with a new commit, each read
+whole, as an act whose new version sorts before one held is rebuilt from its whole history.
 
 Bundle line:
     {"law_id": "001706",
@@ -234,16 +235,19 @@ def read_histories(path: Path, known: set[str], report: BookReport) -> Iterator[
         reader = _BlobReader(path)
         try:
             for done, (name, commits) in enumerate(paths.items(), start=1):
+                if all(f"{commit[:12]}:{name}" in known for commit, _ in commits):
+                    continue
+                # A file with a new commit is read whole: its history is its act's, so a version that sorts
+                # before one held (legalize-kr adding an amendment late) rebuilds the act instead of being
+                # skipped on every pull; `write_act` adds only the versions it does not hold.
                 groups: dict[str, list[ActVersion]] = defaultdict(list)
                 for commit, change in commits:
                     origin = f"{commit[:12]}:{name}"
-                    if origin in known:
-                        continue
                     version = _parsed(origin, reader.read(f"{commit}:{name}"), change, report)
                     if version is not None:
                         groups[version.law_id].append(version)
                 for law_id, versions in groups.items():
-                    yield ActHistory(law_id, versions), done, len(paths)
+                    yield ActHistory(law_id, versions, complete=True), done, len(paths)
         finally:
             reader.close()
         return

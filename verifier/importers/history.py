@@ -164,6 +164,7 @@ def _write_act(connection: Connection, history: ActHistory) -> ActOutcome:
     new = [version for version in versions if version.mst not in held_msts]
     if not new:
         return ActOutcome()
+    added = len(new)  # a rebuild writes the versions held again, not counted
     last_held = promulgation_order(held[-1].promulgated_on, held[-1].promulgation_number, held[-1].mst) if held \
         else None
     # A bundle brings spans folded over its whole history: an act it changes is rebuilt from it.
@@ -192,7 +193,7 @@ def _write_act(connection: Connection, history: ActHistory) -> ActOutcome:
                    for version in new for heading, text in version.supplements]
     if supplements:
         connection.execute(insert(SUPPLEMENTS), supplements)
-    return ActOutcome(versions_added=len(new), spans_written=len(spans), rebuilt=rebuild)
+    return ActOutcome(versions_added=added, spans_written=len(spans), rebuilt=rebuild)
 
 
 def _act_row(connection: Connection, latest: ActVersion) -> int:
