@@ -166,23 +166,34 @@ def _government_organization_act(mst: int, number: int, effective: str) -> str:
             f"## 부칙\n\n부칙 <제{number}호,2025.12.23>\n\n이 법은 공포한 날부터 시행한다.\n")
 
 
+ORGANIZATION_ACT = "kr/정부조직법/법률.md"
+
+
+def _commit_organization_act(repo: Path, *versions: tuple[int, int, str]) -> None:
+    """Commits 정부조직법 at each (MST, 공포번호, 시행일자), in order."""
+    for mst, number, effective in versions:
+        _commit(repo, ORGANIZATION_ACT, _government_organization_act(mst, number, effective),
+                "법률: 정부조직법 (타법개정)")
+
+
+def _promulgation_numbers(database: Database) -> list[int]:
+    with database.engine.connect() as connection:
+        return list(connection.execute(select(VERSIONS.c.promulgation_number).order_by(VERSIONS.c.sequence))
+                    .scalars())
+
+
 def test_amendments_of_one_day_follow_their_promulgation_numbers_and_a_later_pull_appends(
         database: Database, tmp_path: Path) -> None:
     # legalize-kr commits one day's amendments in 공포번호 order, and their MSTs are in another: 제21215호
     # is MST 280391, 제21220호 MST 280357. Ordered by MST, the second sorted before the first, so a pull
     # that brought it could never be appended (skipped, on every later import too).
     repo = tmp_path / "repo"
-    path = "kr/정부조직법/법률.md"
-    _commit(repo, path, _government_organization_act(280375, 21212, "2026-01-01"), "법률: 정부조직법 (타법개정)")
-    _commit(repo, path, _government_organization_act(280391, 21215, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    _commit_organization_act(repo, (280375, 21212, "2026-01-01"), (280391, 21215, "2026-01-01"))
     assert import_book(database, repo).versions == 2
-    _commit(repo, path, _government_organization_act(280357, 21220, "2025-12-23"), "법률: 정부조직법 (타법개정)")
-    _commit(repo, path, _government_organization_act(280413, 21223, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    _commit_organization_act(repo, (280357, 21220, "2025-12-23"), (280413, 21223, "2026-01-01"))
     pulled = import_book(database, repo)
     assert (pulled.versions, pulled.skipped) == (2, [])
-    with database.engine.connect() as connection:
-        numbers = connection.execute(select(VERSIONS.c.promulgation_number).order_by(VERSIONS.c.sequence)).scalars()
-        assert list(numbers) == [21212, 21215, 21220, 21223]
+    assert _promulgation_numbers(database) == [21212, 21215, 21220, 21223]
     fresh = Database.open(f"sqlite:///{tmp_path / 'fresh.sqlite3'}")  # the same order as a fresh import
     import_book(fresh, repo)
     with fresh.engine.connect() as connection:
@@ -197,18 +208,13 @@ def test_a_version_older_than_one_held_rebuilds_the_act_from_the_repository(
     # before what the database holds, so it could not be appended, and the import skipped it, asking for the
     # act's whole history, which the repository holds; every later pull skipped it again
     repo = tmp_path / "repo"
-    path = "kr/정부조직법/법률.md"
-    _commit(repo, path, _government_organization_act(280375, 21212, "2026-01-01"), "법률: 정부조직법 (타법개정)")
-    _commit(repo, path, _government_organization_act(280391, 21215, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    _commit_organization_act(repo, (280375, 21212, "2026-01-01"), (280391, 21215, "2026-01-01"))
     assert import_book(database, repo).versions == 2
-    _commit(repo, path, _government_organization_act(280357, 21208, "2026-01-01"), "법률: 정부조직법 (타법개정)")
+    _commit_organization_act(repo, (280357, 21208, "2026-01-01"))
     pulled = import_book(database, repo)
     assert (pulled.versions, pulled.skipped) == (1, [])
-    with database.engine.connect() as connection:
-        numbers = connection.execute(select(VERSIONS.c.promulgation_number).order_by(VERSIONS.c.sequence)).scalars()
-        assert list(numbers) == [21208, 21212, 21215]
-        supplements = connection.execute(select(func.count()).select_from(SUPPLEMENTS)).scalar_one()
-    assert supplements == 3  # each version's 부칙 once: the rebuilt versions' old rows went with them
+    assert _promulgation_numbers(database) == [21208, 21212, 21215]
+    assert _count(database, SUPPLEMENTS) == 3  # each version's 부칙 once: the rebuilt versions' old rows went with them
     again = import_book(database, repo)
     assert (again.versions, again.skipped) == (0, [])
 
