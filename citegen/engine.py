@@ -134,8 +134,8 @@ class _Sequence:
             self.sink(event)
 
     def finish(self, reason: FinishReason) -> None:
-        complete = self.cursor is None or self.cursor.accepting
-        self.emit(self.machine.finish(reason, complete=complete))
+        events, reason = self.machine.finish(reason, complete=self.cursor is None or self.cursor.accepting)
+        self.emit(events)
         self.sink(Finished(reason, len(self.prompt_ids), len(self.generated), self.machine.text))
         self.finished = True
 

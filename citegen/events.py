@@ -18,8 +18,9 @@ prose delta that is not tentative (or by the end of the answer), so a consumer t
 prose never shows text that turns out to be the head of a citation. This is the one place that
 decides it: the automaton that constrains the citation is the one that marks it.
 
-A stop string ends the text before it wherever it stands in prose, between two citations too; inside
-a citation it does not (that text goes out as the citation's as it is decided).
+A stop string ends the text before it wherever it stands in prose: between two citations too, reaching
+into the next one's head, and in the prose held when the answer ends; inside a citation it does not
+(that text goes out as the citation's as it is decided). With several, the earliest in the text wins.
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ class TextEventMachine:
                 if start is not None:
                     if self._citation_start is not None:  # the last one ended where this one's anchor begins
                         self._close(start, events)
-                    if self._stops_before(start, events):
+                    # a stop string in the prose held before it (`민법 제750조, 민법 제751조` with stop `,`: the
+                    # text between two citations, pending until the second began) or reaching into it (`, 민`)
+                    if self._cut_at_stop(events):
                         return events
                     self._open(start, before, events)
                 # else no new anchor: the open citation goes on past a point where it could end (`의2`, ` 제1항`)
@@ -146,8 +149,10 @@ class TextEventMachine:
             self._send_prose(events)
         return events
 
-    def finish(self, reason: FinishReason, *, complete: bool) -> list[Event]:
-        """Close what is open: flush bytes, end a citation (parsed only if `complete`)."""
+    def finish(self, reason: FinishReason, *, complete: bool) -> tuple[list[Event], FinishReason]:
+        """Close what is open: flush bytes, end a citation (parsed only if `complete`), and send the prose
+        held after it up to a stop string there. The events, and the reason the answer ends for: `stop`
+        where such a stop string cut an answer that ended for its length."""
         events: list[Event] = []
         if not self.stopped:
             # bytes of a character the generation never finished are dropped, not shown broken
@@ -160,19 +165,22 @@ class TextEventMachine:
                 start = self._citation_start
                 events.append(CitationEnd(self.text[start:], start, len(self.text), None))
                 self._citation_start = None
-        if not self.stopped:
+        if not self.stopped and not self._cut_at_stop(events):
             self._send(ProseDelta, len(self.text), events)
-        return events
+        return events, "stop" if self.stopped and reason == "length" else reason
 
     def _send(self, kind: type[ProseDelta | CitationDelta], end: int, events: list[Event]) -> None:
         if end > self._sent:
             events.append(kind(self.text[self._sent : end]))
             self._sent = end
 
-    def _stops_before(self, start: int, events: list[Event]) -> bool:
-        """Stop at a stop string in the prose held before a citation's start (`민법 제750조, 민법 제751조`
-        with stop `,`: the text between two citations, pending until the second began); True if stopped."""
-        found = [at for stop in self._stop if (at := self.text.find(stop, self._sent, start)) >= 0]
+    def _cut_at_stop(self, events: list[Event]) -> bool:
+        """Cut the text at the earliest stop string in the prose not yet sent (from the last citation's
+        end on), sending the prose before it; True if one was found."""
+        if not self._stop:
+            return False
+        window_start = max(self._prose_from, self._sent - max(map(len, self._stop)))
+        found = [at for stop in self._stop if (at := self.text.find(stop, window_start)) >= 0]
         if not found:
             return False
         self.text = self.text[: min(found)]
@@ -181,15 +189,8 @@ class TextEventMachine:
         return True
 
     def _send_prose(self, events: list[Event]) -> None:
-        if self._stop:
-            window_start = max(self._prose_from, self._sent - max(map(len, self._stop)))
-            for stop in self._stop:
-                found = self.text.find(stop, window_start)
-                if found >= 0:
-                    self.text = self.text[:found]
-                    self._send(ProseDelta, found, events)
-                    self.stopped = True
-                    return
+        if self._cut_at_stop(events):
+            return
         end = len(self.text) - self._stop_prefix_length()
         tentative_from = self._tentative_from
         if tentative_from is None:

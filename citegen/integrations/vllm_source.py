@@ -158,7 +158,8 @@ class VllmGenerator:
                     reason = _finish_reason(completion.finish_reason)
         finally:
             await outputs.aclose()
-        for event in machine.finish(reason, complete=cursor is None or cursor.accepting):
+        events, reason = machine.finish(reason, complete=cursor is None or cursor.accepting)
+        for event in events:
             yield event
         yield Finished(reason, len(prompt_ids), generated, machine.text)
 

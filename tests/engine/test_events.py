@@ -8,7 +8,7 @@ import pytest
 
 from citegen.commands.settings import REPO_DATA_DIR
 from citegen.constraint import Constraint, Narrowing, compile_language
-from citegen.events import CitationDelta, CitationEnd, CitationStart, ProseDelta, TextEventMachine
+from citegen.events import CitationDelta, CitationEnd, CitationStart, FinishReason, ProseDelta, TextEventMachine
 from citegen.models import load_model
 from citegen.narrowings import Narrowings, narrowed_answer_grammar
 from grammars import answer_grammar, parse_citation
@@ -41,16 +41,26 @@ def bpe_tokens(tiny, text: str) -> list[int]:
     return tiny.tokenizer(text, add_special_tokens=False).input_ids
 
 
-def feed(tiny, constraint: Constraint, tokens: list[int], stop: tuple[str, ...] = ()) -> tuple[list, str]:
+def feed(tiny, constraint: Constraint, tokens: list[int], stop: tuple[str, ...] = (),
+         ended: FinishReason = "stop") -> tuple[list, str]:
+    """The events and text of `tokens` fed through one machine, then finished for `ended` (or its stop)."""
+    events, final, _ = feed_to_end(tiny, constraint, tokens, stop, ended)
+    return events, final
+
+
+def feed_to_end(tiny, constraint: Constraint, tokens: list[int], stop: tuple[str, ...],
+                ended: FinishReason) -> tuple[list, str, FinishReason]:
+    """`feed`, with the reason the answer reports."""
     cursor = constraint.cursor()
     machine = TextEventMachine(anchor=constraint.anchor, parse=constraint.parse, stop=stop)
     events = []
     for token in tokens:
         events += machine.feed(tiny.token_bytes[token], cursor.advance(token))
         if machine.stopped:
+            ended = "stop"
             break
-    events += machine.finish("stop", complete=cursor.accepting)
-    return events, machine.text
+    last, reason = machine.finish(ended, complete=cursor.accepting)
+    return events + last, machine.text, reason
 
 
 LANGUAGES = {
@@ -150,7 +160,7 @@ def test_a_generation_cut_inside_a_citation_ends_it_unparsed(tiny, constraint) -
     cursor = constraint.cursor()
     for token in byte_tokens(tiny, "형법 제25"):
         machine.feed(tiny.token_bytes[token], cursor.advance(token))
-    end = machine.finish("length", complete=cursor.accepting)[-1]
+    end = machine.finish("length", complete=cursor.accepting)[0][-1]
     assert isinstance(end, CitationEnd) and end.citation is None and end.text == "형법 제25"
 
 
@@ -163,6 +173,39 @@ def test_a_stop_string_between_two_citations_ends_the_text_after_the_first(tiny,
     assert final == "민법 제750조"
     assert "".join(e.text for e in events if isinstance(e, ProseDelta | CitationDelta)) == "민법 제750조"
     assert [e.text for e in events if isinstance(e, CitationEnd)] == ["민법 제750조"]
+
+
+def test_a_stop_string_reaching_into_the_next_citations_head_ends_the_text(tiny, constraint) -> None:
+    """After prose `, 민` with stop `, 민` was honoured; after a citation only the text before the next one's
+    start was searched, so the stop was missed and the rest of the answer went out (a review)."""
+    for text, before in (("이다, 민법 제751조가 있다.", "이다"),
+                         ("민법 제750조, 민법 제751조가 있다.", "민법 제750조")):
+        events, final = feed(tiny, constraint, byte_tokens(tiny, text), stop=(", 민",))
+        assert final == before
+        assert "".join(e.text for e in events if isinstance(e, ProseDelta | CitationDelta)) == before
+
+
+@pytest.mark.parametrize("text, stop, shown", [
+    ("민법 제750조, 민법 제751조", ",", "민법 제750조"),  # the text after a citation, held: it may begin another
+    ("민법 제750조, 민", ",", "민법 제750조"),
+    ("민법 제750조 제1", " 제1", "민법 제750조"),  # the end of a citation cut short, prose once it closed
+])
+def test_a_stop_string_in_the_text_held_when_the_answer_ends_cuts_it(tiny, constraint, text, stop, shown) -> None:
+    """The answer ends (its length, here) while the text after a citation is still held: it was sent
+    whole, stop string and all, and the answer said `length` (a review)."""
+    events, final, reason = feed_to_end(tiny, constraint, byte_tokens(tiny, text), (stop,), "length")
+    assert (final, reason) == (shown, "stop")
+    assert "".join(e.text for e in events if isinstance(e, ProseDelta | CitationDelta)) == shown
+
+
+def test_of_several_stop_strings_the_earliest_in_the_text_ends_it() -> None:
+    """One token completing two stop strings was cut at the one listed first (a review: `5. 선고 20` with
+    stop `["20", "."]` sent `5. 선고 `)."""
+    for stops in (("20", "."), (".", "20")):
+        machine = TextEventMachine(anchor=None, parse=lambda _: None, stop=stops)
+        events = machine.feed("판례5. 선고 20".encode(), None)
+        events += machine.finish("length", complete=True)[0]
+        assert "".join(e.text for e in events if isinstance(e, ProseDelta)) == "판례5"
 
 
 def test_a_citation_entered_after_a_glued_anchor_begins_past_the_tokens_spaces() -> None:
