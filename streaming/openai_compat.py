@@ -64,7 +64,7 @@ def add_chat_route(app: FastAPI, service: Service, request_model: type[BaseModel
     async def chat_completions(body: request_model, http: Request) -> Any:  # type: ignore[valid-type]
         fields = cast(ChatFields, body)  # as /v1/answers reads its body
         max_tokens = fields.max_completion_tokens or fields.max_tokens or service.config.default_max_tokens
-        stop = [fields.stop] if isinstance(fields.stop, str) else fields.stop or []
+        stop = fields.stop or []
         messages = [Message(m.role, m.content) for m in fields.messages]
         request = service.generation_request(
             messages,

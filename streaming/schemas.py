@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    model_validator,
+)
 
 from streaming.config import StreamingSettings
 from streaming.protocols import CitableNames, Policy, Role
@@ -33,6 +42,11 @@ def _no_lone_surrogates(text: str) -> str:
 
 
 Text = Annotated[str, AfterValidator(_no_lone_surrogates)]
+StopString = Annotated[str, StringConstraints(min_length=1, max_length=64), AfterValidator(_no_lone_surrogates)]
+
+
+def _listed(value: object) -> object:
+    return [value] if isinstance(value, str) else value
 # Strict: `true` or `"10"` is not a number of tokens; a whole float is not an integer either.
 Integer = Annotated[int, Strict()]
 Flag = Annotated[bool, Strict()]
@@ -115,7 +129,7 @@ class ChatFields(Protocol):
     temperature: float
     top_p: float
     seed: int | None
-    stop: str | list[str] | None
+    stop: list[str] | None
     citation_policy: Policy
     citegen_courts: tuple[str, ...] | None
     citegen_acts: tuple[str, ...] | None
@@ -193,11 +207,9 @@ def request_models(
         temperature: Temperature | None = 0.0
         top_p: TopP | None = 1.0
         seed: Seed | None = None
-        stop: (
-            Annotated[Text, Field(min_length=1, max_length=64)]
-            | Annotated[list[Annotated[Text, Field(min_length=1, max_length=64)]], Field(max_length=4)]
-            | None
-        ) = None
+        # one stop string or a list of them, read as a list: a bad one is named by its place and its length
+        # in characters (a union reported both of its halves, the string's limits as a list's items)
+        stop: Annotated[list[StopString], Field(max_length=4), BeforeValidator(_listed)] | None = None
         n: Literal[1] | None = 1
         user: Annotated[str, Field(max_length=256)] | None = None
         frequency_penalty: Penalty | None = 0.0

@@ -54,6 +54,30 @@ def test_unsamplable_or_mistyped_values_are_refused_with_a_readable_problem(serv
     assert source.requests == []  # never reached the source
 
 
+@pytest.mark.parametrize("stop, says", [
+    ("", "at least 1 character"),
+    ("x" * 65, "at most 64 characters"),
+    (["a", ""], "body.stop.1: String should have at least 1 character"),
+    (["a"] * 5, "at most 4 items"),
+    ([1], "body.stop.0: Input should be a valid string"),
+], ids=["empty", "too-long", "empty-in-list", "too-many", "not-a-string"])  # fmt: skip
+def test_a_bad_stop_string_is_refused_with_one_problem_that_says_what(serve, stop, says: str) -> None:
+    """A review: `""` was refused with `at least 1 item` and `Input should be a valid list` (both halves of
+    the string-or-list union), a 65-character one with `at most 64 items`."""
+    base = serve(create_app(StreamingSettings(), ScriptedSource(), DictVerifier()))
+    response = httpx.post(f"{base}/v1/chat/completions", json={**CHAT, "stop": stop}, timeout=10)
+    assert response.status_code == 422, response.text
+    detail = response.json()["detail"]
+    assert says in detail and "valid list" not in detail and detail.count("body.stop") == 1, detail
+
+
+def test_stop_strings_one_or_listed_are_taken(serve) -> None:
+    base = serve(create_app(StreamingSettings(), ScriptedSource(), DictVerifier()))
+    for stop in ("다", ["다", "니"], None, []):
+        response = httpx.post(f"{base}/v1/chat/completions", json={**CHAT, "stop": stop}, timeout=10)
+        assert response.status_code == 200, response.text
+
+
 @pytest.mark.parametrize("value", [0.0, 0.01, 0.8, 2.0], ids=str)
 def test_samplable_temperatures_pass(serve, value: float) -> None:
     base = serve(create_app(StreamingSettings(), ScriptedSource(), DictVerifier()))

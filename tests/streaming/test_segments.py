@@ -426,7 +426,7 @@ def test_the_engines_tentative_marks_hold_every_citation_head_without_anchors(
     for byte in text.encode():
         token = single[bytes([byte])]
         events += source.feed(vocabulary.tokens[token], cursor.advance(token))
-    events += source.finish("stop", complete=cursor.accepting)
+    events += source.finish("stop", complete=cursor.accepting)[0]
     events.append(EngineFinished("stop", 0, len(text.encode()), source.text))
     assert any(isinstance(e, EngineCitationStart) and e.prefix for e in events)
     machine = SegmentMachine("annotate", anchors=None, marker=MARKER)
