@@ -287,6 +287,11 @@ class ConstraintCursor:
         self._in_citation = transition.in_citation
         return transition
 
+    def rewind(self, state: int) -> None:
+        """Go back to `state`, one this cursor was in before (the tokens read since were taken back)."""
+        self.state = state
+        self._in_citation = self.compiled.index.in_citation(state)
+
 
 @dataclass(frozen=True, slots=True)
 class Narrowing:

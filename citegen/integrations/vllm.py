@@ -12,7 +12,8 @@ each worker readies what that lexicon's narrowings share when it starts, as the 
 first narrowed request pays no more inside its decode step than a later one. One processor lives in
 each vLLM worker and holds, per batch row, a `ConstraintCursor` (citegen's own, over the token index
 of the request's grammar) and the live list of the row's output ids that vLLM hands over when the
-request joins. Before each step the cursor catches up on the ids appended since; rows whose state
+request joins. Before each step the cursor catches up on the ids appended since (going back over any
+vLLM took back: `citegen.integrations.output_ids`); rows whose state
 needs no mask (free text) cost a dictionary lookup. The masked rows' bitmasks go through the
 engine's kernel (`citegen.kernels.apply_token_bitmask_inplace`: Triton on CUDA, a C kernel built at
 first use on CPU).
@@ -28,7 +29,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import torch
@@ -38,6 +39,7 @@ from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDi
 from citegen.constraint import CompiledConstraint, ConstraintCursor, allow_only
 from citegen.errors import CitegenError, EmptyMaskError
 from citegen.integrations.options import CitationOptions, WorkerConfig
+from citegen.integrations.output_ids import OutputReader
 from citegen.kernels import apply_token_bitmask_inplace
 from grammars import GrammarError, Lexicon, TokenIndex, compile_index, vocabulary_of
 
@@ -63,13 +65,16 @@ def _log_where_vllm_logs() -> None:
 
 @dataclass(slots=True)
 class _Row:
-    """One request's place in the batch: its cursor, vLLM's live output ids, how many were read."""
+    """One request's place in the batch: its cursor reading vLLM's live output ids."""
 
     cursor: ConstraintCursor | None  # None: the request's language could not be built
     output_ids: list[int]
     max_tokens: int
     eos_ids: tuple[int, ...]
-    consumed: int = 0
+    reader: OutputReader | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.reader = None if self.cursor is None else OutputReader(self.cursor, self.output_ids)
 
     @property
     def broken(self) -> bool:
@@ -81,20 +86,14 @@ class _Row:
         return self.max_tokens - len(self.output_ids)
 
     def catch_up(self) -> None:
-        """Advance the cursor over the ids vLLM appended since the last step."""
-        while self.cursor is not None and self.consumed < len(self.output_ids):  # not broken
-            token = self.output_ids[self.consumed]
-            if token < 0:  # a placeholder of asynchronous scheduling: not sampled yet
-                return
-            try:
-                self.cursor.advance(token)
-            except CitegenError as error:
-                logger.error(
-                    "ending a request whose token %d the citation automaton rejects: %s", token, error
-                )
-                self.cursor = None
-                return
-            self.consumed += 1
+        """Advance the cursor over the ids vLLM appended since the last step (or changed: OutputReader)."""
+        if self.cursor is None or self.reader is None:  # broken
+            return
+        try:
+            self.reader.catch_up()
+        except CitegenError as error:
+            logger.error("ending a request whose token the citation automaton rejects: %s", error)
+            self.cursor = None
 
 
 class CitationLogitsProcessor(LogitsProcessor):  # type: ignore[misc]  # vLLM is untyped where make lint runs
