@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from citegen.training.errors import TrainingDataError, TrainingError
 from citegen.training.sources import Act, Article, Decision, LawData
 from grammars import COURTS_BY_NAME, CaseCitation, ParsedCitation, StatuteCitation
 
@@ -195,6 +196,11 @@ class CorpusGenerator:
 
     def __init__(self, data: LawData, seed: int, messy_rate: float = 0.15, think_rate: float = 0.25,
                  system_rate: float = 0.2, asked_messy_rate: float = 0.4, mirror_rate: float = 0.6) -> None:
+        shares = {"messy_rate": messy_rate, "think_rate": think_rate, "system_rate": system_rate,
+                  "asked_messy_rate": asked_messy_rate, "mirror_rate": mirror_rate}
+        for name, share in shares.items():
+            if not 0.0 <= share <= 1.0:  # NaN included
+                raise TrainingError(f"expected {name} between 0 and 1, got {share}")
         self._data = data
         self._rng = random.Random(seed)
         self._writer = CitationWriter(self._rng, messy_rate, data)
@@ -202,7 +208,8 @@ class CorpusGenerator:
         self._system_rate = system_rate
         self._asked_messy_rate = asked_messy_rate
         self._mirror_rate = mirror_rate
-        self._acts = {act.name: act for act in data.acts}
+        self._articles = {(act.name, article.number, article.branch): article
+                          for act in data.acts for article in act.articles}
         self._decisions_by_article: dict[tuple[str, int, int | None], list[Decision]] = defaultdict(list)
         for decision in data.decisions:
             for statute in decision.statutes:
@@ -217,21 +224,27 @@ class CorpusGenerator:
                    if (act.name, article.number, article.branch) in self._decisions_by_article]
         self._featured = applied or [(act, article) for act in data.acts for article in act.articles
                                      if not article.is_placeholder]
-        self._referring = [(act, article) for act in data.acts for article in act.articles if article.references]
+        self._referring = [(act, article, tuple((target, self._referred(act, article, target))
+                                                for target in article.references))
+                           for act in data.acts for article in act.articles if article.references]
 
     def samples(self, count: int) -> Iterator[Sample]:
+        if count < 0:
+            raise TrainingError(f"expected a number of samples ≥ 0, got {count}")
         kinds = (self._explain_article, self._explain_decision, self._link_decision, self._compare_articles,
                  self._follow_reference)
         weights = (0.35, 0.2, 0.2 if self._linked else 0.0, 0.1, 0.15 if self._referring else 0.0)
-        for _ in range(count):
-            yield self._rng.choices(kinds, weights)[0]()
+        return (self._rng.choices(kinds, weights)[0]() for _ in range(count))
 
     def _article_of(self, statute: StatuteCitation) -> Article | None:
-        act = self._acts.get(statute.act or "")
-        if act is None:
-            return None
-        return next((a for a in act.articles
-                     if (a.number, a.branch) == (statute.article, statute.article_branch)), None)
+        return self._articles.get((statute.act or "", statute.article or 0, statute.article_branch))
+
+    def _referred(self, act: Act, article: Article, target: StatuteCitation) -> Article:
+        referred = self._article_of(target)
+        if referred is None:  # sources resolves references against the articles it keeps
+            raise TrainingDataError(f"expected {act.cite(article).canonical()} to refer to articles of the "
+                                    f"corpus's acts, got {target.canonical()}, which is not one")
+        return referred
 
     def _finish(self, question: str, body: str, uses: list[CitationUse], thought: str,
                 asked: CitationUse | None = None) -> Sample:
@@ -336,10 +349,8 @@ class CorpusGenerator:
         return self._finish(question, body, [one, other], thought)
 
     def _follow_reference(self) -> Sample:
-        act, article = self._rng.choice(self._referring)
-        target = self._rng.choice(article.references)
-        referred = self._article_of(target)
-        assert referred is not None  # sources keeps only references to live articles of the corpus's acts
+        act, article, references = self._rng.choice(self._referring)
+        target, referred = self._rng.choice(references)
         source = act.cite(article)
         asked = self._writer.statute(source, self._asked_messy_rate)
         use = self._answer_as_asked(asked, lambda: self._writer.statute(source))

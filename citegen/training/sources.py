@@ -8,7 +8,9 @@ Two sources of acts:
 - law.go.kr `<법령>` bodies (../shared/reference/legal-citations.md §2.4, the synthetic sample
   and test fixtures), read leniently here by `read_law_data`.
 Decisions come from law.go.kr case bodies (data/cases: synthetic sample decisions), any record with
-a 사건번호 and a date, whatever its wrapper (PrecService, PrecSearch rows, 헌재 detc bodies).
+a 사건번호 and a date, whatever its wrapper (PrecService, PrecSearch rows, 헌재 detc bodies); a record
+whose number, date or court cannot be read is skipped with a warning. A JSON file that does not
+parse, or aliases.json that is not an object of act names, is refused with its path.
 
 This is a reader for corpus generation only. The verifier owns the real importers (validation,
 hostile input, the database); this module never imports it (STYLE.md: citegen's library code sees
@@ -23,7 +25,7 @@ import logging
 import random
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -82,7 +84,7 @@ class Article:
     number: int
     branch: int | None
     title: str  # empty for acts without article titles (대한민국헌법)
-    text: str  # the first sentence of its first paragraph, numbering marks removed
+    text: str  # the first sentence of its first paragraph not deleted, numbering marks removed
     paragraphs: int
     references: tuple[StatuteCitation, ...] = ()  # other articles its text refers to, in the corpus's acts
 
@@ -96,7 +98,7 @@ class Article:
 class Act:
     name: str
     short_name: str | None  # the official 약칭 (법령명약칭), when the act has one
-    articles: tuple[Article, ...]  # in force, not deleted, in the order of the body
+    articles: tuple[Article, ...]  # in force, not wholly deleted, in the order of the body
     highest_article: int
 
     def cite(self, article: Article, paragraph: int | None = None) -> StatuteCitation:
@@ -121,40 +123,59 @@ class LawData:
 def read_law_data(law_dir: Path, case_dir: Path) -> LawData:
     """Read every `<법령>` body under `law_dir` and every decision under `case_dir`."""
     if not law_dir.is_dir():
-        raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {law_dir}")
-    acts = {act.name: act for tree in _trees(law_dir) for act in _acts(tree)}
+        raise TrainingDataError(f"expected a folder of law.go.kr <법령> bodies (XML/JSON), got {law_dir}")
+    acts = {act.name: act for _, tree in _trees(law_dir) for act in _acts(tree)}
+    if not acts:
+        raise TrainingDataError(f"expected law.go.kr <법령> bodies (XML/JSON) in {law_dir}, got no act")
     return law_data(tuple(acts.values()), case_dir, law_dir / "aliases.json")
 
 
 def law_data(acts: Sequence[Act], case_dir: Path, aliases_file: Path) -> LawData:
     """The acts with every decision under `case_dir` and the aliases of `aliases_file` (if it
     exists) that name one of them, sorted for reproducibility."""
+    if not acts:  # checked before the finder: a lexicon without acts is refused deep in grammars
+        raise TrainingDataError("expected at least one act for the corpus, got none")
     if not case_dir.is_dir():
-        raise TrainingDataError(f"expected a folder of law.go.kr XML/JSON files, got {case_dir}")
+        why = "is not a folder" if case_dir.exists() else "does not exist"
+        raise TrainingDataError(f"expected a folder of law.go.kr case bodies (PrecService, DetcService), "
+                                f"got {case_dir}, which {why}")
     by_name = {act.name: act for act in acts}
     # The grammars' own finder reads 사건번호 and 참조조문: "a citation" is defined once.
     finder = CitationFinder(CitationParser.for_lexicon({name: None for name in by_name}))
-    decisions: dict[str, Decision] = {}
-    for tree in _trees(case_dir):
+    # Case numbers are per court: two courts' 2022나2034567 are two decisions.
+    decisions: dict[tuple[str, str], Decision] = {}
+    for path, tree in _trees(case_dir):
         for record in _case_records(tree):
             decision = _decision(record, finder)
-            if decision is None:
+            if isinstance(decision, str):
+                logger.warning("skipping a case record of %s: %s", path, decision)
                 continue
-            key = str(decision.citation.case_number)
+            key = (str(decision.citation.case_number), decision.citation.court or "")
             if key not in decisions or len(decision.holding) > len(decisions[key].holding):
                 decisions[key] = decision
-    if not by_name or not decisions:
-        raise TrainingDataError(
-            f"expected acts and decisions, got {len(by_name)} acts and {len(decisions)} decisions in {case_dir}"
-        )
-    aliases = json.loads(aliases_file.read_text(encoding="utf-8")) if aliases_file.is_file() else {}
-    aliases = {alias: name for alias, name in sorted(aliases.items()) if name in by_name}
+    if not decisions:
+        raise TrainingDataError(f"expected case bodies with decisions in {case_dir}, got none")
+    aliases = {alias: name for alias, name in sorted(_read_aliases(aliases_file).items()) if name in by_name}
     logger.info("read %d acts and %d decisions", len(by_name), len(decisions))
     return LawData(
         tuple(by_name[name] for name in sorted(by_name)),
-        tuple(decisions[number] for number in sorted(decisions)),
+        tuple(decisions[key] for key in sorted(decisions)),
         aliases,
     )
+
+
+def _read_aliases(path: Path) -> dict[str, str]:
+    """aliases.json: `{"주임법": "주택임대차보호법", …}`; none when the file does not exist."""
+    if not path.is_file():
+        return {}
+    aliases = _read_json(path)
+    if not isinstance(aliases, dict):
+        raise TrainingDataError(f"expected a JSON object of abbreviation: act name in {path}, "
+                                f"got a {type(aliases).__name__}")
+    wrong = [f"{alias}: {name!r}" for alias, name in aliases.items() if not isinstance(name, str)]
+    if wrong:
+        raise TrainingDataError(f"expected act names as strings in {path}, got {', '.join(wrong[:3])}")
+    return aliases
 
 
 def book_acts(book: Mapping[str, tuple[str, Sequence[ArticleText]]], others: int, seed: int,
@@ -171,13 +192,19 @@ def book_acts(book: Mapping[str, tuple[str, Sequence[ArticleText]]], others: int
     if not 0 <= others <= len(rest):
         raise TrainingDataError(f"expected 0 to {len(rest)} other acts to draw, got {others}")
     chosen = sorted((*core, *random.Random(seed).sample(rest, others)))
+    # Which articles the corpus keeps is decided first: a reference may only point to one of them.
+    kept: dict[str, list[tuple[ArticleText, str, str]]] = {}
+    for name in chosen:
+        kept[name] = [(article, *read) for article in book[name][1] if (read := _in_force(article)) is not None]
+        if not kept[name]:
+            raise TrainingDataError(f"expected {name} to have an article in force with text, got none of its "
+                                    f"{len(book[name][1])} articles")
+    live = {name: {(article.number, article.branch) for article, _, _ in kept[name]} for name in chosen}
     finder = CitationFinder(CitationParser.for_lexicon({name: None for name in chosen}))
-    live = {name: {(a.number, a.branch) for a in book[name][1]} for name in chosen}
     acts = []
     for name in chosen:
-        articles = [_book_article(name, article, finder, live) for article in book[name][1]]
-        kept = tuple(article for article in articles if article is not None)
-        acts.append(Act(name, None, kept, max(article.number for article in kept)))
+        articles = tuple(_book_article(name, article, text, first, finder, live) for article, text, first in kept[name])
+        acts.append(Act(name, None, articles, max(article.number for article in articles)))
     logger.info("chose %d acts of the statute book (%d core, %d drawn), %d articles",
                 len(acts), len(core), others, sum(len(act.articles) for act in acts))
     return tuple(acts)
@@ -191,14 +218,32 @@ _EDITORIAL_NOTE = re.compile(r"\s*(?:<[^<>]*\d{4}[^<>]*>|\[[^\[\]]*\d{4}\.[^\[\]
 # 법률) and `「다른 법」 제N조` of an act outside the corpus do not.
 _BARE_ARTICLE = re.compile(r"(?<!법 )(?<!영 )(?<!규칙 )(?<!」 )(?<![가-힣0-9」])제(\d+)조(?:의(\d+))?")
 _PARAGRAPH = re.compile(r"^[①-⑳]", re.MULTILINE)
+# `② 삭제 <2016. 1. 6.>` is a deleted paragraph; an item's `삭제지원요청자의 …` is text.
+_DELETED = re.compile(r"삭제(?![가-힣])")
 
 
-def _book_article(act: str, article: ArticleText, finder: CitationFinder,
-                  live: Mapping[str, set[tuple[int, int]]]) -> Article | None:
+def _first_in_force(paragraphs: Iterable[str]) -> str | None:
+    """The first paragraph not deleted (① may be deleted while ② is in force), its numbering mark
+    removed; None when every one is deleted or empty."""
+    for paragraph in paragraphs:
+        text = _LEADING_MARK.sub("", paragraph).strip()
+        if text and not _DELETED.match(text):
+            return text
+    return None
+
+
+def _in_force(article: ArticleText) -> tuple[str, str] | None:
+    """The article's plain text and its first paragraph in force; None when every one is deleted or empty."""
     text = _EDITORIAL_NOTE.sub("", _ESCAPED_DOT.sub(".", _CIRCLED.sub(r"\1", article.text)))
-    first = _LEADING_MARK.sub("", text.split("\n\n", 1)[0])
-    if not first.strip() or first.lstrip().startswith("삭제"):
-        return None
+    chunks = text.split("\n\n")
+    # The book writes each paragraph (and each run of 호) in a chunk of its own; an article without
+    # ① marks has one paragraph, its first chunk.
+    first = _first_in_force([chunk for chunk in chunks if _PARAGRAPH.match(chunk.lstrip())] or chunks[:1])
+    return None if first is None else (text, first)
+
+
+def _book_article(act: str, article: ArticleText, text: str, first: str, finder: CitationFinder,
+                  live: Mapping[str, set[tuple[int, int]]]) -> Article:
     itself = (act, article.number, article.branch)
     references = [ref for ref in _references(act, text, finder) if ref != itself]
     return Article(
@@ -233,7 +278,7 @@ def _references(act: str, text: str, finder: CitationFinder) -> Iterator[tuple[s
             yield act, int(match.group(1)), int(match.group(2) or 0)
 
 
-def _trees(folder: Path) -> Iterator[Tree]:
+def _trees(folder: Path) -> Iterator[tuple[Path, Tree]]:
     for path in sorted(folder.rglob("*")):
         if path.suffix == ".xml":
             try:
@@ -241,9 +286,21 @@ def _trees(folder: Path) -> Iterator[Tree]:
             except ET.ParseError as error:
                 logger.warning("skipping %s: %s", path, error)
                 continue
-            yield {root.tag: _element_tree(root)}
+            yield path, {root.tag: _element_tree(root)}
         elif path.suffix == ".json" and path.name != "aliases.json":
-            yield json.loads(path.read_text(encoding="utf-8"))
+            yield path, _read_json(path)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise TrainingDataError(f"expected UTF-8 JSON in {path}, got {error.reason} at byte {error.start}") from error
+    except json.JSONDecodeError as error:
+        raise TrainingDataError(f"expected JSON in {path}, got {error.msg} at line {error.lineno} "
+                                f"column {error.colno}") from error
+    except OSError as error:
+        raise TrainingDataError(f"expected a readable file, got {path}: {error.strerror or error}") from error
 
 
 def _element_tree(element: ET.Element) -> Any:
@@ -311,15 +368,14 @@ def _acts(tree: Tree) -> Iterator[Act]:
 def _article(unit: Tree) -> Article | None:
     if _text(unit, "조문여부") != "조문" or not _text(unit, "조문번호").isdigit():
         return None
-    content = _text(unit, "조문내용")
-    if _text(unit, "조문제개정유형") == "삭제" or "삭제" in content[:20]:
+    content = _ARTICLE_HEADING.sub("", _text(unit, "조문내용"))  # `제900조 삭제 <2011. 3. 7.>`: deleted
+    if _text(unit, "조문제개정유형") == "삭제" or _DELETED.match(content):
         return None
     branch = _text(unit, "조문가지번호")
     paragraphs = [p for p in _as_list(unit.get("항")) if isinstance(p, dict)]
-    first = _text(paragraphs[0], "항내용") if paragraphs else ""
-    text = _LEADING_MARK.sub("", first or _ARTICLE_HEADING.sub("", content))
+    text = _first_in_force([written for p in paragraphs if (written := _text(p, "항내용"))] or [content])
     title = _text(unit, "조문제목")
-    if not text:
+    if text is None:
         return None
     return Article(
         int(_text(unit, "조문번호")),
@@ -336,34 +392,50 @@ def _case_records(tree: Tree) -> Iterator[Tree]:
             yield node
 
 
-def _decision(record: Tree, finder: CitationFinder) -> Decision | None:
+def _decision(record: Tree, finder: CitationFinder) -> Decision | str:
+    """The record's decision, or why it cannot be one ("expected …, got …")."""
     number = _case_number(_text(record, "사건번호"), finder)
+    if number is None:
+        return f"expected a 사건번호, got {_text(record, '사건번호')!r}"
     raw_date = _text(record, "선고일자") or _text(record, "종국일자")
-    if number is None or not (len(raw_date) == 8 and raw_date.isdigit()):
-        return None
+    date = _date(raw_date)
+    if date is None:
+        return f"expected a date YYYYMMDD for {number}, got {raw_date!r}"
     constitutional = number.code.startswith("헌")
     court = "헌법재판소" if constitutional else _COURT_NAMES.get(_text(record, "법원명"))
     if court is None:
-        return None
-    kind = _text(record, "판결유형") + " " + _text(record, "사건명")
-    disposition: Disposition = "결정" if constitutional or "결정" in kind else "명령" if "명령" in kind else "판결"
+        return f"expected a court for {number}, got {_text(record, '법원명')!r}"
+    # 판결유형 says what was decided (판결, 결정, 전원합의체 판결); a 사건명 names what was disputed
+    # (시정명령등취소 is a 판결 about a 명령), so it is read only when 판결유형 says nothing.
+    kind = _text(record, "판결유형")
+    written = _text(record, "선고")  # 선고, 자, or 고지 for a decision notified rather than pronounced
+    disposition: Disposition = ("결정" if constitutional
+                                else _disposition(kind) or _disposition(_text(record, "사건명")) or "판결")
     panel: Panel | None = None
-    if "전원합의체" in kind:
+    if "전원합의체" in kind + written:
         panel = "전원합의체"
     elif constitutional and _text(record, "재판부구분코드") in ("430201", "430202"):
         panel = "전원재판부" if _text(record, "재판부구분코드") == "430201" else "지정재판부"
-    citation = CaseCitation(
-        number,
-        court,
-        dt.date(int(raw_date[:4]), int(raw_date[4:6]), int(raw_date[6:])),
-        "선고" if disposition == "판결" or constitutional else "자",
-        disposition,
-        panel,
-    )
+    pronounced = constitutional or written == "선고" or (written != "자" and disposition == "판결")
+    citation = CaseCitation(number, court, date, "선고" if pronounced else "자", disposition, panel)
     holding = _text(record, "판시사항") or _text(record, "판결요지") or _text(record, "결정요지")
     holding = _SAMPLE_MARK.sub("", re.sub(r"^\s*\[\d+\]\s*", "", holding))
     return Decision(citation, _text(record, "사건명"), _first_sentence(holding),
                     _referenced_statutes(_text(record, "참조조문"), finder))
+
+
+def _disposition(text: str) -> Disposition | None:
+    return next((word for word in ("판결", "결정", "명령") if word in text), None)  # as the verifier reads it
+
+
+def _date(raw: str) -> dt.date | None:
+    """`20240711`; None for anything else, `20201301` included."""
+    if len(raw) != 8 or not raw.isdigit():
+        return None
+    try:
+        return dt.date(int(raw[:4]), int(raw[4:6]), int(raw[6:]))
+    except ValueError:
+        return None
 
 
 def _case_number(text: str, finder: CitationFinder) -> CaseNumber | None:

@@ -20,11 +20,14 @@ from pathlib import Path
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
+from citegen.training.errors import TrainingError
+
 END_OF_TEXT = "<|endoftext|>"
 TURN_START = "<|im_start|>"
 TURN_END = "<|im_end|>"
 SPECIAL_TOKENS = (END_OF_TEXT, TURN_START, TURN_END)
 THINK_TOKENS = ("<think>", "</think>")
+MIN_VOCAB_SIZE = 256 + len(SPECIAL_TOKENS) + len(THINK_TOKENS)  # the bytes and the added tokens, no merge
 
 # ChatML. No default system message: a prompt is as short as the caller makes it.
 CHAT_TEMPLATE = (
@@ -37,6 +40,9 @@ CHAT_TEMPLATE = (
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int) -> PreTrainedTokenizerFast:
     """Byte-level BPE with `vocab_size` entries in all (bytes, merges, special and think tokens)."""
+    if vocab_size < MIN_VOCAB_SIZE:  # the trainer would silently keep the bytes and return more entries
+        raise TrainingError(f"expected a vocabulary of at least {MIN_VOCAB_SIZE} entries (256 bytes, "
+                            f"{len(SPECIAL_TOKENS) + len(THINK_TOKENS)} added tokens), got {vocab_size}")
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tokenizer.decoder = decoders.ByteLevel()

@@ -20,6 +20,16 @@ from citegen.training.tokenizer import END_OF_TEXT, TURN_END
 
 logger = logging.getLogger(__name__)
 
+MIN_BLOCK_SIZE = 2  # the loss predicts each token from those before it: a 1-token block teaches nothing
+
+
+def _require_at_least(owner: object, **least: float) -> None:
+    """Refuses a field of `owner` below its least value, before anything is built (NaN included)."""
+    for name, bound in least.items():
+        value = getattr(owner, name)
+        if not value >= bound:
+            raise TrainingError(f"expected {name} ≥ {bound}, got {value!r}")
+
 
 @dataclass(frozen=True, slots=True)
 class ModelShape:
@@ -32,6 +42,10 @@ class ModelShape:
     intermediate_size: int = 768
     max_positions: int = 1024
 
+    def __post_init__(self) -> None:
+        _require_at_least(self, hidden_size=1, layers=1, heads=1, head_dim=1, intermediate_size=1,
+                          max_positions=MIN_BLOCK_SIZE)
+
 
 @dataclass(frozen=True, slots=True)
 class Schedule:
@@ -42,6 +56,19 @@ class Schedule:
     warmup_steps: int = 40
     weight_decay: float = 0.1
     threads: int = 2
+
+    def __post_init__(self) -> None:
+        _require_at_least(self, steps=1, batch_size=1, block_size=MIN_BLOCK_SIZE, warmup_steps=0,
+                          weight_decay=0.0, threads=1)
+        if not self.learning_rate > 0:
+            raise TrainingError(f"expected learning_rate > 0, got {self.learning_rate!r}")
+
+
+def check_block_fits(block_size: int, max_positions: int) -> None:
+    """A block longer than the model's positions would fail inside the first forward pass."""
+    if block_size > max_positions:
+        raise TrainingError(f"expected a block of at most the model's {max_positions} positions, "
+                            f"got {block_size} tokens")
 
 
 def build_model(shape: ModelShape, tokenizer: PreTrainedTokenizerFast, seed: int) -> LlamaForCausalLM:
@@ -70,6 +97,8 @@ def build_model(shape: ModelShape, tokenizer: PreTrainedTokenizerFast, seed: int
 
 def pack_blocks(samples: list[Sample], tokenizer: PreTrainedTokenizerFast, block_size: int) -> torch.Tensor:
     """The chat-formatted samples, each closed by <|endoftext|>, as one stream cut into blocks."""
+    if block_size < MIN_BLOCK_SIZE:
+        raise TrainingError(f"expected block_size ≥ {MIN_BLOCK_SIZE}, got {block_size}")
     texts = [cast(str, tokenizer.apply_chat_template(s.messages(), tokenize=False)) + END_OF_TEXT for s in samples]
     stream = [token for ids in tokenizer(texts, add_special_tokens=False)["input_ids"] for token in ids]
     usable = len(stream) // block_size * block_size
@@ -80,6 +109,7 @@ def pack_blocks(samples: list[Sample], tokenizer: PreTrainedTokenizerFast, block
 
 def train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, seed: int) -> dict[str, float]:
     """Train in place; returns the wall time, the tokens seen and the mean loss of the last 50 steps."""
+    check_block_fits(blocks.shape[1], model.config.max_position_embeddings)
     threads = torch.get_num_threads()
     torch.set_num_threads(schedule.threads)
     try:
@@ -106,13 +136,14 @@ def _train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, se
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, learning_rate_factor)
     model.train()
     permutation = torch.randperm(len(blocks), generator=order)
-    cursor, recent = 0, list[float]()
+    cursor, recent, tokens_seen = 0, list[float](), 0
     started = time.monotonic()
     for step in range(schedule.steps):
         if cursor + schedule.batch_size > len(permutation):
             permutation, cursor = torch.randperm(len(blocks), generator=order), 0
         batch = blocks[permutation[cursor:cursor + schedule.batch_size]]
         cursor += schedule.batch_size
+        tokens_seen += batch.numel()  # a batch larger than the corpus holds every block once
         loss = model(input_ids=batch, labels=batch).loss
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -126,7 +157,7 @@ def _train(model: LlamaForCausalLM, blocks: torch.Tensor, schedule: Schedule, se
     model.eval()  # type: ignore[no-untyped-call]  # untyped in transformers
     return {
         "wall_seconds": round(time.monotonic() - started, 1),
-        "tokens_seen": schedule.steps * schedule.batch_size * blocks.shape[1],
+        "tokens_seen": tokens_seen,
         "final_loss": round(sum(recent) / len(recent), 4),
     }
 

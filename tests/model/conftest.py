@@ -47,10 +47,12 @@ def _law_xml(name: str, law_id: str, short: str | None, articles: list) -> str:
             f"</기본정보><조문>{''.join(units)}</조문></법령>")
 
 
-def _prec_xml(court: str, number: str, date: str, name: str, kind: str, statutes: str) -> str:
+def _prec_xml(court: str, number: str, date: str, name: str, kind: str, statutes: str,
+              delivery: str | None = None) -> str:
+    delivery = delivery if delivery is not None else "선고" if kind == "판결" else "자"
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n<PrecService><판례정보일련번호>1</판례정보일련번호>'
             f"<사건명>{name}</사건명><사건번호>{number}</사건번호><선고일자>{date}</선고일자>"
-            f"<선고>{'선고' if kind == '판결' else '자'}</선고><법원명>{court}</법원명><판결유형>{kind}</판결유형>"
+            f"<선고>{delivery}</선고><법원명>{court}</법원명><판결유형>{kind}</판결유형>"
             f"<판시사항>[1] {name}에 관한 법리를 오해한 위법이 있는지 여부(적극)</판시사항>"
             f"<참조조문>{statutes}</참조조문></PrecService>")
 

@@ -14,7 +14,7 @@ import pytest
 from citegen.commands.statute_book import StatuteBook, bundle_in, read_statute_book
 from citegen.training.corpus import CANONICAL, CorpusGenerator
 from citegen.training.errors import TrainingDataError
-from citegen.training.sources import Act, Article, book_acts, law_data
+from citegen.training.sources import Act, Article, ArticleText, book_acts, law_data
 from grammars import StatuteCitation
 
 REPO = Path(__file__).resolve().parents[2]
@@ -143,3 +143,38 @@ def test_questions_about_an_article_feature_the_articles_decisions_apply(acts: d
                  and "이 조문이 적용된 판례" not in sample.answer and "언급하는데" not in sample.answer]
     assert len(explained) > 100
     assert sum(source in applied for source in explained) > 0.5 * len(explained)
+
+
+# 제751조 is deleted as a whole; 제752조's ① is deleted and its ② in force (as 폭력행위 등 처벌에 관한
+# 법률 제2조 is in the real book), so 제752조 stays and a reference to it resolves.
+HAND_BOOK: StatuteBook = {"민법": ("법률", [
+    ArticleText(750, 0, "불법행위의 내용", "고의 또는 과실로 인한 위법행위로 타인에게 손해를 가한 자는 제751조 및 "
+                                      "제752조에 따라 그 손해를 배상할 책임이 있다."),
+    ArticleText(751, 0, None, "삭제 <2020. 1. 1.>"),
+    ArticleText(752, 0, "생명침해로 인한 위자료", "**①** 삭제 <2016.1.6>\n\n**②** 타인의 생명을 해한 자는 피해자의 "
+                                           "직계존속에 대하여 손해를 배상할 책임이 있다. <개정 2016.1.6>\n\n"
+                                           "  1\\. 「형법」 제250조"),
+])}
+
+
+def test_an_article_whose_first_paragraph_is_deleted_is_kept_with_the_next_one() -> None:
+    (civil,) = book_acts(HAND_BOOK, others=0, seed=0, core=("민법",))
+    assert [(a.number, a.text, a.paragraphs) for a in civil.articles] == [
+        (750, HAND_BOOK["민법"][1][0].text, 0),
+        (752, "타인의 생명을 해한 자는 피해자의 직계존속에 대하여 손해를 배상할 책임이 있다.", 2),
+    ]
+
+
+def test_references_resolve_to_the_articles_the_corpus_keeps(tmp_path: Path) -> None:
+    acts = book_acts(HAND_BOOK, others=0, seed=0, core=("민법",))
+    assert _article(acts[0], 750).references == (StatuteCitation("민법", 752),)  # not the deleted 제751조
+    data = law_data(acts, REPO / "data" / "cases", tmp_path / "no-aliases.json")
+    followed = [s for s in CorpusGenerator(data, seed=0).samples(200) if "언급하는데" in s.answer]
+    assert followed and all(s.citations[1].source == StatuteCitation("민법", 752) for s in followed)
+
+
+def test_a_core_act_without_an_article_in_force_is_named() -> None:
+    notes_only = ArticleText(1, 0, "범죄의 성립과 처벌", "<개정 2020. 12. 8.>")  # an editorial note is no text
+    book: StatuteBook = {**HAND_BOOK, "형법": ("법률", [notes_only])}
+    with pytest.raises(TrainingDataError, match="expected 형법 to have an article in force with text, got none"):
+        book_acts(book, others=0, seed=0, core=("민법", "형법"))

@@ -61,3 +61,42 @@ def test_pack_blocks_refuses_a_corpus_shorter_than_a_block(tokenizer: PreTrained
                                                            samples: list[Sample]) -> None:
     with pytest.raises(TrainingError, match="expected at least 100000 tokens"):
         pack_blocks(samples[:1], tokenizer, 100_000)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [("steps", 0, "expected steps ≥ 1, got 0"), ("batch_size", 0, "expected batch_size ≥ 1, got 0"),
+     ("threads", 0, "expected threads ≥ 1, got 0"), ("block_size", 1, "expected block_size ≥ 2, got 1"),
+     ("warmup_steps", -1, "expected warmup_steps ≥ 0, got -1"),
+     ("learning_rate", 0.0, "expected learning_rate > 0, got 0.0")],
+    ids=["no-steps", "empty-batch", "no-threads", "one-token-block", "negative-warm-up", "no-learning-rate"],
+)
+def test_a_schedule_out_of_range_is_refused_when_made(field: str, value: float, expected: str) -> None:
+    with pytest.raises(TrainingError, match=expected):
+        Schedule(**{field: value})
+
+
+def test_a_block_longer_than_the_model_positions_is_refused(samples: list[Sample],
+                                                            tokenizer: PreTrainedTokenizerFast) -> None:
+    blocks = pack_blocks(samples, tokenizer, TINY.max_positions * 2)
+    with pytest.raises(TrainingError, match="expected a block of at most the model's 64 positions, got 128 tokens"):
+        train(build_model(TINY, tokenizer, seed=0), blocks, SHORT, seed=0)
+
+
+def test_a_vocabulary_smaller_than_the_bytes_and_added_tokens_is_refused(samples: list[Sample]) -> None:
+    with pytest.raises(TrainingError, match=r"expected a vocabulary of at least 261 entries .* got 100"):
+        train_tokenizer((m["content"] for s in samples for m in s.messages()), vocab_size=100)
+
+
+def test_tokens_seen_counts_what_was_trained_on(samples: list[Sample], tokenizer: PreTrainedTokenizerFast) -> None:
+    blocks = pack_blocks(samples[:20], tokenizer, SHORT.block_size)
+    larger_than_the_corpus = Schedule(steps=2, batch_size=len(blocks) + 5, block_size=SHORT.block_size,
+                                      warmup_steps=1, threads=1)
+    result = train(build_model(TINY, tokenizer, seed=0), blocks, larger_than_the_corpus, seed=0)
+    assert result["tokens_seen"] == 2 * blocks.numel()
+
+
+def test_pack_blocks_refuses_a_block_shorter_than_two_tokens(tokenizer: PreTrainedTokenizerFast,
+                                                             samples: list[Sample]) -> None:
+    with pytest.raises(TrainingError, match="expected block_size ≥ 2, got 0"):
+        pack_blocks(samples[:1], tokenizer, 0)
