@@ -16,6 +16,11 @@ from __future__ import annotations
 
 import re
 
+# Middle dots, inside names (`국가보훈ㆍ보훈처`, `한·중 조세조약`) and dates (`10ㆍ27`): the official ㆍ (U+318D)
+# first, then what drafts write for it: ·, ‧, ・, and ᆞ (U+119E, the Hangul vowel arae-a), as text converted
+# from HWP documents has it (`남녀고용평등과 일ᆞ가정 양립 지원에 관한 법률`, a labour lawyer's blog).
+MIDDLE_DOTS = "ㆍ·‧・ᆞ"
+
 # Inclusive code point ranges of word characters.
 WORD_RANGES: tuple[tuple[int, int], ...] = (
     (0x30, 0x39),  # ASCII digits

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
-from grammars.boundary import NOT_AFTER_WORD
+from grammars.boundary import MIDDLE_DOTS, NOT_AFTER_WORD
 from grammars.citation import CaseCitation, Disposition, Panel
 from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
 from grammars.expr import Literals
@@ -38,11 +38,21 @@ _COURT_BY_ABBREVIATION |= {court.name.removesuffix("법원"): court.name for cou
 _WRITTEN_COURTS = (*(court.name for court in COURTS), *_COURT_BY_ABBREVIATION, *SUPREME_SHORTHAND)
 # `2024. 7. 11.`, `2024.7.11`, `2024년 7월 11일`, `2020-6-16.`, `4287. 5. 12.` (단기, the calendar of decisions before
 # 1962); only ever part of a case pattern that needs a number, so `2024년 7월` in prose is not a citation.
-_DATE = (
-    rf"(?P<year>(?:19|20)[0-9]{{2}}|42[89][0-9])(?:{_GAP}\.{_GAP}|년{_GAP}|-)"
-    rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP}|-)"
-    rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
-)
+_YEAR = r"(?:19|20)[0-9]{2}|42[89][0-9]"
+# After a court, older writing gives the year in two digits (`대결73.7.26. 73마656`, `대판 91.3.29, 90마819`);
+# the case number's year says the century (`_safe_date`). Without a court, `12.3.4. 12다345` is no date.
+_SHORT_YEAR_AFTER_COURT = r"(?(court)[0-9]{2}(?=\.)|(?!))"
+
+
+def _date(year: str) -> str:
+    return (
+        rf"(?P<year>{year})(?:{_GAP}\.{_GAP}|년{_GAP}|-)"
+        rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP}|-)"
+        rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
+    )
+
+
+_DATE = _date(_YEAR)
 _DANGI = 2333  # 단기 year - 2333 = 서기 year
 # 사건부호 of the 단기 years, before the present list (`4287형상55`, `4292민상123`).
 _OLD_CODES = ("민상", "형상", "민항", "형항", "행상", "민재항", "민공")
@@ -63,12 +73,14 @@ _CASE_NUMBER = (
 _PANEL = Literals(PANELS).to_regex()
 _DISPOSITION = Literals(DISPOSITIONS).to_regex()
 _CASE_TAIL = (
+    # `2011다112391(전원합의체 판결)`: panel and disposition in brackets after the number (a case note's header)
+    rf"(?:{_GAP}(?P<tail_open>\((?={_GAP}(?:{_PANEL}|{_DISPOSITION}))))?"
     rf"(?:{_GAP}(?:,{_GAP})?(?P<panel>{_PANEL}))?"
     # `87가합687 제11부판결`: the deciding division, written before the disposition only. Never on the next
     # line: `서울고등법원 2023누68205\n판결 요약` is a heading after the number (a law firm's page).
     rf"(?:{_GAP}(?P<disposition>(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정)?부{_GAP})?"
     # `98헌바88 결정문` names the document: the citation stops before it.
-    rf"{_DISPOSITION})(?!문))?"
+    rf"{_DISPOSITION})(?!문))?(?(tail_open){_GAP}\))"
 )
 # `대법원 2001. 12. 11. 선고 2001다83838, 2001다83845 판결`: the later numbers of a list share the
 # court and date written before them and the disposition written after the last. A later number may
@@ -83,7 +95,8 @@ _ROLE = r"\((?:본소|반소|본심|반심)\)"
 _BEFORE_TAIL = (rf"(?={_GAP}(?:,{_GAP})?(?:{_PANEL}|제[1-9]|"
                 rf"{_DISPOSITION}))")
 _CASE_LIST_ITEM = re.compile(
-    rf"(?P<role_before>{_ROLE})?{_GAP},{_GAP}"
+    # `2021나79254·79261 판결`: a middle dot joins the numbers of cases decided together, as a comma does
+    rf"(?P<role_before>{_ROLE})?{_GAP}[,{MIDDLE_DOTS}]{_GAP}"
     rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9]))"
     rf"(?:(?P<role_inside>{_ROLE}){_BEFORE_TAIL})?{_CASE_TAIL})(?P<role>{_ROLE})?"
 )
@@ -107,7 +120,7 @@ def _case_source() -> str:
         + rf"(?:제[1-9][0-9]{{0,2}}(?:민사|형사|행정|특별)?부{_LINE_GAP})?)?"
         # Every run of spaces is followed by something it cannot also match (a comma, 선고, a digit),
         # so a long run of spaces costs linear time, never a backtracking blow-up.
-        rf"(?:(?P<date>{_DATE}){_LINE_GAP}(?:(?P<comma>,){_LINE_GAP})?"
+        rf"(?:(?P<date>{_date(f'{_YEAR}|{_SHORT_YEAR_AFTER_COURT}')}){_LINE_GAP}(?:(?P<comma>,){_LINE_GAP})?"
         rf"(?:(?P<delivery>선고|자){_LINE_GAP}(?:,{_LINE_GAP})?)?)?"
         + _CASE_NUMBER
         + _CASE_TAIL
@@ -153,9 +166,30 @@ def find_cases(text: str, pattern: re.Pattern[str],
     """Every match of the lenient case `pattern` (`case_pattern()`), with the later numbers of its
     lists, and of the law.go.kr `headers` (`header_patterns()`), overlapping ones included."""
     read_head = _head_reader(pattern)
+    before: FoundCitation | None = None  # the last citation with a court, for a list of dated decisions
     for match in pattern.finditer(text):
-        yield from _case_list(text, match, *read_head(match))
+        head, form = read_head(match)
+        if before is not None and head.court is None and head.date is not None and \
+                _LIST_SEPARATOR.fullmatch(text, before.span[1], match.start()):
+            head, form = _dated_list_item(head, before), CitationForm.DATED_LIST_ITEM
+        for found in _case_list(text, match, head, form):
+            before = found if cast(CaseCitation, found.citation).court is not None else None
+            yield found
     yield from _headers(text, headers)
+
+
+# `대법원 2000. 2. 25. 선고 99도4305 판결, 2004. 3. 26. 선고 2003도8231 판결 등 참조`: a later decision of a list
+# written with its own date and number shares the court written first (and, after `대판`/`대결`, the
+# disposition and delivery the abbreviation states: `대판 1995. 9. 26. 94므1638, 1996. 9. 20. 96므530`).
+_LIST_SEPARATOR = re.compile(rf"{_GAP},{_LINE_GAP}")
+
+
+def _dated_list_item(item: CaseCitation, before: FoundCitation) -> CaseCitation:
+    shared = cast(CaseCitation, before.citation)
+    if before.form is CitationForm.SUPREME_COURT_ABBREVIATION:
+        item = replace(item, disposition=item.disposition or shared.disposition,
+                       delivery=item.delivery or shared.delivery)
+    return replace(item, court=shared.court)
 
 
 @functools.cache
@@ -228,7 +262,7 @@ def _case_citation(fields: Fields) -> CaseCitation:
         court = "대법원"
         implied_disposition, implied_delivery = SUPREME_SHORTHAND[written_court]
         disposition, delivery = disposition or implied_disposition, delivery or implied_delivery
-    date = _safe_date(fields["year"], fields["month"], fields["day"]) if fields["date"] else None
+    date = _safe_date(fields["year"], fields["month"], fields["day"], fields["case_year"]) if fields["date"] else None
     return build_case(
         case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
         court=court, date=date, delivery=delivery, panel=panel, disposition=disposition,
@@ -241,8 +275,17 @@ def _disposition(written: str | None) -> Disposition | None:
     return cast(Disposition, written[-2:]) if written else None
 
 
-def _safe_date(year: str, month: str, day: str) -> dt.date | None:
-    year_ad = int(year) - _DANGI if year.startswith("42") else int(year)
+def _safe_date(year: str, month: str, day: str, case_year: str = "") -> dt.date | None:
+    """The date written, `None` where it names no day; a two-digit year is the first such year from the case
+    number's year on (`73.7.26.` of 73마656: 1973; `00.3.4.` of 99다1: 2000)."""
+    if len(year) == 2:
+        if len(case_year) not in (2, 4) or case_year.startswith("42"):  # 단기 numbers have no two-digit dates
+            return None
+        filed = int(case_year) + (1900 if len(case_year) == 2 else 0)
+        year_ad = filed - filed % 100 + int(year)
+        year_ad += 100 if year_ad < filed else 0
+    else:
+        year_ad = int(year) - _DANGI if year.startswith("42") else int(year)
     try:
         return dt.date(year_ad, int(month), int(day))
     except ValueError:  # a messy date that names no day (2월 30일) is kept as "no date found"

@@ -25,6 +25,7 @@ class CitationForm(str, Enum):
     COMPACT_PROVISION = "compact provision"
     LIST_CONTINUATION = "later provision of a list"
     CASE_NUMBER_SHORTHAND = "later case number without its year and 사건부호"
+    DATED_LIST_ITEM = "later decision of a list, with its own date, of the court written first"
     DECREE_BACK_REFERENCE = "같은 법 시행령/시행규칙"
     DECREE_SHORT_NAME = "영/규칙 for a 시행령/시행규칙"
     SAME_DECREE = "같은 영/같은 시행령/동령/같은 규칙 for the 시행령/시행규칙 cited before"

@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from grammars.boundary import MIDDLE_DOTS
 from grammars.languages.drafts import LOOSE_SPACE
 
 # Drafts drop the spaces of long names (`개인정보보호법`) and write other middle dots (act_names.official_dots);
 # names are matched modulo both, as they are looked up (act_names.fold_name).
 
 
-_ANY_MIDDLE_DOT = "[ㆍ·・‧]"
+_ANY_MIDDLE_DOT = f"[{MIDDLE_DOTS}]"
 
 
 def _lenient_char(char: str) -> str:
@@ -27,7 +28,7 @@ def _characters(piece: str) -> str | None:
     """The characters a `_lenient_char` piece matches, one of them exactly; None for a piece that may
     match none (an optional space)."""
     if piece == _ANY_MIDDLE_DOT:
-        return "ㆍ·・‧"
+        return MIDDLE_DOTS
     if piece.endswith("?"):
         return None
     return piece.removeprefix("\\")
@@ -67,7 +68,7 @@ def _trie(words: Iterable[str], piece: Callable[[str], str]) -> _Trie:
 def first_characters(names: Iterable[str]) -> str:
     """A lookahead for the characters a name begins with: most words begin with none, and the check spares
     them the trie's first branches, hundreds tried one by one (a quarter of the statute pattern's scan)."""
-    firsts = {char for name in names for char in ("ㆍ·・‧" if name[0] == "ㆍ" else name[0])}
+    firsts = {char for name in names for char in (MIDDLE_DOTS if name[0] == "ㆍ" else name[0])}
     return "(?=[" + "".join(re.escape(char) for char in sorted(firsts)) + "])"
 
 

@@ -40,9 +40,16 @@ LOWER_LEVELS = (
 # `제3조의 규정`: the branch needs digits after 의, so a possessive 의 is left out of the citation.
 # `제5조4` is a typo (for 제5조의4 or 제5조 제4항): digits right after 조 that begin no 항/호 make it no
 # citation at all, never `제5조`, another article. `민법 750조` leaves out 제 (`je` says whether it was written).
+# `형법 제269조(낙태) 제1항`: the article's title, written between it and the paragraph or item cited, is inside
+# the citation; only then (after `민법 제750조(불법행위의 내용)` the citation ends at 조), and never a note or a
+# declaration (`(2010. 4. 15. 개정된 것)`, `(이하 ‘법’이라 한다)`).
+_TITLE_BEFORE_LOWER = (
+    rf"(?:{_GAP}\((?!{_GAP}(?:[0-9]|이하))[^()\n]{{1,40}}\)"
+    rf"(?={_LINE_GAP}(?:제{_GAP})?[1-9][0-9]{{0,2}}{_GAP}[항호]))?"
+)
 ARTICLE = (
     rf"(?P<je>제{_GAP})?(?P<article>{NUMBER}){_GAP}조(?:{_GAP}의{_NOT_ONE_OF}{_GAP}(?P<article_branch>[1-9][0-9]?))?"
-    rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호]))"
+    rf"(?![0-9]+(?![0-9])(?!{_GAP}[항호])){_TITLE_BEFORE_LOWER}"
 )
 # After a 부칙, whose short ones number paragraphs only (`부칙(2005. 5. 26.) 제3항`), the article may be left
 # out; elsewhere a paragraph alone is no provision of a named act.

@@ -37,6 +37,7 @@ import re
 from dataclasses import replace
 from typing import cast
 
+from grammars.boundary import MIDDLE_DOTS
 from grammars.citation import AmendmentChange, AmendmentNote, StatuteCitation, Supplement
 
 _S = r"[ \t\u00a0\u3000]?"  # at most one space where notes put one
@@ -50,7 +51,7 @@ _CHANGE = r"(?:(?:전부|전문|전면|일부|타법)[ ]?개정|개정|제정|�
 _WRAP = r"[ \t\u00a0\u3000]?(?:\r?\n[ \t\u00a0\u3000]?)?"
 _QUOTE = "['\"‘’“”]"
 # The new title of an amendment that renamed the act, with its particle: `조세특례제한법으로`, `…법률로`.
-_RENAMED = r"(?P<renamed>[가-힣][가-힣0-9ㆍ· ]{0,60}?(?:법률|법|령|규칙|규정))(?:으로|로)"
+_RENAMED = rf"(?P<renamed>[가-힣][가-힣0-9{MIDDLE_DOTS} ]{{0,60}}?(?:법률|법|령|규칙|규정))(?:으로|로)"
 _CLAUSE = (
     rf"(?:(?P<date>{_DATE}){_S})?(?P<kind>{_KIND}){_S}제{_WRAP}(?P<number>[1-9][0-9]{{0,5}})호(?:로|{_S}{_RENAMED}){_S}"
     rf"(?:다시{_S})?(?P<change>{_CHANGE})"

@@ -57,6 +57,7 @@ _VERDICT_REASONS = {"verified": "verified", "mismatch": "the database records it
 _CONTEXT_OF_FORM = {
     CitationForm.LIST_CONTINUATION: "the act, or court and date, written once for its list",
     CitationForm.CASE_NUMBER_SHORTHAND: "year and 사건부호 of the number before it, court and date of its list",
+    CitationForm.DATED_LIST_ITEM: "the court written once for its list",
 }
 
 

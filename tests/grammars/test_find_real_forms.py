@@ -1,0 +1,108 @@
+"""Forms of real text the finder missed in a blind batch (tests/realtext: p158-p195, labelled before the finder
+ran on them): HWP's middle dot, an article's title before its paragraph, an informal name, lists of dated
+decisions, two-digit years after a court, numbers joined by a middle dot, a bracketed tail, a 단체협약."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from grammars import CaseCitation, CaseNumber, CitationForm, StatuteCitation, find_citations
+
+F = CitationForm
+
+
+def found(text: str) -> list[tuple[str, object]]:
+    return [(text[f.span[0]:f.span[1]], f.citation) for f in find_citations(text)]
+
+
+def test_a_name_written_with_hwps_middle_dot_is_the_acts() -> None:
+    # U+119E (the vowel arae-a), as text converted from HWP writes ㆍ (a labour lawyer's blog)
+    text = "②남녀고용평등과 일ᆞ가정 양립 지원에 관한 법률 제8조, ③근로기준법 제6조"
+    assert found(text)[0] == ("남녀고용평등과 일ᆞ가정 양립 지원에 관한 법률 제8조",
+                              StatuteCitation("남녀고용평등과 일ㆍ가정 양립 지원에 관한 법률", 8))
+
+
+def test_an_informal_name_of_the_commercial_lease_act_is_read_as_the_act() -> None:
+    assert found("「상가임대차보호법」 제10조 제2항에서") == [
+        ("「상가임대차보호법」 제10조 제2항", StatuteCitation("상가건물 임대차보호법", 10, paragraph=2))]
+
+
+@pytest.mark.parametrize("text, written, citation", [
+    ("- 형법 제269조(낙태) 제1항(이하 ‘자기낙태죄 조항’)", "형법 제269조(낙태) 제1항",
+     StatuteCitation("형법", 269, paragraph=1)),
+    ("근로기준법 제23조(해고 등의 제한) 제1항에 따라", "근로기준법 제23조(해고 등의 제한) 제1항",
+     StatuteCitation("근로기준법", 23, paragraph=1)),
+    ("형법 제270조(의사 등의 낙태, 부동의낙태)\n제1항", "형법 제270조(의사 등의 낙태, 부동의낙태)\n제1항",
+     StatuteCitation("형법", 270, paragraph=1)),
+    # the title alone is prose after the citation, and a note or a declaration is no title
+    ("민법 제750조(불법행위의 내용)에 따라", "민법 제750조", StatuteCitation("민법", 750)),
+    ("민법 제3조(이하 ‘이 조항’) 제1항", "민법 제3조", StatuteCitation("민법", 3)),
+], ids=["title", "title-with-spaces", "title-then-a-line-break", "title-alone", "declaration"])
+def test_an_articles_title_before_its_paragraph_is_inside_the_citation(text, written, citation) -> None:
+    assert found(text)[0] == (written, citation)
+
+
+SUPREME = "대법원"
+
+
+@pytest.mark.parametrize("text, later", [
+    ("(대법원 2000. 2. 25. 선고 99도4305 판결, 2004. 3. 26. 선고 2003도8231 판결 등 참조)",
+     ("2004. 3. 26. 선고 2003도8231 판결",
+      CaseCitation(CaseNumber(2003, "도", 8231), SUPREME, dt.date(2004, 3, 26), "선고", "판결"))),
+    # after 대판 the abbreviation's disposition and delivery too
+    ("(대판 1995. 9. 26. 94므1638, 1996. 9. 20 . 96므530 참조)",
+     ("1996. 9. 20 . 96므530",
+      CaseCitation(CaseNumber(1996, "므", 530), SUPREME, dt.date(1996, 9, 20), "선고", "판결"))),
+    ("서울고등법원 2020. 1. 2. 선고 2019나1 판결,\n2021. 3. 4. 선고 2020나2 판결",
+     ("2021. 3. 4. 선고 2020나2 판결",
+      CaseCitation(CaseNumber(2020, "나", 2), "서울고등법원", dt.date(2021, 3, 4), "선고", "판결"))),
+], ids=["supreme-court", "after-대판", "a-line-apart"])
+def test_a_later_decision_of_a_list_with_its_own_date_shares_the_court_written_first(text, later) -> None:
+    citations = find_citations(text)
+    assert found(text)[1] == later and citations[1].form is F.DATED_LIST_ITEM
+
+
+@pytest.mark.parametrize("text", [
+    "대법원 2000. 2. 25. 선고 99도4305 판결이 있다. 2004. 3. 26. 선고 2003도8231 판결은",  # prose between
+    "민법 제750조, 2004. 3. 26. 선고 2003도8231 판결",  # a statute before it has no court
+    "(2000. 2. 25. 선고 99도4305 판결, 2004. 3. 26. 선고 2003도8231 판결)",  # no court written at all
+], ids=["prose-between", "after-a-statute", "no-court"])
+def test_a_dated_decision_takes_no_court_that_was_not_written_for_its_list(text) -> None:
+    assert all(citation.court is None for written, citation in found(text) if written.startswith("2004"))
+
+
+@pytest.mark.parametrize("text, citation", [
+    ("㉠대결73.7.26. 73마656", CaseCitation(CaseNumber(1973, "마", 656), SUPREME, dt.date(1973, 7, 26), "자", "결정")),
+    ("대판 91.3.29, 90다819", CaseCitation(CaseNumber(1990, "다", 819), SUPREME, dt.date(1991, 3, 29), "선고", "판결")),
+    ("대판 00.3.4. 99다1", CaseCitation(CaseNumber(1999, "다", 1), SUPREME, dt.date(2000, 3, 4), "선고", "판결")),
+    ("대판 05.3.4. 2004다1", CaseCitation(CaseNumber(2004, "다", 1), SUPREME, dt.date(2005, 3, 4), "선고", "판결")),
+], ids=["glued-대결", "comma", "into-2000", "four-digit-number"])
+def test_a_two_digit_year_after_a_court_takes_its_century_from_the_case_number(text, citation) -> None:
+    assert found(text)[0][1] == citation
+
+
+def test_a_two_digit_year_without_a_court_is_no_date() -> None:
+    citations = [citation for _, citation in found("가격은 12.3.4. 12다345 참조")]
+    assert citations == [CaseCitation(CaseNumber(2012, "다", 345))]
+
+
+def test_numbers_joined_by_a_middle_dot_are_a_list() -> None:
+    text = "【수원지방법원 2023.8.24. 선고 2021나79254·79261 판결】"
+    court, date = "수원지방법원", dt.date(2023, 8, 24)
+    first, later = CaseNumber(2021, "나", 79254), CaseNumber(2021, "나", 79261)
+    assert found(text) == [
+        ("수원지방법원 2023.8.24. 선고 2021나79254", CaseCitation(first, court, date, "선고", "판결")),
+        ("79261 판결", CaseCitation(later, court, date, "선고", "판결")),
+    ]
+
+
+def test_a_panel_and_disposition_in_brackets_after_the_number_are_the_citations() -> None:
+    text = "대상판결\n대법원 2018.6.21, 선고 2011다112391(전원합의체 판결)\n평석요지"
+    assert found(text) == [("대법원 2018.6.21, 선고 2011다112391(전원합의체 판결)", CaseCitation(
+        CaseNumber(2011, "다", 112391), SUPREME, dt.date(2018, 6, 21), "선고", "판결", "전원합의체"))]
+
+
+def test_a_collective_agreement_is_no_act() -> None:
+    assert found("이 사건 단체협약 제27조에 상여금 지급은") == []
