@@ -70,7 +70,6 @@ _BARE_ARTICLE = re.compile(r"제 ?([1-9][0-9]*) ?조(?: ?의 ?([1-9][0-9]?))?(?!
                            r"|제 ?([1-9][0-9]?) ?항")
 _SAME_ARTICLE = ("같은 조", "동조", "같은 항", "동항")
 _SAME_ACT = ("같은 법", "동법")
-_TITLE_BEFORE = re.compile(r"\([^()\n]{1,60}\)")  # an article's title written after its citation
 # An act named without a provision (`「지방공기업법」에 따른 지방공사가 같은 법 시행령 제47조의2`): the act a
 # `같은 법` after it names, as statutes write them.
 _NAMED_ACT = re.compile(r"「([^」\n]{1,80})」")
@@ -150,6 +149,8 @@ class DocumentResolver:
         self._named: str | None = None  # an act named without a provision since the citation before
         # depth in parentheses -> the statute cited last at that depth, with its doubts
         self._by_depth: dict[int, tuple[StatuteCitation, tuple[str, ...]]] = {}
+        self._text: str | None = None  # the text `resolve_found` reads, where its last citation ended, the depth there
+        self._end = self._depth = 0
         self._unnamed_article: str | None = None  # `제1항` written since, of an article the document does not name
         self.finder = finder or default_finder()
         self._last: StatuteCitation | None = None
@@ -169,37 +170,47 @@ class DocumentResolver:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
         otherwise than its canonical form also lists that rewrite, named by how it was written."""
         spans = []
-        end = depth = 0
         for found in self.finder.find(text, True, within=self.own_act):
-            citation = found.citation
-            for short_name, act in declared_names(text[end:found.span[0]]).items():
-                self._declare(short_name, act)
-            self._named = self._unnamed_article = None
-            depth = max(0, depth + text.count("(", end, found.span[0]) - text.count(")", end, found.span[0]))
-            if isinstance(citation, StatuteCitation) and citation.act is None and citation.back_reference:
-                self._step_out_of_asides(depth)
-            if isinstance(citation, StatuteCitation) and citation.act is None \
-                    and citation.back_reference in _SAME_ARTICLE:
-                self._follow_bare_article(text[end:found.span[0]])
-            elif isinstance(citation, StatuteCitation) and citation.act is None \
-                    and (citation.back_reference or "").startswith(_SAME_ACT):
-                self._named = self._named_act(text[end:found.span[0]])
-            before = self._last
-            resolution = self.resolve(citation, declares=found.declares)
-            if self._last is not before and self._last is not None:
-                self._by_depth = {level: cited for level, cited in self._by_depth.items() if level < depth}
-                self._by_depth[depth] = (self._last, self._last_doubts)
-            if found.form is CitationForm.IMPOSSIBLE_DATE:  # completed from the database, not corrected
-                resolution = replace(resolution, certain=False, doubts=(
-                    *resolution.doubts, "the date written is not in the calendar; the database's is no correction"))
-            end = found.span[1]
-            written = text[found.span[0]:found.span[1]]
-            canonical = resolution.canonical
+            span = self.resolve_found(text, found)
+            written, canonical = text[found.span[0]:found.span[1]], span.resolution.canonical
             if canonical is not None and written != canonical:
                 rewrite = Change("text", written, canonical, found.form.value)
-                resolution = replace(resolution, changes=(*resolution.changes, rewrite))
-            spans.append(ResolvedSpan(found, resolution))
+                span = replace(span, resolution=replace(span.resolution, changes=(*span.resolution.changes, rewrite)))
+            spans.append(span)
         return spans
+
+    def resolve_found(self, text: str, found: FoundCitation) -> ResolvedSpan:
+        """Resolve `found`, the next citation of `text` in text order (a text other than the last one's is
+        read from its start), with what the text since the citation before says: short names it declares,
+        asides in parentheses it opens and closes, an article or act it writes without a provision."""
+        if text is not self._text:  # one object per text: a batch hands the same one for its citations
+            # another text (a .docx's next part): its asides are its own, the last citation before it outside them
+            self._text, self._end, self._depth = text, 0, 0
+            self._by_depth = {} if self._last is None else {0: (self._last, self._last_doubts)}
+        citation, end = found.citation, self._end
+        for short_name, act in declared_names(text[end:found.span[0]]).items():
+            self._declare(short_name, act)
+        self._named = self._unnamed_article = None
+        depth = self._depth = max(0, self._depth + text.count("(", end, found.span[0])
+                                  - text.count(")", end, found.span[0]))
+        if isinstance(citation, StatuteCitation) and citation.act is None and citation.back_reference:
+            self._step_out_of_asides(depth)
+        if isinstance(citation, StatuteCitation) and citation.act is None \
+                and citation.back_reference in _SAME_ARTICLE:
+            self._follow_bare_article(text[end:found.span[0]])
+        elif isinstance(citation, StatuteCitation) and citation.act is None \
+                and (citation.back_reference or "").startswith(_SAME_ACT):
+            self._named = self._named_act(text[end:found.span[0]])
+        before = self._last
+        resolution = self.resolve(citation, declares=found.declares)
+        if self._last is not before and self._last is not None:
+            self._by_depth = {level: cited for level, cited in self._by_depth.items() if level < depth}
+            self._by_depth[depth] = (self._last, self._last_doubts)
+        if found.form is CitationForm.IMPOSSIBLE_DATE:  # completed from the database, not corrected
+            resolution = replace(resolution, certain=False, doubts=(
+                *resolution.doubts, "the date written is not in the calendar; the database's is no correction"))
+        self._end = found.span[1]
+        return ResolvedSpan(found, resolution)
 
     def _step_out_of_asides(self, depth: int) -> None:
         """`「부가가치세법」 제60조제1항(같은 법 제68조제2항에서 준용되는 경우를 포함한다), 같은 조 제2항`: a
@@ -221,11 +232,7 @@ class DocumentResolver:
         act = self.own_act or (self._last.act if self._last is not None else None)
         if bare is None or act is None:
             return
-        if bare[4] is not None:  # a paragraph alone
-            if self._last is not None and _TITLE_BEFORE.fullmatch(between, 0, bare.start()):
-                # `제5조의2(약취ㆍ유인죄의 가중처벌)제2항`: the paragraph of the article cited with its title
-                self._last = replace(self._last, paragraph=int(bare[4]), item=None, item_branch=None, subitem=None)
-                return
+        if bare[4] is not None:  # a paragraph alone (the finder reads one after its article's title with it)
             if self.own_act is None or self.own_article is None:
                 self._unnamed_article = bare[0]
                 return

@@ -28,8 +28,8 @@ class _ResolverAdapter:
         # by identity (the answer is held, so its id is not reused), which costs no hashing of the value.
         self._read: dict[int, tuple[VerifierResolution, Resolution]] = {}
 
-    def resolve(self, found: FoundCitation) -> Resolution:
-        resolution = self._resolver.resolve(found.citation, declares=found.declares)
+    def resolve(self, text: str, found: FoundCitation) -> Resolution:
+        resolution = self._resolver.resolve_found(text, found).resolution
         known = self._read.get(id(resolution))
         if known is not None and known[0] is resolution:
             return known[1]

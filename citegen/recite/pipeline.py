@@ -95,7 +95,10 @@ class Check:
 
 
 class DocumentResolver(Protocol):
-    def resolve(self, found: FoundCitation) -> Resolution: ...
+    def resolve(self, text: str, found: FoundCitation) -> Resolution:
+        """`found`, the next citation of `text` in text order: the text before it may declare short names or
+        open an aside that a back-reference reads past."""
+        ...
 
 
 class Authority(Protocol):
@@ -166,7 +169,7 @@ class RecitePipeline:
         resolver = self.authority.document_resolver()  # one per document: back-references are local
         for stream, text in enumerate(document.streams):
             for found in self.find(text):  # as found: a 50 MB draft holds 650,000, never all found at once
-                outcome = self._decided(text, stream, found, resolver.resolve(found))
+                outcome = self._decided(text, stream, found, resolver.resolve(text, found))
                 if outcome.action == "rewritten" and not document.is_editable(stream, *outcome.span):
                     outcome = replace(outcome, action="suggested",
                                        reason="the citation crosses a tab, line break or field; not rewritten")

@@ -40,7 +40,7 @@ class _Given:
     def document_resolver(self) -> _Given:
         return self
 
-    def resolve(self, found: FoundCitation) -> Resolution:
+    def resolve(self, text: str, found: FoundCitation) -> Resolution:
         return self.resolution
 
     def verify(self, citation: ParsedCitation) -> Check:
@@ -154,7 +154,7 @@ class _Knows:
     def document_resolver(self) -> _Knows:
         return self
 
-    def resolve(self, found: FoundCitation) -> Resolution:
+    def resolve(self, text: str, found: FoundCitation) -> Resolution:
         return Resolution(found.citation)
 
     def verify(self, citation: ParsedCitation) -> Check:
@@ -233,7 +233,7 @@ class _ArticlesHeld:
     def document_resolver(self) -> _ArticlesHeld:
         return self
 
-    def resolve(self, found: FoundCitation) -> Resolution:
+    def resolve(self, text: str, found: FoundCitation) -> Resolution:
         return Resolution(found.citation)
 
     def verify(self, citation: ParsedCitation) -> Check:
@@ -301,7 +301,7 @@ class _CaseHeld:
     def document_resolver(self) -> _CaseHeld:
         return self
 
-    def resolve(self, found: FoundCitation) -> Resolution:
+    def resolve(self, text: str, found: FoundCitation) -> Resolution:
         return Resolution(CASE, ("court and date from the database",))
 
     def verify(self, citation: ParsedCitation) -> Check:

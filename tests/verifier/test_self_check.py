@@ -81,10 +81,11 @@ ASIDES = [
     # 국세기본법 제49조: 같은 조 outside the parenthesis is 제60조, not the 같은 법 제68조 inside it.
     ("「부가가치세법」 제60조제1항(같은 법 제68조제2항에서 준용되는 경우를 포함한다), 같은 조 제2항제1호",
      "국세기본법", ["부가가치세법 제60조 제1항", "부가가치세법 제68조 제2항", "부가가치세법 제60조 제2항 제1호"]),
-    # 전자장치 부착 등에 관한 법률 제2조: the article's title between it and its 항.
+    # 전자장치 부착 등에 관한 법률 제2조: the article's title between it and its 항, which the finder reads
+    # inside the citation (it found `제5조의2` alone, and the resolver attached the 항 to it for `같은 조`)
     ("「특정범죄 가중처벌 등에 관한 법률」 제5조의2(약취ㆍ유인죄의 가중처벌)제2항제2호의 죄 및 같은 조 제6항의 죄",
      "전자장치 부착 등에 관한 법률",
-     ["특정범죄 가중처벌 등에 관한 법률 제5조의2", "특정범죄 가중처벌 등에 관한 법률 제5조의2 제6항"]),
+     ["특정범죄 가중처벌 등에 관한 법률 제5조의2 제2항 제2호", "특정범죄 가중처벌 등에 관한 법률 제5조의2 제6항"]),
 ]
 
 
