@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import cast
 
 from grammars.boundary import MIDDLE_DOTS, NOT_AFTER_WORD
+from grammars.case_codes import SUPREME_COURT_CODES
 from grammars.citation import CaseCitation, Disposition, Panel
 from grammars.courts import COURTS, OUT_OF_SEAT_PREFIXES
 from grammars.expr import Literals
@@ -22,7 +23,7 @@ from grammars.languages.case import DISPOSITIONS, FULL_BENCH_MARK, PANELS, SUPRE
 from grammars.languages.drafts import LOOSE_SPACE
 from grammars.match_memo import Fields, memoized_reader
 from grammars.name_pattern import literal_trie
-from grammars.parse import build_case, build_case_number
+from grammars.parse import build_case, build_case_number, full_year
 from grammars.patterns import load_or_compile
 
 _SPACE = LOOSE_SPACE
@@ -54,6 +55,7 @@ def _date(year: str) -> str:
 
 _DATE = _date(_YEAR)
 _DANGI = 2333  # 단기 year - 2333 = 서기 year
+_MOST_YEARS_TO_DECIDE = 10  # a two-digit year read this long after the case number's year at most
 # 사건부호 of the 단기 years, before the present list (`4287형상55`, `4292민상123`).
 _OLD_CODES = ("민상", "형상", "민항", "형항", "행상", "민재항", "민공")
 
@@ -170,8 +172,9 @@ def find_cases(text: str, pattern: re.Pattern[str],
     for match in pattern.finditer(text):
         head, form = read_head(match)
         if before is not None and head.court is None and head.date is not None and \
-                _LIST_SEPARATOR.fullmatch(text, before.span[1], match.start()):
-            head, form = _dated_list_item(head, before), CitationForm.DATED_LIST_ITEM
+                _LIST_SEPARATOR.fullmatch(text, before.span[1], match.start()) and \
+                (shared := _dated_list_item(head, before)) is not None:
+            head, form = shared, CitationForm.DATED_LIST_ITEM
         for found in _case_list(text, match, head, form):
             before = found if cast(CaseCitation, found.citation).court is not None else None
             yield found
@@ -182,10 +185,24 @@ def find_cases(text: str, pattern: re.Pattern[str],
 # written with its own date and number shares the court written first (and, after `대판`/`대결`, the
 # disposition and delivery the abbreviation states: `대판 1995. 9. 26. 94므1638, 1996. 9. 20. 96므530`).
 _LIST_SEPARATOR = re.compile(rf"{_GAP},{_LINE_GAP}")
+# The 사건부호 of appeals the 대법원 decides (상고, 재항고, 특별항고, and their 재심): a decision of another court
+# written in a list of the 대법원's names its own court, and the other way round.
+_SUPREME_CODES = frozenset(code.code for code in SUPREME_COURT_CODES
+                           if any(word in code.description for word in ("상고", "재항고", "특별항고")))
 
 
-def _dated_list_item(item: CaseCitation, before: FoundCitation) -> CaseCitation:
+def _decides(court: str, code: str) -> bool:
+    if court == "헌법재판소" or code.startswith("헌"):
+        return court == "헌법재판소" and code.startswith("헌")
+    return (code in _SUPREME_CODES) == (court == "대법원")
+
+
+def _dated_list_item(item: CaseCitation, before: FoundCitation) -> CaseCitation | None:
+    """`item` of the court `before` was of; None where that court does not decide its 사건부호 (`수원지방법원 …
+    2020고단123 판결, 2022. 1. 7. 선고 2021도999 판결로 확정`: 도 is the 대법원's)."""
     shared = cast(CaseCitation, before.citation)
+    if shared.court is None or not _decides(shared.court, item.case_number.code):
+        return None
     if before.form is CitationForm.SUPREME_COURT_ABBREVIATION:
         item = replace(item, disposition=item.disposition or shared.disposition,
                        delivery=item.delivery or shared.delivery)
@@ -276,14 +293,17 @@ def _disposition(written: str | None) -> Disposition | None:
 
 
 def _safe_date(year: str, month: str, day: str, case_year: str = "") -> dt.date | None:
-    """The date written, `None` where it names no day; a two-digit year is the first such year from the case
-    number's year on (`73.7.26.` of 73마656: 1973; `00.3.4.` of 99다1: 2000)."""
+    """The date written, `None` where it names no day. A two-digit year is the first such year from the
+    case number's on (`73.7.26.` of 73마656: 1973; `00.3.4.` of 99다1: 2000; `05.3.4.` of 04다123: 2005),
+    none more than `_MOST_YEARS_TO_DECIDE` after it (`99. 3. 4.` of 2000다1 is no date)."""
     if len(year) == 2:
         if len(case_year) not in (2, 4) or case_year.startswith("42"):  # 단기 numbers have no two-digit dates
             return None
-        filed = int(case_year) + (1900 if len(case_year) == 2 else 0)
+        filed = full_year(case_year)
         year_ad = filed - filed % 100 + int(year)
         year_ad += 100 if year_ad < filed else 0
+        if year_ad - filed > _MOST_YEARS_TO_DECIDE:
+            return None
     else:
         year_ad = int(year) - _DANGI if year.startswith("42") else int(year)
     try:

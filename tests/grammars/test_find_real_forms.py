@@ -39,9 +39,21 @@ def test_an_informal_name_of_the_commercial_lease_act_is_read_as_the_act() -> No
     # the title alone is prose after the citation, and a note or a declaration is no title
     ("민법 제750조(불법행위의 내용)에 따라", "민법 제750조", StatuteCitation("민법", 750)),
     ("민법 제3조(이하 ‘이 조항’) 제1항", "민법 제3조", StatuteCitation("민법", 3)),
-], ids=["title", "title-with-spaces", "title-then-a-line-break", "title-alone", "declaration"])
+    ("민법 제539조(제3자를 위한 계약) 제1항", "민법 제539조(제3자를 위한 계약) 제1항",
+     StatuteCitation("민법", 539, paragraph=1)),
+    # a review: a bracket holding a citation or a version note is no title
+    ("민법 제750조(민법 제751조 참조) 제1항", "민법 제750조", StatuteCitation("민법", 750)),
+    ("형법 제30조(2020. 1. 1. 개정) 제1항", "형법 제30조", StatuteCitation("형법", 30)),
+], ids=["title", "title-with-spaces", "title-then-a-line-break", "title-alone", "declaration", "title-with-a-digit",
+        "a-citation-in-brackets", "a-date-in-brackets"])
 def test_an_articles_title_before_its_paragraph_is_inside_the_citation(text, written, citation) -> None:
     assert found(text)[0] == (written, citation)
+
+
+def test_a_citation_or_version_note_in_brackets_is_still_read() -> None:
+    assert [w for w, _ in found("민법 제750조(민법 제751조 참조) 제1항")] == ["민법 제750조", "민법 제751조"]
+    citation = found("구 소득세법 제94조(법률 제12169호로 개정되기 전의 것) 제1항")[0][1]
+    assert citation.amendment is not None
 
 
 SUPREME = "대법원"
@@ -68,7 +80,11 @@ def test_a_later_decision_of_a_list_with_its_own_date_shares_the_court_written_f
     "대법원 2000. 2. 25. 선고 99도4305 판결이 있다. 2004. 3. 26. 선고 2003도8231 판결은",  # prose between
     "민법 제750조, 2004. 3. 26. 선고 2003도8231 판결",  # a statute before it has no court
     "(2000. 2. 25. 선고 99도4305 판결, 2004. 3. 26. 선고 2003도8231 판결)",  # no court written at all
-], ids=["prose-between", "after-a-statute", "no-court"])
+    # a review: 도 is the 대법원's, never a 지방법원's
+    "수원지방법원 2021. 5. 6. 선고 2020고단123 판결, 2004. 3. 26. 선고 2003도8231 판결로 확정",
+    "대법원 2000. 2. 25. 선고 99도4305 판결, 2004. 3. 26. 선고 2003고단8231 판결",
+], ids=["prose-between", "after-a-statute", "no-court", "supreme-code-after-a-district-court",
+        "district-code-after-the-supreme-court"])
 def test_a_dated_decision_takes_no_court_that_was_not_written_for_its_list(text) -> None:
     assert all(citation.court is None for written, citation in found(text) if written.startswith("2004"))
 
@@ -78,7 +94,10 @@ def test_a_dated_decision_takes_no_court_that_was_not_written_for_its_list(text)
     ("대판 91.3.29, 90다819", CaseCitation(CaseNumber(1990, "다", 819), SUPREME, dt.date(1991, 3, 29), "선고", "판결")),
     ("대판 00.3.4. 99다1", CaseCitation(CaseNumber(1999, "다", 1), SUPREME, dt.date(2000, 3, 4), "선고", "판결")),
     ("대판 05.3.4. 2004다1", CaseCitation(CaseNumber(2004, "다", 1), SUPREME, dt.date(2005, 3, 4), "선고", "판결")),
-], ids=["glued-대결", "comma", "into-2000", "four-digit-number"])
+    # a review: two-digit case years from 00 to 47 are of the 2000s, and so are their decisions
+    ("대판 05.3.4, 04다123", CaseCitation(CaseNumber(2004, "다", 123), SUPREME, dt.date(2005, 3, 4), "선고", "판결")),
+    ("대법원 99. 3. 4. 선고 2000다1 판결", CaseCitation(CaseNumber(2000, "다", 1), SUPREME, None, "선고", "판결")),
+], ids=["glued-대결", "comma", "into-2000", "four-digit-number", "two-digit-number-of-the-2000s", "decided-before"])
 def test_a_two_digit_year_after_a_court_takes_its_century_from_the_case_number(text, citation) -> None:
     assert found(text)[0][1] == citation
 
