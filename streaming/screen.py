@@ -7,8 +7,8 @@ runs the lenient citation finder (grammars' one definition of a citation, as `fi
 prose about to be released, in the context of what was released just before it and of the
 citation about to follow, and withholds the prose part of every citation-shaped span that is not
 exactly a verified citation. A withheld span goes out as a `CitationWithheld` with status
-`unanchored` (counted in `/metrics`; a well-constrained generation never produces one). Under `drop`,
-which shows nothing in its place, the prose on both sides of it meets, and is screened again as met.
+`unanchored` (counted in `/metrics`; a well-constrained generation never produces one). The prose on both
+sides of it then meets the marker (nothing under `drop`), and is screened again as it reads so.
 
 Holding: a citation is a citation by its number (`제766조`, `2024고단316252`, a date), so the last
 word of the prose is held while it holds a digit, until the next word, citation or the end of the
@@ -166,15 +166,28 @@ class ProseScreen:
                 span = (max(low, start) - start, min(high, start + len(pending.text)) - start)
                 if not any(a <= span[0] and span[1] <= b for a, b in withheld):
                     withheld.append(span)
-            if self._marker or len(withheld) == found_before:
+            if len(withheld) == found_before:
                 break
-            # `drop` leaves nothing where a span was: the prose on both sides meets (`형법 「가나법」 제1조 제750조`
-            # shows as `형법  제750조`), and what the reader reads then is screened too
-            gone = {start + at for low, high in withheld for at in range(low, high)}
-            origin = [at for at in range(len(window)) if at not in gone]
-            read = "".join(window[at] for at in origin)
+            # Where a span is withheld the reader reads the marker, or nothing under `drop`: the prose on both
+            # sides meets it (`형법 「가나법」 제1조 제750조` shows as `형법  제750조` under drop; `…2024도4202 판결민법
+            # 제750조`, whose glued `판결민법` hid the citation, as `[생략]민법 제750조`), and is screened as read.
+            read, origin = self._as_shown(window, [(start + low, start + high) for low, high in _merged(withheld)])
         spans = [pending.written_span(low, min(high, cut)) for low, high in _merged(withheld) if low < cut]
         return self._emit(pending.written_up_to(cut), spans)
+
+    def _as_shown(self, window: str, withheld: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
+        """`window` with the marker for each `withheld` span (sorted, apart), and each character's place in
+        `window` (a marker's: its span's start)."""
+        read: list[str] = []
+        origin: list[int] = []
+        at = 0
+        for low, high in withheld:
+            read += (window[at:low], self._marker)
+            origin += [*range(at, low), *[low] * len(self._marker)]
+            at = high
+        read.append(window[at:])
+        origin += range(at, len(window))
+        return "".join(read), origin
 
     def _emit(self, prose: str, withheld: Sequence[tuple[int, int]]) -> list[ClientEvent]:
         """Releases `prose` (the start of the pending prose, as written) but its `withheld` spans."""

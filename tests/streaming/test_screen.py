@@ -211,6 +211,16 @@ def test_strict_details_never_restate_a_withheld_citation(serve) -> None:
     assert details and not any("2024고단316252" in d or "750" in d or "9999" in d for d in details)
 
 
+@pytest.mark.parametrize("marker", [MARK, ""], ids=["strict", "drop"])
+@pytest.mark.parametrize("size", [1, 3, 1000], ids=lambda size: f"deltas-of-{size}")
+def test_a_citation_a_glued_word_hid_is_withheld_once_the_word_is(size: int, marker: str) -> None:
+    """`판결민법` is one word to the finder, so `민법 제750조` began no citation; withheld, the case citation leaves
+    the marker (or nothing) before `민법`, and a reader reads `민법 제750조` (a review of the strict screen)."""
+    prose = "근거는 대법원 2024. 7. 11. 선고 2024도4202 판결민법 제750조가 있다."
+    shown = screened(*in_deltas(prose, size), marker=marker)
+    assert find_citations(_Readable.of(shown).text) == [] and shown.endswith("가 있다."), shown
+
+
 @pytest.mark.parametrize("size", [1, 3, 1000], ids=lambda size: f"deltas-of-{size}")
 def test_under_drop_the_prose_that_meets_where_a_span_was_left_out_is_screened_too(size: int) -> None:
     """`drop` shows nothing for a withheld span, so the prose on both sides of it meets: `형법 「가나법」 제1조
