@@ -165,6 +165,7 @@ class TextEventMachine:
                 start = self._citation_start
                 events.append(CitationEnd(self.text[start:], start, len(self.text), None))
                 self._citation_start = None
+                self._prose_from = len(self.text)  # a stop string inside it does not count
         if not self.stopped and not self._cut_at_stop(events):
             self._send(ProseDelta, len(self.text), events)
         return events, "stop" if self.stopped and reason == "length" else reason

@@ -209,7 +209,10 @@ def request_models(
         seed: Seed | None = None
         # one stop string or a list of them, read as a list: a bad one is named by its place and its length
         # in characters (a union reported both of its halves, the string's limits as a list's items)
-        stop: Annotated[list[StopString], Field(max_length=4), BeforeValidator(_listed)] | None = None
+        stop: Annotated[
+            list[StopString], Field(max_length=4),
+            BeforeValidator(_listed, json_schema_input_type=StopString | list[StopString]),
+        ] | None = None
         n: Literal[1] | None = 1
         user: Annotated[str, Field(max_length=256)] | None = None
         frequency_penalty: Penalty | None = 0.0

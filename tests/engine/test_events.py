@@ -198,6 +198,18 @@ def test_a_stop_string_in_the_text_held_when_the_answer_ends_cuts_it(tiny, const
     assert "".join(e.text for e in events if isinstance(e, ProseDelta | CitationDelta)) == shown
 
 
+@pytest.mark.parametrize("text, stop", [("판례로 대법원 2024. 7.", "."), ("형법 제25", "25"), ("형법 제25", " 제")])
+def test_a_stop_string_inside_a_citation_cut_short_does_not_count(tiny, constraint, text, stop) -> None:
+    """A review: cut inside a citation, the answer searched the citation's text for a stop string at its
+    end, reported `stop` for a truncated answer, and its text was shorter than what had been sent."""
+    events, final, reason = feed_to_end(tiny, constraint, byte_tokens(tiny, text), (stop,), "length")
+    sent = "".join(e.text for e in events if isinstance(e, ProseDelta | CitationDelta))
+    if text.startswith("형법") and stop == " 제":  # before the citation opened, ` 제` was prose: honoured
+        assert (final, reason) == ("형법", "stop")
+        return
+    assert (final, reason, sent) == (text, "length", text)
+
+
 def test_of_several_stop_strings_the_earliest_in_the_text_ends_it() -> None:
     """One token completing two stop strings was cut at the one listed first (a review: `5. 선고 20` with
     stop `["20", "."]` sent `5. 선고 `)."""
