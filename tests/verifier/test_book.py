@@ -210,6 +210,10 @@ def test_a_version_older_than_one_held_rebuilds_the_act_from_the_repository(
     repo = tmp_path / "repo"
     _commit_organization_act(repo, (280375, 21212, "2026-01-01"), (280391, 21215, "2026-01-01"))
     assert import_book(database, repo).versions == 2
+    # a re-render of a version held (same MST, another commit): the rebuild inserted it twice, refused (a review)
+    rerender = _government_organization_act(280391, 21215, "2026-01-01").replace("# 정부조직법\n", "# 정부조직법 \n")
+    _commit(repo, ORGANIZATION_ACT, rerender, "법률: 정부조직법 (타법개정)")
+    assert (import_book(database, repo).versions, _count(database, VERSIONS)) == (0, 2)
     _commit_organization_act(repo, (280357, 21208, "2026-01-01"))
     pulled = import_book(database, repo)
     assert (pulled.versions, pulled.skipped) == (1, [])

@@ -8,8 +8,8 @@ and named with its commit, a bundle line likewise, an act the database refuses (
 DataError) is rolled back and named, and the rest goes on; a bundle whose compression is cut
 short stops where it breaks, the acts before it kept, and the report says so. Versions already
 held (same `commit:path` origin, or same MST) are not read again, so a re-import after the source
-moved on processes only the new versions: from a git repository, the files with a new commit, each read
-whole, as an act whose new version sorts before one held is rebuilt from its whole history.
+moved on processes only the new versions; from a git repository, an act whose new version sorts before
+one held is rebuilt from its file's whole history.
 
 Bundle line:
     {"law_id": "001706",
@@ -21,6 +21,7 @@ Bundle line:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import gzip
 import json
 import lzma
@@ -224,6 +225,24 @@ def _parsed(origin: str, data: bytes | None, change: str | None, report: BookRep
         return None
 
 
+def _versions_at(reader: _BlobReader, name: str, commits: list[tuple[str, str | None]],
+                 report: BookReport) -> dict[str, list[ActVersion]]:
+    """The versions of the file `name` at `commits`, by 법령ID (a path may hold two acts in turn)."""
+    groups: dict[str, list[ActVersion]] = defaultdict(list)
+    for commit, change in commits:
+        version = _parsed(f"{commit[:12]}:{name}", reader.read(f"{commit}:{name}"), change, report)
+        if version is not None:
+            groups[version.law_id].append(version)
+    return groups
+
+
+def _whole_history(reader: _BlobReader, name: str, commits: list[tuple[str, str | None]],
+                   law_id: str) -> list[ActVersion]:
+    """Every version of act `law_id` the file `name` held (what could not be read was reported when its
+    commit was new)."""
+    return _versions_at(reader, name, commits, BookReport()).get(law_id, [])
+
+
 def read_histories(path: Path, known: set[str], report: BookReport) -> Iterator[tuple[ActHistory, int, int | None]]:
     """(act history, units done, units in all) from any source."""
     if path.is_file() and BUNDLE_SUFFIX in path.name.lower():
@@ -235,19 +254,12 @@ def read_histories(path: Path, known: set[str], report: BookReport) -> Iterator[
         reader = _BlobReader(path)
         try:
             for done, (name, commits) in enumerate(paths.items(), start=1):
-                if all(f"{commit[:12]}:{name}" in known for commit, _ in commits):
-                    continue
-                # A file with a new commit is read whole: its history is its act's, so a version that sorts
-                # before one held (legalize-kr adding an amendment late) rebuilds the act instead of being
-                # skipped on every pull; `write_act` adds only the versions it does not hold.
-                groups: dict[str, list[ActVersion]] = defaultdict(list)
-                for commit, change in commits:
-                    origin = f"{commit[:12]}:{name}"
-                    version = _parsed(origin, reader.read(f"{commit}:{name}"), change, report)
-                    if version is not None:
-                        groups[version.law_id].append(version)
+                groups = _versions_at(reader, name, [c for c in commits if f"{c[0][:12]}:{name}" not in known], report)
                 for law_id, versions in groups.items():
-                    yield ActHistory(law_id, versions, complete=True), done, len(paths)
+                    # a version that sorts before one held (legalize-kr adding an amendment late) rebuilds the act
+                    # from the file's whole history, read then: skipped, it was skipped again on every pull
+                    whole = functools.partial(_whole_history, reader, name, commits, law_id)
+                    yield ActHistory(law_id, versions, whole=whole), done, len(paths)
         finally:
             reader.close()
         return

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -52,12 +52,14 @@ class Span:
 class ActHistory:
     """What a source brings of one act: versions (their articles included) and, for a bundle,
     spans already folded (then `versions` carry no articles). `complete`: the source holds every
-    version of the act, so the act may be rebuilt from it."""
+    version of the act, so the act may be rebuilt from it; `whole`, where it does not, reads them all."""
 
     law_id: str
     versions: list[ActVersion]
     spans: list[Span] | None = None
     complete: bool = False
+    # every version of the act the source holds, read when a rebuild needs them (a git file's history)
+    whole: Callable[[], list[ActVersion]] | None = None
 
 
 @dataclass
@@ -151,8 +153,13 @@ def write_act(connection: Connection, history: ActHistory) -> ActOutcome:
     return outcome
 
 
+def _one_per_mst(versions: Iterable[ActVersion]) -> list[ActVersion]:
+    """In promulgation order, one per MST: a later commit of the same MST re-renders it (the later kept)."""
+    return sorted({version.mst: version for version in versions}.values(), key=sort_key)
+
+
 def _write_act(connection: Connection, history: ActHistory) -> ActOutcome:
-    versions = sorted(history.versions, key=sort_key)
+    versions, complete = _one_per_mst(history.versions), history.complete
     if not versions:
         return ActOutcome(skipped="expected at least one version, got none")
     latest = versions[-1]
@@ -169,8 +176,10 @@ def _write_act(connection: Connection, history: ActHistory) -> ActOutcome:
         else None
     # A bundle brings spans folded over its whole history: an act it changes is rebuilt from it.
     rebuild = last_held is not None and (history.spans is not None or sort_key(new[0]) < last_held)
+    if rebuild and not complete and history.whole is not None:
+        versions, complete = _one_per_mst(history.whole()), True
     if rebuild:
-        if not (history.complete and held_msts <= {version.mst for version in versions}):
+        if not (complete and held_msts <= {version.mst for version in versions}):
             return ActOutcome(skipped=f"expected versions after MST {held[-1].mst} (promulgated "
                                       f"{held[-1].promulgated_on}), got MST {new[0].mst} promulgated "
                                       f"{new[0].promulgated_on}: import the act's whole history to rebuild it")
