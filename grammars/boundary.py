@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 
 # Middle dots, inside names (`국가보훈ㆍ보훈처`, `한·중 조세조약`) and dates (`10ㆍ27`): the official ㆍ (U+318D)
-# first, then what drafts write for it: ·, ‧, ・, and ᆞ (U+119E, the Hangul vowel arae-a), as text converted
-# from HWP documents has it (`남녀고용평등과 일ᆞ가정 양립 지원에 관한 법률`, a labour lawyer's blog).
-MIDDLE_DOTS = "ㆍ·‧・ᆞ"
+# first, then what drafts write for it: ·, ‧, ・, and what text converted from HWP documents has: ᆞ (U+119E, the
+# Hangul vowel arae-a: `남녀고용평등과 일ᆞ가정 양립 지원에 관한 법률`, a labour lawyer's blog) and U+2024 (the one
+# dot leader, between `2001헌가9~15` and `2004헌가5` on a lawyers' association's page).
+MIDDLE_DOTS = "ㆍ·‧・ᆞ\u2024"
 
 # Inclusive code point ranges of word characters.
 WORD_RANGES: tuple[tuple[int, int], ...] = (

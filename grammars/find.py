@@ -99,8 +99,9 @@ _TAIL = (
     rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
     rf"(?:{_GAP}(?P<amending>{AMENDING_ACT})(?={_GAP}부칙))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
     rf"{LINE_GAP.to_regex()}(?:[-–—:]{_GAP})?{SUPPLEMENT_PROVISION}"
-    # the note after the provision, where judgments often put it (`구 민법 제750조(…개정되기 전의 것)`)
-    rf"(?(note)|(?:{_GAP}(?P<note_after>{NOTE}))?)"
+    # the note after the provision, where judgments often put it (`구 민법 제750조(…개정되기 전의 것)`), after the
+    # part of it cited too (`민법 제781조 제1항 본문(2005. 3. 31. 법률 제7427호로 개정되기 전의 것)`: 헌재's)
+    rf"(?(note)|(?:(?:{_GAP}(?:본문|단서|전단|후단))?{_GAP}(?P<note_after>{NOTE}))?)"
 )
 # `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
 # bare `부칙 제3조` counts only after a statute is cited (`_kind_needed`): rules and articles of

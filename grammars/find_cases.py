@@ -45,11 +45,12 @@ _YEAR = r"(?:19|20)[0-9]{2}|42[89][0-9]"
 _SHORT_YEAR_AFTER_COURT = r"(?(court)[0-9]{2}(?=\.)|(?!))"
 
 
-def _date(year: str) -> str:
+def _date(year: str, suffix: str = "") -> str:
+    """A date, its year written as `year`; its groups are year, month and day with `suffix`."""
     return (
-        rf"(?P<year>{year})(?:{_GAP}\.{_GAP}|년{_GAP}|-)"
-        rf"(?P<month>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP}|-)"
-        rf"(?P<day>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
+        rf"(?P<year{suffix}>{year})(?:{_GAP}\.{_GAP}|년{_GAP}|-)"
+        rf"(?P<month{suffix}>[0-9]{{1,2}})(?:{_GAP}\.{_GAP}|월{_GAP}|-)"
+        rf"(?P<day{suffix}>[0-9]{{1,2}})(?:{_GAP}\.|일)?"
     )
 
 
@@ -60,18 +61,26 @@ _MOST_YEARS_TO_DECIDE = 10  # a two-digit year read this long after the case num
 _OLD_CODES = ("민상", "형상", "민항", "형항", "행상", "민재항", "민공")
 
 
-_CASE_NUMBER = (
-    rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
-    # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
-    # `…4202` running on into more digits.
-    rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|42[89][0-9]|[0-9]{{2}})"
-    # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
-    # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
-    # by the particle 가 in prose.
-    rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals((*default_codes(), *_OLD_CODES)).to_regex()})(?P=gap)"
-    # `85가합1370호`: the number's own 호 belongs to it.
-    rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?:호(?![가-힣]))?"
-)
+def _case_number(after_head: str = "") -> str:
+    """The case number pattern; `after_head`, another way the gap after the code may go (the case pattern's)."""
+    return (
+        rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
+        # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
+        # `…4202` running on into more digits.
+        rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|42[89][0-9]|[0-9]{{2}})"
+        # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
+        # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
+        # by the particle 가 in prose.
+        rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals((*default_codes(), *_OLD_CODES)).to_regex()})(?:(?P=gap){after_head})"
+        # `85가합1370호`: the number's own 호 belongs to it.
+        rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?:호(?![가-힣]))?"
+    )
+
+
+_CASE_NUMBER = _case_number()
+# After a court or a date the number is one whatever its gaps: a PDF's text spaces one side only (`대법원 2014. 7.
+# 24. 선고 2013 두16591 판결`, `… 2013두 25924 판결`, `대전가정법원 천안지원 2023드합 10744`).
+_GAP_AFTER_HEAD = rf"|(?(court){_SPACE}?|(?(date){_SPACE}?|(?!)))"
 _PANEL = Literals(PANELS).to_regex()
 _DISPOSITION = Literals(DISPOSITIONS).to_regex()
 _CASE_TAIL = (
@@ -97,8 +106,9 @@ _ROLE = r"\((?:본소|반소|본심|반심)\)"
 _BEFORE_TAIL = (rf"(?={_GAP}(?:,{_GAP})?(?:{_PANEL}|제[1-9]|"
                 rf"{_DISPOSITION}))")
 _CASE_LIST_ITEM = re.compile(
-    # `2021나79254·79261 판결`: a middle dot joins the numbers of cases decided together, as a comma does
-    rf"(?P<role_before>{_ROLE})?{_GAP}[,{MIDDLE_DOTS}]{_GAP}"
+    # `2021나79254·79261 판결`, `2003헌가5·6`: a middle dot joins the numbers of cases decided together, as a
+    # comma does; `2001헌가9~15`: a run of them
+    rf"(?P<role_before>{_ROLE})?{_GAP}(?P<separator>[,~{MIDDLE_DOTS}]){_GAP}"
     rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9]))"
     rf"(?:(?P<role_inside>{_ROLE}){_BEFORE_TAIL})?{_CASE_TAIL})(?P<role>{_ROLE})?"
 )
@@ -124,7 +134,9 @@ def _case_source() -> str:
         # so a long run of spaces costs linear time, never a backtracking blow-up.
         rf"(?:(?P<date>{_date(f'{_YEAR}|{_SHORT_YEAR_AFTER_COURT}')}){_LINE_GAP}(?:(?P<comma>,){_LINE_GAP})?"
         rf"(?:(?P<delivery>선고|자){_LINE_GAP}(?:,{_LINE_GAP})?)?)?"
-        + _CASE_NUMBER
+        + _case_number(_GAP_AFTER_HEAD)
+        # `서울고법 2021나2008550 (2022.01.11.)`: the date in brackets after the number, where none came before
+        + rf"(?(date)|(?:{_GAP}\((?P<date_after>{_date(_YEAR, '_after')})\))?)"
         + _CASE_TAIL
     )
 
@@ -238,21 +250,26 @@ def _headers(text: str, patterns: tuple[re.Pattern[str], re.Pattern[str]]) -> It
             court="헌법재판소", date=_safe_date(fields["year"], fields["month"], fields["day"]),
             delivery="선고", panel=fields["panel"], disposition="결정"), CitationForm.CASE_HEADER)
 
+# `2003헌가5·6`, `2001헌가9~15`: a bare number with more joined to it is a list too
+_JOINED = re.compile(rf"[~{MIDDLE_DOTS}][1-9]")
+
+
 def _case_list(text: str, match: re.Match[str], head: CaseCitation, form: CitationForm) -> Iterator[FoundCitation]:
     first = FoundCitation(match.span(), head, form)
     items: list[re.Match[str]] = []
     end = match.end()
     # Only a head that wrote a court or date and no disposition yet can share them with a list.
     is_head = head.disposition is None and (head.court is not None or head.date is not None
-                                             or text.startswith(("(본", "(반"), end))
+                                             or text.startswith(("(본", "(반"), end) or _JOINED.match(text, end))
     while is_head and (item := _CASE_LIST_ITEM.match(text, end)):
         items.append(item)
         end = item.end()
         if item.group("disposition"):
             break
     if items and not items[-1].group("disposition") and items[-1].group("role", "role_inside") == (None, None):
-        # unclosed: no serial alone counts
-        items = list(itertools.takewhile(lambda item: not item.group("later_serial"), items))
+        # unclosed: no serial alone counts after a comma (`2019다1234, 12면`), as none is a page after `·` or `~`
+        items = list(itertools.takewhile(
+            lambda item: not item.group("later_serial") or item.group("separator") != ",", items))
     if not items:
         yield first
         return
@@ -264,7 +281,7 @@ def _case_list(text: str, match: re.Match[str], head: CaseCitation, form: Citati
     for item in items:
         if item.group("later_serial"):
             number = replace(number, serial=int(item.group("later_serial")))
-            form = CitationForm.CASE_NUMBER_SHORTHAND
+            form = CitationForm.RANGE if item.group("separator") == "~" else CitationForm.CASE_NUMBER_SHORTHAND
         else:
             number = build_case_number(*item.group("case_year", "code", "serial", "seat"))
             form = CitationForm.LIST_CONTINUATION
@@ -279,7 +296,10 @@ def _case_citation(fields: Fields) -> CaseCitation:
         court = "대법원"
         implied_disposition, implied_delivery = SUPREME_SHORTHAND[written_court]
         disposition, delivery = disposition or implied_disposition, delivery or implied_delivery
-    date = _safe_date(fields["year"], fields["month"], fields["day"], fields["case_year"]) if fields["date"] else None
+    date = None
+    if fields["date"] or fields["date_after"]:
+        where = "" if fields["date"] else "_after"
+        date = _safe_date(fields[f"year{where}"], fields[f"month{where}"], fields[f"day{where}"], fields["case_year"])
     return build_case(
         case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
         court=court, date=date, delivery=delivery, panel=panel, disposition=disposition,
@@ -314,7 +334,8 @@ def _safe_date(year: str, month: str, day: str, case_year: str = "") -> dt.date 
 
 def _case_form(written: str, fields: Fields, citation: CaseCitation) -> CitationForm:
     court = fields["court"]
-    if fields["date"] is not None and citation.date is None:  # `1996. 2. 30.`: no date the database could check
+    dated = fields["date"] is not None or fields["date_after"] is not None
+    if dated and citation.date is None:  # `1996. 2. 30.`: no date the database could check
         return CitationForm.IMPOSSIBLE_DATE
     if citation.is_complete and citation.canonical() == written:
         return CitationForm.CANONICAL
@@ -322,7 +343,7 @@ def _case_form(written: str, fields: Fields, citation: CaseCitation) -> Citation
         return CitationForm.SUPREME_COURT_ABBREVIATION
     if court in _COURT_BY_ABBREVIATION:
         return CitationForm.COURT_ABBREVIATION
-    if court is None or fields["date"] is None:
+    if court is None or not dated:
         return CitationForm.BARE_CASE_NUMBER
     if fields["gap"]:
         return CitationForm.SPACED_CASE_NUMBER

@@ -1,6 +1,7 @@
-"""Forms of real text the finder missed in a blind batch (tests/realtext: p158-p195, labelled before the finder
-ran on them): HWP's middle dot, an article's title before its paragraph, an informal name, lists of dated
-decisions, two-digit years after a court, numbers joined by a middle dot, a bracketed tail, a 단체협약."""
+"""Forms of real text the finder missed in blind batches (tests/realtext: p158-p195 and p196-p230, labelled
+before the finder ran on them): HWP's middle dots, an article's title before its paragraph, an informal name,
+lists of dated decisions, two-digit years after a court, numbers joined by a middle dot or a tilde, a bracketed
+tail or date, a 단체협약, one-sided gaps in a number, a note's unquoted declaration, a note after 본문."""
 
 from __future__ import annotations
 
@@ -125,3 +126,52 @@ def test_a_panel_and_disposition_in_brackets_after_the_number_are_the_citations(
 
 def test_a_collective_agreement_is_no_act() -> None:
     assert found("이 사건 단체협약 제27조에 상여금 지급은") == []
+
+
+@pytest.mark.parametrize("text, written, number", [
+    ("대법원 2014. 7. 24. 선고 2013 두16591 판결", "대법원 2014. 7. 24. 선고 2013 두16591 판결",
+     CaseNumber(2013, "두", 16591)),
+    ("대법원 2015. 12. 24. 선고 2013두 25924 판결", "대법원 2015. 12. 24. 선고 2013두 25924 판결",
+     CaseNumber(2013, "두", 25924)),
+    ("대전가정법원 천안지원 2023드합 10744 이혼", "대전가정법원 천안지원 2023드합 10744",
+     CaseNumber(2023, "드합", 10744)),
+], ids=["space-before-the-code", "space-after-the-code", "after-a-court"])
+def test_a_number_spaced_on_one_side_after_a_court_or_date_is_read(text, written, number) -> None:
+    (first, citation), = found(text)
+    assert (first, citation.case_number) == (written, number)
+
+
+@pytest.mark.parametrize("text", ["2024가 1000명이 왔다", "그 해 2024가 1000원"], ids=["particle", "amount"])
+def test_a_number_spaced_on_one_side_alone_is_prose(text) -> None:
+    assert found(text) == []
+
+
+def test_numbers_joined_to_a_bare_one_by_a_middle_dot_or_a_tilde_are_a_list() -> None:
+    numbers = [(written, c.case_number) for written, c in found("2001헌가9~15\u20242004헌가5(병합), 2003헌가5·6")]
+    assert numbers == [("2001헌가9", CaseNumber(2001, "헌가", 9)), ("15", CaseNumber(2001, "헌가", 15)),
+                       ("2004헌가5", CaseNumber(2004, "헌가", 5)), ("2003헌가5", CaseNumber(2003, "헌가", 5)),
+                       ("6", CaseNumber(2003, "헌가", 6))]
+    # after a comma a lone number is a page, not a serial
+    page = "대법원 2019. 1. 2. 선고 2018다1234, 12면 참조"
+    assert [w for w, _ in found(page)] == ["대법원 2019. 1. 2. 선고 2018다1234"]
+
+
+def test_a_declaration_in_a_note_without_its_quote_marks_is_read() -> None:
+    text = ("구 도시 및 주거환경정비법( 법률 제9444호로 개정되기 전의 것, 이하 구 도시정비법 이라 한다) "
+            "제4조 제1항, 제3항은")
+    first, later = find_citations(text)
+    assert first.declares == "구 도시정비법" and first.citation.amendment is not None
+    assert (later.citation.act, later.citation.paragraph) == ("도시 및 주거환경정비법", 3)
+
+
+def test_a_note_after_the_part_of_a_provision_cited_is_the_citations() -> None:
+    text = "민법 제781조 제1항 본문(2005. 3. 31. 법률 제7427호로 개정되기 전의 것) 중 “자는 부의 성과"
+    (written, citation), = found(text)
+    assert written == "민법 제781조 제1항 본문(2005. 3. 31. 법률 제7427호로 개정되기 전의 것)"
+    assert citation.amendment is not None and citation.amendment.number == 7427
+
+
+def test_a_date_in_brackets_after_the_number_is_the_decisions() -> None:
+    assert found("서울고법 2021나2008550 (2022.01.11.)\n\n* 사건") == [
+        ("서울고법 2021나2008550 (2022.01.11.)",
+         CaseCitation(CaseNumber(2021, "나", 2008550), "서울고등법원", dt.date(2022, 1, 11)))]
