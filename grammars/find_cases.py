@@ -72,8 +72,9 @@ def _case_number(after_head: str = "") -> str:
         # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
         # by the particle 가 in prose.
         rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals((*default_codes(), *_OLD_CODES)).to_regex()})(?:(?P=gap){after_head})"
-        # `85가합1370호`: the number's own 호 belongs to it.
-        rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?:호(?![가-힣]))?"
+        # `85가합1370호`: the number's own 호 belongs to it. A unit of money glued to the serial makes it an amount
+        # (`10조4천억원`, `12조3000억`: 조 is also the 사건부호 of 즉결심판).
+        rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?![천백십만억조원])(?:호(?![가-힣]))?"
     )
 
 

@@ -175,3 +175,11 @@ def test_a_date_in_brackets_after_the_number_is_the_decisions() -> None:
     assert found("서울고법 2021나2008550 (2022.01.11.)\n\n* 사건") == [
         ("서울고법 2021나2008550 (2022.01.11.)",
          CaseCitation(CaseNumber(2021, "나", 2008550), "서울고등법원", dt.date(2022, 1, 11)))]
+
+
+@pytest.mark.parametrize("text", [
+    "예산은 10조4천억원이다", "총 12조3000억원 규모", "매출 20조 5천억 원", "2019다1234원",
+], ids=["trillions", "trillions-in-digits", "spaced", "won"])
+def test_an_amount_of_money_is_no_case_number(text) -> None:
+    """조 is the 사건부호 of 즉결심판 and the unit of a trillion: `10조4천억원` read as the case 2010조4."""
+    assert found(text) == []
