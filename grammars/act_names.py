@@ -43,7 +43,7 @@ SHAPE_HEAD = re.compile(
     # A name starts with a syllable, or a date such as `10ㆍ27`, and holds no other digits (`제4조·민법` is
     # no name); two syllables ending in 법 are the lexicon's (`민법`) or words (`방법`).
     rf"{NOT_AFTER_WORD}(?P<name>(?:[0-9]{{1,4}}[{MIDDLE_DOTS}])*"
-    rf"(?:[가-힣][가-힣{MIDDLE_DOTS}]*[가-힣](?:{'|'.join(ACT_ENDINGS)})|[가-힣{MIDDLE_DOTS}]*법률))"
+    rf"(?:[가-힣][가-힣{MIDDLE_DOTS}]*[가-힣](?:{'|'.join(ACT_ENDINGS)})|(?:[가-힣][가-힣{MIDDLE_DOTS}]*)?법률))"
     rf"(?:{_SPACE}?(?P<decree>시행령|시행규칙))?"
     # an article (`제3조`, `3조`, `- 제3조`), a note's parenthesis or a 부칙 follows, or the 부칙 of an amending
     # act (`한국산업은행법 전부개정법률 부칙`)
@@ -55,7 +55,7 @@ _SUPPLEMENT_NEXT = re.compile(rf"{_SPACE}*부칙")
 # Words ending like a law that are not one, or that name no act without the words before them.
 _NOT_ACTS = frozenset("""
 법 방법 불법 위법 적법 합법 편법 입법 사법 공법 문법 수법 기법 용법 해법 비법 무법 어법 필법 상법칙 법칙 구법 신법 본법 현행법 모법 국내법 외국법
-일반법 동법 이법 전법 당해법 해당법 위법령 관계법 관계법령 법령 관련법 명령 대통령 연령 요령 훈령 발령 대령 구령 지령 사령 수령 망령 영령 정령 시행령
+일반법 동법 동법률 같은법률 이법 전법 당해법 해당법 위법령 관계법 관계법령 법령 관련법 명령 대통령 연령 요령 훈령 발령 대령 구령 지령 사령 수령 망령 영령 정령 시행령
 동령 본령 같은령 규칙 시행규칙 취업규칙 사내규칙 내부규칙 회사규칙 같은규칙 동규칙 본규칙 세칙 규정 관련규정 위규정 같은규정 동규정 내부규정 사내규정 본규정
 해당규정 관계규정 이규정 그규정 각규정 정관규정 단체협약 노동협약 임금협약
 """.split())  # noqa: SIM905  a word list reads best as words
@@ -130,6 +130,9 @@ def head_of(text: str, match: re.Match[str], known: KnownNames) -> ActHead | Non
     if amended is not None:
         word = amended["amended"]
     spelled = official_dots(f"{word} {decree}" if decree else _spaced_decree(word))
+    act, _, kind = spelled.rpartition(" ")
+    if kind in ("시행령", "시행규칙") and (parent := known.name(act)) is not None:
+        spelled = f"{parent} {kind}"  # `국가를당사자로하는계약에관한법률시행령`: the decree of a known act, as it spells it
     # The longest run of preceding words that, with the head, is a known name: none longer than the
     # longest run that ends a name (folded, a run is its words' folds run together), none at all where
     # the head alone ends none. Most heads are known names with a word of prose before them: the words

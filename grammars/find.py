@@ -99,9 +99,9 @@ _TAIL = (
     rf"(?:{_GAP}(?P<note>{NOTE}))?(?:{_GAP}(?P<declaration>{_DECLARATION}))?"
     rf"(?:{_GAP}(?P<amending>{AMENDING_ACT})(?={_GAP}부칙))?(?:{_GAP}(?P<supplement>{SUPPLEMENT}))?"
     rf"{LINE_GAP.to_regex()}(?:[-–—:]{_GAP})?{SUPPLEMENT_PROVISION}"
-    # the note after the provision, where judgments often put it (`구 민법 제750조(…개정되기 전의 것)`), after the
-    # part of it cited too (`민법 제781조 제1항 본문(2005. 3. 31. 법률 제7427호로 개정되기 전의 것)`: 헌재's)
-    rf"(?(note)|(?:(?:{_GAP}(?:본문|단서|전단|후단))?{_GAP}(?P<note_after>{NOTE}))?)"
+    # the note after the provision, where judgments often put it (`구 민법 제750조(…개정되기 전의 것)`); not after
+    # the part of it cited (`제1항 본문(… 개정되기 전의 것)`): a citation has no part, and a rewrite would drop it
+    rf"(?(note)|(?:{_GAP}(?P<note_after>{NOTE}))?)"
 )
 # `법률 제7428호 부칙 제2조`, `부칙(2005. 5. 26.) 제3항`, `부칙 제3조`: a 부칙 whose act the text leaves out. A
 # bare `부칙 제3조` counts only after a statute is cited (`_kind_needed`): rules and articles of
@@ -129,7 +129,9 @@ def _statute_pattern(names: Iterable[str]) -> str:
         rf"|(?:{NOT_AFTER_WORD}|(?<=[0-9][조항호]))(?:(?P<act>{first_characters(names)}{lenient_names(names)})"
         # `같은 법 시행령`, `동법 시행규칙`: the decree or rule of the act cited before; `법 시행규칙`: of the act
         # declared `법` (`여객자동차운수사업법(이하 ‘법’이라 한다)`), or of a decree's own 법률.
-        rf"|{first_characters(others)}(?:(?P<decree_of>같은{_SPACE}?법|동법|법){_GAP}(?P<decree_kind>시행령|시행규칙)"
+        # (`동법률 시행규칙`, as a 조달청 notice writes it, is `동법 시행규칙`)
+        rf"|{first_characters(others)}(?:(?P<decree_of>같은{_SPACE}?법(?:률)?|동법(?:률)?|법){_GAP}"
+        rf"(?P<decree_kind>시행령|시행규칙)"
         # `같은 영`, `동령`, `같은 규칙`: only right before `제N조`, so `같은 영역`, `같은 규칙적인`, `동령리`
         # stay prose.
         rf"|(?P<same_decree>같은{_SPACE}?(?:시행령|시행규칙|영|규칙)|동령|동{_SPACE}?시행령)"
@@ -326,7 +328,7 @@ class CitationFinder:
         same_decree = fields.pop("same_decree")
         former = fields.pop("former") is not None
         if decree_of:  # spelled as the back-reference is (`같은법 시행령` too)
-            reference = decree_of if decree_of in ("동법", "법") else "같은 법"
+            reference = "법" if decree_of == "법" else "동법" if decree_of.startswith("동") else "같은 법"
             fields["back_reference"] = f"{reference} {decree_kind}"
         if same_decree:
             fields["back_reference"] = _SAME_DECREE_BY_FOLD[fold_name(same_decree)]

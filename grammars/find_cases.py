@@ -67,21 +67,26 @@ def _case_number(after_head: str = "") -> str:
         rf"(?:\({_GAP}(?P<seat>{Literals(OUT_OF_SEAT_PREFIXES).to_regex()}){_GAP}\){_GAP})?"
         # Blocks `12024도…` (a longer number is not a year), `1500도` (not a year of the courts) and
         # `…4202` running on into more digits.
-        rf"(?<![0-9])(?P<case_year>(?:19|20)[0-9]{{2}}|42[89][0-9]|[0-9]{{2}})"
+        rf"(?<![0-9])(?P<case_year>(?P<long_year>(?:19|20)[0-9]{{2}}|42[89][0-9])|[0-9]{{2}})"
         # The same gap on both sides of the code: `2024 도 4202` is a spaced number and
         # `2025-구단-10915` the 국세법령정보시스템 style, while `2024가 1000` is a number followed
         # by the particle 가 in prose.
         rf"(?P<gap>{_SPACE}?|-)(?P<code>{Literals((*default_codes(), *_OLD_CODES)).to_regex()})(?:(?P=gap){after_head})"
-        # `85가합1370호`: the number's own 호 belongs to it. A unit of money glued to the serial makes it an amount
-        # (`10조4천억원`, `12조3000억`: 조 is also the 사건부호 of 즉결심판).
-        rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9])(?![천백십만억조원])(?:호(?![가-힣]))?"
+        # `85가합1370호`: the number's own 호 belongs to it.
+        rf"(?P<serial>[1-9][0-9]{{0,6}})(?![0-9]){_NOT_A_COUNT}(?:호(?![가-힣]))?"
     )
 
 
+# A unit glued to a serial makes it an amount or a count (`10조4천억원`, `12조3000억`: 조 is also the 사건부호 of
+# 즉결심판; `2023나 12명`, `2023가 1심`, `2019다1234·5건`, `~5개월`), never a case number.
+_NOT_A_COUNT = "(?![천백십만억조원심명건개회년월일차번세층])"
+
+
 _CASE_NUMBER = _case_number()
-# After a court or a date the number is one whatever its gaps: a PDF's text spaces one side only (`대법원 2014. 7.
-# 24. 선고 2013 두16591 판결`, `… 2013두 25924 판결`, `대전가정법원 천안지원 2023드합 10744`).
-_GAP_AFTER_HEAD = rf"|(?(court){_SPACE}?|(?(date){_SPACE}?|(?!)))"
+# After a court, or 선고/자, a number of a four-digit year is one whatever its gaps: a PDF's text spaces one side only
+# (`대법원 2014. 7. 24. 선고 2013 두16591 판결`, `… 2013두 25924 판결`, `대전가정법원 천안지원 2023드합 10744`).
+# After a bare date it is not: `2024. 3. 4. 12가 3456 승용차` is a car's plate.
+_GAP_AFTER_HEAD = rf"|(?(long_year)(?(court){_SPACE}?|(?(delivery){_SPACE}?|(?!)))|(?!))"
 _PANEL = Literals(PANELS).to_regex()
 _DISPOSITION = Literals(DISPOSITIONS).to_regex()
 _CASE_TAIL = (
@@ -110,7 +115,7 @@ _CASE_LIST_ITEM = re.compile(
     # `2021나79254·79261 판결`, `2003헌가5·6`: a middle dot joins the numbers of cases decided together, as a
     # comma does; `2001헌가9~15`: a run of them
     rf"(?P<role_before>{_ROLE})?{_GAP}(?P<separator>[,~{MIDDLE_DOTS}]){_GAP}"
-    rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9]))"
+    rf"(?P<listed>(?:{_CASE_NUMBER}|(?P<later_serial>[1-9][0-9]{{0,6}})(?![0-9.]){_NOT_A_COUNT})"
     rf"(?:(?P<role_inside>{_ROLE}){_BEFORE_TAIL})?{_CASE_TAIL})(?P<role>{_ROLE})?"
 )
 
@@ -202,12 +207,14 @@ _LIST_SEPARATOR = re.compile(rf"{_GAP},{_LINE_GAP}")
 # written in a list of the 대법원's names its own court, and the other way round.
 _SUPREME_CODES = frozenset(code.code for code in SUPREME_COURT_CODES
                            if any(word in code.description for word in ("상고", "재항고", "특별항고")))
+# Elections and 기관소송 are heard first by the 대법원 or a 고등법원 alike (수, 주, 추, …)
+_EITHER_CODES = frozenset(code.code for code in SUPREME_COURT_CODES if code.category == "선거특별")
 
 
 def _decides(court: str, code: str) -> bool:
     if court == "헌법재판소" or code.startswith("헌"):
         return court == "헌법재판소" and code.startswith("헌")
-    return (code in _SUPREME_CODES) == (court == "대법원")
+    return code in _EITHER_CODES or (code in _SUPREME_CODES) == (court == "대법원")
 
 
 def _dated_list_item(item: CaseCitation, before: FoundCitation) -> CaseCitation | None:
@@ -281,6 +288,8 @@ def _case_list(text: str, match: re.Match[str], head: CaseCitation, form: Citati
     number = head.case_number
     for item in items:
         if item.group("later_serial"):
+            if item.group("separator") == "~" and int(item.group("later_serial")) <= number.serial:
+                break  # a run ends above where it starts (`2019다1234~5` is no run: a count follows, or a typo)
             number = replace(number, serial=int(item.group("later_serial")))
             form = CitationForm.RANGE if item.group("separator") == "~" else CitationForm.CASE_NUMBER_SHORTHAND
         else:
@@ -301,6 +310,8 @@ def _case_citation(fields: Fields) -> CaseCitation:
     if fields["date"] or fields["date_after"]:
         where = "" if fields["date"] else "_after"
         date = _safe_date(fields[f"year{where}"], fields[f"month{where}"], fields[f"day{where}"], fields["case_year"])
+        if where and date is not None and date.year < full_year(fields["case_year"]):
+            date = None  # a date in brackets before the case was filed is no decision's (a posting's, a hearing's)
     return build_case(
         case_year=fields["case_year"], code=fields["code"], serial=fields["serial"], seat=fields["seat"],
         court=court, date=date, delivery=delivery, panel=panel, disposition=disposition,

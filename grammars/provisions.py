@@ -42,9 +42,13 @@ LOWER_LEVELS = (
 # citation at all, never `제5조`, another article. `민법 750조` leaves out 제 (`je` says whether it was written).
 # `형법 제269조(낙태) 제1항`: the article's title, written between it and the paragraph or item cited, is inside
 # the citation; only then (after `민법 제750조(불법행위의 내용)` the citation ends at 조). A bracket holding a
-# provision, a date or a version note is none (`제750조(민법 제751조 참조) 제1항`, `(2010. 4. 15. 개정된 것)`,
+# provision, a date, a version note or a case is none (`제750조(민법 제751조 참조) 제1항`, `(2010. 4. 15. 개정된 것)`,
 # `(법률 제12169호로 개정되기 전의 것)`), nor a declaration (`(이하 ‘법’이라 한다)`); `(제3자를 위한 계약)` is one.
-_NOT_A_TITLE = rf"(?![^()\n]*(?:제{_GAP}[0-9]+{_GAP}[조항호]|[0-9]{_GAP}\.|개정|전의{_GAP}것|이하{_SPACE}))"
+_NOT_A_TITLE = (
+    rf"(?![^()\n]*(?:제{_GAP}[0-9]+{_GAP}[조항호]|[0-9]{_GAP}\.|개정{_GAP}되|개정된|전의{_GAP}것|이하{_SPACE}"
+    # nor a case (`(대법원 91다8018 판결 참조)`, `(대판 2019다1234)`); `(다른 법률의 개정)`, `(미공개정보 …)` are titles
+    rf"|판결|결정|법원|대판|대결|헌재|[0-9]{{2}}{_GAP}[가-힣]{{1,3}}{_GAP}[0-9]))"
+)
 _TITLE_BEFORE_LOWER = (
     rf"(?:{_GAP}\({_NOT_A_TITLE}[^()\n]{{1,60}}\)"
     rf"(?={_LINE_GAP}(?:제{_GAP})?[1-9][0-9]{{0,2}}{_GAP}[항호]))?"

@@ -59,10 +59,11 @@ _CLAUSE = (
 _EARLIER = r"되고,?" + _S
 _LAST = rf"(?:되어{_S}(?P<effective>{_DATE}){_S}시행되기{_S}전의{_S}것|(?P<before>되기{_S}전의{_S}것)|된{_S}것)"
 # `, 이하 같다`, `, 이하 "구법"이라 한다`, `, 다음부터 ‘폭력행위처벌법’이라 한다`, and without the quote marks a
-# PDF's text may lose (`, 이하 구 도시정비법 이라 한다`: a paper's copy of a judgment).
+# PDF's text may lose (`, 이하 구 도시정비법 이라 한다`: a paper's copy of a judgment), a short name ending as a law's.
 _DECLARATION = (
     rf",{_S}(?:이하|다음부터){_S}(?:같다|(?:{_QUOTE}(?P<declared>[^'\"‘’“”()\n]{{1,30}}){_QUOTE}"
-    rf"|(?P<declared_bare>[^'\"‘’“”()\n,]{{1,30}}?)){_S}(?:이?라고|이?라){_S}(?:한다|함))"
+    rf"|(?:이를{_S})?(?P<declared_bare>[가-힣][가-힣 ]{{0,14}}(?:법|령|규칙|규정)))"
+    rf"{_S}(?:이?라고|이?라){_S}(?:한다|함))"
 )
 
 

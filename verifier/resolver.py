@@ -170,6 +170,7 @@ class DocumentResolver:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
         otherwise than its canonical form also lists that rewrite, named by how it was written."""
         spans = []
+        self._text = None  # read from its start, even if it was read before
         for found in self.finder.find(text, True, within=self.own_act):
             span = self.resolve_found(text, found)
             written, canonical = text[found.span[0]:found.span[1]], span.resolution.canonical
@@ -183,7 +184,9 @@ class DocumentResolver:
         """Resolve `found`, the next citation of `text` in text order (a text other than the last one's is
         read from its start), with what the text since the citation before says: short names it declares,
         asides in parentheses it opens and closes, an article or act it writes without a provision."""
-        if text is not self._text:  # one object per text: a batch hands the same one for its citations
+        # one object per text (a batch hands the same one for its citations), read from its start again where a
+        # citation comes before the last one read
+        if text is not self._text or found.span[0] < self._end:
             # another text (a .docx's next part): its asides are its own, the last citation before it outside them
             self._text, self._end, self._depth = text, 0, 0
             self._by_depth = {} if self._last is None else {0: (self._last, self._last_doubts)}

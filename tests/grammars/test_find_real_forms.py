@@ -164,11 +164,10 @@ def test_a_declaration_in_a_note_without_its_quote_marks_is_read() -> None:
     assert (later.citation.act, later.citation.paragraph) == ("도시 및 주거환경정비법", 3)
 
 
-def test_a_note_after_the_part_of_a_provision_cited_is_the_citations() -> None:
+def test_a_note_after_the_part_of_a_provision_cited_is_left_with_the_part() -> None:
+    """A citation has no part (본문, 단서): read with its note, a rewrite dropped 단서 from the text (a review)."""
     text = "민법 제781조 제1항 본문(2005. 3. 31. 법률 제7427호로 개정되기 전의 것) 중 “자는 부의 성과"
-    (written, citation), = found(text)
-    assert written == "민법 제781조 제1항 본문(2005. 3. 31. 법률 제7427호로 개정되기 전의 것)"
-    assert citation.amendment is not None and citation.amendment.number == 7427
+    assert [w for w, _ in found(text)] == ["민법 제781조 제1항"]
 
 
 def test_a_date_in_brackets_after_the_number_is_the_decisions() -> None:
@@ -183,3 +182,68 @@ def test_a_date_in_brackets_after_the_number_is_the_decisions() -> None:
 def test_an_amount_of_money_is_no_case_number(text) -> None:
     """조 is the 사건부호 of 즉결심판 and the unit of a trillion: `10조4천억원` read as the case 2010조4."""
     assert found(text) == []
+
+
+@pytest.mark.parametrize("text, reading", [
+    ("조달사업에 관한 법률 시행령 제15조 제5항 및 동법률시행규칙 제10조", "동법 시행규칙"),
+    ("국가재정법 제3조, 같은 법률 시행령 제3조", "같은 법 시행령"),
+], ids=["동법률", "같은 법률"])
+def test_the_same_law_written_법률_is_the_back_reference(text, reading) -> None:
+    """`동법률 시행규칙` (a 조달청 notice) was read as an act named 동법률 by its shape."""
+    assert found(text)[-1][1].back_reference == reading
+
+
+@pytest.mark.parametrize("text", [
+    "피고인은 2024. 3. 4. 12가 3456 승용차를 운전하였다",  # a car's plate after a date
+    "피고인은 1992. 3. 19. 91다 8018 차량을 운전하였다",
+    "2024. 3. 4. 2023나 12명이 참석하였다",
+    "2019다1234~5개월 동안", "2019다1234·5건의 소송", "2020다1234~2022년", "2024가합100~200만원을 청구",
+    "서울중앙지방법원 2019가합1234 ~ 2020. 3. 4.까지 계속", "2001헌가15~9",
+], ids=["plate", "plate-two-digit-year", "count", "months", "cases", "years", "money", "until-a-date", "descending"])
+def test_counts_plates_and_amounts_beside_numbers_are_no_citations(text) -> None:
+    """A review of the one-sided gaps and the joined numbers: each read a count, a plate or a year as a case."""
+    numbers = [str(c.case_number) for _, c in found(text) if isinstance(c, CaseCitation)]
+    assert numbers in ([], ["2019다1234"], ["2020다1234"], ["2019가합1234"], ["2024가합100"], ["2001헌가15"]), numbers
+
+
+def test_a_court_and_a_one_sided_gap_still_need_a_serial_that_is_no_count() -> None:
+    assert [str(c.case_number) for _, c in found("서울중앙지방법원 2023가 1심 판결")] == []
+
+
+def test_the_supreme_courts_own_first_instance_cases_share_its_court_in_a_list() -> None:
+    text = "대법원 2016. 11. 24. 선고 2016수64 판결, 2017. 2. 3. 선고 2016수12 판결"
+    assert found(text)[1][1].court == "대법원"
+
+
+@pytest.mark.parametrize("text, written", [
+    ("구 자본시장과 금융투자업에 관한 법률 제174조(미공개정보 이용행위의 금지) 제1항",
+     "구 자본시장과 금융투자업에 관한 법률 제174조(미공개정보 이용행위의 금지) 제1항"),
+    ("금융소비자 보호에 관한 법률 시행령 제30조(약관의 개정 등) 제2항",
+     "금융소비자 보호에 관한 법률 시행령 제30조(약관의 개정 등) 제2항"),
+], ids=["공개정보", "개정-in-a-title"])
+def test_titles_holding_개정_as_a_word_are_titles(text, written) -> None:
+    assert found(text)[0][0] == written
+
+
+def test_a_case_in_brackets_after_an_article_is_a_citation_of_its_own() -> None:
+    assert [w for w, _ in found("근로기준법 제23조(대법원 91다8018 판결 참조) 제1항에 따라")] == [
+        "근로기준법 제23조", "대법원 91다8018 판결"]
+
+
+@pytest.mark.parametrize("declaration, declared", [
+    ("이하 이를 구 도시정비법이라 한다", "구 도시정비법"), ("이하 라 한다", None), ("이하 이라 한다", None),
+    ("이하 이 사건 조항의 적용에 있어서는 같은 법이라 한다", None),
+], ids=["이를", "empty", "a-particle", "a-clause"])
+def test_an_unquoted_declaration_is_a_short_name_ending_as_a_laws(declaration, declared) -> None:
+    text = f"구 도시 및 주거환경정비법(법률 제9444호로 개정되기 전의 것, {declaration}) 제4조 제1항"
+    declares = [f.declares for f in find_citations(text)]
+    assert declares == [declared] if declared else declares == [], declares  # no note read: no citation
+
+
+def test_a_date_in_brackets_before_the_cases_year_is_no_date() -> None:
+    assert found("서울고법 2021나2008550 (2019.01.11.)")[0][1].date is None
+
+
+def test_a_decree_glued_to_a_known_act_written_without_spaces_is_read_as_the_act_spells_it() -> None:
+    text = "가. 국가를당사자로하는계약에관한법률시행령 제95조"
+    assert found(text)[0][1] == StatuteCitation("국가를 당사자로 하는 계약에 관한 법률 시행령", 95)

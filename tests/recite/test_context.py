@@ -32,3 +32,12 @@ def test_each_stream_of_a_document_is_read_from_its_start(shipped_database_url: 
     second = "같은 조 제2항에 따라"
     outcomes = recited(shipped_database_url, first, second)
     assert outcomes[-1][:2] == ("같은 조 제2항", "근로기준법 제24조 제2항"), outcomes
+
+
+def test_a_text_read_again_is_read_from_its_start(shipped_database_url: str) -> None:
+    """A review: the same string object as a second stream resumed where the first ended, so the text before
+    its first citation was never read (`제26조 … 같은 조 제2항` resolved past `제26조`); an equal copy did not."""
+    text = "제26조에 정한 바와 같이 같은 조 제2항에 따라 「근로기준법」 제23조제1항을 본다."
+    copy = "".join(list(text))
+    assert copy is not text
+    assert recited(shipped_database_url, text, text) == recited(shipped_database_url, text, copy)
