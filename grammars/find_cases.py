@@ -221,7 +221,7 @@ def _dated_list_item(item: CaseCitation, before: FoundCitation) -> CaseCitation 
     """`item` of the court `before` was of; None where that court does not decide its 사건부호 (`수원지방법원 …
     2020고단123 판결, 2022. 1. 7. 선고 2021도999 판결로 확정`: 도 is the 대법원's)."""
     shared = cast(CaseCitation, before.citation)
-    if shared.court is None or not _decides(shared.court, item.case_number.code):
+    if not _decides(cast(str, shared.court), item.case_number.code):  # `before` always has a court
         return None
     if before.form is CitationForm.SUPREME_COURT_ABBREVIATION:
         item = replace(item, disposition=item.disposition or shared.disposition,

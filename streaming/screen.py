@@ -276,8 +276,8 @@ class _Readable:
 def _joins(written: str, run: list[int], char: str) -> bool:
     """Whether NFC reads `char` together with the visible characters at `run` in `written`: a combining
     mark (which it may reorder), or a character that composes with them (a jamo after a syllable or jamo)."""
-    if char.isascii() or "\uac00" <= char <= "\ud7a3" or "\u4e00" <= char <= "\u9fff":
-        return False  # ASCII, Hangul syllables and CJK ideographs never compose with what is before them
+    if _AS_WRITTEN.fullmatch(char):
+        return False  # none composes with what is before it (tests/streaming/test_screen.py checks them all)
     if unicodedata.combining(char):
         return True
     before = "".join(written[at] for at in run)
