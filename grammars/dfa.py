@@ -302,6 +302,16 @@ class ByteNFA:
                 return self.node_step(node, byte)
         return union([self.node_step(node, byte) for node in nodes])
 
+    def inside_literal(self, node: Node) -> tuple[LiteralLeaf, int, int] | None:
+        """A literal node strictly inside a word: its leaf, first word and depth (what the C token walk
+        starts from, grammars.literal_walk); None for any other node."""
+        if node[0] == FINAL:
+            return None
+        leaf = self._leaves[node[0]]
+        if isinstance(leaf, RegexLeaf) or len(leaf.words[node[1]]) == node[2]:
+            return None
+        return leaf, node[1], node[2]
+
     def final_chars(self, tag: object) -> frozenset[bytes]:
         """Every last character (UTF-8) a string of root `tag` can end with (a superset); where a regex
         leaf ends, its last byte alone (its characters are not followed back)."""
@@ -381,6 +391,8 @@ class Automaton(Protocol):
     def divergence_between(self, state: int, other: int) -> frozenset[int] | None: ...
     def between_characters(self) -> tuple[int, ...]: ...
     def byte_walk(self) -> ByteWalk: ...
+    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None: ...
+    def literal_nodes(self, node: Node) -> StateNodes: ...
 
 
 class ByteWalker:
@@ -415,6 +427,15 @@ class ByteWalker:
     def byte_walk(self) -> ByteWalk:
         """Token walks over states (an automaton whose states are all made already)."""
         return ByteWalk(int, self.step, self.live_bytes, int, DEAD)
+
+    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None:
+        """Where a state is one literal node strictly inside a word: the leaf, first word and depth, for the
+        C token walk (grammars.literal_walk); None for any other state, and in an automaton made already."""
+        return None
+
+    def literal_nodes(self, node: Node) -> StateNodes:
+        """The node set (a position of `byte_walk`) of a lone literal node strictly inside a word."""
+        raise NotImplementedError
 
 
 class LazyDFA(ByteWalker):
@@ -541,6 +562,13 @@ class ExprDFA(LazyDFA):
         # recorded as `step` would record them: the nodes reached are the state it interns
         transitions, intern = self._next, self.intern
         return [(byte, transitions.setdefault(state << 8 | byte, intern(reached))) for byte, reached in found]
+
+    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None:
+        nodes = self.sets[state]
+        return self.nfa.inside_literal(nodes[0]) if type(nodes) is tuple else None  # a lone node is a 1-tuple
+
+    def literal_nodes(self, node: Node) -> StateNodes:
+        return (node,)
 
     def _nodes_accept(self, nodes: StateNodes) -> bool:
         return (FINAL, 0) in nodes

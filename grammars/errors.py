@@ -6,6 +6,8 @@
     ├── TokenizerError           a tokenizer without a byte mapping, or a vocabulary/model mismatch
     ├── IncompleteCitationError  canonical() asked of a citation that lacks a required field
     └── IndexBuildError          a whole build in a child process ended without storing its index (killed)
+    NativeBuildError             a C source the machine's compiler could not build (callers take their
+                                 Python or torch path; never raised past them)
 
 Expected outcomes (a citation that does not parse, a token the automaton rejects) are values,
 not exceptions: `parse_citation` returns None, `TokenIndex.advance` returns DEAD.
@@ -36,3 +38,8 @@ class IncompleteCitationError(GrammarError):
 
 class IndexBuildError(GrammarError):
     pass
+
+
+class NativeBuildError(Exception):
+    """A C source could not be compiled or loaded (grammars.native); the message names the compiler, the
+    source and why. Not a GrammarError: no grammar is wrong, the machine lacks a working compiler."""

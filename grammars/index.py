@@ -34,12 +34,14 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
+from grammars.literal_walk import literal_walker
 from grammars.rejections import BISECT_RATIO, Rejections, digit_chain
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
     from grammars.cache import StoredMasks
+    from grammars.literals import LiteralLeaf
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +49,9 @@ FINISHED = -2  # the state after EOS: only EOS again is allowed
 _PROGRESS_EVERY = 50_000  # a whole build says how many states it has made, every this many
 UNWALKED = -3  # in a base free state's next-state table: the token was not walked yet
 _MAX_WALKS_PER_STATE = 4096
+# A next state at or below this in a row the C walk found is UNSETTLED - i: the literal node of its i-th token
+# (`StateMasks.unsettled`), made a state only when `advance` takes that token
+UNSETTLED = -16
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
 # A constrained row with at least word_count / _DENSE_SHARE words is kept whole: at most 2.7x the sparse
@@ -69,6 +74,7 @@ class StateMasks:
         "next_tokens",
         "packed",
         "unconstrained",
+        "unsettled",
         "walks",
     )
 
@@ -89,6 +95,8 @@ class StateMasks:
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
+        # found by the C walk: the leaf, first words and depths of the literal nodes its UNSETTLED codes stand for
+        self.unsettled: tuple[LiteralLeaf, np.ndarray, np.ndarray] | None = None
         self.unconstrained = free and packed is not None and not len(packed[0])
 
 
@@ -113,6 +121,8 @@ class TokenIndex:
         self._next_states = array.array("i")
         self._next_start = array.array("q")
         self._next_count = array.array("i")
+        self._codes = _NO_IDS  # UNSETTLED - i for every token i, made by the first C walk
+        self._byte_walk = automaton.byte_walk()
         self.complete = False  # every reachable state computed (build_all ran to the end)
         self.stored: StoredMasks | None = None  # masks from the disk cache, materialised per state on first use
         self._attach_vocabulary(vocabulary)
@@ -218,7 +228,10 @@ class TokenIndex:
             table = masks.next
             if table is None:
                 table = masks.next = dict(zip(masks.next_tokens.tolist(), masks.next_states.tolist(), strict=True))
-            return table.get(token_id, DEAD)
+            found = table.get(token_id, DEAD)
+            if found <= UNSETTLED:
+                found = table[token_id] = self._settle(masks, found)
+            return found
         token = self._tokens[token_id] if 0 <= token_id < len(self._tokens) else None
         if token is None:
             return DEAD
@@ -324,7 +337,7 @@ class TokenIndex:
         self._next_tokens.frombytes(rows.token.astype(np.int32).tobytes())
         self._next_states.frombytes(rows.target.astype(np.int32).tobytes())
         for state in rows.unfinished.tolist():
-            self._compute(state)
+            self._compute(state, settled=True)
 
     def _fill_base_next(self, base: int) -> None:
         """A base free state's next state for every text token, by one walk over the whole trie
@@ -352,27 +365,30 @@ class TokenIndex:
         self._next_start.extend(array.array("q", [-1]) * grow)
         self._next_count.extend(array.array("i", [0]) * grow)
 
-    def _compute(self, state: int) -> StateMasks | None:
-        """Compute a state if it is new: a free state's StateMasks (returned), or a constrained state's
-        tokens into the flat arrays (None returned until `masks` makes its StateMasks)."""
+    def _compute(self, state: int, settled: bool = False) -> StateMasks | None:
+        """Compute a state if it is new: a free state's StateMasks (returned), a state inside a literal word
+        by the C walk (returned, with UNSETTLED next states), or another constrained state's tokens into the
+        flat arrays (None returned until `masks` makes its StateMasks). `settled`: a constrained state's
+        row in the flat arrays, every next state made (a whole build stores states only)."""
         if state >= len(self._states):
             self._grow()
         masks = self._states[state]
         if masks is None and self.stored is not None:
             masks = self._states[state] = self.stored.masks(state)
-        if masks is None:
-            if self.automaton.flags(state) & FREE:
-                masks = self._states[state] = self._free_masks(state)
-            elif self._next_start[state] < 0:
-                allowed, nexts = self._constrained_walk(state)
-                if len(allowed) > 1:  # most states allow one token; a token is met once (by its bytes)
-                    pairs = sorted(zip(allowed, nexts, strict=True))
-                    allowed, nexts = [token for token, _ in pairs], [target for _, target in pairs]
-                start = len(self._next_tokens)
-                self._next_tokens.extend(allowed)
-                self._next_states.extend(nexts)
-                self._next_count[state] = len(allowed)
-                self._next_start[state] = start  # last: a reader that finds it finds the tokens stored
+        if masks is not None and not (settled and masks.unsettled is not None):
+            return masks
+        if self.automaton.flags(state) & FREE:
+            masks = self._states[state] = self._free_masks(state)
+        elif self._next_start[state] < 0:
+            if masks is None and not settled and (masks := self._literal_masks(state)) is not None:
+                self._states[state] = masks
+                return masks
+            tokens, targets = self._constrained_walk(state)
+            start = len(self._next_tokens)
+            self._next_tokens.frombytes(tokens.tobytes())
+            self._next_states.frombytes(targets.tobytes())
+            self._next_count[state] = len(tokens)
+            self._next_start[state] = start  # last: a reader that finds it finds the tokens stored
         return masks
 
     def constrained_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -388,14 +404,73 @@ class TokenIndex:
         states = np.frombuffer(self._next_states, dtype=np.int32)[picked]
         return counts, tokens, states
 
-    def _constrained_walk(self, state: int) -> tuple[list[int], list[int]]:
-        """The tokens allowed from a constrained state and the state each one leads to (unsorted): the
-        vocabulary's trie walked along the automaton's live bytes (`byte_walk`: over node sets, a state
-        made only where a token ends). Most states inside a name have one live byte while a trie node
-        after a Hangul lead byte has dozens of edges: a lone live byte's edge is found by bisection
-        (edges are sorted by byte) and followed at once, without queueing; several live bytes are
-        looked up by bisection too where edges outnumber them, else scanned."""
-        trie, (start, step_once, live_bytes, settle, dead) = self._trie, self.automaton.byte_walk()
+    def _constrained_walk(self, state: int) -> tuple[np.ndarray, np.ndarray]:
+        """The tokens allowed from a constrained state (sorted) and the state each one leads to, as int32
+        arrays: the vocabulary's trie walked along the automaton's live bytes (`_walk`)."""
+        start = self._byte_walk.start
+        allowed: list[int] = []
+        nexts: list[int] = []
+        numbers: list[tuple[int, int, int]] = []  # (trie node, the byte into it, the state before that byte)
+        skip_root = DIGITS if self._number_runs(state, allowed, nexts, numbers) else ()
+        origin = start(state)
+        pending = [(node, byte, start(before)) for node, byte, before in numbers]
+        root_child = self._trie.root_child
+        pending.extend((root_child[b], b, origin) for b in self.automaton.live_bytes(state)
+                       if root_child[b] >= 0 and b not in skip_root)
+        self._walk(pending, allowed, nexts)
+        return _sorted_row(np.asarray(allowed, dtype=np.int32), np.asarray(nexts, dtype=np.int32))
+
+    def _literal_masks(self, state: int) -> StateMasks | None:
+        """A state inside a literal word by the C walk (grammars.literal_walk): its tokens that stay inside a
+        word lead to UNSETTLED codes, made states when taken (`_settle`); where a word ends on the way,
+        `_walk` goes on in Python. None for any other state, where no C compiler works, or where the C walk
+        gave up (more word ends than it holds): the state is walked in Python."""
+        lone = self.automaton.lone_literal(state)
+        walker = None if lone is None else literal_walker(self._trie)
+        if walker is None or lone is None:
+            return None
+        leaf, first, depth = lone
+        walked = walker.walk(leaf.packed, first, depth)
+        if walked is None:
+            return None
+        if len(self._codes) < self.vocab_size:
+            self._codes = np.arange(UNSETTLED, UNSETTLED - self.vocab_size, -1, dtype=np.int32)
+        codes = self._codes[: len(walked.tokens)]
+        packed: tuple[np.ndarray, np.ndarray] | None = (walked.words, walked.values)
+        tokens, targets = walked.tokens, codes
+        if len(walked.hand_offs):
+            position = self.automaton.literal_nodes
+            pending = [(child, byte, position(leaf.node_at(before, at)))
+                       for child, byte, before, at in walked.hand_offs.tolist()]
+            allowed: list[int] = []
+            nexts: list[int] = []
+            self._walk(pending, allowed, nexts)
+            tokens, targets = _sorted_row(np.concatenate([tokens, np.asarray(allowed, dtype=np.int32)]),
+                                          np.concatenate([codes, np.asarray(nexts, dtype=np.int32)]))
+            packed = None  # made on first fill from all the tokens (`_pack`)
+        elif len(walked.words) * _DENSE_SHARE >= self.word_count:
+            packed = None  # kept whole (`_pack`)
+        masks = StateMasks(False, packed)  # inside a word: never accepting, no EOS
+        masks.next_tokens, masks.next_states = tokens, targets
+        masks.unsettled = (leaf, walked.firsts, walked.depths)
+        return masks
+
+    def _settle(self, masks: StateMasks, code: int) -> int:
+        """The state an UNSETTLED code of `masks` stands for (made now, or found made)."""
+        assert masks.unsettled is not None  # only the C walk's rows hold codes
+        leaf, firsts, depths = masks.unsettled
+        found = UNSETTLED - code
+        return self._byte_walk.settle(self.automaton.literal_nodes(leaf.node_at(int(firsts[found]),
+                                                                               int(depths[found]))))
+
+    def _walk(self, pending: list[tuple[int, int, Any]], allowed: list[int], nexts: list[int]) -> None:
+        """The trie walked from `pending` (trie node, the byte into it, the walk's position before that byte)
+        along the automaton's live bytes (`byte_walk`: over node sets, a state made only where a token ends);
+        the tokens found and their next states appended to `allowed` and `nexts`. Most states inside a name
+        have one live byte while a trie node after a Hangul lead byte has dozens of edges: a lone live byte's
+        edge is found by bisection (edges are sorted by byte) and followed at once, without queueing; several
+        live bytes are looked up by bisection too where edges outnumber them, else scanned."""
+        trie, (_, step_once, live_bytes, settle, dead) = self._trie, self._byte_walk
         # Below an act's `제` most trie nodes are reached in a position met before: 민법's 924 number
         # tokens take 1,857 steps over 335 distinct (position, byte) pairs, each a node-set step of ~3 µs
         steps: dict[tuple[Any, int], Any] = {}
@@ -408,15 +483,7 @@ class TokenIndex:
             return found
 
         edge_start, edge_byte, edge_child = trie.edge_start, trie.edge_byte, trie.edge_child
-        root_child, token_start, order = trie.root_child, trie.token_start, trie.order
-        allowed: list[int] = []
-        nexts: list[int] = []
-        numbers: list[tuple[int, int, int]] = []  # (trie node, the byte into it, the state before that byte)
-        skip_root = DIGITS if self._number_runs(state, allowed, nexts, numbers) else ()
-        origin = start(state)
-        pending = [(node, byte, start(before)) for node, byte, before in numbers]
-        pending.extend((root_child[b], b, origin) for b in self.automaton.live_bytes(state)
-                       if root_child[b] >= 0 and b not in skip_root)
+        token_start, order = trie.token_start, trie.order
         while pending:
             node, byte, current = pending.pop()
             while True:
@@ -447,7 +514,6 @@ class TokenIndex:
                     pending.extend((edge_child[e], edge_byte[e], current) for e in range(low, high)
                                    if edge_byte[e] in live)
                 break
-        return allowed, nexts
 
     def _number_runs(
         self, state: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int, int]]
@@ -495,3 +561,11 @@ class TokenIndex:
         rejected = np.concatenate([order[low:high] for low, high in ranges]) if ranges else np.empty(0, np.int64)
         words, bits = pack_bits(rejected, self.word_count)
         return words, self.free_row[words] & ~bits
+
+
+def _sorted_row(tokens: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A row's tokens and next states in token order (a token is met once, by its bytes)."""
+    if len(tokens) > 1:
+        order = np.argsort(tokens, kind="stable")
+        return tokens[order], targets[order]
+    return tokens, targets

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from grammars.errors import LexiconError
 from grammars.expr import Literals
+from grammars.literal_walk import PackedWords
 
 Node = tuple[int, int, int]  # (leaf, first word, depth)
 # What makes two literal nodes with several words below candidates for one: word count, first and last
@@ -156,9 +157,11 @@ class LiteralLeaf:
     Words are sorted (and checked for repeats, `sorted_union`) on first use, not at compile time: a
     lexicon's thousands of article sets cost nothing until an act is reached."""
 
-    __slots__ = ("_classes", "_longest", "_members", "ends", "index", "keys", "nullable", "registry", "words")
+    __slots__ = ("_classes", "_longest", "_members", "ends", "index", "keys", "nullable", "packed", "registry",
+                 "words")
     # Made on first use by __getattr__:
     words: Sequence[bytes]
+    packed: PackedWords  # the words as the C token walk reads them (grammars.literal_walk)
     ends: list[tuple[int, ...]]
     keys: list[tuple[int, ...]]
     _longest: int
@@ -180,6 +183,9 @@ class LiteralLeaf:
 
     def __getattr__(self, name: str) -> object:
         """The sorted words and their ends, made on first use (slots are unset until then)."""
+        if name == "packed":
+            self.packed = PackedWords(self.words)
+            return self.packed
         if name not in ("words", "ends", "keys", "_longest", "_classes"):
             raise AttributeError(name)
         self.words, owners, self._longest = sorted_union(tuple(literals for _, literals in self._members))
@@ -212,16 +218,17 @@ class LiteralLeaf:
         word = self.words[first]
         if len(word) > depth:  # the node's first word has the smallest next byte: no search when it
             if word[depth] == byte:  # goes on (walking along a name) or the byte is below it (a digit)
-                return self._representative(first, depth + 1)
+                return self.node_at(first, depth + 1)
             if word[depth] > byte:
                 return None
         prefix = word[:depth] + bytes((byte,))
         found = bisect.bisect_left(self.words, prefix, first)
         if found < len(self.words) and self.words[found].startswith(prefix):
-            return self._representative(found, depth + 1)
+            return self.node_at(found, depth + 1)
         return None
 
-    def _representative(self, first: int, depth: int) -> tuple[int, int, int]:
+    def node_at(self, first: int, depth: int) -> tuple[int, int, int]:
+        """The node that stands for words[first][:depth] (`first` the first word with that prefix)."""
         words = self.words
         word = words[first]
         if first + 1 == len(words) or not words[first + 1].startswith(word[:depth]):
@@ -237,7 +244,7 @@ class LiteralLeaf:
 
     def _same_suffixes(self, first: int, depth: int) -> tuple[int, int, int]:
         """For a node with several words below: the first node met (in any leaf) whose words below it
-        are the same suffixes, followed by the same (one word below: `_representative`). Nodes are
+        are the same suffixes, followed by the same (one word below: `node_at`). Nodes are
         grouped by (word count, first and last suffix and what follows them): a node whose group is new
         is its own at once; in a group met before (the article sets of the statute book share first, last
         and count by the hundred) by a hash of the suffixes between, and the suffix by suffix comparison
@@ -277,7 +284,7 @@ class LiteralLeaf:
     def moves(self, first: int, depth: int) -> list[tuple[int, Node]]:
         """Every byte the node (first word, depth) goes on with and the node it reaches, from one pass
         over its words (a `step` per byte searches them again)."""
-        return [(byte, self._representative(child, depth + 1)) for byte, child in self._children(first, depth)]
+        return [(byte, self.node_at(child, depth + 1)) for byte, child in self._children(first, depth)]
 
     def _children(self, first: int, depth: int) -> list[tuple[int, int]]:
         """Per next byte of the node, the first word below it."""

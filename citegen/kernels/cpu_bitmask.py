@@ -1,9 +1,8 @@
 """The CPU path of `apply_token_bitmask_inplace`.
 
 float32, bfloat16 and float16 rows go through a small C kernel, cpu_bitmask.c, that the machine's C
-compiler (`cc`) builds with -O3 -march=native the first time a process masks CPU logits (a fraction of
-a second), in a temporary folder removed as soon as the library is loaded: nothing is cached on disk or
-downloaded, and the instructions are the machine's own (AVX-512 or AVX2 on x86, NEON on ARM). The
+compiler (`cc`) builds the first time a process masks CPU logits (a fraction of a second;
+`grammars.native`), with the machine's own instructions (AVX-512 or AVX2 on x86, NEON on ARM). The
 kernel skips all-allowed words and writes -inf into every other word's disallowed lanes (AVX-512 masked
 stores that never read the logits; elsewhere a vectorized blend, without a branch per token), so one row
 costs about one write of its logits whatever the share of allowed tokens, and a batch is one call.
@@ -20,8 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import subprocess
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -29,13 +26,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from grammars import NativeBuildError, build_library
+
 logger = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_suffix(".c")
 # -inf as the kernel writes it: the bits of each dtype's -inf
 _NEG_INF_BITS = {torch.float32: 0xFF800000, torch.bfloat16: 0xFF80, torch.float16: 0xFC00}
 _SHIFTS = torch.arange(32, dtype=torch.int32)
-_BUILD_TIMEOUT_S = 120  # ~0.1 s of CPU; a compiler that takes minutes is not one to wait for on a request
 
 
 class NativeKernel:
@@ -74,20 +72,11 @@ class NativeKernel:
 
 def build_native_kernel(compiler: str = "cc", source: Path = SOURCE) -> NativeKernel | None:
     """Compile and load `source` (cpu_bitmask.c) with `compiler`; None, with a warning, where that fails."""
-    with tempfile.TemporaryDirectory(prefix="citegen-kernel-") as folder:
-        library = Path(folder) / "cpu_bitmask.so"
-        command = [compiler, "-O3", "-march=native", "-shared", "-fPIC", "-o", str(library), str(source)]
-        try:
-            subprocess.run(command, check=True, capture_output=True, text=True, timeout=_BUILD_TIMEOUT_S)
-            loaded = ctypes.CDLL(str(library))  # stays mapped once its file is removed with the folder
-        except (OSError, subprocess.SubprocessError) as error:  # no compiler, it failed or hung, no dlopen
-            stderr = error.stderr if isinstance(error, subprocess.CalledProcessError) else None
-            lines = (stderr or str(error)).strip().splitlines() or [str(error)]
-            reason = next((line for line in lines if "error" in line), lines[0])  # gcc opens with "In function"
-            logger.warning("CPU logits take the slower torch mask path: `%s` could not build %s (%s)",
-                           compiler, source.name, reason)  # fmt: skip
-            return None
-    return NativeKernel(loaded)
+    try:
+        return NativeKernel(build_library(source, compiler))
+    except NativeBuildError as error:
+        logger.warning("CPU logits take the slower torch mask path: %s", error)
+        return None
 
 
 _built: list[NativeKernel | None] = []  # the one build of this process, once made

