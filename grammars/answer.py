@@ -28,25 +28,12 @@ answer) share that part, and each compiles only its citations' NFA.
 from __future__ import annotations
 
 from grammars.boundary import BOUNDARY, WORD, WordClass, is_word_char, step_word_class
-from grammars.dfa import (
-    ALL_BYTES,
-    BYPASS,
-    CITATION_MAY_CLOSE,
-    EMPTY,
-    FINAL,
-    FREE,
-    PENDING,
-    ByteNFA,
-    LazyDFA,
-    Node,
-    NodeSet,
-    StateNodes,
-    union,
-)
+from grammars.dfa import ALL_BYTES, BYPASS, CITATION_MAY_CLOSE, FREE, PENDING, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Expr, Literals
 from grammars.grammar import AnswerGrammar
 from grammars.literals import LiteralLeaf
+from grammars.nfa import EMPTY, FINAL, ByteNFA, Node, NodeSet, StateNodes, union
 
 FREE_MARK = "F"
 ANCHOR = "A"
@@ -246,6 +233,8 @@ class AnswerDFA(LazyDFA):
 
     def literal_nodes(self, node: Node) -> StateNodes:
         return ((CITE, node),)
+
+    _inside_word_flags = PENDING  # a citation thread alone, not finished
 
     def _nodes_accept(self, nodes: StateNodes) -> bool:
         return any(n[0] in (FREE_MARK, SKIP) or (n[0] == CITE and n[1][0] == FINAL) for n in nodes)

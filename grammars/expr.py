@@ -98,7 +98,7 @@ def spread_heads(options: tuple[Expr, ...]) -> tuple[Expr, ...]:
     """An alternation's options, the same language, with the alternations they begin with spread into
     options of their own (`Seq(Alt(a, b), rest)` as `Seq(a, rest)`, `Seq(b, rest)`; an `Alt` option as its
     options) and each literal head a `Literals` object of its own, so that the compiler can give every
-    literal head one shared leaf (grammars.dfa.ByteNFA): the statute anchors begin three options with the
+    literal head one shared leaf (grammars.nfa.ByteNFA): the statute anchors begin three options with the
     act names, and a state inside a name is then one anchor node rather than three. Only where what follows
     holds no `Deferred`, which would be made once per copy."""
     if not any(type(option) is Alt or (type(option) is Seq and option.parts and type(option.parts[0]) is Alt)

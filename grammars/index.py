@@ -52,6 +52,7 @@ _MAX_WALKS_PER_STATE = 4096
 # A next state at or below this in a row the C walk found is UNSETTLED - i: the literal node of its i-th token
 # (`StateMasks.unsettled`), made a state only when `advance` takes that token
 UNSETTLED = -16
+_GROW_AHEAD = 256  # room made for states not made yet when the per-state arrays grow
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
 # A constrained row with at least word_count / _DENSE_SHARE words is kept whole: at most 2.7x the sparse
@@ -359,8 +360,9 @@ class TokenIndex:
         return masks
 
     def _grow(self) -> None:
-        """Room for every state the automaton has made so far."""
-        grow = self.automaton.state_count - len(self._states)
+        """Room for every state the automaton has made so far, and for some to come (first visits make a
+        state or two at a time)."""
+        grow = self.automaton.state_count + _GROW_AHEAD - len(self._states)
         self._states.extend([None] * grow)
         self._next_start.extend(array.array("q", [-1]) * grow)
         self._next_count.extend(array.array("i", [0]) * grow)
@@ -460,8 +462,7 @@ class TokenIndex:
         assert masks.unsettled is not None  # only the C walk's rows hold codes
         leaf, firsts, depths = masks.unsettled
         found = UNSETTLED - code
-        return self._byte_walk.settle(self.automaton.literal_nodes(leaf.node_at(int(firsts[found]),
-                                                                               int(depths[found]))))
+        return self.automaton.literal_state(leaf.node_at(int(firsts[found]), int(depths[found])))
 
     def _walk(self, pending: list[tuple[int, int, Any]], allowed: list[int], nexts: list[int]) -> None:
         """The trie walked from `pending` (trie node, the byte into it, the walk's position before that byte)

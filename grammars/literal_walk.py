@@ -34,6 +34,8 @@ SOURCE = Path(__file__).with_suffix(".c")
 # (`민법` ends inside `민법 시행령`; an act's article words end at 조), none of the book's states near this
 _HAND_CAPACITY = 4096
 _Pointer = ctypes.c_void_p
+_NO_HAND_OFFS = np.empty((0, 4), dtype=np.int32)
+_NO_HAND_OFFS.setflags(write=False)
 
 
 _TRIE_ARRAYS = ("edge_start", "edge_byte", "edge_child", "token_start", "order")
@@ -118,9 +120,10 @@ class LiteralWalker:
         _, rows, hand = buffers.arrays
         words_at = 3 * count
         kept = rows[: words_at + 2 * output.word_count].copy()  # the buffers are this thread's next walk's
+        hand_count = output.hand_count
         return Walked(kept[:count], kept[count : 2 * count], kept[2 * count : words_at],
                       kept[words_at : words_at + output.word_count], kept[words_at + output.word_count :],
-                      hand[: 4 * output.hand_count].reshape(-1, 4).copy())
+                      hand[: 4 * hand_count].reshape(-1, 4).copy() if hand_count else _NO_HAND_OFFS)
 
 
 _built: list[ctypes.CDLL | None] = []  # the one build of this process, once tried

@@ -1,4 +1,4 @@
-"""Literal sets as implicit tries over their sorted UTF-8 words, for the byte-level NFA (grammars.dfa).
+"""Literal sets as implicit tries over their sorted UTF-8 words, for the byte-level NFA (grammars.nfa).
 
 A `Literals` leaf is never handed to interegular (a 5,000-name alternation would take minutes): its
 words are sorted once as UTF-8 bytes and a trie node is the pair (first word with that prefix, prefix

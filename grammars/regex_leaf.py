@@ -1,4 +1,4 @@
-"""A `Regex` leaf of the byte-level NFA (grammars.dfa): interegular's character FSM with every character
+"""A `Regex` leaf of the byte-level NFA (grammars.nfa): interegular's character FSM with every character
 class expanded into UTF-8 byte sequences, so Hangul (3 bytes) and tokens holding part of a character are
 exact; and the regex subset the compiler accepts (`check_pattern`)."""
 

@@ -10,8 +10,9 @@ import pytest
 
 from grammars import GrammarError, statute_grammar
 from grammars.cache import grammar_key
-from grammars.dfa import ByteNFA, compile_dfa
+from grammars.dfa import compile_dfa
 from grammars.expr import Alt, Deferred, Expr, Literals, Opt, Regex, seq
+from grammars.nfa import ByteNFA
 
 
 def _made(log: list[str], name: str, words: tuple[str, ...]) -> Literals:

@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grammars import LexiconError, UnsupportedPatternError, case_grammar, statute_grammar
-from grammars.dfa import DEAD, EMPTY, ByteNFA, compile_dfa
+from grammars.dfa import DEAD, compile_dfa
 from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.literals import sorted_union
+from grammars.nfa import EMPTY, ByteNFA
 from grammars.regex_leaf import utf8_byte_ranges
 
 COURT = Literals(("대법원", "서울고등법원", "서울고등", "헌법재판소"))
