@@ -36,9 +36,10 @@ typedef struct {  /* one token found: what the walk sorts */
     int32_t token, first, depth, unused;
 } Found;
 
-typedef struct {  /* what a walk finds, in buffers the caller owns (each with room for the whole vocabulary) */
-    Found *found;   /* scratch: the tokens as met */
-    int32_t *rows;  /* out: n tokens (sorted), their first words, their depths, then m bitmask words and values */
+typedef struct {  /* what a walk finds, in buffers the caller owns */
+    Found *found;   /* scratch: the tokens as met (room for every token of the trie) */
+    int32_t *rows;  /* out: n tokens (sorted), their first words, their depths, then m <= n bitmask words and
+                       their values (room for 5 per token of the trie) */
     int32_t *hand;  /* out: four per hand-off: token-trie child, byte, first word and depth of the node before */
     int64_t hand_capacity, hand_count, word_count;  /* word_count: m */
 } Output;

@@ -109,7 +109,8 @@ class LiteralWalker:
         output = buffers.output
         if output is None:
             found = np.empty(4 * self._token_room, dtype=np.int32)  # C's Found: four int32 per token
-            rows = np.empty(4 * self._token_room, dtype=np.int32)  # 3 per token, 2 per word: at most 5 per token
+            # 3 per token found and 2 per bitmask word, a word per token at most (sparse ids: one each)
+            rows = np.empty(5 * self._token_room, dtype=np.int32)
             hand = np.empty(4 * self.hand_capacity, dtype=np.int32)
             buffers.arrays = (found, rows, hand)
             output = buffers.output = _Output(found.ctypes.data, rows.ctypes.data, hand.ctypes.data,

@@ -19,6 +19,7 @@ from grammars import literal_walk, statute_grammar
 from grammars.cache import index_key, load_index, save_index
 from grammars.compile import compile_index
 from grammars.dfa import DEAD
+from grammars.expr import Literals
 from grammars.errors import NativeBuildError
 from grammars.index import UNSETTLED
 from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker
@@ -165,3 +166,16 @@ def test_without_a_compiler_states_are_walked_in_python(deepseek, python_walk, c
     state = index.advance(index.initial_state, encode("민사")[0])
     assert index.masks(state).unsettled is None
     assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
+
+
+def test_a_vocabulary_with_sparse_ids_gets_its_whole_row() -> None:
+    """Each found token in its own bitmask word (ids 32 apart): the walk writes 5 values per token, more
+    than a row of 4 per token holds (the buffer was overrun, the row came back without its values)."""
+    tokens: list[bytes | None] = [None] * (32 * 26)
+    for k in range(26):
+        tokens[32 * k] = bytes([97 + k])
+    vocabulary = Vocabulary(tuple(tokens), frozenset({1}), size=100_000)
+    index = compile_index(Literals(tuple(chr(97 + k) + "X" for k in range(26))), vocabulary)
+    masks = index.masks(index.initial_state)
+    assert masks.unsettled is not None  # the C walk ran
+    assert index.allowed_tokens(index.initial_state).tolist() == [32 * k for k in range(26)]
