@@ -19,8 +19,8 @@ from grammars import literal_walk, statute_grammar
 from grammars.cache import index_key, load_index, save_index
 from grammars.compile import compile_index
 from grammars.dfa import DEAD
-from grammars.expr import Literals
 from grammars.errors import NativeBuildError
+from grammars.expr import Literals
 from grammars.index import UNSETTLED
 from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker
 from grammars.native import build_library
