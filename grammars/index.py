@@ -41,6 +41,7 @@ from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
     from grammars.cache import StoredMasks
+    from grammars.literal_walk import LiteralWalker
     from grammars.literals import LiteralLeaf
 
 log = logging.getLogger(__name__)
@@ -130,6 +131,8 @@ class TokenIndex:
 
     def _attach_vocabulary(self, vocabulary: Vocabulary) -> None:
         self.vocabulary = vocabulary
+        self._walker: LiteralWalker | None = None  # the C walk over this trie, looked up on first use
+        self._walker_known = False
         self._tokens = vocabulary.tokens
         self._trie = vocabulary.trie
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
@@ -428,8 +431,12 @@ class TokenIndex:
         `_walk` goes on in Python. None for any other state, where no C compiler works, or where the C walk
         gave up (more word ends than it holds): the state is walked in Python."""
         lone = self.automaton.lone_literal(state)
-        walker = None if lone is None else literal_walker(self._trie)
-        if walker is None or lone is None:
+        if lone is None:
+            return None
+        if not self._walker_known:
+            self._walker, self._walker_known = literal_walker(self._trie), True
+        walker = self._walker
+        if walker is None:
             return None
         leaf, first, depth = lone
         walked = walker.walk(leaf.packed, first, depth)
