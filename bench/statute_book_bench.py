@@ -44,9 +44,10 @@ from sqlalchemy import Connection, func, select
 from bench.report import results_page
 from grammars import StatuteCitation, declared_names
 from verifier.database import Database
+from verifier.declarations import parent_act
 from verifier.importers import import_paths
 from verifier.models import ACTS, SPANS, AnyRow
-from verifier.resolver import DocumentResolver, parent_act
+from verifier.resolver import DocumentResolver
 from verifier.verdict import Verdict
 from verifier.verify import Verifier
 from verifier.versions import in_force, repealed, versions_of

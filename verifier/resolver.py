@@ -57,11 +57,11 @@ from grammars import (
     format_date,
 )
 from verifier.database import Database
+from verifier.declarations import SUBORDINATE_SUFFIXES, Declarations, parent_act
 from verifier.lookups import FORMER_MATCHES, LookupCache
 from verifier.models import AnyRow
 from verifier.names import normalise_court
 
-_SUBORDINATE_SUFFIXES = (" 시행령", " 시행규칙")
 _KINDS_CITED_AGAIN = frozenset(SAME_DECREE_KIND.values())  # 시행령, 시행규칙, 규칙: of `같은 영` and the like
 # An article written without its act (`제58조제5항`), or a paragraph without its article (`제1항제4호`, in
 # an act: of the article it is written in): the finder reports neither, but a `같은 조`/`같은 항` after it
@@ -80,17 +80,8 @@ Cited = TypeVar("Cited", CaseCitation, StatuteCitation)
 _MOST_ANSWERS = 50_000  # answers a resolver keeps for citations that resolve alike wherever they stand
 
 
-# A 시행규칙 a ministry issues for its part of an act: `농림축산식품부 소관 식품산업진흥법 시행규칙`.
-_MINISTRYS_PART = re.compile(r"^\S+ 소관 ")
 # How a 대통령령 that no 법률 names is titled (`외무공무원임용령`, `경찰공무원 승진임용 규정`): its 시행규칙's `영`.
 _DECREE_ENDINGS = ("령", "규정")
-
-
-def parent_act(act: str) -> str:
-    """`근로기준법 시행령` -> `근로기준법`: the 법률 a 시행령/시행규칙 carries out (a ministry's part of it too:
-    `농림축산식품부 소관 식품산업진흥법 시행규칙` -> `식품산업진흥법`); any other act is its own."""
-    return next((_MINISTRYS_PART.sub("", act.removesuffix(suffix)) for suffix in _SUBORDINATE_SUFFIXES
-                 if act.endswith(suffix)), act)
 
 
 def _is_statute_name(act: str) -> bool:
@@ -158,13 +149,13 @@ class DocumentResolver:
         self._cited: dict[str, None] = {}  # acts cited with certainty, in order (an ordered set)
         # 시행령, 시행규칙, 규칙 -> the act of that kind cited last, and why that citation was uncertain
         self._last_of_kind: dict[str, tuple[str, tuple[str, ...]]] = {}
-        self._declared: dict[str, str] = {}  # short name -> act, from `(이하 '영'이라 한다)`
+        self._declarations = Declarations()  # short names, from `(이하 '영'이라 한다)`
         # A case, or a statute naming its act, resolves the same wherever the document cites it (only the
         # database answers; a name declared in the document is looked up there, never kept), and drafts
         # cite the same ones again and again.
         self._answers: dict[ParsedCitation, Resolution] = {}
         for short_name, act in (declared or {}).items():
-            self._declare(short_name, act)
+            self._declarations.declare(short_name, act)
 
     def resolve_text(self, text: str) -> list[ResolvedSpan]:
         """Find every citation in `text` (leniently) and resolve each in order. A citation written
@@ -192,7 +183,7 @@ class DocumentResolver:
             self._by_depth = {} if self._last is None else {0: (self._last, self._last_doubts)}
         citation, end = found.citation, self._end
         for short_name, act in declared_names(text[end:found.span[0]]).items():
-            self._declare(short_name, act)
+            self._declarations.declare(short_name, act)
         self._named = self._unnamed_article = None
         depth = self._depth = max(0, self._depth + text.count("(", end, found.span[0])
                                   - text.count(")", end, found.span[0]))
@@ -205,7 +196,7 @@ class DocumentResolver:
                 and (citation.back_reference or "").startswith(_SAME_ACT):
             self._named = self._named_act(text[end:found.span[0]])
         before = self._last
-        resolution = self.resolve(citation, declares=found.declares)
+        resolution = self.resolve(citation, declares=found.declares, written=text[found.span[0]:found.span[1]])
         if self._last is not before and self._last is not None:
             self._by_depth = {level: cited for level, cited in self._by_depth.items() if level < depth}
             self._by_depth[depth] = (self._last, self._last_doubts)
@@ -259,16 +250,17 @@ class DocumentResolver:
         one_name = len({act.name for act in acts}) == 1  # one act, or several sharing a name
         return str(acts[0].name) if one_name and matched_by not in FORMER_MATCHES else names[-1]
 
-    def resolve(self, citation: ParsedCitation, *, declares: str | None = None) -> Resolution:
-        """Resolve the document's next citation; `declares` is the short name (`법`, `영`, `규칙`) the
-        text declares for its act right there (`FoundCitation.declares`)."""
+    def resolve(self, citation: ParsedCitation, *, declares: str | None = None, written: str = "") -> Resolution:
+        """Resolve the document's next citation, `written` so in the text; `declares` is the short name (`법`,
+        `영`, `규칙`) the text declares for its act right there (`FoundCitation.declares`)."""
         if isinstance(citation, CaseCitation):
             return self._answer(citation, self._resolve_case)
         if isinstance(citation, StatuteCitation):
-            if citation.act is None or citation.act in self._declared:  # it depends on the text before it
+            if citation.act is None or citation.act in self._declarations.acts:  # it depends on the text before it
                 resolution = self._resolve_statute(citation)
             else:
                 resolution = self._answer(citation, self._resolve_statute)
+            resolution = self._in_declared_version(citation, resolution, written)
             resolved = resolution.resolved
             if isinstance(resolved, StatuteCitation) and resolved.is_complete:
                 assert resolved.act is not None  # narrowed by is_complete
@@ -279,7 +271,7 @@ class DocumentResolver:
                     if resolved.act.endswith(kind):
                         self._last_of_kind[kind] = (resolved.act, resolution.doubts)
                 if declares is not None:
-                    self._declare(declares, resolved.act)
+                    self._declarations.declare(declares, resolved.act, resolved)
             return resolution
         raise TypeError(f"expected a CaseCitation or StatuteCitation, got {type(citation).__name__}")
 
@@ -292,13 +284,20 @@ class DocumentResolver:
             answer = self._answers[citation] = resolve(citation)
         return answer
 
-    def _declare(self, short_name: str, act: str) -> None:
-        # `소득세법(이하 '영'…)` declares nothing sensible: 영 names a 시행령, 규칙 a 시행규칙, 법 a 법률; any
-        # other name whatever act it is declared for.
-        kind = DECREE_KIND_OF_SHORT_NAME.get(short_name)
-        fits = act.endswith(f" {kind}") if kind else parent_act(act) == act or short_name != "법"
-        if fits:
-            self._declared[short_name] = act
+    def _in_declared_version(self, citation: StatuteCitation, resolution: Resolution, written: str) -> Resolution:
+        """A citation written with a short name the document declared with a version (구, a note), and no note
+        of its own, cites that version (`Declarations.version_of`)."""
+        resolved = resolution.resolved
+        if not isinstance(resolved, StatuteCitation) or resolved.act is None:
+            return resolution
+        declared = self._declarations.version_of(citation, resolved.act, written)
+        if declared is None:
+            return resolution
+        short_name, declaring = declared
+        resolved = replace(resolved, former=resolved.former or declaring.former, amendment=declaring.amendment)
+        change = Change("version", short_name, declaring.act_reference(), f"{short_name}: the version it was declared "
+                        "with", from_context=True)
+        return replace(resolution, resolved=resolved, changes=(*resolution.changes, change))
 
     # --- statutes ---------------------------------------------------------------------------
 
@@ -310,8 +309,8 @@ class DocumentResolver:
             resolved = self._follow_back_reference(citation, changes, doubts)
         elif citation.act is None and citation.supplement is not None:
             resolved = self._supplement_of(citation, changes, doubts)
-        elif citation.act in self._declared:  # `고용산재보험료징수법 제5조` after (이하 "고용산재보험료징수법")
-            act = self._declared[citation.act]
+        elif citation.act in self._declarations.acts:  # `고용산재보험료징수법 제5조` after (이하 "…징수법")
+            act = self._declarations.acts[citation.act]
             changes.append(Change("act", citation.act, act, f"{citation.act}: declared for {act}", from_context=True))
             resolved = replace(citation, act=act)
         if resolved.act is not None:
@@ -333,8 +332,8 @@ class DocumentResolver:
                                doubts: list[str]) -> StatuteCitation:
         reference = citation.back_reference
         assert reference is not None  # narrowed by the caller
-        if reference in self._declared:
-            act = self._declared[reference]
+        if reference in self._declarations.acts:
+            act = self._declarations.acts[reference]
             why = f"{reference}: declared for {act} (이하 '{reference}')"
             return self._refer_to(citation, act, why, changes, doubts)
         if reference in _OWN_ACT:
@@ -343,7 +342,7 @@ class DocumentResolver:
             parent = parent_act(self.own_act) if self.own_act else None
             return self._refer_to(citation, None if parent == self.own_act else parent,
                                   "the parent act of this 시행령/시행규칙", changes, doubts)
-        if reference.startswith("법 ") and reference.endswith(_SUBORDINATE_SUFFIXES):  # `법 시행규칙`
+        if reference.startswith("법 ") and reference.endswith(SUBORDINATE_SUFFIXES):  # `법 시행규칙`
             return self._decree_of_short_name(citation, reference, changes, doubts)
         if reference in DECREE_KIND_OF_SHORT_NAME:
             return self._follow_short_name(citation, reference, changes, doubts)
@@ -401,7 +400,7 @@ class DocumentResolver:
                               doubts: list[str]) -> StatuteCitation:
         """`법 시행규칙 제26조`: the 시행령/시행규칙 of the act declared `법` (`(이하 ‘법’이라 한다)`), or, in a
         시행령/시행규칙's own text, of its 법률."""
-        act, how = self._declared.get("법"), "declared 법"
+        act, how = self._declarations.acts.get("법"), "declared 법"
         if act is None:
             act, how = (parent_act(self.own_act) if self.own_act else None), "taken for 법 (this decree's 법률)"
         if act is None:
@@ -421,7 +420,7 @@ class DocumentResolver:
             doubts.append(f"{reference} names a 법률, and {act}, {how} before it, is neither one "
                           f"nor the 시행령/시행규칙 of one")
             return citation
-        if reference.endswith(_SUBORDINATE_SUFFIXES):  # 같은 법 시행령, 동법 시행규칙
+        if reference.endswith(SUBORDINATE_SUFFIXES):  # 같은 법 시행령, 동법 시행규칙
             kind = reference.rsplit(" ", 1)[1]
             why = f"{reference}: the {kind} of {statute}, {how} before"
             return self._refer_to(citation, f"{statute} {kind}", why, changes, doubts)

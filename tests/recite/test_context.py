@@ -41,3 +41,31 @@ def test_a_text_read_again_is_read_from_its_start(shipped_database_url: str) -> 
     copy = "".join(list(text))
     assert copy is not text
     assert recited(shipped_database_url, text, text) == recited(shipped_database_url, text, copy)
+
+
+DECLARED_WITH_A_VERSION = ("구 「상가건물 임대차보호법」(2018. 10. 16. 법률 제15791호로 개정되기 전의 것, 이하 ‘구 상가임대차법’이라고 "
+                           "한다) 제10조의4의 문언과 내용, 입법 취지에 비추어 보면 ")
+
+
+# 상가건물 임대차보호법 with the articles the texts cite (the finder knows 상가임대차법 as its informal name)
+LEASE_ACT = [{"type": "act", "law_id": "009311", "name": "상가건물 임대차보호법", "kind": "법률",
+              "articles": [{"article": "10", "provisions": [{"paragraph": 1}, {"paragraph": 2}]},
+                           {"article": "10의4", "provisions": [{"paragraph": 1}, {"paragraph": 1, "item": 4}]}]}]
+
+
+def test_a_short_name_declared_with_a_version_cites_that_version(database_url_of) -> None:
+    """p188, a law firm's note on a judgment: `구 상가임대차법` declared with the note of the version before the
+    2018 amendment, written again without it, cites that version; it was rewritten as the act with 구 alone,
+    which names no version."""
+    text = DECLARED_WITH_A_VERSION + "구 상가임대차법 제10조의4 제1항 제4호에서 정한 정당한 사유가 있다고 볼 수 없다."
+    outcomes = recited(database_url_of(LEASE_ACT), text)
+    assert outcomes[-1][:2] == ("구 상가임대차법 제10조의4 제1항 제4호", "구 상가건물 임대차보호법(2018. 10. 16. 법률 "
+                                "제15791호로 개정되기 전의 것) 제10조의4 제1항 제4호"), outcomes
+
+
+def test_a_declared_short_name_written_with_a_note_of_its_own_keeps_it(database_url_of) -> None:
+    text = DECLARED_WITH_A_VERSION + ("구 상가임대차법(2013. 8. 13. 법률 제12042호로 개정되기 전의 것) 제10조 제1항은 "
+                                      "달리 정하였다.")
+    outcomes = recited(database_url_of(LEASE_ACT), text)
+    assert "2013. 8. 13. 법률 제12042호" in (outcomes[-1][1] or ""), outcomes
+    assert "15791" not in (outcomes[-1][1] or ""), outcomes
