@@ -43,8 +43,8 @@ def test_a_text_read_again_is_read_from_its_start(shipped_database_url: str) -> 
     assert recited(shipped_database_url, text, text) == recited(shipped_database_url, text, copy)
 
 
-DECLARED_WITH_A_VERSION = ("구 「상가건물 임대차보호법」(2018. 10. 16. 법률 제15791호로 개정되기 전의 것, 이하 ‘구 상가임대차법’이라고 "
-                           "한다) 제10조의4의 문언과 내용, 입법 취지에 비추어 보면 ")
+DECLARED_WITH_A_VERSION = ("구 「상가건물 임대차보호법」(2018. 10. 16. 법률 제15791호로 개정되기 전의 것, "
+                           "이하 ‘구 상가임대차법’이라고 한다) 제10조의4의 문언과 내용, 입법 취지에 비추어 보면 ")
 
 
 # 상가건물 임대차보호법 with the articles the texts cite (the finder knows 상가임대차법 as its informal name)
