@@ -34,14 +34,13 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
-from grammars.literal_walk import literal_walker
+from grammars.literal_walk import LiteralWalker, literal_walker
 from grammars.rejections import BISECT_RATIO, Rejections, digit_chain
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
     from grammars.cache import StoredMasks
-    from grammars.literal_walk import LiteralWalker
     from grammars.literals import LiteralLeaf
 
 log = logging.getLogger(__name__)
