@@ -41,7 +41,6 @@ from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
     from grammars.cache import StoredMasks
-    from grammars.literals import LiteralLeaf
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +48,6 @@ FINISHED = -2  # the state after EOS: only EOS again is allowed
 _PROGRESS_EVERY = 50_000  # a whole build says how many states it has made, every this many
 UNWALKED = -3  # in a base free state's next-state table: the token was not walked yet
 _MAX_WALKS_PER_STATE = 4096
-# A next state at or below this in a row the C walk found is UNSETTLED - i: the literal node of its i-th token
-# (`StateMasks.unsettled`), made a state only when `advance` takes that token
-UNSETTLED = -16
 _GROW_AHEAD = 256  # room made for states not made yet when the per-state arrays grow
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
@@ -70,12 +66,12 @@ class StateMasks:
         "dense",
         "divergence",
         "free",
+        "literal",
         "next",
         "next_states",
         "next_tokens",
         "packed",
         "unconstrained",
-        "unsettled",
         "walks",
     )
 
@@ -96,8 +92,10 @@ class StateMasks:
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
-        # found by the C walk: the leaf, first words and depths of the literal nodes its UNSETTLED codes stand for
-        self.unsettled: tuple[LiteralLeaf, np.ndarray, np.ndarray] | None = None
+        # a row the C walk found (`TokenIndex._literal_masks`): the leaf number, the walk's `head` (its tokens,
+        # then the first word and the depth of the literal node each ends at), their count, and per token
+        # the state it leads to (None until `advance` takes it); `next` then holds the hand-offs' tokens only
+        self.literal: tuple[int, list[int], int, list[int | None]] | None = None
         self.unconstrained = free and packed is not None and not len(packed[0])
 
 
@@ -122,7 +120,6 @@ class TokenIndex:
         self._next_states = array.array("i")
         self._next_start = array.array("q")
         self._next_count = array.array("i")
-        self._codes = _NO_IDS  # UNSETTLED - i for every token i, made by the first C walk
         self._byte_walk = automaton.byte_walk()
         self.complete = False  # every reachable state computed (build_all ran to the end)
         self.stored: StoredMasks | None = None  # masks from the disk cache, materialised per state on first use
@@ -228,13 +225,21 @@ class TokenIndex:
         if masks is None:
             masks = self.masks(state)
         if not masks.free:
+            literal = masks.literal
+            if literal is not None:  # by bisection in the C walk's row; the state made when first taken
+                leaf, head, count, reached = literal
+                at = bisect.bisect_left(head, token_id, 0, count)
+                if at < count and head[at] == token_id:
+                    found = reached[at]
+                    if found is None:
+                        found = reached[at] = self.automaton.literal_state((leaf, head[count + at],
+                                                                            head[2 * count + at]))
+                    return found
+                return DEAD if masks.next is None else masks.next.get(token_id, DEAD)
             table = masks.next
             if table is None:
                 table = masks.next = dict(zip(masks.next_tokens.tolist(), masks.next_states.tolist(), strict=True))
-            found = table.get(token_id, DEAD)
-            if found <= UNSETTLED:
-                found = table[token_id] = self._settle(masks, found)
-            return found
+            return table.get(token_id, DEAD)
         token = self._tokens[token_id] if 0 <= token_id < len(self._tokens) else None
         if token is None:
             return DEAD
@@ -371,15 +376,16 @@ class TokenIndex:
 
     def _compute(self, state: int, settled: bool = False) -> StateMasks | None:
         """Compute a state if it is new: a free state's StateMasks (returned), a state inside a literal word
-        by the C walk (returned, with UNSETTLED next states), or another constrained state's tokens into the
-        flat arrays (None returned until `masks` makes its StateMasks). `settled`: a constrained state's
-        row in the flat arrays, every next state made (a whole build stores states only)."""
+        by the C walk (returned, its next states made as tokens are taken), or another constrained state's
+        tokens into the flat arrays (None returned until `masks` makes its StateMasks). `settled`: a
+        constrained state's row in the flat arrays, every next state made (a whole build stores states
+        only)."""
         if state >= len(self._states):
             self._grow()
         masks = self._states[state]
         if masks is None and self.stored is not None:
             masks = self._states[state] = self.stored.masks(state)
-        if masks is not None and not (settled and masks.unsettled is not None):
+        if masks is not None and not (settled and masks.literal is not None):
             return masks
         if self.automaton.flags(state) & FREE:
             masks = self._states[state] = self._free_masks(state)
@@ -426,9 +432,11 @@ class TokenIndex:
 
     def _literal_masks(self, state: int) -> StateMasks | None:
         """A state inside a literal word by the C walk (grammars.literal_walk): its tokens that stay inside a
-        word lead to UNSETTLED codes, made states when taken (`_settle`); where a word ends on the way,
-        `_walk` goes on in Python. None for any other state, where no C compiler works, or where the C walk
-        gave up (more word ends than it holds): the state is walked in Python."""
+        word are made states when taken (`advance`), each of the literal node it reached as it reached it:
+        merging it with an equal node of another word (`LiteralLeaf.node_at`) cost a first visit more than
+        the rest of its step, and an unmerged node is the same language (a whole build merges them). Where a
+        word ends on the way, `_walk` goes on in Python. None for any other state, where no C compiler
+        works, or where the C walk gave up (more word ends than it holds): the state is walked in Python."""
         lone = self.automaton.lone_literal(state)
         if lone is None:
             return None
@@ -441,11 +449,9 @@ class TokenIndex:
         walked = walker.walk(leaf.packed, first, depth)
         if walked is None:
             return None
-        if len(self._codes) < self.vocab_size:
-            self._codes = np.arange(UNSETTLED, UNSETTLED - self.vocab_size, -1, dtype=np.int32)
-        codes = self._codes[: len(walked.tokens)]
-        packed: tuple[np.ndarray, np.ndarray] | None = (walked.words, walked.values)
-        tokens, targets = walked.tokens, codes
+        count, head = walked.token_count, walked.head
+        masks = StateMasks(False, (walked.words, walked.values))  # inside a word: never accepting, no EOS
+        masks.literal = (leaf.index, head, count, [None] * count)
         if len(walked.hand_offs):
             position = self.automaton.literal_nodes
             pending = [(child, byte, position(leaf.node_at(before, at)))
@@ -453,22 +459,13 @@ class TokenIndex:
             allowed: list[int] = []
             nexts: list[int] = []
             self._walk(pending, allowed, nexts)
-            tokens, targets = _sorted_row(np.concatenate([tokens, np.asarray(allowed, dtype=np.int32)]),
-                                          np.concatenate([codes, np.asarray(nexts, dtype=np.int32)]))
-            packed = None  # made on first fill from all the tokens (`_pack`)
+            masks.next = dict(zip(allowed, nexts, strict=True))
+            masks.next_tokens = np.asarray(sorted(head[:count] + allowed), dtype=np.int32)
+            masks.packed = None  # made on first fill from all the tokens (`_pack`)
         elif len(walked.words) * _DENSE_SHARE >= self.word_count:
-            packed = None  # kept whole (`_pack`)
-        masks = StateMasks(False, packed)  # inside a word: never accepting, no EOS
-        masks.next_tokens, masks.next_states = tokens, targets
-        masks.unsettled = (leaf, walked.firsts, walked.depths)
+            masks.next_tokens = np.asarray(head[:count], dtype=np.int32)
+            masks.packed = None  # kept whole (`_pack`)
         return masks
-
-    def _settle(self, masks: StateMasks, code: int) -> int:
-        """The state an UNSETTLED code of `masks` stands for (made now, or found made)."""
-        assert masks.unsettled is not None  # only the C walk's rows hold codes
-        leaf, firsts, depths = masks.unsettled
-        found = UNSETTLED - code
-        return self.automaton.literal_state(leaf.node_at(int(firsts[found]), int(depths[found])))
 
     def _walk(self, pending: list[tuple[int, int, Any]], allowed: list[int], nexts: list[int]) -> None:
         """The trie walked from `pending` (trie node, the byte into it, the walk's position before that byte)

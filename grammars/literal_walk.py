@@ -50,14 +50,15 @@ class _Words(ctypes.Structure):
 
 
 class _Output(ctypes.Structure):
-    _fields_ = [("found", _Pointer), ("rows", _Pointer), ("hand", _Pointer), ("hand_capacity", ctypes.c_int64),
-                ("hand_count", ctypes.c_int64), ("word_count", ctypes.c_int64)]
+    _fields_ = [("found", _Pointer), ("rows", _Pointer), ("words", _Pointer), ("hand", _Pointer),
+                ("hand_capacity", ctypes.c_int64), ("hand_count", ctypes.c_int64), ("word_count", ctypes.c_int64)]
 
 
 class PackedWords:
-    """A literal leaf's sorted words as one byte string and offsets, as the C walk reads them."""
+    """A literal leaf's sorted words as one byte string and offsets, as the C walk reads them (`address`:
+    of their struct)."""
 
-    __slots__ = ("_arrays", "struct")
+    __slots__ = ("_arrays", "address", "struct")
 
     def __init__(self, words: Sequence[bytes]) -> None:
         blob = np.frombuffer(b"".join(words) or b"\0", dtype=np.uint8)
@@ -65,26 +66,29 @@ class PackedWords:
         np.cumsum([len(word) for word in words], out=offset[1:])
         self._arrays = (blob, offset)  # kept alive: the struct holds their addresses
         self.struct = _Words(blob.ctypes.data, offset.ctypes.data, len(words))
+        self.address = ctypes.addressof(self.struct)
 
 
 class Walked(NamedTuple):
-    """A walk's tokens that end inside a word (sorted), the first word and depth of the literal node each
-    ends at, those tokens as a packed bitmask (word indices, int32 values), and the hand-offs: rows of
-    (token-trie child, byte, first word, depth before it)."""
+    """A walk's tokens that end inside a word: `head` is their ids (sorted), then the first word of the
+    literal node each ends at, then its depth, `token_count` of each, as one list (what `advance` bisects and
+    reads); those tokens as a packed bitmask (word indices as intp, by which numpy fills a row ten times
+    faster than by int32, and int32 values); and the hand-offs: rows of (token-trie child, byte, first
+    word, depth before it)."""
 
-    tokens: np.ndarray
-    firsts: np.ndarray
-    depths: np.ndarray
+    token_count: int
+    head: list[int]
     words: np.ndarray
     values: np.ndarray
     hand_offs: np.ndarray
 
 
 class _Buffers(threading.local):
-    """One thread's output buffers (the C call runs without the GIL, so threads need their own)."""
+    """One thread's output buffers (the C call runs without the GIL, so threads need their own): the
+    address of their `_Output`, it, its rows and its hand-offs, one attribute (a thread-local lookup is
+    ~0.1 µs, and a first visit makes one walk per state)."""
 
-    output: _Output | None = None
-    arrays: tuple[np.ndarray, ...] = ()
+    held: tuple[int, _Output, np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 class LiteralWalker:
@@ -93,11 +97,14 @@ class LiteralWalker:
     def __init__(self, library: ctypes.CDLL, trie: TokenTrie, hand_capacity: int = _HAND_CAPACITY) -> None:
         self._function = library.literal_walk
         self._function.restype = ctypes.c_int64
-        self._function.argtypes = [ctypes.POINTER(_Trie), ctypes.POINTER(_Words), ctypes.c_int64, ctypes.c_int64,
-                                   ctypes.POINTER(_Output)]
-        arrays = [np.ascontiguousarray(trie.arrays[name], dtype=np.int64) for name in _TRIE_ARRAYS]
+        # addresses as plain integers: a first visit makes one call per state, and converting pointer
+        # arguments took most of its 1.6 µs
+        self._function.argtypes = [_Pointer, _Pointer, ctypes.c_int64, ctypes.c_int64, _Pointer]
+        arrays = [np.ascontiguousarray(trie.arrays[name], dtype=np.uint8 if name == "edge_byte" else np.int32)
+                  for name in _TRIE_ARRAYS]
         self._trie_arrays = arrays  # kept alive: the struct holds their addresses
         self._trie = _Trie(*(array.ctypes.data for array in arrays))
+        self._trie_address = ctypes.addressof(self._trie)
         self._token_room = len(trie.arrays["order"])
         self._buffers = _Buffers()
         self.hand_capacity = hand_capacity
@@ -105,26 +112,33 @@ class LiteralWalker:
     def walk(self, words: PackedWords, first: int, depth: int) -> Walked | None:
         """The walk from literal node (first, depth) of `words`, strictly inside a word; None where it met
         more word ends than it has room for."""
-        buffers = self._buffers
-        output = buffers.output
-        if output is None:
-            found = np.empty(4 * self._token_room, dtype=np.int32)  # C's Found: four int32 per token
-            # 3 per token found and 2 per bitmask word, a word per token at most (sparse ids: one each)
-            rows = np.empty(5 * self._token_room, dtype=np.int32)
-            hand = np.empty(4 * self.hand_capacity, dtype=np.int32)
-            buffers.arrays = (found, rows, hand)
-            output = buffers.output = _Output(found.ctypes.data, rows.ctypes.data, hand.ctypes.data,
-                                              self.hand_capacity, 0, 0)
-        count = self._function(self._trie, words.struct, first, depth, output)
+        held = self._buffers.held
+        if held is None:
+            held = self._buffers.held = self._allocate()
+        address, output, rows, mask_words, hand = held
+        count = self._function(self._trie_address, words.address, first, depth, address)
         if count < 0:
             return None
-        _, rows, hand = buffers.arrays
-        words_at = 3 * count
-        kept = rows[: words_at + 2 * output.word_count].copy()  # the buffers are this thread's next walk's
-        hand_count = output.hand_count
-        return Walked(kept[:count], kept[count : 2 * count], kept[2 * count : words_at],
-                      kept[words_at : words_at + output.word_count], kept[words_at + output.word_count :],
-                      hand[: 4 * hand_count].reshape(-1, 4).copy() if hand_count else _NO_HAND_OFFS)
+        values_at = 3 * count
+        word_count, hand_count = output.word_count, output.hand_count
+        # copies: the buffers are this thread's next walk's; tuple.__new__: a NamedTuple's own constructor is
+        # Python code, a fifth of the call around the walk
+        return tuple.__new__(Walked, (count, rows[:values_at].tolist(), mask_words[:word_count].copy(),
+                                      rows[values_at : values_at + word_count].copy(),
+                                      hand[: 4 * hand_count].reshape(-1, 4).copy() if hand_count else _NO_HAND_OFFS))
+
+    def _allocate(self) -> tuple[int, _Output, np.ndarray, np.ndarray, np.ndarray]:
+        """A thread's buffers: its scratch, rows and bitmask words, room for every token of the trie, and its
+        hand-offs."""
+        found = np.empty(4 * self._token_room, dtype=np.int32)  # C's Found: four int32 per token
+        # 3 per token found and a value per bitmask word, a word per token at most (sparse ids: one each)
+        rows = np.empty(4 * self._token_room, dtype=np.int32)
+        mask_words = np.empty(self._token_room, dtype=np.intp)
+        hand = np.empty(4 * self.hand_capacity, dtype=np.int32)
+        output = _Output(found.ctypes.data, rows.ctypes.data, mask_words.ctypes.data, hand.ctypes.data,
+                         self.hand_capacity, 0, 0)
+        output.arrays = (found, rows, mask_words, hand)  # kept alive with it: it holds their addresses
+        return ctypes.addressof(output), output, rows, mask_words, hand
 
 
 _built: list[ctypes.CDLL | None] = []  # the one build of this process, once tried

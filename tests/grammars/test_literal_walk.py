@@ -21,7 +21,6 @@ from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.errors import NativeBuildError
 from grammars.expr import Literals
-from grammars.index import UNSETTLED
 from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker
 from grammars.native import build_library
 from grammars.vocabulary import Vocabulary
@@ -95,9 +94,10 @@ def test_a_first_visit_inside_a_word_takes_the_c_walk(deepseek) -> None:
     index = compile_index(statute_grammar(LEXICON), vocabulary)
     state = index.advance(index.initial_state, encode("민사")[0])
     masks = index.masks(state)
-    assert masks.unsettled is not None
+    assert masks.literal is not None
     # tokens inside 민사소송법 go to states made when taken; one ending the name (소송법) was walked on
-    assert (masks.next_states <= UNSETTLED).sum() > 0 and (masks.next_states >= 0).sum() > 0
+    _, _, count, reached = masks.literal
+    assert count > 0 and reached == [None] * count and masks.next and all(s >= 0 for s in masks.next.values())
 
 
 def test_the_c_walk_gives_every_state_the_python_walks_row(deepseek, monkeypatch) -> None:
@@ -120,7 +120,7 @@ def test_rows_of_the_c_walk_equal_brute_force(deepseek) -> None:
         state = index.initial_state
         for token in walk:
             state = index.advance(state, token)
-            if index.masks(state).unsettled is not None and checked < 12:
+            if index.masks(state).literal is not None and checked < 12:
                 assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
                 checked += 1
     assert checked == 12
@@ -137,7 +137,7 @@ def test_a_walk_with_more_word_ends_than_it_holds_is_walked_in_python(deepseek, 
     index = compile_index(grammar, vocabulary)
     assert [_rows_along(index, walk) for walk in walks] == expected
     after_name = index.advance(index.initial_state, encode("민법")[0])  # 민법 ends inside the token: a hand-off
-    assert index.masks(after_name).unsettled is None
+    assert index.masks(after_name).literal is None
 
 
 def test_a_whole_build_after_first_visits_stores_states_only(deepseek, tmp_path, caplog) -> None:
@@ -145,7 +145,7 @@ def test_a_whole_build_after_first_visits_stores_states_only(deepseek, tmp_path,
     grammar, walks = statute_grammar(LEXICON), _walks(encode)
     index = compile_index(grammar, vocabulary)
     index.key = index_key(grammar, vocabulary)
-    expected = [_rows_along(index, walk) for walk in walks]  # first visits: rows with UNSETTLED codes
+    expected = [_rows_along(index, walk) for walk in walks]  # first visits: next states made when taken
     save_index(index, tmp_path)  # the states still missing built, then stored
     counts, tokens, states = index.constrained_rows()
     assert (states >= 0).all() and len(tokens) == counts.sum()
@@ -164,7 +164,7 @@ def test_without_a_compiler_states_are_walked_in_python(deepseek, python_walk, c
     vocabulary, encode = deepseek
     index = compile_index(statute_grammar(LEXICON), vocabulary)
     state = index.advance(index.initial_state, encode("민사")[0])
-    assert index.masks(state).unsettled is None
+    assert index.masks(state).literal is None
     assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
 
 
@@ -177,5 +177,5 @@ def test_a_vocabulary_with_sparse_ids_gets_its_whole_row() -> None:
     vocabulary = Vocabulary(tuple(tokens), frozenset({1}), size=100_000)
     index = compile_index(Literals(tuple(chr(97 + k) + "X" for k in range(26))), vocabulary)
     masks = index.masks(index.initial_state)
-    assert masks.unsettled is not None  # the C walk ran
+    assert masks.literal is not None  # the C walk ran
     assert index.allowed_tokens(index.initial_state).tolist() == [32 * k for k in range(26)]
