@@ -32,8 +32,7 @@ from grammars.dfa import ALL_BYTES, BYPASS, CITATION_MAY_CLOSE, FREE, PENDING, L
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Expr, Literals
 from grammars.grammar import AnswerGrammar
-from grammars.literals import LiteralLeaf
-from grammars.nfa import EMPTY, FINAL, ByteNFA, Node, NodeSet, StateNodes, union
+from grammars.nfa import EMPTY, FINAL, ByteNFA, LiteralPart, Node, NodeSet, StateNodes, union
 
 FREE_MARK = "F"
 ANCHOR = "A"
@@ -224,15 +223,16 @@ class AnswerDFA(LazyDFA):
             found = self._cited[reached] = frozenset((CITE, n) for n in reached)
         return found
 
-    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None:
-        nodes = self.sets[state]
-        if type(nodes) is not tuple:  # a lone node is a 1-tuple
-            return None
-        node = nodes[0]
-        return self.citations.inside_literal(node[1]) if node[0] == CITE else None
+    def literal_parts(self, state: int) -> list[LiteralPart] | None:
+        inner = []
+        for mark, node in self.sets[state]:
+            if mark != CITE:
+                return None
+            inner.append(node)
+        return self.citations.literal_parts(inner)
 
-    def literal_nodes(self, node: Node) -> StateNodes:
-        return ((CITE, node),)
+    def literal_nodes(self, nodes: tuple[Node, ...]) -> StateNodes:
+        return ((CITE, nodes[0]),) if len(nodes) == 1 else frozenset((CITE, node) for node in nodes)
 
     _inside_word_flags = PENDING  # a citation thread alone, not finished
 

@@ -12,8 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, Protocol
 
 from grammars.expr import Expr
-from grammars.literals import LiteralLeaf
-from grammars.nfa import EMPTY, FINAL, ByteNFA, Node, NodeSet, StateNodes, union
+from grammars.nfa import EMPTY, FINAL, ByteNFA, LiteralPart, Node, NodeSet, StateNodes, union
 
 DEAD = -1
 ALL_BYTES: frozenset[int] = frozenset(range(256))  # the live bytes of free text, which never dies
@@ -62,9 +61,9 @@ class Automaton(Protocol):
     def divergence_between(self, state: int, other: int) -> frozenset[int] | None: ...
     def between_characters(self) -> tuple[int, ...]: ...
     def byte_walk(self) -> ByteWalk: ...
-    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None: ...
-    def literal_nodes(self, node: Node) -> StateNodes: ...
-    def literal_state(self, node: Node) -> int: ...
+    def literal_parts(self, state: int) -> list[LiteralPart] | None: ...
+    def literal_nodes(self, nodes: tuple[Node, ...]) -> StateNodes: ...
+    def literal_state(self, nodes: tuple[Node, ...]) -> int: ...
 
 
 class ByteWalker:
@@ -100,17 +99,18 @@ class ByteWalker:
         """Token walks over states (an automaton whose states are all made already)."""
         return ByteWalk(int, self.step, self.live_bytes, int, DEAD)
 
-    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None:
-        """Where a state is one literal node strictly inside a word: the leaf, first word and depth, for the
-        C token walk (grammars.literal_walk); None for any other state, and in an automaton made already."""
+    def literal_parts(self, state: int) -> list[LiteralPart] | None:
+        """Where a state is literal nodes alone (and maybe a finished root): the nodes the C token walk
+        starts from (grammars.literal_walk, `ByteNFA.literal_parts`); None for any other state, and in an
+        automaton made already."""
         return None
 
-    def literal_nodes(self, node: Node) -> StateNodes:
-        """The node set (a position of `byte_walk`) of a lone literal node strictly inside a word."""
+    def literal_nodes(self, nodes: tuple[Node, ...]) -> StateNodes:
+        """The node set (a position of `byte_walk`) of literal nodes strictly inside words."""
         raise NotImplementedError
 
-    def literal_state(self, node: Node) -> int:
-        """The state of a lone literal node strictly inside a word."""
+    def literal_state(self, nodes: tuple[Node, ...]) -> int:
+        """The state of literal nodes strictly inside words."""
         raise NotImplementedError
 
 
@@ -134,12 +134,12 @@ class LazyDFA(ByteWalker):
             found = self._add_state(kept, self._nodes_accept(kept), self._nodes_flags(kept))
         return found
 
-    def literal_state(self, node: Node) -> int:
-        """`intern(literal_nodes(node))` for a literal node strictly inside a word, whose state never accepts
-        and has the flags `_inside_word_flags` (a first visit's advance makes one of these)."""
-        nodes = self.literal_nodes(node)
-        found = self._ids.get(nodes)
-        return self._add_state(nodes, False, self._inside_word_flags) if found is None else found
+    def literal_state(self, nodes: tuple[Node, ...]) -> int:
+        """`intern(literal_nodes(nodes))` for literal nodes strictly inside words, whose state never accepts
+        and has the flags `_inside_word_flags` (a first visit's advance makes these)."""
+        kept = self.literal_nodes(nodes)
+        found = self._ids.get(kept)
+        return self._add_state(kept, False, self._inside_word_flags) if found is None else found
 
     _inside_word_flags = 0  # the flags of a state inside a literal word (`literal_state`)
 
@@ -252,12 +252,11 @@ class ExprDFA(LazyDFA):
         transitions, intern = self._next, self.intern
         return [(byte, transitions.setdefault(state << 8 | byte, intern(reached))) for byte, reached in found]
 
-    def lone_literal(self, state: int) -> tuple[LiteralLeaf, int, int] | None:
-        nodes = self.sets[state]
-        return self.nfa.inside_literal(nodes[0]) if type(nodes) is tuple else None  # a lone node is a 1-tuple
+    def literal_parts(self, state: int) -> list[LiteralPart] | None:
+        return self.nfa.literal_parts(self.sets[state])
 
-    def literal_nodes(self, node: Node) -> StateNodes:
-        return (node,)
+    def literal_nodes(self, nodes: tuple[Node, ...]) -> StateNodes:
+        return nodes if len(nodes) == 1 else frozenset(nodes)  # as `intern` keeps them
 
     def _nodes_accept(self, nodes: StateNodes) -> bool:
         return (FINAL, 0) in nodes

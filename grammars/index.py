@@ -34,7 +34,7 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
-from grammars.literal_walk import LiteralWalker, literal_walker
+from grammars.literal_walk import LiteralWalker, Walked, hand_offs_of, literal_walker, merged_heads
 from grammars.rejections import BISECT_RATIO, Rejections, digit_chain
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
@@ -94,8 +94,9 @@ class StateMasks:
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
         # a row the C walk found (`TokenIndex._literal_masks`): the leaf number, the walk's `head` (its tokens,
         # then the first word and the depth of the literal node each ends at), their count, and per token
-        # the state it leads to (None until `advance` takes it); `next` then holds the hand-offs' tokens only
-        self.literal: tuple[int, list[int], int, list[int | None]] | None = None
+        # the state it leads to (None until `advance` takes it); `next` then holds the hand-offs' tokens only.
+        # Walks from several nodes: leaf number -1, and `head` the tokens, then the nodes each reaches.
+        self.literal: tuple[int, list[Any], int, list[int | None]] | None = None
         self.unconstrained = free and packed is not None and not len(packed[0])
 
 
@@ -232,8 +233,8 @@ class TokenIndex:
                 if at < count and head[at] == token_id:
                     found = reached[at]
                     if found is None:
-                        found = reached[at] = self.automaton.literal_state((leaf, head[count + at],
-                                                                            head[2 * count + at]))
+                        nodes = ((leaf, head[count + at], head[2 * count + at]),) if leaf >= 0 else head[count + at]
+                        found = reached[at] = self.automaton.literal_state(nodes)
                     return found
                 return DEAD if masks.next is None else masks.next.get(token_id, DEAD)
             table = masks.next
@@ -431,40 +432,51 @@ class TokenIndex:
         return _sorted_row(np.asarray(allowed, dtype=np.int32), np.asarray(nexts, dtype=np.int32))
 
     def _literal_masks(self, state: int) -> StateMasks | None:
-        """A state inside a literal word by the C walk (grammars.literal_walk): its tokens that stay inside a
-        word are made states when taken (`advance`), each of the literal node it reached as it reached it:
-        merging it with an equal node of another word (`LiteralLeaf.node_at`) cost a first visit more than
-        the rest of its step, and an unmerged node is the same language (a whole build merges them). Where a
-        word ends on the way, `_walk` goes on in Python. None for any other state, where no C compiler
-        works, or where the C walk gave up (more word ends than it holds): the state is walked in Python."""
-        lone = self.automaton.lone_literal(state)
-        if lone is None:
+        """A state of literal nodes by the C walk (grammars.literal_walk) from each (`literal_parts`: most
+        states inside an act's name or an article number are one node; the state after a name is where it
+        may go on and its articles' first node): its tokens that stay inside a word are made states when
+        taken (`advance`), each of the literal nodes it reached as it reached them: merging a node with an
+        equal node of another word (`LiteralLeaf.node_at`) cost a first visit more than the rest of its
+        step, and an unmerged node is the same language (a whole build merges them). Where a word ends on
+        the way, `_walk` goes on in Python. None for any other state, where no C compiler works, where the C
+        walk gave up (more word ends than it holds), or where one token went on from two nodes past a word's
+        end: the state is walked in Python."""
+        parts = self.automaton.literal_parts(state)
+        if not parts:
             return None
         if not self._walker_known:
             self._walker, self._walker_known = literal_walker(self._trie), True
         walker = self._walker
         if walker is None:
             return None
-        leaf, first, depth = lone
-        walked = walker.walk(leaf.packed, first, depth)
-        if walked is None:
-            return None
-        count, head = walked.token_count, walked.head
-        masks = StateMasks(False, (walked.words, walked.values))  # inside a word: never accepting, no EOS
-        masks.literal = (leaf.index, head, count, [None] * count)
-        if len(walked.hand_offs):
-            position = self.automaton.literal_nodes
-            pending = [(child, byte, position(leaf.node_at(before, at)))
-                       for child, byte, before, at in walked.hand_offs.tolist()]
-            allowed: list[int] = []
+        walks: list[Walked] = []
+        for leaf, first, depth in parts:
+            found = walker.walk(leaf.packed, first, depth)
+            if found is None:
+                return None
+            walks.append(found)
+        if len(walks) == 1:  # most states: the row as the walk packed it
+            walked = walks[0]
+            count, head = walked.token_count, walked.head
+            masks = StateMasks(False, (walked.words, walked.values))
+            masks.literal = (parts[0][0].index, head, count, [None] * count)
+            if not len(walked.hand_offs) and len(walked.words) * _DENSE_SHARE < self.word_count \
+                    and not self.automaton.is_accepting(state):
+                return masks
+        else:
+            head, count = merged_heads(parts, walks)
+            masks = StateMasks(False, None)
+            masks.literal = (-1, head, count, [None] * count)
+        allowed: list[int] = []
+        if any(len(walked.hand_offs) for walked in walks):
             nexts: list[int] = []
-            self._walk(pending, allowed, nexts)
+            self._walk(hand_offs_of(parts, walks, self.automaton.literal_nodes), allowed, nexts)
+            if len(walks) > 1 and not set(allowed).isdisjoint(head[:count]):
+                return None  # a token went on from one node past a word's end and stayed inside another's
             masks.next = dict(zip(allowed, nexts, strict=True))
-            masks.next_tokens = np.asarray(sorted(head[:count] + allowed), dtype=np.int32)
-            masks.packed = None  # made on first fill from all the tokens (`_pack`)
-        elif len(walked.words) * _DENSE_SHARE >= self.word_count:
-            masks.next_tokens = np.asarray(head[:count], dtype=np.int32)
-            masks.packed = None  # kept whole (`_pack`)
+        # packed on first fill from all the tokens, with EOS where the state accepts (`_pack`)
+        masks.next_tokens = np.asarray(sorted(head[:count] + allowed), dtype=np.int32)
+        masks.packed = None
         return masks
 
     def _walk(self, pending: list[tuple[int, int, Any]], allowed: list[int], nexts: list[int]) -> None:

@@ -3,7 +3,9 @@ time: a state inside an act's name or an article number walks the vocabulary's t
 below it, and in Python each byte of that walk is a node step of the lazy automaton (~3 µs; a step into a
 name allowing four tokens made six or seven states, 50 µs). The C walk returns the tokens that stay inside
 a word with the literal node each ends at (the index makes their states only when a token is taken) and
-hands back where a word ends, for the Python walk to go on with what follows the word.
+hands back where a word ends, for the Python walk to go on with what follows the word. A state of several
+literal nodes (after a name: the longer names and the articles' first node) is a walk from each, their
+rows merged (`merged_heads`) and their hand-offs joined where they meet (`hand_offs_of`).
 
 Built by the machine's compiler on first use (`grammars.native`); where none works `literal_walker`
 returns None, says why once, and the index walks in Python as before.
@@ -15,16 +17,17 @@ import ctypes
 import logging
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from grammars.errors import NativeBuildError
 from grammars.native import build_library
 
-if TYPE_CHECKING:  # grammars.vocabulary makes the walker of its trie
+if TYPE_CHECKING:  # grammars.vocabulary makes the walker of its trie; grammars.nfa's leaves pack their words here
+    from grammars.nfa import LiteralPart, Node
     from grammars.vocabulary import TokenTrie
 
 log = logging.getLogger(__name__)
@@ -139,6 +142,30 @@ class LiteralWalker:
                          self.hand_capacity, 0, 0)
         output.arrays = (found, rows, mask_words, hand)  # kept alive with it: it holds their addresses
         return ctypes.addressof(output), output, rows, mask_words, hand
+
+
+def hand_offs_of(parts: list[LiteralPart], walks: list[Walked], position: Callable[[tuple[Node, ...]], Any]
+                 ) -> list[tuple[int, int, Any]]:
+    """Where a word ends inside a token, what the index's Python walk goes on from: per token-trie node,
+    the byte into it and the position of the literal nodes before that byte (one node from two parts, as
+    ` 제` ends both the paragraph's word and the item's: one position with both)."""
+    before: dict[tuple[int, int], list[Node]] = {}
+    for (leaf, _, _), walked in zip(parts, walks, strict=True):
+        for child, byte, first, depth in walked.hand_offs.tolist():
+            before.setdefault((child, byte), []).append(leaf.node_at(first, depth))
+    return [(child, byte, position(tuple(nodes))) for (child, byte), nodes in before.items()]
+
+
+def merged_heads(parts: list[LiteralPart], walks: list[Walked]) -> tuple[list[Any], int]:
+    """The C walks from several literal nodes as one row: its tokens (sorted) and per token the nodes it
+    reaches (one per node whose words it stays inside), and their count."""
+    reaches: dict[int, list[tuple[int, int, int]]] = {}
+    for (leaf, _, _), walked in zip(parts, walks, strict=True):
+        count, head, number = walked.token_count, walked.head, leaf.index
+        for at in range(count):
+            reaches.setdefault(head[at], []).append((number, head[count + at], head[2 * count + at]))
+    tokens = sorted(reaches)
+    return [*tokens, *(tuple(reaches[token]) for token in tokens)], len(tokens)
 
 
 _built: list[ctypes.CDLL | None] = []  # the one build of this process, once tried

@@ -23,6 +23,7 @@ from grammars.literals import LiteralLeaf, Registry
 from grammars.regex_leaf import RegexLeaf, regex_leaf
 
 FINAL = "$"
+LiteralPart = tuple[LiteralLeaf, int, int]  # a literal node strictly inside a word: (leaf, first word, depth)
 # A node: `(leaf, a, b)` inside a leaf, `(FINAL, tag)` once a root matched. Typed loosely on purpose:
 # the two shapes are told apart by `node[0] == FINAL`, which mypy cannot narrow a tuple union on.
 Node = tuple[Any, ...]
@@ -299,15 +300,28 @@ class ByteNFA:
                 return self.node_step(node, byte)
         return union([self.node_step(node, byte) for node in nodes])
 
-    def inside_literal(self, node: Node) -> tuple[LiteralLeaf, int, int] | None:
-        """A literal node strictly inside a word: its leaf, first word and depth (what the C token walk
-        starts from, grammars.literal_walk); None for any other node."""
-        if node[0] == FINAL:
-            return None
-        leaf = self._leaves[node[0]]
-        if isinstance(leaf, RegexLeaf) or len(leaf.words[node[1]]) == node[2]:
-            return None
-        return leaf, node[1], node[2]
+    def literal_parts(self, nodes: Iterable[Node]) -> list[LiteralPart] | None:
+        """Where every node of a state is a literal node or FINAL: the literal nodes the C token walk starts
+        from (grammars.literal_walk), each strictly inside a word, as (leaf, first word, depth). A node where
+        a word ends stands for the longer words that go on past it (the words after it, which begin with
+        it), and is left out where none does (what follows the word is among the state's other nodes).
+        None where a node is a regex leaf's."""
+        parts = []
+        leaves = self._leaves
+        for node in nodes:
+            if node[0] == FINAL:
+                continue
+            leaf = leaves[node[0]]
+            if type(leaf) is not LiteralLeaf:
+                return None
+            first, depth = node[1], node[2]
+            words = leaf.words
+            if len(words[first]) == depth:
+                first += 1
+                if first == len(words) or not words[first].startswith(words[first - 1]):
+                    continue
+            parts.append((leaf, first, depth))
+        return parts
 
     def final_chars(self, tag: object) -> frozenset[bytes]:
         """Every last character (UTF-8) a string of root `tag` can end with (a superset); where a regex

@@ -59,7 +59,7 @@ def python_walk(monkeypatch):
 def _brute_force(index, state: int) -> list[int]:
     """Every text token walked through the automaton byte by byte; EOS where the state accepts."""
     walked = [i for i, t in enumerate(index.vocabulary.tokens) if t and index.automaton.walk(state, t) != DEAD]
-    return walked + (sorted(index.vocabulary.eos_ids) if index.is_accepting(state) else [])
+    return sorted(walked + (list(index.vocabulary.eos_ids) if index.is_accepting(state) else []))
 
 
 def _walks(encode, seed: int = 0) -> list[list[int]]:
@@ -98,6 +98,25 @@ def test_a_first_visit_inside_a_word_takes_the_c_walk(deepseek) -> None:
     # tokens inside 민사소송법 go to states made when taken; one ending the name (소송법) was walked on
     _, _, count, reached = masks.literal
     assert count > 0 and reached == [None] * count and masks.next and all(s >= 0 for s in masks.next.values())
+
+
+def test_after_a_name_that_goes_on_the_c_walk_starts_from_both_nodes(deepseek) -> None:
+    """After 민사소송법 the name may go on (` 시행규칙`) and its articles begin (` 제`): one walk from each
+    node, a token inside both (` `) leading to the state of both nodes."""
+    vocabulary, encode = deepseek
+    index = compile_index(statute_grammar(LEXICON), vocabulary)
+    state = index.initial_state
+    for token in encode("민사소송법"):
+        state = index.advance(state, token)
+    assert len(index.automaton.literal_parts(state)) == 2
+    masks = index.masks(state)
+    assert masks.literal is not None and masks.literal[0] == -1  # the walks' rows merged
+    assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
+    (space,) = encode(" ")
+    both = index.advance(state, space)
+    assert len(index.automaton.sets[both]) == 2
+    assert index.allowed_tokens(both).tolist() == _brute_force(index, both)
+    assert index.advance(both, encode("제")[0]) >= 0 and index.advance(both, encode("시")[0]) >= 0
 
 
 def test_the_c_walk_gives_every_state_the_python_walks_row(deepseek, monkeypatch) -> None:

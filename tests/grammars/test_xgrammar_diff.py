@@ -167,13 +167,14 @@ def test_answer_masks_equal_token_by_token_walks(side: Side, forbid_shorthand: b
 
 def _as_merged(index, state: int) -> int:
     """The state the byte walk reaches where a token reached `state`: a first visit makes a state of the
-    literal node a token ends at as it reached it, before the automaton merges it with an equal node of
+    literal nodes a token ends at as it reached them, before the automaton merges each with an equal node of
     another word (grammars.index `_literal_masks`); the byte walk merges at once."""
-    lone = index.automaton.lone_literal(state)
-    if lone is None:
-        return state
-    leaf, first, depth = lone
-    return index.automaton.literal_state(leaf.node_at(first, depth))
+    automaton = index.automaton
+    nodes, parts = automaton.sets[state], automaton.literal_parts(state)
+    if not parts or any((leaf.index, first, depth) not in nodes for leaf, first, depth in parts) \
+            or len(parts) != len(nodes):
+        return state  # not made by a first visit's walk: nodes as the byte walk has them
+    return automaton.literal_state(tuple(leaf.node_at(first, depth) for leaf, first, depth in parts))
 
 
 @pytest.mark.parametrize("grammar", sorted(CITATIONS), ids=sorted(CITATIONS))
