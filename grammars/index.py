@@ -35,12 +35,14 @@ from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
 from grammars.literal_walk import LiteralWalker, Walked, hand_offs_of, literal_walker, merged_heads
-from grammars.rejections import BISECT_RATIO, Rejections, digit_chain
+from grammars.rejections import BISECT_RATIO, Rejections, number_runs
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
 if TYPE_CHECKING:  # grammars.cache imports this module
     from grammars.cache import StoredMasks
+    from grammars.literals import LiteralLeaf
+    from grammars.nfa import LiteralPart
 
 log = logging.getLogger(__name__)
 
@@ -92,11 +94,11 @@ class StateMasks:
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
-        # a row the C walk found (`TokenIndex._literal_masks`): the leaf number, the walk's `head` (its tokens,
-        # then the first word and the depth of the literal node each ends at), their count, and per token
-        # the state it leads to (None until `advance` takes it); `next` then holds the hand-offs' tokens only.
-        # Walks from several nodes: leaf number -1, and `head` the tokens, then the nodes each reaches.
-        self.literal: tuple[int, list[Any], int, list[int | None]] | None = None
+        # a row the C walk found (`TokenIndex._literal_masks`): the leaf, the walk's `head` (its tokens, then
+        # the first word and the depth of the literal node each ends at), their count, and per token the
+        # state it leads to (None until `advance` takes it); `next` then holds the hand-offs' tokens only.
+        # Walks from several nodes: leaf None, and `head` the tokens, then the nodes each reaches.
+        self.literal: tuple[LiteralLeaf | None, list[Any], int, list[int | None]] | None = None
         self.unconstrained = free and packed is not None and not len(packed[0])
 
 
@@ -130,6 +132,8 @@ class TokenIndex:
         self.vocabulary = vocabulary
         self._walker: LiteralWalker | None = None  # the C walk over this trie, looked up on first use
         self._walker_known = False
+        # states a first visit made of one literal node, not computed yet: the node, for the C walk from it
+        self._parts_of: dict[int, list[LiteralPart]] = {}
         self._tokens = vocabulary.tokens
         self._trie = vocabulary.trie
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
@@ -233,8 +237,7 @@ class TokenIndex:
                 if at < count and head[at] == token_id:
                     found = reached[at]
                     if found is None:
-                        nodes = ((leaf, head[count + at], head[2 * count + at]),) if leaf >= 0 else head[count + at]
-                        found = reached[at] = self.automaton.literal_state(nodes)
+                        found = reached[at] = self._literal_state(leaf, head, count, at)
                     return found
                 return DEAD if masks.next is None else masks.next.get(token_id, DEAD)
             table = masks.next
@@ -261,6 +264,17 @@ class TokenIndex:
                 walks.clear()
             walks[token_id] = walked
         return walked
+
+    def _literal_state(self, leaf: LiteralLeaf | None, head: list[Any], count: int, at: int) -> int:
+        """The state of the `at`-th token of a C walk's row (`StateMasks.literal`), made now; where it is new
+        and one node, that node is kept for the walk from it (`_parts_of`), which need not look for it."""
+        if leaf is None:
+            return self.automaton.literal_state(head[count + at])
+        first, depth = head[count + at], head[2 * count + at]
+        found = self.automaton.literal_state(((leaf.index, first, depth),))
+        if found >= len(self._states) or self._states[found] is None:
+            self._parts_of[found] = [(leaf, first, depth)]
+        return found
 
     def _base_table(self, base: int) -> array.array[int]:
         table = self.base_next.get(base)
@@ -388,6 +402,10 @@ class TokenIndex:
             masks = self._states[state] = self.stored.masks(state)
         if masks is not None and not (settled and masks.literal is not None):
             return masks
+        parts = self._parts_of.pop(state, None)
+        if parts is not None and not settled and (masks := self._literal_masks(state, parts)) is not None:
+            self._states[state] = masks
+            return masks
         if self.automaton.flags(state) & FREE:
             masks = self._states[state] = self._free_masks(state)
         elif self._next_start[state] < 0:
@@ -422,7 +440,7 @@ class TokenIndex:
         allowed: list[int] = []
         nexts: list[int] = []
         numbers: list[tuple[int, int, int]] = []  # (trie node, the byte into it, the state before that byte)
-        skip_root = DIGITS if self._number_runs(state, allowed, nexts, numbers) else ()
+        skip_root = DIGITS if number_runs(self.automaton, self._trie, state, allowed, nexts, numbers) else ()
         origin = start(state)
         pending = [(node, byte, start(before)) for node, byte, before in numbers]
         root_child = self._trie.root_child
@@ -431,7 +449,7 @@ class TokenIndex:
         self._walk(pending, allowed, nexts)
         return _sorted_row(np.asarray(allowed, dtype=np.int32), np.asarray(nexts, dtype=np.int32))
 
-    def _literal_masks(self, state: int) -> StateMasks | None:
+    def _literal_masks(self, state: int, parts: list[LiteralPart] | None = None) -> StateMasks | None:
         """A state of literal nodes by the C walk (grammars.literal_walk) from each (`literal_parts`: most
         states inside an act's name or an article number are one node; the state after a name is where it
         may go on and its articles' first node): its tokens that stay inside a word are made states when
@@ -441,7 +459,8 @@ class TokenIndex:
         the way, `_walk` goes on in Python. None for any other state, where no C compiler works, where the C
         walk gave up (more word ends than it holds), or where one token went on from two nodes past a word's
         end: the state is walked in Python."""
-        parts = self.automaton.literal_parts(state)
+        if parts is None:
+            parts = self.automaton.literal_parts(state)
         if not parts:
             return None
         if not self._walker_known:
@@ -459,16 +478,16 @@ class TokenIndex:
             walked = walks[0]
             count, head = walked.token_count, walked.head
             masks = StateMasks(False, (walked.words, walked.values))
-            masks.literal = (parts[0][0].index, head, count, [None] * count)
-            if not len(walked.hand_offs) and len(walked.words) * _DENSE_SHARE < self.word_count \
+            masks.literal = (parts[0][0], head, count, [None] * count)
+            if not walked.hand_offs and len(walked.words) * _DENSE_SHARE < self.word_count \
                     and not self.automaton.is_accepting(state):
                 return masks
         else:
             head, count = merged_heads(parts, walks)
             masks = StateMasks(False, None)
-            masks.literal = (-1, head, count, [None] * count)
+            masks.literal = (None, head, count, [None] * count)
         allowed: list[int] = []
-        if any(len(walked.hand_offs) for walked in walks):
+        if any(walked.hand_offs for walked in walks):
             nexts: list[int] = []
             self._walk(hand_offs_of(parts, walks, self.automaton.literal_nodes), allowed, nexts)
             if len(walks) > 1 and not set(allowed).isdisjoint(head[:count]):
@@ -530,31 +549,6 @@ class TokenIndex:
                     pending.extend((edge_child[e], edge_byte[e], current) for e in range(low, high)
                                    if edge_byte[e] in live)
                 break
-
-    def _number_runs(
-        self, state: int, allowed: list[int], nexts: list[int], pending: list[tuple[int, int, int]]
-    ) -> bool:
-        """The ~1,100 number tokens of a vocabulary like DeepSeek's go where their length says, without
-        a walk per trie node (`grammars.rejections.digit_chain`). Adds the all-digit tokens, and the edges
-        where non-digit bytes go on below them (trie node, byte, state before it) to `pending`; False: walk
-        everything instead."""
-        found = digit_chain(self.automaton, self._trie, state, None)
-        if found is None:
-            return False
-        (chain, alive, _), runs = found, self._trie.digit_runs
-        edge_child = self._trie.edge_child
-        for depth in range(1, len(chain)):
-            current, digits = chain[depth][0], runs.digits[depth]
-            keep = np.logical_and.reduce([alive[k + 1][digits[:, k]] for k in range(depth)])
-            found_ids = runs.ids[depth][keep].tolist()
-            allowed.extend(found_ids)
-            nexts.extend([current] * len(found_ids))
-            live = self.automaton.live_bytes(current)
-            for byte, exits in runs.exits[depth].items():
-                if byte in live:
-                    pending.extend((edge_child[edge], byte, current) for edge, path in exits
-                                   if all(alive[k + 1][d] for k, d in enumerate(path)))
-        return True
 
     def _free_masks(self, state: int) -> StateMasks:
         base = self.automaton.base_of(state)

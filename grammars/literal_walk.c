@@ -1,5 +1,5 @@
-/* The token walk of a state inside a literal word, compiled by grammars/literal_walk.py with the machine's
- * C compiler the first time a process computes such a state.
+/* The token walk of a state inside a literal word: a CPython extension, compiled by grammars/literal_walk.py
+ * with the machine's C compiler when a process first converts a tokenizer.
  *
  * A literal leaf (grammars.literals) is an implicit trie over its sorted UTF-8 words: the node at `depth`
  * below word `first` stands for the words sharing words[first][:depth], a contiguous run [lo, hi) of the
@@ -12,8 +12,16 @@
  *   the Python automaton knows): the token-trie child, the byte into it and the literal node before it,
  *   handed back for the Python walk to go on from.
  * Each token-trie node is met at most once (its bytes fix the literal node), so the tokens found are at
- * most the vocabulary; hand-offs past `hand_capacity` return -1 and the caller walks in Python instead.
+ * most the vocabulary; hand-offs past `hand_capacity` give None and the caller walks in Python instead.
+ *
+ * An extension rather than a library loaded by ctypes: a first visit makes one walk per state, and ctypes'
+ * argument conversion and the numpy arrays and list made around its result in Python took twice the walk.
+ * Here the result is made as the Python objects the index keeps, the GIL released during the walk alone.
  */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#include <numpy/arrayobject.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +182,7 @@ static inline int shares_prefix(const Words *words, int64_t i, int64_t first, in
 /* From literal node (first, depth) of `words`, strictly inside a word: the count of tokens found (-1 where
  * the hand-offs overflow), written out by `write_rows`, and the hand-offs (out->hand_count). A hand-off's
  * node is the run before its byte (its first word sorts first): where the Python walk steps from. */
-int64_t literal_walk(const Trie *trie, const Words *words, int64_t first, int64_t depth, Output *out) {
+static int64_t literal_walk(const Trie *trie, const Words *words, int64_t first, int64_t depth, Output *out) {
     Walk w = {words->blob, words->offset, trie->edge_start, trie->edge_child, trie->token_start, trie->order,
               trie->edge_byte, out, 0};
     /* the run sharing words[first][:depth] (first is its first word) ends at `lo`: found by galloping from
@@ -196,4 +204,69 @@ int64_t literal_walk(const Trie *trie, const Words *words, int64_t first, int64_
     if (walk(&w, 0, first, lo, depth) < 0) return -1;
     write_rows(out, w.token_count);
     return w.token_count;
+}
+
+/* A new numpy array of `n` items of `type` holding a copy of `data`. */
+static PyObject *copied(const void *data, npy_intp n, int type, size_t item) {
+    PyObject *array = PyArray_SimpleNew(1, &n, type);
+    if (array != NULL && n) memcpy(PyArray_DATA((PyArrayObject *)array), data, (size_t)n * item);
+    return array;
+}
+
+/* walk(trie, words, first, depth, output): addresses of a Trie, a Words and an Output (the caller's buffers:
+ * one thread's, the walk runs without the GIL) as integers, and the literal node. None where the hand-offs
+ * overflowed, else (n, head, bitmask words (intp), their values (int32), hand-offs): head is a list of the
+ * n tokens (sorted), then the first word and the depth of the node each ends at; hand-offs a list of
+ * (token-trie child, byte, first word, depth before it). */
+static PyObject *walk_entry(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "walk expects (trie, words, first, depth, output)");
+        return NULL;
+    }
+    const Trie *trie = PyLong_AsVoidPtr(args[0]);
+    const Words *words = PyLong_AsVoidPtr(args[1]);
+    int64_t first = PyLong_AsLongLong(args[2]), depth = PyLong_AsLongLong(args[3]);
+    Output *out = PyLong_AsVoidPtr(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    int64_t n;
+    Py_BEGIN_ALLOW_THREADS
+    n = literal_walk(trie, words, first, depth, out);
+    Py_END_ALLOW_THREADS
+    if (n < 0) Py_RETURN_NONE;
+    PyObject *head = PyList_New(3 * n);
+    PyObject *hand = PyList_New(out->hand_count);
+    PyObject *mask_words = copied(out->words, out->word_count, NPY_INTP, sizeof(int64_t));
+    PyObject *values = copied(out->rows + 3 * n, out->word_count, NPY_INT32, sizeof(int32_t));
+    if (head == NULL || hand == NULL || mask_words == NULL || values == NULL) goto fail;
+    for (int64_t i = 0; i < 3 * n; i++) {
+        PyObject *item = PyLong_FromLong(out->rows[i]);
+        if (item == NULL) goto fail;
+        PyList_SET_ITEM(head, i, item);
+    }
+    for (int64_t i = 0; i < out->hand_count; i++) {
+        const int32_t *row = out->hand + 4 * i;
+        PyObject *item = Py_BuildValue("(iiii)", row[0], row[1], row[2], row[3]);
+        if (item == NULL) goto fail;
+        PyList_SET_ITEM(hand, i, item);
+    }
+    return Py_BuildValue("(nNNNN)", (Py_ssize_t)n, head, mask_words, values, hand);
+fail:
+    Py_XDECREF(head);
+    Py_XDECREF(hand);
+    Py_XDECREF(mask_words);
+    Py_XDECREF(values);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"walk", (PyCFunction)(void (*)(void))walk_entry, METH_FASTCALL, "The token walk from a literal node."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "literal_walk", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit_literal_walk(void) {
+    import_array();
+    return PyModule_Create(&module);
 }

@@ -7,8 +7,9 @@ hands back where a word ends, for the Python walk to go on with what follows the
 literal nodes (after a name: the longer names and the articles' first node) is a walk from each, their
 rows merged (`merged_heads`) and their hand-offs joined where they meet (`hand_offs_of`).
 
-Built by the machine's compiler on first use (`grammars.native`); where none works `literal_walker`
-returns None, says why once, and the index walks in Python as before.
+A CPython extension built by the machine's compiler when a process first converts a tokenizer
+(`grammars.native.build_extension`); where none works (or this interpreter's headers are missing)
+`literal_walker` returns None, says why once, and the index walks in Python as before.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ import threading
 import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from grammars.errors import NativeBuildError
-from grammars.native import build_library
+from grammars.native import build_extension
 
 if TYPE_CHECKING:  # grammars.vocabulary makes the walker of its trie; grammars.nfa's leaves pack their words here
     from grammars.nfa import LiteralPart, Node
@@ -37,8 +39,6 @@ SOURCE = Path(__file__).with_suffix(".c")
 # (`민법` ends inside `민법 시행령`; an act's article words end at 조), none of the book's states near this
 _HAND_CAPACITY = 4096
 _Pointer = ctypes.c_void_p
-_NO_HAND_OFFS = np.empty((0, 4), dtype=np.int32)
-_NO_HAND_OFFS.setflags(write=False)
 
 
 _TRIE_ARRAYS = ("edge_start", "edge_byte", "edge_child", "token_start", "order")
@@ -76,33 +76,28 @@ class Walked(NamedTuple):
     """A walk's tokens that end inside a word: `head` is their ids (sorted), then the first word of the
     literal node each ends at, then its depth, `token_count` of each, as one list (what `advance` bisects and
     reads); those tokens as a packed bitmask (word indices as intp, by which numpy fills a row ten times
-    faster than by int32, and int32 values); and the hand-offs: rows of (token-trie child, byte, first
-    word, depth before it)."""
+    faster than by int32, and int32 values); and the hand-offs: (token-trie child, byte, first word, depth
+    before it)."""
 
     token_count: int
     head: list[int]
     words: np.ndarray
     values: np.ndarray
-    hand_offs: np.ndarray
+    hand_offs: list[tuple[int, int, int, int]]
 
 
 class _Buffers(threading.local):
-    """One thread's output buffers (the C call runs without the GIL, so threads need their own): the
-    address of their `_Output`, it, its rows and its hand-offs, one attribute (a thread-local lookup is
-    ~0.1 µs, and a first visit makes one walk per state)."""
+    """One thread's output buffers (the walk runs without the GIL, so threads need their own): the address
+    of their `_Output`, and it."""
 
-    held: tuple[int, _Output, np.ndarray, np.ndarray, np.ndarray] | None = None
+    held: tuple[int, _Output] | None = None
 
 
 class LiteralWalker:
-    """literal_walk.c loaded and bound to one vocabulary's token trie."""
+    """literal_walk.c's extension bound to one vocabulary's token trie."""
 
-    def __init__(self, library: ctypes.CDLL, trie: TokenTrie, hand_capacity: int = _HAND_CAPACITY) -> None:
-        self._function = library.literal_walk
-        self._function.restype = ctypes.c_int64
-        # addresses as plain integers: a first visit makes one call per state, and converting pointer
-        # arguments took most of its 1.6 µs
-        self._function.argtypes = [_Pointer, _Pointer, ctypes.c_int64, ctypes.c_int64, _Pointer]
+    def __init__(self, extension: ModuleType, trie: TokenTrie, hand_capacity: int = _HAND_CAPACITY) -> None:
+        self._function = extension.walk
         arrays = [np.ascontiguousarray(trie.arrays[name], dtype=np.uint8 if name == "edge_byte" else np.int32)
                   for name in _TRIE_ARRAYS]
         self._trie_arrays = arrays  # kept alive: the struct holds their addresses
@@ -118,19 +113,11 @@ class LiteralWalker:
         held = self._buffers.held
         if held is None:
             held = self._buffers.held = self._allocate()
-        address, output, rows, mask_words, hand = held
-        count = self._function(self._trie_address, words.address, first, depth, address)
-        if count < 0:
-            return None
-        values_at = 3 * count
-        word_count, hand_count = output.word_count, output.hand_count
-        # copies: the buffers are this thread's next walk's; tuple.__new__: a NamedTuple's own constructor is
-        # Python code, a fifth of the call around the walk
-        return tuple.__new__(Walked, (count, rows[:values_at].tolist(), mask_words[:word_count].copy(),
-                                      rows[values_at : values_at + word_count].copy(),
-                                      hand[: 4 * hand_count].reshape(-1, 4).copy() if hand_count else _NO_HAND_OFFS))
+        found = self._function(self._trie_address, words.address, first, depth, held[0])
+        # tuple.__new__: a NamedTuple's own constructor is Python code, a fifth of the call around the walk
+        return None if found is None else tuple.__new__(Walked, found)
 
-    def _allocate(self) -> tuple[int, _Output, np.ndarray, np.ndarray, np.ndarray]:
+    def _allocate(self) -> tuple[int, _Output]:
         """A thread's buffers: its scratch, rows and bitmask words, room for every token of the trie, and its
         hand-offs."""
         found = np.empty(4 * self._token_room, dtype=np.int32)  # C's Found: four int32 per token
@@ -141,7 +128,7 @@ class LiteralWalker:
         output = _Output(found.ctypes.data, rows.ctypes.data, mask_words.ctypes.data, hand.ctypes.data,
                          self.hand_capacity, 0, 0)
         output.arrays = (found, rows, mask_words, hand)  # kept alive with it: it holds their addresses
-        return ctypes.addressof(output), output, rows, mask_words, hand
+        return ctypes.addressof(output), output
 
 
 def hand_offs_of(parts: list[LiteralPart], walks: list[Walked], position: Callable[[tuple[Node, ...]], Any]
@@ -151,7 +138,7 @@ def hand_offs_of(parts: list[LiteralPart], walks: list[Walked], position: Callab
     ` 제` ends both the paragraph's word and the item's: one position with both)."""
     before: dict[tuple[int, int], list[Node]] = {}
     for (leaf, _, _), walked in zip(parts, walks, strict=True):
-        for child, byte, first, depth in walked.hand_offs.tolist():
+        for child, byte, first, depth in walked.hand_offs:
             before.setdefault((child, byte), []).append(leaf.node_at(first, depth))
     return [(child, byte, position(tuple(nodes))) for (child, byte), nodes in before.items()]
 
@@ -168,15 +155,15 @@ def merged_heads(parts: list[LiteralPart], walks: list[Walked]) -> tuple[list[An
     return [*tokens, *(tuple(reaches[token]) for token in tokens)], len(tokens)
 
 
-_built: list[ctypes.CDLL | None] = []  # the one build of this process, once tried
+_built: list[ModuleType | None] = []  # the one build of this process, once tried
 _building = threading.Lock()
 _walkers: weakref.WeakKeyDictionary[TokenTrie, LiteralWalker] = weakref.WeakKeyDictionary()
 
 
 def literal_walker(trie: TokenTrie) -> LiteralWalker | None:
-    """The walker over `trie` (one per trie, not pickled with it); the library is built by the process's
-    first call, a fraction of a second. None where no C
-    compiler works: said once, and states are walked in Python."""
+    """The walker over `trie` (one per trie, not pickled with it); the extension is built by the process's
+    first call, a fraction of a second. None where no C compiler works: said once, and states are walked in
+    Python."""
     walker = _walkers.get(trie)
     if walker is not None:
         return walker
@@ -184,12 +171,12 @@ def literal_walker(trie: TokenTrie) -> LiteralWalker | None:
         with _building:
             if not _built:
                 try:
-                    _built.append(build_library(SOURCE))
+                    _built.append(build_extension(SOURCE))
                 except NativeBuildError as error:
                     log.warning("states inside words are walked in Python, slower on a first visit: %s", error)
                     _built.append(None)
-    library = _built[0]
-    if library is None:
+    extension = _built[0]
+    if extension is None:
         return None
-    walker = _walkers.setdefault(trie, LiteralWalker(library, trie))
+    walker = _walkers.setdefault(trie, LiteralWalker(extension, trie))
     return walker

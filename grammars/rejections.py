@@ -246,3 +246,30 @@ def _edges_on(edge_byte: array.array[int], first: int, last: int, wanted: frozen
         found = sorted(bisect.bisect_left(edge_byte, b, first, last) for b in wanted)
         return [f for f in found if f < last and edge_byte[f] in wanted]
     return [f for f in range(first, last) if edge_byte[f] in wanted]
+
+
+def number_runs(
+    automaton: Automaton, trie: TokenTrie, state: int, allowed: list[int], nexts: list[int],
+    pending: list[tuple[int, int, int]],
+) -> bool:
+    """A constrained state's row (grammars.index): the ~1,100 number tokens of a vocabulary like DeepSeek's
+    go where their length says, without a walk per trie node (`digit_chain`). Adds the all-digit tokens,
+    and the edges where non-digit bytes go on below them (trie node, byte, state before it) to `pending`;
+    False: walk everything instead."""
+    found = digit_chain(automaton, trie, state, None)
+    if found is None:
+        return False
+    (chain, alive, _), runs = found, trie.digit_runs
+    edge_child = trie.edge_child
+    for depth in range(1, len(chain)):
+        current, digits = chain[depth][0], runs.digits[depth]
+        keep = np.logical_and.reduce([alive[k + 1][digits[:, k]] for k in range(depth)])
+        found_ids = runs.ids[depth][keep].tolist()
+        allowed.extend(found_ids)
+        nexts.extend([current] * len(found_ids))
+        live = automaton.live_bytes(current)
+        for byte, exits in runs.exits[depth].items():
+            if byte in live:
+                pending.extend((edge_child[edge], byte, current) for edge, path in exits
+                               if all(alive[k + 1][d] for k, d in enumerate(path)))
+    return True

@@ -22,7 +22,7 @@ from grammars.dfa import DEAD
 from grammars.errors import NativeBuildError
 from grammars.expr import Literals
 from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker
-from grammars.native import build_library
+from grammars.native import build_extension
 from grammars.vocabulary import Vocabulary
 
 transformers = pytest.importorskip("transformers")
@@ -110,7 +110,7 @@ def test_after_a_name_that_goes_on_the_c_walk_starts_from_both_nodes(deepseek) -
         state = index.advance(state, token)
     assert len(index.automaton.literal_parts(state)) == 2
     masks = index.masks(state)
-    assert masks.literal is not None and masks.literal[0] == -1  # the walks' rows merged
+    assert masks.literal is not None and masks.literal[0] is None  # the walks' rows merged
     assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
     (space,) = encode(" ")
     both = index.advance(state, space)
@@ -176,7 +176,7 @@ def test_a_whole_build_after_first_visits_stores_states_only(deepseek, tmp_path,
 
 def test_without_a_compiler_the_library_is_not_built_and_the_reason_is_named() -> None:
     with pytest.raises(NativeBuildError, match=r"`citegen-no-such-compiler` could not build literal_walk\.c"):
-        build_library(SOURCE, "citegen-no-such-compiler")
+        build_extension(SOURCE, "citegen-no-such-compiler")
 
 
 def test_without_a_compiler_states_are_walked_in_python(deepseek, python_walk, caplog) -> None:
