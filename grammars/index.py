@@ -34,7 +34,7 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
-from grammars.literal_walk import LiteralWalker, Walked, hand_offs_of, literal_walker, merged_heads
+from grammars.literal_walk import LiteralWalker, hand_offs_of, literal_walker, merged_heads
 from grammars.rejections import BISECT_RATIO, Rejections, number_runs
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
@@ -181,7 +181,13 @@ class TokenIndex:
             return
         masks = self._states[state] if state < len(self._states) else None
         if masks is None:
-            masks = self.masks(state)
+            parts = self._parts_of.pop(state, None)  # most first visits: a state of one literal node
+            if parts is not None and (masks := self._literal_masks(state, parts)) is not None:
+                if state >= len(self._states):
+                    self._grow()
+                self._states[state] = masks
+            else:
+                masks = self.masks(state)
         packed = masks.packed
         if packed is None:
             packed = masks.packed = self._pack(state, masks)
@@ -468,21 +474,24 @@ class TokenIndex:
         walker = self._walker
         if walker is None:
             return None
-        walks: list[Walked] = []
-        for leaf, first, depth in parts:
-            found = walker.walk(leaf.packed, first, depth)
-            if found is None:
+        if len(parts) == 1:  # most states: the row as the walk packed it
+            leaf, first, depth = parts[0]
+            walked = walker.walk(leaf.packed, first, depth)
+            if walked is None:
                 return None
-            walks.append(found)
-        if len(walks) == 1:  # most states: the row as the walk packed it
-            walked = walks[0]
-            count, head = walked.token_count, walked.head
-            masks = StateMasks(False, (walked.words, walked.values))
-            masks.literal = (parts[0][0], head, count, [None] * count)
-            if not walked.hand_offs and len(walked.words) * _DENSE_SHARE < self.word_count \
-                    and not self.automaton.is_accepting(state):
+            count, head, words, values, hand_offs = walked
+            masks = StateMasks(False, (words, values))
+            masks.literal = (leaf, head, count, [None] * count)
+            if not hand_offs and len(words) * _DENSE_SHARE < self.word_count and not self.automaton.is_accepting(state):
                 return masks
+            walks = [walked]
         else:
+            walks = []
+            for leaf, first, depth in parts:
+                found = walker.walk(leaf.packed, first, depth)
+                if found is None:
+                    return None
+                walks.append(found)
             head, count = merged_heads(parts, walks)
             masks = StateMasks(False, None)
             masks.literal = (None, head, count, [None] * count)
