@@ -43,8 +43,7 @@ from bench.report import results_page
 from citegen.commands.languages import answer_grammar_for
 from grammars import case_grammar, compile_index, default_lexicon, statute_grammar
 from grammars.cache import index_path
-from grammars.compile import vocabulary_of
-from grammars.literal_walk import literal_walker
+from grammars.compile import prepare_first_visits, vocabulary_of
 from grammars.vocabulary import Vocabulary
 
 CASE_CITATIONS = [
@@ -104,7 +103,7 @@ def load_tokenizer(name: str):
     started = time.perf_counter()
     vocabulary = Vocabulary.from_tiktoken(encoding, [encoding.encode_single_token("<|endoftext|>")])
     vocabulary.trie.edge_key, vocabulary.text_bitmask, vocabulary.fingerprint  # noqa: B018
-    literal_walker(vocabulary.trie)  # as `vocabulary_of` does for a tokenizer it converts
+    prepare_first_visits(vocabulary.trie)  # as `vocabulary_of` does for a tokenizer it converts
     seconds = time.perf_counter() - started
     return vocabulary, encoding, lambda text: encoding.encode(text, disallowed_special=()), seconds
 

@@ -259,8 +259,121 @@ fail:
     return NULL;
 }
 
+/* The longest word `numbered_words` writes. */
+#define WORD_ROOM 32
+
+/* numbered_words(labels, before, after, branch): labels `N` or `N<branch>M` (N, M digits), one per line,
+ * each written as before + N + after, then branch + M where it has one (` 제750조`, ` 제3조의2`), the words
+ * sorted by their UTF-8 bytes as a literal leaf keeps them: (the words joined by newlines, as bytes; their
+ * bytes one after another, a uint8 array; where each begins, an int64 array of count + 1). An act's article
+ * set is made the first time its act is reached, and in Python (a string per label, then a sort of strings
+ * and another of their bytes) that cost a first visit into the Civil Act's 1,116 articles 370 µs. Sorted by
+ * a radix sort of the words NUL-padded to WORD_ROOM bytes (a word's prefix sorts before it, as in bytes). */
+static PyObject *numbered_words_entry(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "numbered_words expects (labels, before, after, branch)");
+        return NULL;
+    }
+    Py_ssize_t length, before_length, after_length, branch_length;
+    const char *text = PyUnicode_AsUTF8AndSize(args[0], &length);
+    const char *before = text ? PyUnicode_AsUTF8AndSize(args[1], &before_length) : NULL;
+    const char *after = before ? PyUnicode_AsUTF8AndSize(args[2], &after_length) : NULL;
+    const char *branch = after ? PyUnicode_AsUTF8AndSize(args[3], &branch_length) : NULL;
+    if (branch == NULL) return NULL;
+    Py_ssize_t count = length ? 1 : 0;
+    for (Py_ssize_t i = 0; i < length; i++) count += text[i] == '\n';
+    uint8_t *slots = calloc((size_t)count + 1, WORD_ROOM);
+    uint32_t *order = malloc(((size_t)count + 1) * sizeof(uint32_t));
+    uint32_t *scratch = malloc(((size_t)count + 1) * sizeof(uint32_t));
+    int64_t *sizes = malloc(((size_t)count + 1) * sizeof(int64_t));
+    PyObject *joined = NULL, *blob = NULL, *offsets = NULL;
+    if (!slots || !order || !scratch || !sizes) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t total = 0;
+    for (Py_ssize_t k = 0, at = 0; k < count; k++) {
+        Py_ssize_t end = at;
+        while (end < length && text[end] != '\n') end++;
+        Py_ssize_t digits = at;
+        while (digits < end && text[digits] >= '0' && text[digits] <= '9') digits++;
+        Py_ssize_t rest = end - digits;  /* empty, or the branch mark and its digits */
+        int branched = rest > branch_length && memcmp(text + digits, branch, (size_t)branch_length) == 0;
+        for (Py_ssize_t d = digits + (branched ? branch_length : 0); branched && d < end; d++)
+            if (text[d] < '0' || text[d] > '9') branched = 0;
+        Py_ssize_t size = before_length + (digits - at) + after_length + (branched ? rest : 0);
+        if (digits == at || (rest && !branched) || size > WORD_ROOM) {
+            char label[WORD_ROOM + 1] = {0};
+            memcpy(label, text + at, (size_t)(end - at < WORD_ROOM ? end - at : WORD_ROOM));
+            PyObject *shown = PyUnicode_DecodeUTF8(label, (Py_ssize_t)strlen(label), "replace");
+            if (shown != NULL) {
+                PyErr_Format(PyExc_ValueError, "expected a label N or N%sM of digits (words up to %d bytes), got %R",
+                             branch, WORD_ROOM, shown);
+                Py_DECREF(shown);
+            }
+            goto done;
+        }
+        uint8_t *slot = slots + (size_t)k * WORD_ROOM;
+        memcpy(slot, before, (size_t)before_length);
+        memcpy(slot + before_length, text + at, (size_t)(digits - at));
+        memcpy(slot + before_length + (digits - at), after, (size_t)after_length);
+        if (branched) memcpy(slot + before_length + (digits - at) + after_length, text + digits, (size_t)rest);
+        sizes[k] = size;
+        total += size;
+        order[k] = (uint32_t)k;
+        at = end + 1;
+    }
+    int64_t longest = 0;
+    for (Py_ssize_t k = 0; k < count; k++) longest = sizes[k] > longest ? sizes[k] : longest;
+    /* least significant byte first; past the longest word every slot is NUL, and `before` is every word's */
+    for (int64_t position = longest - 1; position >= before_length; position--) {
+        size_t start[257] = {0};
+        for (Py_ssize_t k = 0; k < count; k++) start[slots[(size_t)order[k] * WORD_ROOM + position] + 1]++;
+        int spread = 0;
+        for (int b = 0; b < 256; b++) spread += start[b + 1] != 0;
+        if (spread < 2) continue;  /* every word has the same byte here: the order stands */
+        for (int b = 0; b < 256; b++) start[b + 1] += start[b];
+        for (Py_ssize_t k = 0; k < count; k++) {
+            uint32_t word = order[k];
+            scratch[start[slots[(size_t)word * WORD_ROOM + position]]++] = word;
+        }
+        uint32_t *swap = order;
+        order = scratch;
+        scratch = swap;
+    }
+    npy_intp blob_size = (npy_intp)total, offset_count = (npy_intp)count + 1;
+    joined = PyBytes_FromStringAndSize(NULL, count ? (Py_ssize_t)(total + count - 1) : 0);
+    blob = PyArray_SimpleNew(1, &blob_size, NPY_UINT8);
+    offsets = PyArray_SimpleNew(1, &offset_count, NPY_INT64);
+    if (joined == NULL || blob == NULL || offsets == NULL) goto done;
+    char *line = PyBytes_AS_STRING(joined);
+    uint8_t *bytes = PyArray_DATA((PyArrayObject *)blob);
+    int64_t *offset = PyArray_DATA((PyArrayObject *)offsets);
+    offset[0] = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const uint8_t *slot = slots + (size_t)order[k] * WORD_ROOM;
+        int64_t size = sizes[order[k]];
+        memcpy(bytes + offset[k], slot, (size_t)size);
+        offset[k + 1] = offset[k] + size;
+        memcpy(line, slot, (size_t)size);
+        line += size;
+        if (k + 1 < count) *line++ = '\n';
+    }
+    free(slots), free(order), free(scratch), free(sizes);
+    return Py_BuildValue("(NNN)", joined, blob, offsets);
+done:
+    free(slots), free(order), free(scratch), free(sizes);
+    Py_XDECREF(joined);
+    Py_XDECREF(blob);
+    Py_XDECREF(offsets);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"walk", (PyCFunction)(void (*)(void))walk_entry, METH_FASTCALL, "The token walk from a literal node."},
+    {"numbered_words", (PyCFunction)(void (*)(void))numbered_words_entry, METH_FASTCALL,
+     "Numbered labels written as words, sorted by their bytes."},
     {NULL, NULL, 0, NULL},
 };
 
