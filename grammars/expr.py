@@ -33,9 +33,6 @@ class Regex(Expr):
 @dataclass(frozen=True, slots=True)
 class Literals(Expr):
     words: tuple[str, ...]
-    # The words as a literal leaf keeps them (grammars.literal_walk.SortedWords: sorted UTF-8, packed), where
-    # whoever made them has them at hand: a leaf then need not encode and sort them. Not part of the value.
-    sorted_utf8: Any = field(default=None, compare=False, repr=False)
 
     def to_regex(self) -> str:
         # Longest first, so that the regex engine prefers `서울고등법원` to `서울고등`.

@@ -59,44 +59,17 @@ class _Output(ctypes.Structure):
 
 class PackedWords:
     """A literal leaf's sorted words as one byte string and offsets, as the C walk reads them (`address`:
-    of their struct); `blob` and `offset` where they are at hand (`numbered_words` makes them)."""
+    of their struct)."""
 
     __slots__ = ("_arrays", "address", "struct")
 
-    def __init__(self, words: Sequence[bytes], blob: np.ndarray | None = None, offset: np.ndarray | None = None
-                 ) -> None:
-        if blob is None or offset is None:
-            blob = np.frombuffer(b"".join(words) or b"\0", dtype=np.uint8)
-            offset = np.zeros(len(words) + 1, dtype=np.int64)
-            np.cumsum([len(word) for word in words], out=offset[1:])
+    def __init__(self, words: Sequence[bytes]) -> None:
+        blob = np.frombuffer(b"".join(words) or b"\0", dtype=np.uint8)
+        offset = np.zeros(len(words) + 1, dtype=np.int64)
+        np.cumsum([len(word) for word in words], out=offset[1:])
         self._arrays = (blob, offset)  # kept alive: the struct holds their addresses
         self.struct = _Words(blob.ctypes.data, offset.ctypes.data, len(words))
         self.address = ctypes.addressof(self.struct)
-
-
-class SortedWords(NamedTuple):
-    """A literal set's words as a literal leaf keeps them (sorted UTF-8) and packed for the C walk, where
-    whoever makes the set has them at hand (`Literals.sorted_utf8`)."""
-
-    words: tuple[bytes, ...]
-    packed: PackedWords
-    longest: int  # bytes in the longest word
-
-
-def numbered_words(labels: str, before: str, after: str, branch: str) -> tuple[tuple[str, ...], SortedWords] | None:
-    """Labels `N` or `N<branch>M`, one per line, written as `before N after` (then `branch M`), sorted as
-    UTF-8, by the extension (`numbered_words` in literal_walk.c): the words, and the same as a leaf keeps
-    them; None where the extension is not built (no tokenizer converted in this process, or no compiler),
-    for the caller's Python. ValueError for a label that is not one."""
-    extension = _built[0] if _built else None
-    if extension is None:
-        return None
-    joined, blob, offset = extension.numbered_words(labels, before, after, branch)
-    if not joined:
-        return None  # no labels: nothing a leaf could hold (the caller's Python says so)
-    utf8 = tuple(joined.split(b"\n"))
-    sorted_words = SortedWords(utf8, PackedWords(utf8, blob, offset), int(np.diff(offset).max()))
-    return tuple(joined.decode().split("\n")), sorted_words
 
 
 class Walked(NamedTuple):

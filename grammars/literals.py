@@ -188,12 +188,7 @@ class LiteralLeaf:
             return self.packed
         if name not in ("words", "ends", "keys", "_longest", "_classes"):
             raise AttributeError(name)
-        made = self._members[0][1].sorted_utf8 if len(self._members) == 1 else None
-        owners: Sequence[Owners] = ()  # read for a leaf of several sets only
-        if made is not None:  # an act's articles, sorted and packed as they were written (grammars.literal_walk)
-            self.words, self.packed, self._longest = made
-        else:
-            self.words, owners, self._longest = sorted_union(tuple(literals for _, literals in self._members))
+        self.words, owners, self._longest = sorted_union(tuple(literals for _, literals in self._members))
         numbers = [leaf for leaf, _ in self._members]
         continuation = self.registry.continuation
         if len(numbers) == 1:

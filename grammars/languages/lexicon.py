@@ -36,10 +36,6 @@ class Lexicon:
     acts: Mapping[str, ArticleLabels]
     aliases: Mapping[str, str]  # official 약칭 -> canonical name
     informal: Mapping[str, str]  # practitioners' abbreviations -> canonical name
-    # Each article set's labels as one text, one per line, made while they were checked: what the statute
-    # grammar writes an act's articles from the first time it is reached (grammars.languages.statute), a
-    # few cache lines where reading the set's thousand label strings again touched a thousand
-    label_texts: dict[frozenset[str], str] = field(default_factory=dict, repr=False)
     # A hash of what `build` was given (empty for a Lexicon made otherwise): equal for equal input in any
     # process, so a grammar made from the lexicon can name it in its cache key (grammar.made_by). Input
     # equal in content but in another order hashes otherwise: that only costs a cache miss.
@@ -68,7 +64,6 @@ class Lexicon:
         if not pairs:
             raise LexiconError("expected at least one statute name in the lexicon, got none")
         checked: dict[str, ArticleLabels] = {}
-        texts: dict[frozenset[str], str] = {}
         # Names hold no tab or line break and labels no unit separator: the spelling splits back. Each
         # act's line in pieces, joined once (no copy of each act's labels into a line of its own).
         spelled: list[str] = []
@@ -81,11 +76,9 @@ class Lexicon:
                 checked[name] = None
                 spelled += (name, "\t\n")
             else:
-                unique, joined = _check_labels(name, labels, valid)
-                checked[name] = unique
-                texts.setdefault(unique, joined)
+                checked[name], joined = _check_labels(name, labels, valid)
                 spelled += (name, "\t\x1f", joined, "\n")
-        made = _with_aliases(checked, aliases, informal, texts)
+        made = _with_aliases(checked, aliases, informal)
         spelled.append(repr((sorted(made.aliases.items()), sorted(made.informal.items()))))  # checked: strings
         digest = hashlib.blake2b("".join(spelled).encode(), digest_size=16).hexdigest()
         object.__setattr__(made, "digest", digest)  # frozen: set once, here
@@ -105,10 +98,8 @@ class Lexicon:
         Abbreviations are checked still: a few dozen."""
         if not digest:
             raise LexiconError("expected the digest of an earlier build, got an empty one")
-        checked = {name: None if labels is None else frozenset(labels) for name, labels in acts.items()}
-        texts = {frozen: "\n".join(labels) for frozen, labels in zip(checked.values(), acts.values(), strict=True)
-                 if frozen is not None and labels is not None}
-        made = _with_aliases(checked, aliases, informal, texts)
+        made = _with_aliases({name: None if labels is None else frozenset(labels) for name, labels in acts.items()},
+                             aliases, informal)
         object.__setattr__(made, "digest", digest)  # frozen: set once, here
         return made
 
@@ -120,7 +111,7 @@ class Lexicon:
         acts = {**self.acts, **other.acts}
         aliases = {a: t for a, t in {**self.aliases, **other.aliases}.items() if a not in acts}
         informal = {a: t for a, t in {**self.informal, **other.informal}.items() if a not in acts and a not in aliases}
-        made = _with_aliases(acts, aliases, informal, {**self.label_texts, **other.label_texts})
+        made = _with_aliases(acts, aliases, informal)
         if self.digest and other.digest:
             joined = f"joined\n{self.digest}\n{other.digest}"
             object.__setattr__(made, "digest", hashlib.blake2b(joined.encode(), digest_size=16).hexdigest())
@@ -150,7 +141,7 @@ class Lexicon:
 
 
 def _with_aliases(acts: dict[str, ArticleLabels], aliases: Mapping[str, str] | None,
-                  informal: Mapping[str, str] | None, label_texts: dict[frozenset[str], str]) -> Lexicon:
+                  informal: Mapping[str, str] | None) -> Lexicon:
     """A Lexicon of checked `acts` (renamed and shared in place, see below) and its abbreviations, checked
     here. Equal article sets become one object: the statute book's 11,202 names hold 5,151 distinct sets
     (a `구` form mostly the same as its act's), and the statute grammar, which groups names by their set,
@@ -165,7 +156,6 @@ def _with_aliases(acts: dict[str, ArticleLabels], aliases: Mapping[str, str] | N
         acts=MappingProxyType(acts),
         aliases=MappingProxyType(_check_aliases("official 약칭", aliases, acts, ())),
         informal=MappingProxyType(_check_aliases("informal abbreviation", informal, acts, tuple(aliases))),
-        label_texts=label_texts,
     )
 
 

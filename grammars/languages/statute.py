@@ -13,7 +13,6 @@ at its last ` 제`), since a regex cannot repeat a named group across the groups
 
 from __future__ import annotations
 
-import functools
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 
@@ -32,7 +31,6 @@ from grammars.languages.drafts import (
     loose_article_head,
 )
 from grammars.languages.lexicon import ArticleLabels, Lexicon, as_lexicon
-from grammars.literal_walk import numbered_words
 
 # Numbers up to 99 as Literals (the compiler's cheap path); articles up to 9999 stay a small regex.
 BRANCH = Literals(tuple(str(n) for n in range(1, 100)))
@@ -59,16 +57,9 @@ def provision_tail() -> Expr:
     return seq(Opt(seq(" 제", Capture("paragraph", PARAGRAPH), "항")), Opt(item))
 
 
-def _article_literals(texts: Mapping[frozenset[str], str], labels: frozenset[str]) -> Literals:
+def _article_literals(labels: frozenset[str]) -> Literals:
     """` 제` and the articles as one literal set (one leaf per act group, not two): ` 제3조의2` for label
-    `3의2`, whose branch follows 조 (labels were validated by Lexicon). Made when a first visit reaches the
-    act: written and sorted by the literal walk's extension where a process has it, from the labels' text
-    the lexicon kept (`Lexicon.label_texts`), already as its leaf keeps them (the Civil Act's 1,116 articles
-    in ~50 µs where Python took 370)."""
-    text = texts.get(labels)
-    made = numbered_words("\n".join(labels) if text is None else text, HEAD_SEPARATOR, "조", "의")
-    if made is not None:
-        return Literals(made[0], sorted_utf8=made[1])
+    `3의2`, whose branch follows 조 (labels were validated by Lexicon)."""
     written = (label.replace("의", "조의") if "의" in label else label + "조" for label in labels)
     return Literals(tuple(sorted(HEAD_SEPARATOR + article for article in written)))
 
@@ -195,10 +186,9 @@ def statute_grammar(
     # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not). The
     # heads live as long as the grammar: collections while they are made (44 at the statute book, 20 ms of a
     # 35 ms grammar) would only walk them again.
-    articles = functools.partial(_article_literals, lexicon.label_texts)
     with collector_paused():
         heads = [
-            Seq((Literals(tuple(names)), Deferred(labels, articles)))
+            Seq((Literals(tuple(names)), Deferred(labels, _article_literals)))
             if labels else seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE)
             for labels, names in _groups(lexicon).items()
         ]

@@ -21,7 +21,7 @@ from grammars.compile import compile_index
 from grammars.dfa import DEAD
 from grammars.errors import NativeBuildError
 from grammars.expr import Literals
-from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker, numbered_words
+from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker
 from grammars.native import build_extension
 from grammars.vocabulary import Vocabulary
 
@@ -185,30 +185,6 @@ def test_without_a_compiler_states_are_walked_in_python(deepseek, python_walk, c
     state = index.advance(index.initial_state, encode("민사")[0])
     assert index.masks(state).literal is None
     assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
-
-
-def test_article_words_are_written_and_sorted_as_python_writes_and_sorts_them(deepseek) -> None:
-    """Random article sets of up to 1,500 labels (numbers to 9999, a fifth with a branch to 99), written by the
-    extension as the statute grammar writes them in Python: the same words, as str and as a leaf keeps them."""
-    assert literal_walker(deepseek[0].trie) is not None  # the extension is built
-    rng = random.Random(3)
-    for _ in range(60):
-        numbers = [str(rng.randint(1, 9999)) for _ in range(rng.randint(1, 1500))]
-        labels = frozenset(n if rng.random() < 0.8 else f"{n}의{rng.randint(1, 99)}" for n in numbers)
-        made = numbered_words("\n".join(labels), " 제", "조", "의")
-        assert made is not None
-        words, leaf_words = made
-        expected = sorted(" 제" + (label.replace("의", "조의") if "의" in label else label + "조") for label in labels)
-        assert words == tuple(expected)
-        assert leaf_words.words == tuple(word.encode() for word in expected)
-        assert leaf_words.longest == max(len(word) for word in leaf_words.words)
-
-
-@pytest.mark.parametrize("label", ["12a", "의3", "3의", "1" * 40, ""])
-def test_a_label_that_is_no_article_number_is_named(deepseek, label) -> None:
-    assert literal_walker(deepseek[0].trie) is not None
-    with pytest.raises(ValueError, match="expected a label N or N의M of digits"):
-        numbered_words(f"3\n{label}", " 제", "조", "의")
 
 
 def test_a_vocabulary_with_sparse_ids_gets_its_whole_row() -> None:
