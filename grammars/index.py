@@ -180,14 +180,8 @@ class TokenIndex:
             out_row[self._eos_words] = self._eos_values
             return
         masks = self._states[state] if state < len(self._states) else None
-        if masks is None:
-            parts = self._parts_of.pop(state, None)  # most first visits: a state of one literal node
-            if parts is not None and (masks := self._literal_masks(state, parts)) is not None:
-                if state >= len(self._states):
-                    self._grow()
-                self._states[state] = masks
-            else:
-                masks = self.masks(state)
+        if masks is None:  # most first visits: a state of one literal node, walked at once
+            masks = self._first_literal_masks(state) or self.masks(state)
         packed = masks.packed
         if packed is None:
             packed = masks.packed = self._pack(state, masks)
@@ -408,9 +402,9 @@ class TokenIndex:
             masks = self._states[state] = self.stored.masks(state)
         if masks is not None and not (settled and masks.literal is not None):
             return masks
-        parts = self._parts_of.pop(state, None)
-        if parts is not None and not settled and (masks := self._literal_masks(state, parts)) is not None:
-            self._states[state] = masks
+        if settled:
+            self._parts_of.pop(state, None)  # computed whole below: the node kept for its walk is not needed
+        elif (masks := self._first_literal_masks(state)) is not None:
             return masks
         if self.automaton.flags(state) & FREE:
             masks = self._states[state] = self._free_masks(state)
@@ -454,6 +448,17 @@ class TokenIndex:
                        if root_child[b] >= 0 and b not in skip_root)
         self._walk(pending, allowed, nexts)
         return _sorted_row(np.asarray(allowed, dtype=np.int32), np.asarray(nexts, dtype=np.int32))
+
+    def _first_literal_masks(self, state: int) -> StateMasks | None:
+        """A state a first visit made of one literal node (`_parts_of`), walked from that node and stored;
+        None for any other state."""
+        parts = self._parts_of.pop(state, None)
+        if parts is None or (masks := self._literal_masks(state, parts)) is None:
+            return None
+        if state >= len(self._states):
+            self._grow()
+        self._states[state] = masks
+        return masks
 
     def _literal_masks(self, state: int, parts: list[LiteralPart] | None = None) -> StateMasks | None:
         """A state of literal nodes by the C walk (grammars.literal_walk) from each (`literal_parts`: most
