@@ -83,8 +83,8 @@ from grammars import compile_index, parse_citation, statute_grammar
 from grammars.cache import index_key, index_path
 from grammars.child_build import build_in_child
 from grammars.dfa import DEAD
+from grammars.languages.articles import HEAD_SEPARATOR
 from grammars.languages.lexicon import as_lexicon
-from grammars.languages.statute import HEAD_SEPARATOR
 
 WALKS = 24  # citations walked per size
 EXACT_STATES = 24  # states checked against brute force per size

@@ -26,7 +26,7 @@ import re
 import tarfile
 from pathlib import Path
 
-from grammars.languages.statute import HEAD_SEPARATOR
+from grammars.languages.articles import HEAD_SEPARATOR
 
 BOOK = Path("/work/shared/lawdata/legalize-kr-current.tar.xz")
 _TITLE = re.compile(r"^제목:\s*(.+?)\s*$", re.MULTILINE)

@@ -33,6 +33,15 @@ class Regex(Expr):
 @dataclass(frozen=True, slots=True)
 class Literals(Expr):
     words: tuple[str, ...]
+    # The words as UTF-8, sorted and distinct, where whoever made the set had them at hand (an act's articles
+    # from a table of the lexicon's, grammars.languages.articles): the compiler takes them as they are
+    # instead of encoding and sorting the words again. Not part of the value: equal words, equal sets.
+    utf8: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def nullable(self) -> bool:
+        """The empty word is one of them (sorted, it would be the first)."""
+        return self.utf8[0] == b"" if self.utf8 is not None else "" in self.words
 
     def to_regex(self) -> str:
         # Longest first, so that the regex engine prefers `서울고등법원` to `서울고등`.
@@ -121,9 +130,9 @@ def _own_head(option: Expr) -> Expr:
     """`option` with its literal head a new object: the compiler shares a leaf among head objects, and
     one object begun twice would stand for one of its places only."""
     if type(option) is Literals:
-        return Literals(option.words)
+        return Literals(option.words, option.utf8)
     if type(option) is Seq and option.parts and type(option.parts[0]) is Literals:
-        return Seq((Literals(option.parts[0].words), *option.parts[1:]))
+        return Seq((Literals(option.parts[0].words, option.parts[0].utf8), *option.parts[1:]))
     return option
 
 

@@ -481,7 +481,7 @@ class TokenIndex:
             return None
         if len(parts) == 1:  # most states: the row as the walk packed it
             leaf, first, depth = parts[0]
-            walked = walker.walk(leaf.packed, first, depth)
+            walked = walker.walk(leaf, first, depth)
             if walked is None:
                 return None
             count, head, words, values, hand_offs = walked
@@ -493,7 +493,7 @@ class TokenIndex:
         else:
             walks = []
             for leaf, first, depth in parts:
-                found = walker.walk(leaf.packed, first, depth)
+                found = walker.walk(leaf, first, depth)
                 if found is None:
                     return None
                 walks.append(found)

@@ -259,8 +259,49 @@ fail:
     return NULL;
 }
 
+/* pack(words): a leaf's sorted words (a tuple or list of bytes) as the walk reads them, (blob, offsets):
+ * numpy arrays of uint8 (one zero byte where there is none) and int64, word i being
+ * blob[offsets[i]:offsets[i + 1]]. One pass here; in Python, 30 ns a word in each of three (an act's
+ * article set's first citation waited 150 us for the Commercial Act's 1,147). */
+static PyObject *pack_entry(PyObject *module, PyObject *argument) {
+    (void)module;
+    PyObject *sequence = PySequence_Fast(argument, "pack expects a sequence of bytes");
+    if (sequence == NULL) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    PyObject **items = PySequence_Fast_ITEMS(sequence);
+    npy_intp total = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (!PyBytes_Check(items[i])) {
+            PyErr_Format(PyExc_TypeError, "pack expects bytes, got %s at position %zd", Py_TYPE(items[i])->tp_name, i);
+            Py_DECREF(sequence);
+            return NULL;
+        }
+        total += PyBytes_GET_SIZE(items[i]);
+    }
+    npy_intp blob_size = total ? total : 1, offset_size = count + 1;
+    PyObject *blob = PyArray_ZEROS(1, &blob_size, NPY_UINT8, 0);
+    PyObject *offset = PyArray_SimpleNew(1, &offset_size, NPY_INT64);
+    if (blob == NULL || offset == NULL) {
+        Py_XDECREF(blob);
+        Py_XDECREF(offset);
+        Py_DECREF(sequence);
+        return NULL;
+    }
+    char *bytes = PyArray_DATA((PyArrayObject *)blob);
+    int64_t *at = PyArray_DATA((PyArrayObject *)offset);
+    at[0] = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t size = PyBytes_GET_SIZE(items[i]);
+        memcpy(bytes + at[i], PyBytes_AS_STRING(items[i]), (size_t)size);
+        at[i + 1] = at[i] + size;
+    }
+    Py_DECREF(sequence);
+    return Py_BuildValue("(NN)", blob, offset);
+}
+
 static PyMethodDef methods[] = {
     {"walk", (PyCFunction)(void (*)(void))walk_entry, METH_FASTCALL, "The token walk from a literal node."},
+    {"pack", pack_entry, METH_O, "A leaf's sorted words as the walk reads them."},
     {NULL, NULL, 0, NULL},
 };
 

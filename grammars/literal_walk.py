@@ -18,7 +18,7 @@ import ctypes
 import logging
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -28,7 +28,8 @@ import numpy as np
 from grammars.errors import NativeBuildError
 from grammars.native import build_extension
 
-if TYPE_CHECKING:  # grammars.vocabulary makes the walker of its trie; grammars.nfa's leaves pack their words here
+if TYPE_CHECKING:  # grammars.vocabulary makes the walker of its trie; grammars.literals' leaves keep their packed words
+    from grammars.literals import LiteralLeaf
     from grammars.nfa import LiteralPart, Node
     from grammars.vocabulary import TokenTrie
 
@@ -59,16 +60,13 @@ class _Output(ctypes.Structure):
 
 class PackedWords:
     """A literal leaf's sorted words as one byte string and offsets, as the C walk reads them (`address`:
-    of their struct)."""
+    of their struct); made by the extension (`LiteralWalker.walk`, once per leaf)."""
 
     __slots__ = ("_arrays", "address", "struct")
 
-    def __init__(self, words: Sequence[bytes]) -> None:
-        blob = np.frombuffer(b"".join(words) or b"\0", dtype=np.uint8)
-        offset = np.zeros(len(words) + 1, dtype=np.int64)
-        np.cumsum([len(word) for word in words], out=offset[1:])
+    def __init__(self, blob: np.ndarray, offset: np.ndarray) -> None:
         self._arrays = (blob, offset)  # kept alive: the struct holds their addresses
-        self.struct = _Words(blob.ctypes.data, offset.ctypes.data, len(words))
+        self.struct = _Words(blob.ctypes.data, offset.ctypes.data, len(offset) - 1)
         self.address = ctypes.addressof(self.struct)
 
 
@@ -97,7 +95,7 @@ class LiteralWalker:
     """literal_walk.c's extension bound to one vocabulary's token trie."""
 
     def __init__(self, extension: ModuleType, trie: TokenTrie, hand_capacity: int = _HAND_CAPACITY) -> None:
-        self._function = extension.walk
+        self._function, self._pack = extension.walk, extension.pack
         arrays = [np.ascontiguousarray(trie.arrays[name], dtype=np.uint8 if name == "edge_byte" else np.int32)
                   for name in _TRIE_ARRAYS]
         self._trie_arrays = arrays  # kept alive: the struct holds their addresses
@@ -107,12 +105,15 @@ class LiteralWalker:
         self._buffers = _Buffers()
         self.hand_capacity = hand_capacity
 
-    def walk(self, words: PackedWords, first: int, depth: int) -> Walked | None:
-        """The walk from literal node (first, depth) of `words`, strictly inside a word; None where it met
+    def walk(self, leaf: LiteralLeaf, first: int, depth: int) -> Walked | None:
+        """The walk from literal node (first, depth) of `leaf`, strictly inside a word; None where it met
         more word ends than it has room for."""
         held = self._buffers.held
         if held is None:
             held = self._buffers.held = self._allocate()
+        words = leaf.packed
+        if words is None:
+            words = leaf.packed = PackedWords(*self._pack(leaf.words))
         found = self._function(self._trie_address, words.address, first, depth, held[0])
         # tuple.__new__: a NamedTuple's own constructor is Python code, a fifth of the call around the walk
         return None if found is None else tuple.__new__(Walked, found)

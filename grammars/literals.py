@@ -12,11 +12,13 @@ import bisect
 import functools
 import operator
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from grammars.errors import LexiconError
 from grammars.expr import Literals
-from grammars.literal_walk import PackedWords
+
+if TYPE_CHECKING:
+    from grammars.literal_walk import PackedWords
 
 Node = tuple[int, int, int]  # (leaf, first word, depth)
 # What makes two literal nodes with several words below candidates for one: word count, first and last
@@ -84,7 +86,6 @@ class Union(NamedTuple):
 
     words: Sequence[bytes]
     owners: Sequence[Owners]  # per word, the positions of the sets that hold it (one tuple per distinct)
-    longest: int  # bytes in the longest word
 
 
 def sorted_union(sets: tuple[Literals, ...]) -> Union:
@@ -97,8 +98,8 @@ def sorted_union(sets: tuple[Literals, ...]) -> Union:
 
 def _union(sets: tuple[Literals, ...]) -> Union:
     if len(sets) == 1:
-        words = tuple(_sorted_utf8(sets[0].words))
-        return Union(words, ((0,),) * len(words), max(map(len, words)))
+        words = sets[0].utf8 or tuple(_sorted_utf8(sets[0].words))
+        return Union(words, ((0,),) * len(words))
     # Every word of every set, sorted once by its bytes alone (the statute book's 5,151 groups of names: a
     # sort per set 15 ms, of (word, set) pairs 15, this 12): the sort is stable, so a word's owners follow
     # it in set order, and a word twice in one set is the same owner twice in a row.
@@ -120,7 +121,7 @@ def _union(sets: tuple[Literals, ...]) -> Union:
         union.append(word)
         held = [position]
     held_by.append(interned.setdefault(owners := tuple(held), owners))
-    return Union(tuple(union), tuple(held_by), max(map(len, union)))
+    return Union(tuple(union), tuple(held_by))
 
 
 _shared_union = functools.lru_cache(maxsize=16)(_union)
@@ -157,14 +158,12 @@ class LiteralLeaf:
     Words are sorted (and checked for repeats, `sorted_union`) on first use, not at compile time: a
     lexicon's thousands of article sets cost nothing until an act is reached."""
 
-    __slots__ = ("_classes", "_longest", "_members", "ends", "index", "keys", "nullable", "packed", "registry",
+    __slots__ = ("_classes", "_members", "ends", "index", "keys", "nullable", "packed", "registry",
                  "words")
     # Made on first use by __getattr__:
     words: Sequence[bytes]
-    packed: PackedWords  # the words as the C token walk reads them (grammars.literal_walk)
     ends: list[tuple[int, ...]]
     keys: list[tuple[int, ...]]
-    _longest: int
     _classes: dict[int, Node]  # node → the first node met with its suffixes
 
     def __init__(self, members: list[tuple[int, Literals]], registry: Registry) -> None:
@@ -177,18 +176,16 @@ class LiteralLeaf:
             if not literals.words:
                 raise LexiconError("expected a lexicon with at least one word, got an empty Literals")
         self.index = members[0][0]
-        self.nullable = any("" in literals.words for _, literals in members)
+        self.packed: PackedWords | None = None  # the words as the C token walk reads them, made by the walker
+        self.nullable = any(literals.nullable for _, literals in members)
         self.registry = registry
         self._members = members
 
     def __getattr__(self, name: str) -> object:
         """The sorted words and their ends, made on first use (slots are unset until then)."""
-        if name == "packed":
-            self.packed = PackedWords(self.words)
-            return self.packed
-        if name not in ("words", "ends", "keys", "_longest", "_classes"):
+        if name not in ("words", "ends", "keys", "_classes"):
             raise AttributeError(name)
-        self.words, owners, self._longest = sorted_union(tuple(literals for _, literals in self._members))
+        self.words, owners = sorted_union(tuple(literals for _, literals in self._members))
         numbers = [leaf for leaf, _ in self._members]
         continuation = self.registry.continuation
         if len(numbers) == 1:
@@ -236,7 +233,7 @@ class LiteralLeaf:
             # Not kept per node here: each is reached once per transition into it, which the DFA keeps.
             node: Node = (self.index, first, depth)
             return self.registry.lone.setdefault((word[depth:], self.keys[first]), node)
-        key = first * (self._longest + 1) + depth  # an int key: one object fewer per node to collect
+        key = depth * len(words) + first  # an int key: one object fewer per node to collect
         found = self._classes.get(key)
         if found is None:
             found = self._classes[key] = self._same_suffixes(first, depth)
@@ -256,7 +253,8 @@ class LiteralLeaf:
         prefix = word[:depth]
         node: Node = (self.index, first, depth)
         suffix = word[depth:]
-        end = bisect.bisect_right(words, prefix + b"\xff" * self._longest, first)
+        # the run ends before the prefix's successor (UTF-8 holds no 0xff byte to carry over)
+        end = bisect.bisect_left(words, prefix[:-1] + bytes((prefix[-1] + 1,)), first) if depth else len(words)
         if end - first > MERGED_UP_TO:
             return node
         signature = (end - first, suffix, words[end - 1][depth:], keys[first], keys[end - 1])

@@ -187,7 +187,7 @@ class ByteNFA:
         heads: dict[int, Literals] = {}
         for option in options:
             head = option.parts[0] if isinstance(option, Seq) and option.parts else option
-            if isinstance(head, Literals) and head.words and "" not in head.words and id(head) not in heads:
+            if isinstance(head, Literals) and head.words and not head.nullable and id(head) not in heads:
                 heads[id(head)] = head
         if len(heads) < 2:
             return

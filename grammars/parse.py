@@ -29,10 +29,11 @@ from grammars.citation import (
 )
 from grammars.errors import GrammarError
 from grammars.grammar import CitationGrammar
+from grammars.languages.articles import HEAD_SEPARATOR
 from grammars.languages.case import case_grammar
 from grammars.languages.dates import parse_date
 from grammars.languages.lexicon import Lexicon, as_lexicon
-from grammars.languages.statute import HEAD_SEPARATOR, statute_grammar
+from grammars.languages.statute import statute_grammar
 
 _ARTICLE_WRITTEN = re.compile(r"([0-9]+)조(?:의([0-9]+))?")
 

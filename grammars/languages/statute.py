@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from grammars.act_names import ACT_ENDINGS
 from grammars.collector import collector_paused
 from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import CitationGrammar, made_by
+from grammars.languages.articles import HEAD_SEPARATOR, ArticleWords
 from grammars.languages.case import ANY_DIGIT
 from grammars.languages.drafts import (
     LINE_GAP,
@@ -42,7 +44,6 @@ ANY_ARTICLE = seq(ANY_ARTICLE_NUMBER, "조", Opt(seq("의", BRANCH)))
 BACK_REFERENCES = ("같은 법", "동법", "이 법")
 # 목 are lettered in 가나다 order; 14 letters are the most any item has.
 SUBITEM_LETTERS = tuple("가나다라마바사아자차카타파하")
-HEAD_SEPARATOR = " 제"
 # How the title of an act or a treaty ends (grammars.act_names), 법률 included; in Hanja, 法, 令, 規則, 法律.
 TITLE_ENDINGS = (*ACT_ENDINGS, "법률")
 HANJA_TITLE_ENDINGS = ("法", "令", "規則", "法律")
@@ -55,13 +56,6 @@ def provision_tail() -> Expr:
         " 제", Capture("item", ITEM), "호", Opt(seq("의", Capture("item_branch", BRANCH))), Opt(subitem)
     )
     return seq(Opt(seq(" 제", Capture("paragraph", PARAGRAPH), "항")), Opt(item))
-
-
-def _article_literals(labels: frozenset[str]) -> Literals:
-    """` 제` and the articles as one literal set (one leaf per act group, not two): ` 제3조의2` for label
-    `3의2`, whose branch follows 조 (labels were validated by Lexicon)."""
-    written = (label.replace("의", "조의") if "의" in label else label + "조" for label in labels)
-    return Literals(tuple(sorted(HEAD_SEPARATOR + article for article in written)))
 
 
 def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
@@ -158,14 +152,16 @@ def statute_anchor(
     return _per_lexicon(held, ("statute_anchor", forbid_shorthand), make)
 
 
+_Part = TypeVar("_Part")
 # What a whole lexicon's anchors are made of, once per Lexicon object (the one the service holds): every
-# narrowing anchors on the whole lexicon's 11,000 names, sorted into three sets otherwise each time.
-_whole_lexicon_parts: weakref.WeakKeyDictionary[Lexicon, dict[object, Expr]] = weakref.WeakKeyDictionary()
+# narrowing anchors on the whole lexicon's 11,000 names, sorted into three sets otherwise each time; and its
+# article words.
+_whole_lexicon_parts: weakref.WeakKeyDictionary[Lexicon, dict[object, Any]] = weakref.WeakKeyDictionary()
 
 
-def _per_lexicon(lexicon: Lexicon, part: object, make: Callable[[], Expr]) -> Expr:
+def _per_lexicon(lexicon: Lexicon, part: object, make: Callable[[], _Part]) -> _Part:
     parts = _whole_lexicon_parts.setdefault(lexicon, {})
-    found = parts.get(part)
+    found: _Part | None = parts.get(part)
     if found is None:
         found = parts[part] = make()
     return found
@@ -183,14 +179,16 @@ def statute_grammar(
     canonically.
     """
     lexicon = as_lexicon(lexicon)
-    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not). The
-    # heads live as long as the grammar: collections while they are made (44 at the statute book, 20 ms of a
-    # 35 ms grammar) would only walk them again.
+    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not), from
+    # the lexicon's table of article words. The heads live as long as the grammar: collections while they are
+    # made (44 at the statute book, 20 ms of a 35 ms grammar) would only walk them again.
     with collector_paused():
+        groups = _groups(lexicon)
+        words = _per_lexicon(lexicon, "article_words", lambda: ArticleWords(labels for labels in groups if labels))
         heads = [
-            Seq((Literals(tuple(names)), Deferred(labels, _article_literals)))
+            Seq((Literals(tuple(names)), Deferred(labels, words.literals)))
             if labels else seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE)
-            for labels, names in _groups(lexicon).items()
+            for labels, names in groups.items()
         ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
     anchor = statute_anchor(lexicon, forbid_shorthand=forbid_shorthand)

@@ -198,3 +198,13 @@ def test_a_vocabulary_with_sparse_ids_gets_its_whole_row() -> None:
     masks = index.masks(index.initial_state)
     assert masks.literal is not None  # the C walk ran
     assert index.allowed_tokens(index.initial_state).tolist() == [32 * k for k in range(26)]
+
+
+def test_pack_lays_a_leafs_words_end_to_end_with_their_offsets() -> None:
+    pack = build_extension(SOURCE).pack
+    blob, offsets = pack((b"", b"ab", "제".encode()))
+    assert blob.tobytes() == b"ab" + "제".encode() and offsets.tolist() == [0, 0, 2, 5]
+    blob, offsets = pack([])  # the walk reads a blob of one byte at least
+    assert blob.tobytes() == b"\0" and offsets.tolist() == [0]
+    with pytest.raises(TypeError, match="expects bytes, got str at position 1"):
+        pack((b"a", "b"))
