@@ -103,10 +103,11 @@ _FIELD_NAMES: dict[type, tuple[str, ...] | None] = {}
 
 
 def _field_names(kind: type) -> tuple[str, ...] | None:
-    """A dataclass's field names (looked up once per type: a statute grammar has some 20,000 nodes), or None."""
+    """A dataclass's field names that its equality reads (not a grammar's warm citations, which leave its language
+    as it is), looked up once per type (a statute grammar has some 20,000 nodes); None for another type."""
     if kind not in _FIELD_NAMES:
         fields = dataclasses.fields(kind) if dataclasses.is_dataclass(kind) else None
-        _FIELD_NAMES[kind] = None if fields is None else tuple(field.name for field in fields)
+        _FIELD_NAMES[kind] = None if fields is None else tuple(field.name for field in fields if field.compare)
     return _FIELD_NAMES[kind]
 
 

@@ -22,6 +22,11 @@ class CitationGrammar:
     name: str
     expr: Expr  # the language of whole citations
     anchor: Expr  # strings that, once seen in free text, must continue into a citation; each is a prefix of one
+    # Citations of which every citation shares the states along a part (a statute's provision tail, ` 제1항 제1호`
+    # after any act's article), each as (what leads to that part, the part): an index computes the rows along
+    # the part when it is compiled (grammars.compile.warm_up), not on a first visit.
+    # Not part of the value: the language is the same, and so is its index's cache key.
+    warm: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
     # What made it, when its builder can say so in a few bytes (`made_by`): the builder, its arguments and
     # its lexicon's digest. The index cache keys on it instead of hashing 400,000 words. init=False, so
     # `dataclasses.replace` does not copy it: a grammar changed after it was made is hashed whole.

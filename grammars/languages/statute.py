@@ -21,7 +21,7 @@ from grammars.act_names import ACT_ENDINGS
 from grammars.collector import collector_paused
 from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import CitationGrammar, made_by
-from grammars.languages.articles import HEAD_SEPARATOR, ArticleWords
+from grammars.languages.articles import HEAD_SEPARATOR, ArticleWords, article_word
 from grammars.languages.case import ANY_DIGIT
 from grammars.languages.drafts import (
     LINE_GAP,
@@ -65,6 +65,19 @@ def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
     for name in sorted(articles):
         groups.setdefault(articles[name], []).append(name)
     return groups
+
+
+# Every part of the provision tail, its numbers of one digit and of two (` 제1` and ` 제10` are two states)
+WARM_TAIL = " 제10항 제10호의10 가목"
+
+
+def _warm_citations(groups: dict[ArticleLabels, list[str]]) -> tuple[tuple[str, str], ...]:
+    """What every citation's provision tail shares (`CitationGrammar.warm`), after an act with an article set
+    and after the article of one without, whose numbers are a regex (its states are shared too)."""
+    with_set = next(((names[0], labels) for labels, names in groups.items() if labels), None)
+    without = next((names[0] for labels, names in groups.items() if not labels), None)
+    warm = [] if with_set is None else [(with_set[0] + article_word(min(with_set[1])), WARM_TAIL)]
+    return (*warm, *([] if without is None else [(without, f"{HEAD_SEPARATOR}1조{WARM_TAIL}")]))
 
 
 def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:
@@ -192,7 +205,8 @@ def statute_grammar(
         ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))
     anchor = statute_anchor(lexicon, forbid_shorthand=forbid_shorthand)
-    grammar = CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor)
+    grammar = CitationGrammar(name="statute", expr=seq(Capture("head", head), provision_tail()), anchor=anchor,
+                              warm=_warm_citations(groups))
     if not lexicon.digest:
         return grammar
     return made_by(grammar, f"statute_grammar(lexicon {lexicon.digest}, forbid_shorthand={forbid_shorthand})")

@@ -1,0 +1,62 @@
+"""Warm citations (`CitationGrammar.warm`): an index computes the rows along their shared part when it is
+compiled, so the provision tail every statute citation goes through costs no first visit."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from grammars import GrammarError, statute_grammar
+from grammars.cache import grammar_key
+from grammars.compile import compile_index, warm_citations, warm_up
+from grammars.grammar import AnswerGrammar
+from grammars.languages.articles import HEAD_SEPARATOR
+from grammars.languages.statute import WARM_TAIL
+from grammars.vocabulary import Vocabulary
+
+LEXICON = {"민법": ["1", "2", "3의2", "750"], "형법": ["1", "250"], "민법 시행령": None}
+# Every byte alone, and some pieces a tokenizer would have: a first visit may meet any of them
+PIECES = (" 제", "항", "호", "10", "가목")
+VOCABULARY = Vocabulary((None, *(bytes((b,)) for b in range(256)), *(p.encode() for p in PIECES)), frozenset({0}))
+
+
+def _computed_along(index, lead: str, shared: str) -> list[bool]:
+    """Per character of `shared` after `lead`, whether the index holds the state's row (no walk computes it here:
+    `advance_bytes` only steps the automaton)."""
+    state, computed = index.advance_bytes(index.initial_state, lead.encode()), []
+    for char in shared:
+        state = index.advance_bytes(state, char.encode())
+        computed.append(state < len(index._states) and index._states[state] is not None)
+    return computed
+
+
+def test_a_statute_grammar_warms_its_provision_tail_after_an_article_set_and_after_any_article() -> None:
+    grammar = statute_grammar(LEXICON)
+    assert grammar.warm == (("민법 제1조", WARM_TAIL), ("민법 시행령", f"{HEAD_SEPARATOR}1조{WARM_TAIL}"))
+    index = compile_index(grammar, VOCABULARY)
+    for lead, shared in grammar.warm:
+        assert all(_computed_along(index, lead, shared))
+    # another act's tail, past its article: the same states, computed already
+    assert all(_computed_along(index, "형법 제250조", WARM_TAIL))
+
+
+def test_a_lazily_grown_index_without_warm_citations_computes_the_tail_on_a_first_visit() -> None:
+    index = compile_index(dataclasses.replace(statute_grammar(LEXICON), warm=()), VOCABULARY)
+    assert not any(_computed_along(index, "형법 제250조", WARM_TAIL))
+
+
+def test_an_answer_grammar_warms_its_citations_tails() -> None:
+    grammar = statute_grammar(LEXICON)
+    assert warm_citations(AnswerGrammar((grammar,))) == grammar.warm
+
+
+def test_warm_citations_leave_the_cache_key_as_it_is() -> None:
+    grammar = statute_grammar({"민법": ["1", "2"]})
+    assert grammar_key(dataclasses.replace(grammar, warm=())) == grammar_key(dataclasses.replace(grammar))
+
+
+def test_a_warm_citation_outside_the_language_is_named_with_where_it_dies() -> None:
+    index = compile_index(dataclasses.replace(statute_grammar(LEXICON), warm=()), VOCABULARY)
+    with pytest.raises(GrammarError, match=r"'형법 제250조 제100항', which dies at 13"):
+        warm_up(index, (("형법 제250조", " 제100항"),))
