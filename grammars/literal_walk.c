@@ -299,7 +299,97 @@ static PyObject *pack_entry(PyObject *module, PyObject *argument) {
     return Py_BuildValue("(NN)", blob, offset);
 }
 
+/* An article label as a Lexicon checked it: a number of 1-4 digits, then maybe 의 (U+C758) and a branch of 1-2
+ * digits. `order` sorts labels as their citation words sort as UTF-8, read in base 11: the number's digits,
+ * where its end (조, whose bytes are above any digit's) comes after every digit; then the branch's one up,
+ * where its end (0) comes first (no branch, then 의1, 의10, 의2). */
+typedef struct {
+    int64_t order;
+    char number[4], branch[2];
+    int number_digits, branch_digits;
+} Label;
+
+static int read_label(PyObject *label, Label *out) {
+    if (!PyUnicode_Check(label)) return -1;
+    /* read as stored: asking a non-ASCII str for its UTF-8 would keep a copy of it in the str */
+    int kind = PyUnicode_KIND(label);
+    const void *data = PyUnicode_DATA(label);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(label), at = 0;
+    out->number_digits = out->branch_digits = 0;
+    while (at < length && out->number_digits < 4) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, at);
+        if (c < '0' || c > '9') break;
+        out->number[out->number_digits++] = (char)c;
+        at++;
+    }
+    if (out->number_digits == 0 || out->number[0] == '0') return -1;
+    if (at < length) {
+        if (PyUnicode_READ(kind, data, at) != 0xC758) return -1;
+        for (at++; at < length && out->branch_digits < 2; at++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, at);
+            if (c < '0' || c > '9') return -1;
+            out->branch[out->branch_digits++] = (char)c;
+        }
+        if (at < length || out->branch_digits == 0 || out->branch[0] == '0') return -1;
+    }
+    int64_t order = 0;
+    for (int i = 0; i < 4; i++) order = order * 11 + (i < out->number_digits ? out->number[i] - '0' : 10);
+    for (int i = 0; i < 2; i++) order = order * 11 + (i < out->branch_digits ? out->branch[i] - '0' + 1 : 0);
+    out->order = order;
+    return 0;
+}
+
+static int by_order(const void *a, const void *b) {
+    int64_t x = ((const Label *)a)->order, y = ((const Label *)b)->order;
+    return (x > y) - (x < y);
+}
+
+/* article_words(labels): an iterable of article labels (`750`, `3의2`) as the words citations write after an
+ * act's name (` 제750조`, ` 제3조의2`), sorted as UTF-8: a tuple of bytes; None where a label is not of that
+ * form. One pass and a sort here; in Python five passes at 30-40 ns a label each, cold at a first visit. */
+static PyObject *article_words_entry(PyObject *module, PyObject *argument) {
+    (void)module;
+    static const char head[] = " \xec\xa0\x9c", article[] = "\xec\xa1\xb0", branch[] = "\xec\x9d\x98";
+    PyObject *sequence = PySequence_Fast(argument, "article_words expects an iterable of labels");
+    if (sequence == NULL) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
+    PyObject **items = PySequence_Fast_ITEMS(sequence);
+    Label *labels = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Label));
+    if (labels == NULL) {
+        Py_DECREF(sequence);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (read_label(items[i], &labels[i]) < 0) {
+            PyMem_Free(labels);
+            Py_DECREF(sequence);
+            Py_RETURN_NONE;
+        }
+    }
+    Py_DECREF(sequence);
+    qsort(labels, (size_t)count, sizeof(Label), by_order);
+    PyObject *words = PyTuple_New(count);
+    for (Py_ssize_t i = 0; words != NULL && i < count; i++) {
+        const Label *label = &labels[i];
+        char text[4 + 4 + 3 + 3 + 2];
+        size_t size = 0;
+        memcpy(text, head, 4), size += 4;
+        memcpy(text + size, label->number, (size_t)label->number_digits), size += (size_t)label->number_digits;
+        memcpy(text + size, article, 3), size += 3;
+        if (label->branch_digits) {
+            memcpy(text + size, branch, 3), size += 3;
+            memcpy(text + size, label->branch, (size_t)label->branch_digits), size += (size_t)label->branch_digits;
+        }
+        PyObject *word = PyBytes_FromStringAndSize(text, (Py_ssize_t)size);
+        if (word == NULL) Py_CLEAR(words);
+        else PyTuple_SET_ITEM(words, i, word);
+    }
+    PyMem_Free(labels);
+    return words;
+}
+
 static PyMethodDef methods[] = {
+    {"article_words", article_words_entry, METH_O, "Article labels as their citation words, sorted as UTF-8."},
     {"walk", (PyCFunction)(void (*)(void))walk_entry, METH_FASTCALL, "The token walk from a literal node."},
     {"pack", pack_entry, METH_O, "A leaf's sorted words as the walk reads them."},
     {NULL, NULL, 0, NULL},

@@ -161,6 +161,11 @@ _building = threading.Lock()
 _walkers: weakref.WeakKeyDictionary[TokenTrie, LiteralWalker] = weakref.WeakKeyDictionary()
 
 
+def built_extension() -> ModuleType | None:
+    """The extension where this process built it (its first conversion of a tokenizer does), else None."""
+    return _built[0] if _built else None
+
+
 def literal_walker(trie: TokenTrie) -> LiteralWalker | None:
     """The walker over `trie` (one per trie, not pickled with it); the extension is built by the process's
     first call, a fraction of a second. None where no C compiler works: said once, and states are walked in
