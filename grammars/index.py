@@ -69,6 +69,8 @@ class StateMasks:
         "divergence",
         "free",
         "literal",
+        "literal_count",
+        "literal_leaf",
         "next",
         "next_states",
         "next_tokens",
@@ -94,11 +96,14 @@ class StateMasks:
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
-        # a row the C walk found (`TokenIndex._literal_masks`): the leaf, the walk's `head` (its tokens, then
-        # the first word and the depth of the literal node each ends at), their count, and per token the
-        # state it leads to (None until `advance` takes it); `next` then holds the hand-offs' tokens only.
-        # Walks from several nodes: leaf None, and `head` the tokens, then the nodes each reaches.
-        self.literal: tuple[LiteralLeaf | None, list[Any], int, list[int | None]] | None = None
+        # a row the C walk found (`TokenIndex._literal_masks`): the walk's head (its tokens, then the first word
+        # and the depth of the literal node each ends at, then the state each leads to, None until `advance`
+        # takes it), their count and the leaf; `next` then holds the hand-offs' tokens only. Walks from several
+        # nodes: leaf None, and the head the tokens, the nodes each reaches, the states. Slots rather than a
+        # tuple: a first visit makes fewer objects for the collector to count and walk.
+        self.literal: list[Any] | None = None
+        self.literal_count = 0
+        self.literal_leaf: LiteralLeaf | None = None
         self.unconstrained = free and packed is not None and not len(packed[0])
 
 
@@ -230,14 +235,14 @@ class TokenIndex:
         if masks is None:
             masks = self.masks(state)
         if not masks.free:
-            literal = masks.literal
-            if literal is not None:  # by bisection in the C walk's row; the state made when first taken
-                leaf, head, count, reached = literal
+            head = masks.literal
+            if head is not None:  # by bisection in the C walk's row; the state made when first taken
+                count = masks.literal_count
                 at = bisect.bisect_left(head, token_id, 0, count)
                 if at < count and head[at] == token_id:
-                    found = reached[at]
+                    found: int | None = head[at - count]  # the states: the head's last `count` items
                     if found is None:
-                        found = reached[at] = self._literal_state(leaf, head, count, at)
+                        found = head[at - count] = self._literal_state(masks.literal_leaf, head, count, at)
                     return found
                 return DEAD if masks.next is None else masks.next.get(token_id, DEAD)
             table = masks.next
@@ -486,7 +491,7 @@ class TokenIndex:
                 return None
             count, head, words, values, hand_offs = walked
             masks = StateMasks(False, (words, values))
-            masks.literal = (leaf, head, count, [None] * count)
+            masks.literal, masks.literal_count, masks.literal_leaf = head, count, leaf
             if not hand_offs and len(words) * _DENSE_SHARE < self.word_count and not self.automaton.is_accepting(state):
                 return masks
             walks = [walked]
@@ -499,7 +504,7 @@ class TokenIndex:
                 walks.append(found)
             head, count = merged_heads(parts, walks)
             masks = StateMasks(False, None)
-            masks.literal = (None, head, count, [None] * count)
+            masks.literal, masks.literal_count = head, count
         allowed: list[int] = []
         if any(walked.hand_offs for walked in walks):
             nexts: list[int] = []

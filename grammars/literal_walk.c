@@ -216,7 +216,8 @@ static PyObject *copied(const void *data, npy_intp n, int type, size_t item) {
 /* walk(trie, words, first, depth, output): addresses of a Trie, a Words and an Output (the caller's buffers:
  * one thread's, the walk runs without the GIL) as integers, and the literal node. None where the hand-offs
  * overflowed, else (n, head, bitmask words (intp), their values (int32), hand-offs): head is a list of the
- * n tokens (sorted), then the first word and the depth of the node each ends at; hand-offs a list of
+ * n tokens (sorted), then the first word and the depth of the node each ends at, then n None (the caller's
+ * room for the states they lead to); hand-offs a list of
  * (token-trie child, byte, first word, depth before it). */
 static PyObject *walk_entry(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
@@ -234,7 +235,7 @@ static PyObject *walk_entry(PyObject *module, PyObject *const *args, Py_ssize_t 
     n = literal_walk(trie, words, first, depth, out);
     Py_END_ALLOW_THREADS
     if (n < 0) Py_RETURN_NONE;
-    PyObject *head = PyList_New(3 * n);
+    PyObject *head = PyList_New(4 * n);
     PyObject *hand = PyList_New(out->hand_count);
     PyObject *mask_words = copied(out->words, out->word_count, NPY_INTP, sizeof(int64_t));
     PyObject *values = copied(out->rows + 3 * n, out->word_count, NPY_INT32, sizeof(int32_t));
@@ -243,6 +244,10 @@ static PyObject *walk_entry(PyObject *module, PyObject *const *args, Py_ssize_t 
         PyObject *item = PyLong_FromLong(out->rows[i]);
         if (item == NULL) goto fail;
         PyList_SET_ITEM(head, i, item);
+    }
+    for (int64_t i = 3 * n; i < 4 * n; i++) {  /* the states the tokens lead to, made when taken */
+        Py_INCREF(Py_None);
+        PyList_SET_ITEM(head, i, Py_None);
     }
     for (int64_t i = 0; i < out->hand_count; i++) {
         const int32_t *row = out->hand + 4 * i;

@@ -72,13 +72,13 @@ class PackedWords:
 
 class Walked(NamedTuple):
     """A walk's tokens that end inside a word: `head` is their ids (sorted), then the first word of the
-    literal node each ends at, then its depth, `token_count` of each, as one list (what `advance` bisects and
-    reads); those tokens as a packed bitmask (word indices as intp, by which numpy fills a row ten times
-    faster than by int32, and int32 values); and the hand-offs: (token-trie child, byte, first word, depth
-    before it)."""
+    literal node each ends at, then its depth, then None (room for the state each leads to), `token_count` of
+    each, as one list (what `advance` bisects, reads and fills); those tokens as a packed bitmask (word indices
+    as intp, by which numpy fills a row ten times faster than by int32, and int32 values); and the hand-offs:
+    (token-trie child, byte, first word, depth before it)."""
 
     token_count: int
-    head: list[int]
+    head: list[Any]
     words: np.ndarray
     values: np.ndarray
     hand_offs: list[tuple[int, int, int, int]]
@@ -145,15 +145,15 @@ def hand_offs_of(parts: list[LiteralPart], walks: list[Walked], position: Callab
 
 
 def merged_heads(parts: list[LiteralPart], walks: list[Walked]) -> tuple[list[Any], int]:
-    """The C walks from several literal nodes as one row: its tokens (sorted) and per token the nodes it
-    reaches (one per node whose words it stays inside), and their count."""
+    """The C walks from several literal nodes as one row: its tokens (sorted), per token the nodes it reaches
+    (one per node whose words it stays inside) and room for the state it leads to (None); and their count."""
     reaches: dict[int, list[tuple[int, int, int]]] = {}
     for (leaf, _, _), walked in zip(parts, walks, strict=True):
         count, head, number = walked.token_count, walked.head, leaf.index
         for at in range(count):
             reaches.setdefault(head[at], []).append((number, head[count + at], head[2 * count + at]))
     tokens = sorted(reaches)
-    return [*tokens, *(tuple(reaches[token]) for token in tokens)], len(tokens)
+    return [*tokens, *(tuple(reaches[token]) for token in tokens), *[None] * len(tokens)], len(tokens)
 
 
 _built: list[ModuleType | None] = []  # the one build of this process, once tried

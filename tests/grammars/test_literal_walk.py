@@ -96,7 +96,8 @@ def test_a_first_visit_inside_a_word_takes_the_c_walk(deepseek) -> None:
     masks = index.masks(state)
     assert masks.literal is not None
     # tokens inside 민사소송법 go to states made when taken; one ending the name (소송법) was walked on
-    _, _, count, reached = masks.literal
+    count = masks.literal_count
+    reached = masks.literal[3 * count :]
     assert count > 0 and reached == [None] * count and masks.next and all(s >= 0 for s in masks.next.values())
 
 
@@ -110,7 +111,7 @@ def test_after_a_name_that_goes_on_the_c_walk_starts_from_both_nodes(deepseek) -
         state = index.advance(state, token)
     assert len(index.automaton.literal_parts(state)) == 2
     masks = index.masks(state)
-    assert masks.literal is not None and masks.literal[0] is None  # the walks' rows merged
+    assert masks.literal is not None and masks.literal_leaf is None  # the walks' rows merged
     assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
     (space,) = encode(" ")
     both = index.advance(state, space)
