@@ -192,9 +192,9 @@ def statute_grammar(
     canonically.
     """
     lexicon = as_lexicon(lexicon)
-    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not), from
-    # the lexicon's table of article words. The heads live as long as the grammar: collections while they are
-    # made (44 at the statute book, 20 ms of a 35 ms grammar) would only walk them again.
+    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not), but for
+    # the lexicon's largest sets (`ArticleWords`). The heads live as long as the grammar: collections while they
+    # are made (44 at the statute book, 20 ms of a 35 ms grammar) would only walk them again.
     with collector_paused():
         groups = _groups(lexicon)
         words = _per_lexicon(lexicon, "article_words", lambda: ArticleWords(labels for labels in groups if labels))
