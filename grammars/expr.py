@@ -34,7 +34,7 @@ class Regex(Expr):
 class Literals(Expr):
     words: tuple[str, ...]
     # The words as UTF-8, sorted and distinct, where whoever made the set had them at hand (an act's articles
-    # from a table of the lexicon's, grammars.languages.articles): the compiler takes them as they are
+    # as the C extension writes them, grammars.languages.articles): the compiler takes them as they are
     # instead of encoding and sorting the words again. Not part of the value: equal words, equal sets.
     utf8: tuple[bytes, ...] | None = field(default=None, compare=False, repr=False)
 
