@@ -31,12 +31,23 @@ def _computed_along(index, lead: str, shared: str) -> list[bool]:
     return computed
 
 
+def _tabled_along(index, lead: str, shared: str) -> list[bool]:
+    """Per character of `shared` after `lead`, whether a step from the state finds its next states made (a state
+    that no token leaves, or one of the C walk's rows, has no table to make)."""
+    state, tabled = index.advance_bytes(index.initial_state, lead.encode()), []
+    for char in shared:
+        state = index.advance_bytes(state, char.encode())
+        masks = index._states[state]
+        tabled.append(masks.next is not None or masks.literal is not None or not len(masks.next_tokens))
+    return tabled
+
+
 def test_a_statute_grammar_warms_its_provision_tail_after_an_article_set_and_after_any_article() -> None:
     grammar = statute_grammar(LEXICON)
     assert grammar.warm == (("민법 제1조", WARM_TAIL), ("민법 시행령", f"{HEAD_SEPARATOR}1조{WARM_TAIL}"))
     index = compile_index(grammar, VOCABULARY)
     for lead, shared in grammar.warm:
-        assert all(_computed_along(index, lead, shared))
+        assert all(_computed_along(index, lead, shared)) and all(_tabled_along(index, lead, shared))
     # another act's tail, past its article: the same states, computed already
     assert all(_computed_along(index, "형법 제250조", WARM_TAIL))
 
