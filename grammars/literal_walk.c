@@ -264,17 +264,18 @@ fail:
     return NULL;
 }
 
-/* pack(words): a leaf's sorted words (a tuple or list of bytes) as the walk reads them, (blob, offsets):
- * numpy arrays of uint8 (one zero byte where there is none) and int64, word i being
- * blob[offsets[i]:offsets[i + 1]]. One pass here; in Python, 30 ns a word in each of three (an act's
- * article set's first citation waited 150 us for the Commercial Act's 1,147). */
+/* pack(words): a leaf's sorted words (a tuple or list of bytes) as the walk reads them, (held, address): one bytes
+ * object holding a Words struct, then its offsets (int64, word i being blob[offsets[i]:offsets[i + 1]]), then
+ * its blob (one zero byte where there is none), and the struct's address. One object in one pass: in Python 30 ns
+ * a word in each of three passes, and numpy arrays with a ctypes struct around them cost an act's first
+ * citation 10-35 us more. The struct points into the object that holds it, which never moves. */
 static PyObject *pack_entry(PyObject *module, PyObject *argument) {
     (void)module;
     PyObject *sequence = PySequence_Fast(argument, "pack expects a sequence of bytes");
     if (sequence == NULL) return NULL;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
     PyObject **items = PySequence_Fast_ITEMS(sequence);
-    npy_intp total = 0;
+    Py_ssize_t total = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         if (!PyBytes_Check(items[i])) {
             PyErr_Format(PyExc_TypeError, "pack expects bytes, got %s at position %zd", Py_TYPE(items[i])->tp_name, i);
@@ -283,25 +284,28 @@ static PyObject *pack_entry(PyObject *module, PyObject *argument) {
         }
         total += PyBytes_GET_SIZE(items[i]);
     }
-    npy_intp blob_size = total ? total : 1, offset_size = count + 1;
-    PyObject *blob = PyArray_ZEROS(1, &blob_size, NPY_UINT8, 0);
-    PyObject *offset = PyArray_SimpleNew(1, &offset_size, NPY_INT64);
-    if (blob == NULL || offset == NULL) {
-        Py_XDECREF(blob);
-        Py_XDECREF(offset);
+    /* a bytes object's data is 8-aligned (CPython's header is 32 bytes, its allocator aligns to 16): the struct
+     * and the offsets after it are aligned */
+    Py_ssize_t offsets_at = (Py_ssize_t)sizeof(Words), blob_at = offsets_at + (count + 1) * (Py_ssize_t)sizeof(int64_t);
+    PyObject *held = PyBytes_FromStringAndSize(NULL, blob_at + (total ? total : 1));
+    if (held == NULL) {
         Py_DECREF(sequence);
         return NULL;
     }
-    char *bytes = PyArray_DATA((PyArrayObject *)blob);
-    int64_t *at = PyArray_DATA((PyArrayObject *)offset);
+    char *base = PyBytes_AS_STRING(held);
+    Words *words = (Words *)base;
+    int64_t *at = (int64_t *)(base + offsets_at);
+    uint8_t *blob = (uint8_t *)(base + blob_at);
+    blob[0] = 0;
     at[0] = 0;
     for (Py_ssize_t i = 0; i < count; i++) {
         Py_ssize_t size = PyBytes_GET_SIZE(items[i]);
-        memcpy(bytes + at[i], PyBytes_AS_STRING(items[i]), (size_t)size);
+        memcpy(blob + at[i], PyBytes_AS_STRING(items[i]), (size_t)size);
         at[i + 1] = at[i] + size;
     }
     Py_DECREF(sequence);
-    return Py_BuildValue("(NN)", blob, offset);
+    words->blob = blob, words->offset = at, words->count = count;
+    return Py_BuildValue("(NK)", held, (unsigned long long)(uintptr_t)base);
 }
 
 /* An article label as a Lexicon checked it: a number of 1-4 digits, then maybe 의 (U+C758) and a branch of 1-2

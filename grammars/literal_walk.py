@@ -49,25 +49,14 @@ class _Trie(ctypes.Structure):
     _fields_ = [(name, _Pointer) for name in _TRIE_ARRAYS]
 
 
-class _Words(ctypes.Structure):
-    _fields_ = [("blob", _Pointer), ("offset", _Pointer), ("count", ctypes.c_int64)]
-
-
 class _Output(ctypes.Structure):
     _fields_ = [("found", _Pointer), ("rows", _Pointer), ("words", _Pointer), ("hand", _Pointer),
                 ("hand_capacity", ctypes.c_int64), ("hand_count", ctypes.c_int64), ("word_count", ctypes.c_int64)]
 
 
-class PackedWords:
-    """A literal leaf's sorted words as one byte string and offsets, as the C walk reads them (`address`:
-    of their struct); made by the extension (`LiteralWalker.walk`, once per leaf)."""
-
-    __slots__ = ("_arrays", "address", "struct")
-
-    def __init__(self, blob: np.ndarray, offset: np.ndarray) -> None:
-        self._arrays = (blob, offset)  # kept alive: the struct holds their addresses
-        self.struct = _Words(blob.ctypes.data, offset.ctypes.data, len(offset) - 1)
-        self.address = ctypes.addressof(self.struct)
+# A literal leaf's sorted words as the C walk reads them: a bytes object holding their struct, offsets and bytes,
+# and the struct's address; made by the extension (`LiteralWalker.walk`, once per leaf)
+PackedWords = tuple[bytes, int]
 
 
 class Walked(NamedTuple):
@@ -113,8 +102,8 @@ class LiteralWalker:
             held = self._buffers.held = self._allocate()
         words = leaf.packed
         if words is None:
-            words = leaf.packed = PackedWords(*self._pack(leaf.words))
-        found = self._function(self._trie_address, words.address, first, depth, held[0])
+            words = leaf.packed = self._pack(leaf.words)
+        found = self._function(self._trie_address, words[1], first, depth, held[0])
         # tuple.__new__: a NamedTuple's own constructor is Python code, a fifth of the call around the walk
         return None if found is None else tuple.__new__(Walked, found)
 
