@@ -86,10 +86,15 @@ class Deferred(Expr):
     """The expression `make(key)`, made when first needed: by the compiler when a string first reaches
     it, by `to_regex` when rendered; so a statute book's 5,000 article sets cost nothing until their act
     is cited. Equality and hashing go by `key`, which with `make` determines the expression; it must not
-    match the empty string: the compiler needs to know that beforehand."""
+    match the empty string: the compiler needs to know that beforehand.
+
+    `opens_with`, where given, holds every first byte of its strings (more does no harm): the compiler then
+    makes the expression only once a string reads one of them, not when a string merely reaches it (an
+    act's articles after its name and ` 제`, not at the end of the name)."""
 
     key: Any
     make: Callable[[Any], Expr] = field(compare=False, repr=False)
+    opens_with: frozenset[int] | None = field(default=None, compare=False, repr=False)
 
     def expr(self) -> Expr:
         return self.make(self.key)

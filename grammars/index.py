@@ -467,14 +467,14 @@ class TokenIndex:
 
     def _literal_masks(self, state: int, parts: list[LiteralPart] | None = None) -> StateMasks | None:
         """A state of literal nodes by the C walk (grammars.literal_walk) from each (`literal_parts`: most
-        states inside an act's name or an article number are one node; the state after a name is where it
-        may go on and its articles' first node): its tokens that stay inside a word are made states when
-        taken (`advance`), each of the literal nodes it reached as it reached them: merging a node with an
-        equal node of another word (`LiteralLeaf.node_at`) cost a first visit more than the rest of its
-        step, and an unmerged node is the same language (a whole build merges them). Where a word ends on
-        the way, `_walk` goes on in Python. None for any other state, where no C compiler works, where the C
-        walk gave up (more word ends than it holds), or where one token went on from two nodes past a word's
-        end: the state is walked in Python."""
+        states inside an act's name or an article number are one node; the state after an article number
+        is where its branch, a paragraph and an item begin): its tokens that stay inside a word are made
+        states when taken (`advance`), each of the literal nodes it reached as it reached them: merging a
+        node with an equal node of another word (`LiteralLeaf.node_at`) cost a first visit more than the rest
+        of its step, and an unmerged node is the same language (a whole build merges them). Where a word
+        ends on the way, `_walk` goes on in Python. None for any other state, where no C compiler works, where
+        the C walk gave up (more word ends than it holds), or where one token went on from two nodes past a
+        word's end: the state is walked in Python."""
         if parts is None:
             parts = self.automaton.literal_parts(state)
         if not parts:

@@ -4,8 +4,8 @@ below it, and in Python each byte of that walk is a node step of the lazy automa
 name allowing four tokens made six or seven states, 50 µs). The C walk returns the tokens that stay inside
 a word with the literal node each ends at (the index makes their states only when a token is taken) and
 hands back where a word ends, for the Python walk to go on with what follows the word. A state of several
-literal nodes (after a name: the longer names and the articles' first node) is a walk from each, their
-rows merged (`merged_heads`) and their hand-offs joined where they meet (`hand_offs_of`).
+literal nodes (after an article number: its branch, the paragraph's ` 제` and the item's) is a walk from
+each, their rows merged (`merged_heads`) and their hand-offs joined where they meet (`hand_offs_of`).
 
 A CPython extension built by the machine's compiler when a process first converts a tokenizer
 (`grammars.native.build_extension`); where none works (or this interpreter's headers are missing)
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_suffix(".c")
 # Word ends met in one walk before it gives up and the state is walked in Python: a state walks past a few
-# (`민법` ends inside `민법 시행령`; an act's article words end at 조), none of the book's states near this
+# (`민법 제` ends inside the token ` 제`; an article number ends at 조), none of the book's states near this
 _HAND_CAPACITY = 4096
 _Pointer = ctypes.c_void_p
 

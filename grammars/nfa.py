@@ -8,7 +8,8 @@ A grammar `Expr` is compiled leaf by leaf (Glushkov's construction over leaves i
   interegular (a 5,000-name alternation would take minutes).
 
 `ByteNFA` holds the leaves and the follow sets. Node sets are frozensets of small tuples: `(leaf, a, b)`
-inside a leaf, `(FINAL, tag)` when a root matched.
+inside a leaf, `(FINAL, tag)` when a root matched, `(leaf, OPENING, 0)` where a string has reached a
+`Deferred` that says which bytes it opens with and has read none of it yet.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ NodeSet = frozenset[Node]
 # 1-tuple, 48 bytes where a frozenset takes 216 (the statute book's build keeps 173,000 of them).
 StateNodes = NodeSet | tuple[Node]
 EMPTY: frozenset[Any] = frozenset()  # one shared empty set: most steps of most nodes die
+# The node of a Deferred with `opens_with` reached but not read into: `(its leaf number, OPENING, 0)`, a
+# state's node whatever was made since (its expression is made when a byte it opens with is read from
+# there, or a token walk starts there), so an act's name may end in a state without its articles made.
+OPENING = -1
 _T = TypeVar("_T")  # what a set holds: nodes, or bytes
 
 def union(sets: list[frozenset[_T]]) -> frozenset[_T]:
@@ -72,6 +77,10 @@ class ByteNFA:
         self._sets: dict[frozenset[Any], frozenset[Any]] = {EMPTY: EMPTY}
         self._deferred: dict[int, Deferred] = {}  # leaf numbers of Deferreds not entered yet
         self._made: dict[int, tuple[Node, ...]] = {}  # leaf number of a Deferred entered → its entry nodes
+        # A Deferred with `opens_with`: its first bytes by leaf number, and its expression's entry nodes once
+        # made (its entry in `_made` is its OPENING node)
+        self._opens_with: dict[int, frozenset[int]] = {}
+        self._opened: dict[int, tuple[Node, ...]] = {}
         self._making = threading.RLock()  # one thread adds a Deferred's expression (itself maybe holding one)
         self._starts: dict[object, NodeSet] = {}
         for tag, expr in roots.items():
@@ -105,6 +114,8 @@ class ByteNFA:
         if type(expr) is Deferred:
             index = self._new_leaf()
             self._deferred[index] = expr
+            if expr.opens_with is not None:
+                self._opens_with[index] = expr.opens_with
             return False, {index}, {index}
         if type(expr) is Literals:
             index = self._new_leaf()
@@ -159,15 +170,26 @@ class ByteNFA:
         sets[leaf] = self._sets.setdefault(grown, grown)
 
     def _entries(self, leaf: int) -> tuple[Node, ...]:
-        """The nodes a string enters leaf `leaf` at: its first node, or for a Deferred those of the
-        expression it makes, added now (the first time)."""
+        """The nodes a string enters leaf `leaf` at: its first node, for a Deferred with `opens_with` its
+        OPENING node, for another Deferred those of the expression it makes, added now (the first time)."""
         made = self._made.get(leaf)
         if made is not None:
             return made
         if leaf not in self._deferred:
             return (self._entry(leaf),)
-        with self._making:  # a thread that enters it meanwhile waits, then finds it made
-            made = self._made.get(leaf)
+        if leaf in self._opens_with:
+            return self._made.setdefault(leaf, ((leaf, OPENING, 0),))
+        return self._make(leaf)
+
+    def _make(self, leaf: int) -> tuple[Node, ...]:
+        """Add a Deferred's expression (once: a thread that comes meanwhile waits, then finds it made): the
+        nodes a string enters it at."""
+        made_as = self._opened if leaf in self._opens_with else self._made
+        made = made_as.get(leaf)
+        if made is not None:
+            return made
+        with self._making:
+            made = made_as.get(leaf)
             if made is None:
                 deferred = self._deferred[leaf]
                 nullable, first, last = self._add(deferred.expr())
@@ -178,7 +200,7 @@ class ByteNFA:
                 for made_leaf in last:
                     self._grow(self._follow, made_leaf, self._follow[leaf])
                     self._grow(self._ends, made_leaf, self._ends[leaf])
-                made = self._made[leaf] = tuple(node for f in first for node in self._entries(f))
+                made = made_as[leaf] = tuple(node for f in first for node in self._entries(f))
                 del self._deferred[leaf]
         return made
 
@@ -205,6 +227,8 @@ class ByteNFA:
     def _leaf_accepts(self, node: Node) -> bool:
         leaf = self._leaves[node[0]]
         position: int = node[1]
+        if leaf is None:  # an OPENING node: nothing of the Deferred read yet, which never makes the empty string
+            return False
         if isinstance(leaf, RegexLeaf):
             return position in leaf.finals
         depth: int = node[2]
@@ -252,6 +276,8 @@ class ByteNFA:
         hundreds of thousands of nodes inside names."""
         if node[0] != FINAL:
             leaf = self._leaves[node[0]]
+            if leaf is None:
+                return self._opening_step(node[0], byte)
             if not isinstance(leaf, RegexLeaf):
                 target = leaf.step(node[1], node[2], byte)
                 if target is None:
@@ -269,6 +295,13 @@ class ByteNFA:
                 found = self._closures[reached] = self.closure(reached)
             steps[byte] = found
         return found
+
+    def _opening_step(self, leaf: int, byte: int) -> NodeSet:
+        """A byte read from a Deferred's OPENING node: nothing where the Deferred never opens with it, else its
+        expression made (the first time) and its entry nodes stepped."""
+        if byte not in self._opens_with[leaf]:
+            return EMPTY
+        return union([self.node_step(node, byte) for node in self._make(leaf)])
 
     def _literal_state(self, target: Node) -> StateNodes:
         """The nodes a literal node reached stands for, as a state keeps them (`StateNodes`)."""
@@ -289,6 +322,9 @@ class ByteNFA:
         if node[0] == FINAL:
             return []
         leaf = self._leaves[node[0]]
+        if leaf is None:  # an OPENING node: its expression's entries' moves
+            moves = ((byte, self._opening_step(node[0], byte)) for byte in sorted(self._opens_with[node[0]]))
+            return [(byte, reached) for byte, reached in moves if reached]
         if isinstance(leaf, RegexLeaf):
             return [(byte, self.node_step(node, byte)) for byte in leaf.edges[node[1]]]
         literal_state = self._literal_state
@@ -312,6 +348,12 @@ class ByteNFA:
             if node[0] == FINAL:
                 continue
             leaf = leaves[node[0]]
+            if leaf is None:  # an OPENING node: its expression made, and walked from its entries
+                opened = self.literal_parts(self._make(node[0]))
+                if opened is None:
+                    return None
+                parts.extend(opened)
+                continue
             if type(leaf) is not LiteralLeaf:
                 return None
             first, depth = node[1], node[2]
@@ -329,11 +371,11 @@ class ByteNFA:
         with self._making:
             ending = [index for index in self._deferred if tag in self._ends[index]]
         for deferred in ending:
-            self._entries(deferred)  # its expression's last leaves end the root
+            self._make(deferred)  # its expression's last leaves end the root
         out: set[bytes] = set()
         done: set[int] = set()
         for index, leaf in enumerate(self._leaves):
-            if tag not in self._ends[index] or index in self._made or id(leaf) in done:
+            if leaf is None or tag not in self._ends[index] or id(leaf) in done:  # None: a Deferred's
                 continue
             done.add(id(leaf))
             if isinstance(leaf, RegexLeaf):
@@ -350,7 +392,9 @@ class ByteNFA:
                 cached = frozenset()
             else:
                 leaf = self._leaves[node[0]]
-                if isinstance(leaf, RegexLeaf):
+                if leaf is None:  # an OPENING node: what its Deferred says it opens with, a superset
+                    cached = self._opens_with[node[0]]
+                elif isinstance(leaf, RegexLeaf):
                     cached = frozenset(leaf.edges[node[1]])
                 else:
                     cached = frozenset(leaf.next_bytes(node[1], node[2]))

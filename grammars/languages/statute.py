@@ -4,11 +4,13 @@ name · ` 제N조` (`의M`)? · (` 제K항`)? · (` 제J호` (`의I`)? (` 가목
 
 A 목 exists only under a 호, so the sub-item hangs off the item. With a database lexicon only the
 articles an act has can be produced: acts are grouped by their article set (acts that admit any
-article share one group), and each group is `Literals(names)` then ` 제` and its articles as one
-literal set, made only when the compiler first reaches it (`Deferred`), so the size of the expression
-grows with the data, never as names × articles, and a first mask needs only the names. Which act a
-citation names and which article it cites are read back from the captured head `민법 제750조` (split
-at its last ` 제`), since a regex cannot repeat a named group across the groups.
+article share one group), and each group is its names each followed by ` 제` (`민법 제`: so that the end of
+a name is inside a word, and what follows the name is known without making anything) then its article
+numbers as one literal set, made only once a citation reads a digit after ` 제` (`Deferred`,
+grammars.languages.articles), so the size of the expression grows with the data, never as names × articles,
+and a first mask needs only the names. Which act a citation names and which article
+it cites are read back from the captured head `민법 제750조` (split at its last ` 제`), since a regex cannot
+repeat a named group across the groups.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any, TypeVar
 
 from grammars.act_names import ACT_ENDINGS
 from grammars.collector import collector_paused
-from grammars.expr import Alt, Capture, Deferred, Expr, Literals, Opt, Regex, Seq, seq
+from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import CitationGrammar, made_by
 from grammars.languages.articles import HEAD_SEPARATOR, ArticleWords, article_word
 from grammars.languages.case import ANY_DIGIT
@@ -192,15 +194,15 @@ def statute_grammar(
     canonically.
     """
     lexicon = as_lexicon(lexicon)
-    # An act's articles are made when the compiler first reaches them (the book's 5,000 groups are not), but for
-    # the lexicon's largest sets (`ArticleWords`). The heads live as long as the grammar: collections while they
+    # An act's article numbers are made when a citation first reads one (the book's 5,000 groups' are not), but
+    # for the lexicon's largest sets (`ArticleWords`). The heads live as long as the grammar: collections while they
     # are made (44 at the statute book, 20 ms of a 35 ms grammar) would only walk them again.
     with collector_paused():
         groups = _groups(lexicon)
         words = _per_lexicon(lexicon, "article_words", lambda: ArticleWords(labels for labels in groups if labels))
         heads = [
-            Seq((Literals(tuple(names)), Deferred(labels, words.literals)))
-            if labels else seq(Literals(tuple(names)), HEAD_SEPARATOR, ANY_ARTICLE)
+            Seq((Literals(tuple([name + HEAD_SEPARATOR for name in names])),
+                 words.numbers_after(labels) if labels else ANY_ARTICLE))
             for labels, names in groups.items()
         ]
     head = heads[0] if len(heads) == 1 else Alt(tuple(heads))

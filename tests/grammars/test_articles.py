@@ -1,4 +1,4 @@
-"""An act's article words (grammars.languages.articles): the labels as citations write them, in UTF-8 order,
+"""An act's article numbers (grammars.languages.articles): the labels as citations write them, in UTF-8 order,
 whether the C extension writes them or Python does, and whether the set was made with the grammar or when
 first cited."""
 
@@ -10,7 +10,13 @@ import pytest
 
 from grammars.expr import Literals
 from grammars.languages import articles
-from grammars.languages.articles import MADE_WITH_THE_GRAMMAR_ABOVE, ArticleWords, article_literals, article_word
+from grammars.languages.articles import (
+    MADE_WITH_THE_GRAMMAR_ABOVE,
+    ArticleWords,
+    article_number,
+    article_numbers,
+    article_word,
+)
 from grammars.literal_walk import SOURCE
 from grammars.native import build_extension
 
@@ -44,12 +50,12 @@ def _label_sets(seed: int) -> list[frozenset[str]]:
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_an_article_set_is_its_citation_words_sorted_as_utf8(writer: str, seed: int) -> None:
+def test_an_article_set_is_its_numbers_as_cited_sorted_as_utf8(writer: str, seed: int) -> None:
     sets = _label_sets(seed)
     words = ArticleWords(sets)
     for labels in sets:
-        made = words.literals(labels)
-        written = sorted(article_word(label) for label in labels)
+        made = words.numbers(labels)
+        written = sorted(article_number(label) for label in labels)
         assert made == Literals(tuple(written))  # as the grammar's cache key spells it: the words, in order
         assert made.utf8 == tuple(sorted(word.encode() for word in written))
         assert not made.nullable
@@ -57,16 +63,17 @@ def test_an_article_set_is_its_citation_words_sorted_as_utf8(writer: str, seed: 
 
 def test_article_words_are_written_as_cited(writer: str) -> None:
     assert [article_word(label) for label in ("750", "3의2", "10")] == [" 제750조", " 제3조의2", " 제10조"]
-    assert article_literals(frozenset({"9", "10", "1의2", "1", "100", "1의10"})).words == (
-        " 제100조", " 제10조", " 제1조", " 제1조의10", " 제1조의2", " 제9조")
+    assert [article_number(label) for label in ("750", "3의2")] == ["750조", "3조의2"]
+    assert article_numbers(frozenset({"9", "10", "1의2", "1", "100", "1의10"})).words == (
+        "100조", "10조", "1조", "1조의10", "1조의2", "9조")
 
 
 def test_every_label_sorts_as_its_word_does(writer: str) -> None:
     numbers = [str(n) for n in range(1, 10_000)]
     labels = numbers + [f"{n}의{b}" for n in (*numbers[:120], "999", "1000", "9999") for b in range(1, 100)]
-    made = article_literals(frozenset(labels))
-    assert made.utf8 == tuple(sorted(article_word(label).encode() for label in labels))
-    assert made.words == tuple(sorted(article_word(label) for label in labels))
+    made = article_numbers(frozenset(labels))
+    assert made.utf8 == tuple(sorted(article_number(label).encode() for label in labels))
+    assert made.words == tuple(sorted(article_number(label) for label in labels))
 
 
 @pytest.mark.parametrize("label", ["0", "012", "12345", "3의", "3의0", "3의100", "3조", "a", "", 5])

@@ -10,7 +10,7 @@ import pytest
 
 from grammars import GrammarError, statute_grammar
 from grammars.cache import grammar_key
-from grammars.dfa import compile_dfa
+from grammars.dfa import DEAD, compile_dfa
 from grammars.expr import Alt, Deferred, Expr, Literals, Opt, Regex, seq
 from grammars.nfa import ByteNFA
 
@@ -20,10 +20,10 @@ def _made(log: list[str], name: str, words: tuple[str, ...]) -> Literals:
     return Literals(words)
 
 
-def grouped(log: list[str]) -> Alt:
+def grouped(log: list[str], opens_with: frozenset[int] | None = None) -> Alt:
     """Statute-shaped groups whose ` 제` + article sets are Deferred; `log` records which are made."""
     def tail(name: str, *words: str) -> Deferred:
-        return Deferred(words, functools.partial(_made, log, name))
+        return Deferred(words, functools.partial(_made, log, name), opens_with=opens_with)
 
     return Alt((
         seq(Literals(("근로기준법", "민법")), tail("a", " 제1조", " 제2조")),
@@ -38,10 +38,26 @@ TEXTS = [f"{name}{tail}" for name in NAMES
          for tail in ("", " 제", " 제1조", " 제2조", " 제3조", " 제4조", " 제40조", " 제41조")]
 
 
+# what the tails open with: not said, exactly their first byte, more than that
+OPENINGS = [None, frozenset(b" "), frozenset(range(256))]
+
+
+@pytest.mark.parametrize("opens_with", OPENINGS, ids=["eager", "exact", "superset"])
 @pytest.mark.parametrize("text", TEXTS, ids=lambda text: text)
-def test_a_deferred_tail_accepts_what_its_expression_does(text: str) -> None:
-    expr = grouped([])
+def test_a_deferred_tail_accepts_what_its_expression_does(text: str, opens_with: frozenset[int] | None) -> None:
+    expr = grouped([], opens_with)
     assert compile_dfa(expr).matches(text.encode()) == bool(re.fullmatch(expr.to_regex(), text))
+
+
+def test_a_deferred_that_says_what_it_opens_with_is_made_when_a_string_reads_into_it() -> None:
+    log: list[str] = []
+    dfa = compile_dfa(grouped(log, frozenset(b" ")))
+    at_name_end = dfa.walk(dfa.initial, "형법".encode())
+    assert at_name_end >= 0 and log == []  # reached, not read into
+    assert dfa.walk(at_name_end, "의".encode()) == DEAD and log == []  # a byte none of its strings opens with
+    assert dfa.walk(at_name_end, " 제3조".encode()) >= 0 and log == ["b"]
+    # a root's last characters: every Deferred that may end it made, as where each was made when reached
+    assert dfa.nfa.final_chars(0) == ByteNFA({0: grouped([])}).final_chars(0) and sorted(log) == ["a", "b", "c"]
 
 
 def test_a_deferred_is_made_only_when_a_string_reaches_it() -> None:
@@ -89,11 +105,14 @@ def test_a_deferred_keys_the_index_cache_as_the_expression_it_makes(made: Expr) 
     assert grammar_key(seq(Literals(("민법",)), deferred)) == grammar_key(seq(Literals(("민법",)), made))
 
 
-def test_the_statute_grammar_makes_only_the_article_sets_it_meets() -> None:
+def test_the_statute_grammar_makes_only_the_article_numbers_a_citation_reads() -> None:
     lexicon = {f"시험{n}법": [str(a) for a in range(1, 2 + n)] for n in range(50)}
     dfa = compile_dfa(statute_grammar(lexicon).expr)
+    head = dfa.walk(dfa.initial, "시험7법 제".encode())
+    assert head >= 0 and not dfa.nfa._opened  # the name and ` 제` read: no article number made
+    assert dfa.walk(head, "공".encode()) == DEAD and not dfa.nfa._opened  # `제공` opens no number
     assert dfa.matches("시험7법 제8조 제1항".encode()) and not dfa.matches("시험7법 제9조".encode())
-    assert len(dfa.nfa._made) == 1 and len(dfa.nfa._deferred) == 49
+    assert len(dfa.nfa._opened) == 1 and len(dfa.nfa._deferred) == 49  # the other 49 acts' heads: not made
 
 
 def test_a_deferred_entered_by_two_threads_at_once_is_made_once() -> None:

@@ -96,21 +96,22 @@ def test_a_first_visit_inside_a_word_takes_the_c_walk(deepseek) -> None:
     state = index.advance(index.initial_state, encode("민사")[0])
     masks = index.masks(state)
     assert masks.literal is not None
-    # tokens inside 민사소송법 go to states made when taken; one ending the name (소송법) was walked on
+    # tokens inside 민사소송법 go to states made when taken; one ending the name too (`민사소송법 제`, the word, goes
+    # on): no token ends a word here, nothing is walked in Python
     count = masks.literal_count
     reached = masks.literal[3 * count :]
-    assert count > 0 and reached == [None] * count and masks.next and all(s >= 0 for s in masks.next.values())
+    assert count > 0 and reached == [None] * count and masks.next is None
 
 
-def test_after_a_name_that_goes_on_the_c_walk_starts_from_both_nodes(deepseek) -> None:
-    """After 민사소송법 the name may go on (` 시행규칙`) and its articles begin (` 제`): one walk from each
-    node, a token inside both (` `) leading to the state of both nodes."""
+def test_where_two_words_begin_the_c_walk_starts_from_both_nodes(deepseek) -> None:
+    """After 민법 제103조 its branch (`의2`), a paragraph (` 제1항`) or an item (` 제2호`) may follow, each a literal
+    word of its own: one walk from each node, a token inside two (` `) leading to the state of both nodes."""
     vocabulary, encode = deepseek
     index = compile_index(statute_grammar(LEXICON), vocabulary)
     state = index.initial_state
-    for token in encode("민사소송법"):
+    for token in encode("민법 제103조"):
         state = index.advance(state, token)
-    assert len(index.automaton.literal_parts(state)) == 2
+    assert len(index.automaton.literal_parts(state)) == 3
     masks = index.masks(state)
     assert masks.literal is not None and masks.literal_leaf is None  # the walks' rows merged
     assert index.allowed_tokens(state).tolist() == _brute_force(index, state)
@@ -118,7 +119,7 @@ def test_after_a_name_that_goes_on_the_c_walk_starts_from_both_nodes(deepseek) -
     both = index.advance(state, space)
     assert len(index.automaton.sets[both]) == 2
     assert index.allowed_tokens(both).tolist() == _brute_force(index, both)
-    assert index.advance(both, encode("제")[0]) >= 0 and index.advance(both, encode("시")[0]) >= 0
+    assert index.advance(both, encode("제")[0]) >= 0 and index.advance(both, encode("시")[0]) == DEAD
 
 
 def test_the_c_walk_gives_every_state_the_python_walks_row(deepseek, monkeypatch) -> None:
@@ -157,8 +158,10 @@ def test_a_walk_with_more_word_ends_than_it_holds_is_walked_in_python(deepseek, 
     monkeypatch.setattr(literal_walk, "_walkers", walkers)
     index = compile_index(grammar, vocabulary)
     assert [_rows_along(index, walk) for walk in walks] == expected
-    after_name = index.advance(index.initial_state, encode("민법")[0])  # 민법 ends inside the token: a hand-off
-    assert index.masks(after_name).literal is None
+    after_name = index.initial_state
+    for token in encode("민법"):
+        after_name = index.advance(after_name, token)
+    assert index.masks(after_name).literal is None  # ` 제` ends the word `민법 제`: a hand-off
 
 
 def test_a_whole_build_after_first_visits_stores_states_only(deepseek, tmp_path, caplog) -> None:
