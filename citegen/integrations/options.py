@@ -155,7 +155,8 @@ class CitationOptions:
         if len(parts) == 1:
             return parts[0]
         return CitationGrammar(
-            self.grammar, Alt(tuple(p.expr for p in parts)), Alt(tuple(p.anchor for p in parts))
+            self.grammar, Alt(tuple(p.expr for p in parts)), Alt(tuple(p.anchor for p in parts)),
+            warm=tuple(citation for part in parts for citation in part.warm),
         )
 
     def as_extra_args(self) -> dict[str, Any]:

@@ -71,15 +71,17 @@ def _groups(lexicon: Lexicon) -> dict[ArticleLabels, list[str]]:
 
 # Every part of the provision tail, its numbers of one digit and of two (` 제1` and ` 제10` are two states)
 WARM_TAIL = " 제10항 제10호의10 가목"
+# An article of an act without an article set, of every length and with a branch: its number is a regex
+WARM_ANY_ARTICLE = "1000조의10"
 
 
 def _warm_citations(groups: dict[ArticleLabels, list[str]]) -> tuple[tuple[str, str], ...]:
     """What every citation's provision tail shares (`CitationGrammar.warm`), after an act with an article set
-    and after the article of one without, whose numbers are a regex (its states are shared too)."""
+    and after the name of one without, whose article numbers are a regex (their states are shared too)."""
     with_set = next(((names[0], labels) for labels, names in groups.items() if labels), None)
     without = next((names[0] for labels, names in groups.items() if not labels), None)
     warm = [] if with_set is None else [(with_set[0] + article_word(min(with_set[1])), WARM_TAIL)]
-    return (*warm, *([] if without is None else [(without, f"{HEAD_SEPARATOR}1조{WARM_TAIL}")]))
+    return (*warm, *([] if without is None else [(without, f"{HEAD_SEPARATOR}{WARM_ANY_ARTICLE}{WARM_TAIL}")]))
 
 
 def malformed_heads(lexicon: Lexicon) -> tuple[Expr, ...]:

@@ -7,12 +7,12 @@ import dataclasses
 
 import pytest
 
-from grammars import GrammarError, statute_grammar
+from grammars import GrammarError, case_grammar, statute_grammar
 from grammars.cache import grammar_key
 from grammars.compile import compile_index, warm_citations, warm_up
 from grammars.grammar import AnswerGrammar
 from grammars.languages.articles import HEAD_SEPARATOR
-from grammars.languages.statute import WARM_TAIL
+from grammars.languages.statute import WARM_ANY_ARTICLE, WARM_TAIL
 from grammars.vocabulary import Vocabulary
 
 LEXICON = {"민법": ["1", "2", "3의2", "750"], "형법": ["1", "250"], "민법 시행령": None}
@@ -44,12 +44,27 @@ def _tabled_along(index, lead: str, shared: str) -> list[bool]:
 
 def test_a_statute_grammar_warms_its_provision_tail_after_an_article_set_and_after_any_article() -> None:
     grammar = statute_grammar(LEXICON)
-    assert grammar.warm == (("민법 제1조", WARM_TAIL), ("민법 시행령", f"{HEAD_SEPARATOR}1조{WARM_TAIL}"))
+    without = ("민법 시행령", f"{HEAD_SEPARATOR}{WARM_ANY_ARTICLE}{WARM_TAIL}")
+    assert grammar.warm == (("민법 제1조", WARM_TAIL), without)
     index = compile_index(grammar, VOCABULARY)
     for lead, shared in grammar.warm:
         assert all(_computed_along(index, lead, shared)) and all(_tabled_along(index, lead, shared))
     # another act's tail, past its article: the same states, computed already
     assert all(_computed_along(index, "형법 제250조", WARM_TAIL))
+
+
+def test_a_case_grammar_warms_what_follows_the_year_of_its_number() -> None:
+    grammar = case_grammar()
+    index = compile_index(grammar, VOCABULARY)
+    for lead, shared in grammar.warm:
+        assert all(_computed_along(index, lead, shared)) and all(_tabled_along(index, lead, shared))
+    # other courts, dates, deliveries and years: the same states where a month and a day begin, where the number
+    # begins, after its year and along its serial (after a 사건부호 that begins a longer one, `다` of `다카`, a state
+    # of its own)
+    for lead, shared in (("서울고등법원 2023. 5", ". "), ("서울고등법원 2023. 5. 4. 선고", " 2022도2034567 "),
+                         ("대법원 2024. 2", ". "), ("대법원 1995. 2", ". "), ("대법원 2023. 1. 12.자", " 95도6489 ")):
+        assert all(_computed_along(index, lead, shared)), lead + shared
+    assert not any(_computed_along(compile_index(dataclasses.replace(grammar, warm=()), VOCABULARY), lead, shared))
 
 
 def test_a_lazily_grown_index_without_warm_citations_computes_the_tail_on_a_first_visit() -> None:
