@@ -8,9 +8,9 @@ article share one group), and each group is its names each followed by ` 제` (`
 a name is inside a word, and what follows the name is known without making anything) then its article
 numbers as one literal set, made only once a citation reads a digit after ` 제` (`Deferred`,
 grammars.languages.articles), so the size of the expression grows with the data, never as names × articles,
-and a first mask needs only the names. Which act a citation names and which article
-it cites are read back from the captured head `민법 제750조` (split at its last ` 제`), since a regex cannot
-repeat a named group across the groups.
+and a first mask needs only the names. Which act a citation names and which article it cites are read back
+from the captured head `민법 제750조` (split at its last ` 제`), since a regex cannot repeat a named group
+across the groups.
 """
 
 from __future__ import annotations
