@@ -67,7 +67,7 @@ if TYPE_CHECKING:
         title_then_je,
     )
     from grammars.languages.answer import DEFAULT_BYPASS
-    from grammars.native import build_library
+    from grammars.native import build_extension
     from grammars.parse import CitationParser, parse_citation
     from grammars.patterns import write_atomically
     from grammars.vocabulary import Vocabulary
@@ -102,7 +102,7 @@ _HOMES = {  # module: the names it gives the package (as imported above)
         "names_then_je", "spellable_name", "statute_grammar", "title_then_je",
     ),
     "grammars.languages.answer": ("DEFAULT_BYPASS",),
-    "grammars.native": ("build_library",),
+    "grammars.native": ("build_extension",),
     "grammars.parse": ("CitationParser", "parse_citation"),
     "grammars.patterns": ("write_atomically",),
     "grammars.vocabulary": ("Vocabulary",),
@@ -156,7 +156,7 @@ __all__ = [
     "answer_anchors",
     "answer_grammar",
     "as_lexicon",
-    "build_library",
+    "build_extension",
     "case_grammar",
     "compile_index",
     "declared_names",

@@ -1,15 +1,14 @@
-"""C sources compiled by the machine's own compiler at first use: a library loaded with ctypes
-(`build_library`), or a CPython extension imported as a module (`build_extension`).
+"""C sources compiled by the machine's own compiler at first use: a CPython extension imported as a module
+(`build_extension`: the token walk, the CPU mask kernel).
 
 Built with -O3 -march=native in a temporary folder removed as soon as it is loaded (it stays mapped):
 nothing is cached on disk or downloaded, and the instructions are the machine's own. Where no compiler
-works (or, for an extension, this interpreter's headers are missing) the caller takes its Python or torch
+works (or this interpreter's headers are missing) the caller takes its Python or torch
 path; `NativeBuildError` says why, in the compiler's words.
 """
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
 import subprocess
 import sysconfig
@@ -22,17 +21,6 @@ import numpy as np
 from grammars.errors import NativeBuildError
 
 _BUILD_TIMEOUT_S = 120  # ~0.1 s of CPU; a compiler that takes minutes is not one to wait for on a request
-
-
-def build_library(source: Path, compiler: str = "cc") -> ctypes.CDLL:
-    """`source` compiled with `compiler` into a shared library and loaded (NativeBuildError where that fails)."""
-    with tempfile.TemporaryDirectory(prefix="citegen-native-") as folder:
-        library = Path(folder) / source.with_suffix(".so").name
-        _compile(source, library, compiler, ())
-        try:
-            return ctypes.CDLL(str(library))  # stays mapped once its file is removed with the folder
-        except OSError as error:
-            raise NativeBuildError(f"could not load {source.name} once built ({error})") from error
 
 
 def build_extension(source: Path, compiler: str = "cc") -> ModuleType:

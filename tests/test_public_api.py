@@ -17,7 +17,7 @@ EXPORTS = {
         "Panel", "ParsedCitation",
         "SAME_DECREE_KIND", "StatuteCitation", "Supplement", "TokenIndex", "TokenizerError", "UnsupportedPatternError",
         "Vocabulary",
-        "anchor_root", "answer_anchors", "answer_grammar", "as_lexicon", "build_library", "case_grammar",
+        "anchor_root", "answer_anchors", "answer_grammar", "as_lexicon", "build_extension", "case_grammar",
         "compile_index",
         "declared_names", "default_finder", "default_lexicon",
         "find_citations", "format_date", "head_written_apart", "lazy_exports", "names_then_je", "parse_citation",

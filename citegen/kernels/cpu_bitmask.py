@@ -1,7 +1,7 @@
 """The CPU path of `apply_token_bitmask_inplace`.
 
-float32, bfloat16 and float16 rows go through a small C kernel, cpu_bitmask.c, that the machine's C
-compiler (`cc`) builds the first time a process masks CPU logits (a fraction of a second;
+float32, bfloat16 and float16 rows go through a small C kernel, cpu_bitmask.c (a CPython extension), that
+the machine's C compiler (`cc`) builds the first time a process masks CPU logits (a fraction of a second;
 `grammars.native`), with the machine's own instructions (AVX-512 or AVX2 on x86, NEON on ARM). The
 kernel skips all-allowed words and writes -inf into every other word's disallowed lanes (AVX-512 masked
 stores that never read the logits; elsewhere a vectorized blend, without a branch per token), so one row
@@ -17,16 +17,16 @@ the kernel could not be built.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import torch
 
-from grammars import NativeBuildError, build_library
+from grammars import NativeBuildError, build_extension
 
 logger = logging.getLogger(__name__)
 
@@ -37,22 +37,12 @@ _SHIFTS = torch.arange(32, dtype=torch.int32)
 
 
 class NativeKernel:
-    """cpu_bitmask.c compiled and loaded: one C call masks every listed row of a batch."""
+    """cpu_bitmask.c compiled and imported: one C call masks every listed row of a batch."""
 
-    def __init__(self, library: ctypes.CDLL) -> None:
-        # per dtype: the C function for its element width, and its -inf as those bits
-        self._functions: dict[torch.dtype, tuple[Callable[..., None], int]] = {}
-        for bits, neg_inf_type in ((32, ctypes.c_uint32), (16, ctypes.c_uint16)):
-            function = getattr(library, f"apply_bitmask_{bits}")
-            function.restype = None
-            function.argtypes = [
-                ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,  # logits, row stride, bitmask, words
-                ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,  # rows, row count, vocab, width
-                neg_inf_type,
-            ]  # fmt: skip
-            for dtype, neg_inf in _NEG_INF_BITS.items():
-                if dtype.itemsize * 8 == bits:
-                    self._functions[dtype] = (function, neg_inf)
+    def __init__(self, module: ModuleType) -> None:
+        self._apply: Callable[..., None] = module.apply
+        # per dtype: its element width in bits, and its -inf as those bits
+        self._widths = {dtype: (dtype.itemsize * 8, neg_inf) for dtype, neg_inf in _NEG_INF_BITS.items()}
 
     def apply_inplace(
         self, logits: torch.Tensor, bitmask: torch.Tensor, rows: np.ndarray | None, vocab_size: int
@@ -60,10 +50,10 @@ class NativeKernel:
         """`logits` (batch, width) of a supported dtype with unit stride along the width, `bitmask`
         (batch, words) contiguous int32, `rows` a contiguous int32 array of row indices (None: all) — as
         `check_bitmask_arguments` leaves them."""
-        function, neg_inf = self._functions[logits.dtype]
+        bits, neg_inf = self._widths[logits.dtype]
         batch, width = logits.shape
-        function(
-            logits.data_ptr(), logits.stride(0), bitmask.data_ptr(), bitmask.shape[1],
+        self._apply(
+            bits, logits.data_ptr(), logits.stride(0), bitmask.data_ptr(), bitmask.shape[1],
             # the rows as bytes: `rows.ctypes.data` costs ~7 µs a call, `tobytes` a copy of a few ints
             None if rows is None else rows.tobytes(), batch if rows is None else len(rows),
             min(width, vocab_size), width, neg_inf,
@@ -71,9 +61,9 @@ class NativeKernel:
 
 
 def build_native_kernel(compiler: str = "cc", source: Path = SOURCE) -> NativeKernel | None:
-    """Compile and load `source` (cpu_bitmask.c) with `compiler`; None, with a warning, where that fails."""
+    """Compile and import `source` (cpu_bitmask.c) with `compiler`; None, with a warning, where that fails."""
     try:
-        return NativeKernel(build_library(source, compiler))
+        return NativeKernel(build_extension(source, compiler))
     except NativeBuildError as error:
         logger.warning("CPU logits take the slower torch mask path: %s", error)
         return None
