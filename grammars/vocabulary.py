@@ -11,6 +11,7 @@ tool-call markup) are text: their content bytes.
 from __future__ import annotations
 
 import array
+import bisect
 import hashlib
 import json
 import re
@@ -233,6 +234,21 @@ class TokenTrie:
             self.root_child[self.edge_byte[e]] = self.edge_child[e]
             self.root_edge[self.edge_byte[e]] = e
         self.first_byte = arrays["first_byte"]
+
+    def tokens_spelling(self, data: bytes, start: int) -> list[tuple[int, int]]:
+        """The tokens whose bytes are `data[start:end]` for some end, each with its end, shortest first."""
+        found: list[tuple[int, int]] = []
+        node = self.root_child[data[start]] if start < len(data) else -1
+        at = start + 1
+        while node >= 0:
+            found.extend((token, at) for token in self.order[self.token_start[node] : self.token_start[node + 1]])
+            if at == len(data):
+                break
+            low, high = self.edge_start[node], self.edge_start[node + 1]
+            edge = bisect.bisect_left(self.edge_byte, data[at], low, high)
+            node = self.edge_child[edge] if edge < high and self.edge_byte[edge] == data[at] else -1
+            at += 1
+        return found
 
     @cached_property
     def digit_runs(self) -> DigitRuns:

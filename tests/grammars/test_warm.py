@@ -67,6 +67,28 @@ def test_a_case_grammar_warms_what_follows_the_year_of_its_number() -> None:
     assert not any(_computed_along(compile_index(dataclasses.replace(grammar, warm=()), VOCABULARY), lead, shared))
 
 
+def _computed_by_tokens(index, vocabulary: Vocabulary, pieces: tuple[str, ...]) -> bool:
+    """Whether the index holds the row of the state `pieces`, taken as tokens, lead to."""
+    state = index.initial_state
+    for piece in pieces:
+        state = index.advance(state, vocabulary.tokens.index(piece.encode()))
+    return state >= 0 and index._states[state] is not None
+
+
+def test_a_case_grammar_warms_the_states_tokens_reach_inside_a_year_and_after_a_code_that_begins_longer_ones(
+) -> None:
+    """A token inside a literal word reaches a state of its own (the C walk does not merge its node with an
+    equal one), which a warm-up byte by byte never met: `202` of `2024`, walked bytewise as `209` of `2099`."""
+    pieces = (*PIECES, "202", "201", "199", "95", "다", "대법원", " 선고", ". ", "1.")
+    vocabulary = Vocabulary((None, *(bytes((b,)) for b in range(256)), *(p.encode() for p in pieces)), frozenset({0}))
+    index = compile_index(case_grammar(), vocabulary)
+    for year in ("202", "201", "199"):
+        assert _computed_by_tokens(index, vocabulary, ("대법원", " ", year)), year
+    decided = ("대법원", " ", "202", "4", ". ", "1.", " ", "1.", " 선고", " ")
+    assert _computed_by_tokens(index, vocabulary, (*decided, "202"))
+    assert _computed_by_tokens(index, vocabulary, (*decided, "95", "다"))
+
+
 def test_a_lazily_grown_index_without_warm_citations_computes_the_tail_on_a_first_visit() -> None:
     index = compile_index(dataclasses.replace(statute_grammar(LEXICON), warm=()), VOCABULARY)
     assert not any(_computed_along(index, "형법 제250조", WARM_TAIL))
