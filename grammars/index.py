@@ -36,6 +36,7 @@ from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
 from grammars.literal_walk import LiteralWalker, hand_offs_of, literal_walker, merged_heads
 from grammars.rejections import BISECT_RATIO, Rejections, number_runs
+from grammars.state_masks import StateMasks
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
@@ -51,8 +52,6 @@ _PROGRESS_EVERY = 50_000  # a whole build says how many states it has made, ever
 UNWALKED = -3  # in a base free state's next-state table: the token was not walked yet
 _MAX_WALKS_PER_STATE = 4096
 _GROW_AHEAD = 256  # room made for states not made yet when the per-state arrays grow
-_NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
-_NO_IDS.setflags(write=False)
 # A constrained row with at least word_count / _DENSE_SHARE words is kept whole: at most 2.7x the sparse
 # pair's bytes (16 KiB for 129k tokens against 12 bytes a word), and one copy instead of clearing the
 # row and scattering hundreds of words, the slowest warm fill (3-4 µs, ~1 µs whole)
@@ -60,51 +59,6 @@ _DENSE_SHARE = 8
 _NO_WORDS = (np.empty(0, dtype=np.intp), np.empty(0, dtype=np.int32))
 for _empty in _NO_WORDS:
     _empty.setflags(write=False)
-
-
-class StateMasks:
-    __slots__ = (
-        "base",
-        "dense",
-        "divergence",
-        "free",
-        "literal",
-        "literal_count",
-        "literal_leaf",
-        "next",
-        "next_states",
-        "next_tokens",
-        "packed",
-        "unconstrained",
-        "walks",
-    )
-
-    def __init__(self, free: bool, packed: tuple[np.ndarray, np.ndarray] | None) -> None:
-        self.free = free
-        # The indices of the bitmask words that differ from the base row, and their values. None for a
-        # constrained state until its mask is first filled: packed from `next_tokens` then, so a full
-        # build (which stores the tokens alone) never makes them.
-        self.packed = packed
-        # constrained, where its words reach 1/_DENSE_SHARE of the row: the whole row, which one copy fills
-        # (the state after `NAME 제` of an act with hundreds of articles); `packed` is then empty
-        self.dense: np.ndarray | None = None
-        # constrained: the allowed tokens (sorted) and their next states, as int32 arrays; `next` is the
-        # same as a dict, made on the first advance (a full build stores arrays only)
-        self.next_tokens: np.ndarray = _NO_IDS
-        self.next_states: np.ndarray = _NO_IDS
-        self.next: dict[int, int] | None = None
-        self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
-        self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
-        self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
-        # a row the C walk found (`TokenIndex._literal_masks`): the walk's head (its tokens, then the first word
-        # and the depth of the literal node each ends at, then the state each leads to, None until `advance`
-        # takes it), their count and the leaf; `next` then holds the hand-offs' tokens only. Walks from several
-        # nodes: leaf None, and the head the tokens, the nodes each reaches, the states. Slots rather than a
-        # tuple: a first visit makes fewer objects for the collector to count and walk.
-        self.literal: list[Any] | None = None
-        self.literal_count = 0
-        self.literal_leaf: LiteralLeaf | None = None
-        self.unconstrained = free and packed is not None and not len(packed[0])
 
 
 class TokenIndex:
@@ -135,12 +89,11 @@ class TokenIndex:
 
     def _attach_vocabulary(self, vocabulary: Vocabulary) -> None:
         self.vocabulary = vocabulary
-        self._walker: LiteralWalker | None = None  # the C walk over this trie, looked up on first use
-        self._walker_known = False
         # states a first visit made of one literal node, not computed yet: the node, for the C walk from it
         self._parts_of: dict[int, list[LiteralPart]] = {}
         self._tokens = vocabulary.tokens
         self._trie = vocabulary.trie
+        self._walker: LiteralWalker | None = literal_walker(self._trie)  # the C walk over this trie, and its fill
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
         self.free_row = vocabulary.text_bitmask
         if self.automaton.free_text:
@@ -190,14 +143,17 @@ class TokenIndex:
         packed = masks.packed
         if packed is None:
             packed = masks.packed = self._pack(state, masks)
-        if masks.free:
-            np.copyto(out_row, self.free_row)
-        elif masks.dense is not None:
+        if masks.dense is not None:
             np.copyto(out_row, masks.dense)
             return
-        else:
-            out_row.fill(0)
+        base = self.free_row if masks.free else None
         words, values = packed
+        if self._walker is not None and self._walker.fill_row(out_row, words, values, base):
+            return
+        if base is None:
+            out_row.fill(0)
+        else:
+            np.copyto(out_row, base)
         if len(words):
             out_row[words] = values
 
@@ -479,8 +435,6 @@ class TokenIndex:
             parts = self.automaton.literal_parts(state)
         if not parts:
             return None
-        if not self._walker_known:
-            self._walker, self._walker_known = literal_walker(self._trie), True
         walker = self._walker
         if walker is None:
             return None

@@ -85,6 +85,8 @@ class LiteralWalker:
 
     def __init__(self, extension: ModuleType, trie: TokenTrie, hand_capacity: int = _HAND_CAPACITY) -> None:
         self._function, self._pack = extension.walk, extension.pack
+        # (row, words, values, base or None) → whether it filled the row: a state's packed words, in C
+        self.fill_row: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], bool] = extension.fill_row
         arrays = [np.ascontiguousarray(trie.arrays[name], dtype=np.uint8 if name == "edge_byte" else np.int32)
                   for name in _TRIE_ARRAYS]
         self._trie_arrays = arrays  # kept alive: the struct holds their addresses

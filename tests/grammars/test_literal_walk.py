@@ -14,6 +14,7 @@ import random
 import struct
 import weakref
 
+import numpy as np
 import pytest
 
 from grammars import literal_walk, statute_grammar
@@ -220,3 +221,21 @@ def test_pack_lays_a_leafs_words_end_to_end_with_their_offsets() -> None:
     assert blob == b"\0" and offsets == [0]
     with pytest.raises(TypeError, match="expects bytes, got str at position 1"):
         pack((b"a", "b"))
+
+
+def test_a_row_the_c_fill_cannot_write_is_filled_by_numpy_alike(deepseek) -> None:
+    """The C fill writes contiguous int32 rows; a strided view is numpy's, to the same bitmask."""
+    vocabulary, encode = deepseek
+    index = compile_index(statute_grammar(LEXICON), vocabulary)
+    walker = index._walker
+    assert walker is not None
+    state, states = index.initial_state, []
+    for token in encode("민법 제103조의2 제1항"):
+        state = index.advance(state, token)
+        states.append(state)
+    for state in states:
+        contiguous = index.bitmask(state)
+        strided = np.zeros((index.word_count, 2), dtype=np.int32)[:, 0]
+        assert not walker.fill_row(strided, *index._states[state].packed, None)
+        index.fill_bitmask(state, strided)
+        assert strided.tolist() == contiguous.tolist()
