@@ -34,7 +34,7 @@ import numpy as np
 from grammars.bitmask import pack_bits
 from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
-from grammars.literal_walk import LiteralWalker, hand_offs_of, literal_walker, merged_heads
+from grammars.literal_walk import LiteralWalker, built_extension, hand_offs_of, literal_walker, merged_heads
 from grammars.rejections import BISECT_RATIO, Rejections, number_runs
 from grammars.state_masks import StateMasks
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
@@ -93,7 +93,11 @@ class TokenIndex:
         self._parts_of: dict[int, list[LiteralPart]] = {}
         self._tokens = vocabulary.tokens
         self._trie = vocabulary.trie
-        self._walker: LiteralWalker | None = literal_walker(self._trie)  # the C walk over this trie, and its fill
+        # The C walk over this trie and its row fill, where this process has built their extension (converting a
+        # tokenizer does); else looked up at the first walk: an index loaded whole, as a service starts, builds
+        # nothing (0.6 s of a compiler at its start)
+        self._walker: LiteralWalker | None = literal_walker(self._trie) if built_extension() is not None else None
+        self._walker_known = self._walker is not None
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
         self.free_row = vocabulary.text_bitmask
         if self.automaton.free_text:
@@ -435,6 +439,8 @@ class TokenIndex:
             parts = self.automaton.literal_parts(state)
         if not parts:
             return None
+        if not self._walker_known:
+            self._walker, self._walker_known = literal_walker(self._trie), True
         walker = self._walker
         if walker is None:
             return None

@@ -239,3 +239,19 @@ def test_a_row_the_c_fill_cannot_write_is_filled_by_numpy_alike(deepseek) -> Non
         assert not walker.fill_row(strided, *index._states[state].packed, None)
         index.fill_bitmask(state, strided)
         assert strided.tolist() == contiguous.tolist()
+
+
+def test_an_index_loaded_whole_builds_no_extension(tmp_path, monkeypatch) -> None:
+    """A service that loads its whole index from the disk cache never walks a literal state: the C extension is
+    not built for it (0.6 s of a compiler at its start); a lazily grown index builds it at its first walk."""
+    vocabulary = Vocabulary((None, *(bytes((b,)) for b in range(256)), " 제".encode(), "민법".encode()),
+                            frozenset({0}))
+    grammar = statute_grammar(LEXICON)
+    compile_index(grammar, vocabulary, cache_dir=tmp_path)
+    monkeypatch.setattr(literal_walk, "_built", [])  # the process as if it had built nothing yet
+    monkeypatch.setattr(literal_walk, "_walkers", weakref.WeakKeyDictionary())
+    loaded = compile_index(grammar, vocabulary, cache_dir=tmp_path)
+    loaded.fill_bitmask(loaded.advance_bytes(loaded.initial_state, "민법 제1".encode()), loaded.allocate_bitmask()[0])
+    assert literal_walk._built == []
+    compile_index(grammar, vocabulary)  # lazily grown: its warm-up walks literal states
+    assert literal_walk._built and literal_walk._built[0] is not None
