@@ -41,6 +41,11 @@ def format_date(date: dt.date) -> str:
     return f"{date.year}. {date.month}. {date.day}."
 
 
+def case_year(year: int) -> str:
+    """A year as a case number writes it: two digits before 2000 (`95다…`), four from 2000 on."""
+    return f"{year % 100:02d}" if year < 2000 else str(year)
+
+
 @dataclass(frozen=True, slots=True)
 class CaseNumber:
     """A 사건번호 such as `2024도4202`, `95다38677` or `(창원)2012노368`.
@@ -55,9 +60,8 @@ class CaseNumber:
     seat: str | None = None  # 원외재판부 prefix, e.g. "창원"
 
     def __str__(self) -> str:
-        year = f"{self.year % 100:02d}" if self.year < 2000 else str(self.year)
         prefix = f"({self.seat})" if self.seat else ""
-        return f"{prefix}{year}{self.code}{self.serial}"
+        return f"{prefix}{case_year(self.year)}{self.code}{self.serial}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,8 @@
 
 Built with -O3 -march=native in a temporary folder removed as soon as it is loaded (it stays mapped):
 nothing is cached on disk or downloaded, and the instructions are the machine's own. Where no compiler
-works (or this interpreter's headers are missing) the caller takes its Python or torch
-path; `NativeBuildError` says why, in the compiler's words.
+works (or this interpreter's headers are missing) the caller takes its Python or torch path;
+`NativeBuildError` says why, in the compiler's words.
 """
 
 from __future__ import annotations

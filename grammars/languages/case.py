@@ -11,7 +11,7 @@ import calendar
 from collections.abc import Iterable
 
 from grammars.case_codes import ALL_CASE_CODES, LEGACY_CODES
-from grammars.citation import Delivery, Disposition
+from grammars.citation import Delivery, Disposition, case_year
 from grammars.courts import COURTS, COURTS_BY_NAME
 from grammars.errors import GrammarError
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, seq
@@ -37,11 +37,9 @@ def default_codes() -> tuple[str, ...]:
 
 
 def case_year_literals(first_year: int = FIRST_YEAR, last_year: int = LAST_YEAR) -> Literals:
-    """Years as a case number writes them: two digits before 2000 (`95다…`), four from 2000 on."""
+    """Years as a case number writes them (`case_year`)."""
     check_year_range(first_year, last_year)
-    return Literals(tuple(
-        f"{year % 100:02d}" if year < 2000 else str(year) for year in range(first_year, last_year + 1)
-    ))
+    return Literals(tuple(case_year(year) for year in range(first_year, last_year + 1)))
 
 
 def _chosen(kind: str, chosen: Iterable[str] | None, known: Iterable[str]) -> tuple[str, ...]:
@@ -155,16 +153,15 @@ def _warm_citations(codes: tuple[str, ...], court: str, first_year: int, last_ye
     commonest 사건부호 that begin longer ones (`WARM_CODES`), and along each panel (`전원합의체`: states inside a
     word, 0.1 ms a first visit each)."""
     years = range(first_year, last_year + 1)
-    case_year = f"{last_year % 100:02d}" if last_year < 2000 else str(last_year)
-    lead = f" {last_year}. 1. 1. 선고 "
-    warm = [(court, f"{lead}{case_year}{codes[0]}{WARM_SERIAL} 판결"), (court, f" {last_year}. 4. 1.")]
+    lead, last = f" {last_year}. 1. 1. 선고 ", case_year(last_year)
+    warm = [(court, f"{lead}{last}{codes[0]}{WARM_SERIAL} 판결"), (court, f" {last_year}. 4. 1.")]
     warm += [(court, f" {year}. 2. 1.") for year in (
         next((y for y in reversed(years) if not calendar.isleap(y)), None),
         next((y for y in reversed(years) if calendar.isleap(y)), None),
     ) if year is not None]
     decades = [max(decade, first_year) for decade in range(first_year - first_year % 10, last_year + 1, 10)]
     warm += [(court, f" {year}.") for year in decades]
-    warm += [(court, f"{lead}{year % 100:02d}" if year < 2000 else f"{lead}{year}") for year in decades]
-    warm += [(court, f"{lead}{case_year}{code}") for code in WARM_CODES if code in codes]
-    warm += [(court, f"{lead}{case_year}{codes[0]}{WARM_SERIAL} {panel}") for panel in PANELS]
+    warm += [(court, f"{lead}{case_year(year)}") for year in decades]
+    warm += [(court, f"{lead}{last}{code}") for code in WARM_CODES if code in codes]
+    warm += [(court, f"{lead}{last}{codes[0]}{WARM_SERIAL} {panel}") for panel in PANELS]
     return tuple(warm)
