@@ -36,9 +36,9 @@ from grammars.dfa import ALL_BYTES, DEAD, FREE, ByteWalker, LazyDFA
 from grammars.errors import GrammarError
 from grammars.expr import Deferred, Literals
 from grammars.grammar import CitationGrammar
-from grammars.index import UNWALKED, TokenIndex
+from grammars.index import TokenIndex
 from grammars.patterns import COMPILER, write_atomically
-from grammars.state_masks import StateMasks
+from grammars.state_masks import UNWALKED, StateMasks
 from grammars.vocabulary import TokenTrie, Vocabulary
 
 log = logging.getLogger(__name__)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import array
 import bisect
 import logging
+from collections.abc import MutableSequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +37,7 @@ from grammars.collector import collector_paused
 from grammars.dfa import BYPASS, CITATION_MAY_CLOSE, DEAD, FREE, PENDING, Automaton
 from grammars.literal_walk import LiteralWalker, built_extension, hand_offs_of, literal_walker, merged_heads
 from grammars.rejections import BISECT_RATIO, Rejections, number_runs
-from grammars.state_masks import StateMasks
+from grammars.state_masks import UNWALKED, StateMasks
 from grammars.sweep import Transitions, joined_ranges, sweep, walk_every_token
 from grammars.vocabulary import DIGITS, Vocabulary
 
@@ -49,7 +50,6 @@ log = logging.getLogger(__name__)
 
 FINISHED = -2  # the state after EOS: only EOS again is allowed
 _PROGRESS_EVERY = 50_000  # a whole build says how many states it has made, every this many
-UNWALKED = -3  # in a base free state's next-state table: the token was not walked yet
 _MAX_WALKS_PER_STATE = 4096
 _GROW_AHEAD = 256  # room made for states not made yet when the per-state arrays grow
 # A constrained row with at least word_count / _DENSE_SHARE words is kept whole: at most 2.7x the sparse
@@ -200,8 +200,8 @@ class TokenIndex:
                 count = masks.literal_count
                 at = bisect.bisect_left(head, token_id, 0, count)
                 if at < count and head[at] == token_id:
-                    found: int | None = head[at - count]  # the states: the head's last `count` items
-                    if found is None:
+                    found: int = head[at - count]  # the states: the head's last `count` items
+                    if found == UNWALKED:
                         found = head[at - count] = self._literal_state(masks.literal_leaf, head, count, at)
                     return found
                 return DEAD if masks.next is None else masks.next.get(token_id, DEAD)
@@ -230,7 +230,7 @@ class TokenIndex:
             walks[token_id] = walked
         return walked
 
-    def _literal_state(self, leaf: LiteralLeaf | None, head: list[Any], count: int, at: int) -> int:
+    def _literal_state(self, leaf: LiteralLeaf | None, head: MutableSequence[Any], count: int, at: int) -> int:
         """The state of the `at`-th token of a C walk's row (`StateMasks.literal`), made now; where it is new
         and one node, that node is kept for the walk from it (`_parts_of`), which need not look for it."""
         if leaf is None:
@@ -449,7 +449,8 @@ class TokenIndex:
             walked = walker.walk(leaf, first, depth)
             if walked is None:
                 return None
-            count, head, words, values, hand_offs = walked
+            count, words, values, hand_offs = walked.token_count, walked.words, walked.values, walked.hand_offs
+            head: MutableSequence[Any] = walked.head
             masks = StateMasks(False, (words, values))
             masks.literal, masks.literal_count, masks.literal_leaf = head, count, leaf
             if not hand_offs and len(words) * _DENSE_SHARE < self.word_count and not self.automaton.is_accepting(state):
@@ -473,7 +474,7 @@ class TokenIndex:
                 return None  # a token went on from one node past a word's end and stayed inside another's
             masks.next = dict(zip(allowed, nexts, strict=True))
         # packed on first fill from all the tokens, with EOS where the state accepts (`_pack`)
-        masks.next_tokens = np.asarray(sorted(head[:count] + allowed), dtype=np.int32)
+        masks.next_tokens = np.asarray(sorted([*head[:count], *allowed]), dtype=np.int32)
         masks.packed = None
         return masks
 

@@ -14,6 +14,7 @@ A CPython extension built by the machine's compiler when a process first convert
 
 from __future__ import annotations
 
+import array
 import ctypes
 import logging
 import threading
@@ -27,6 +28,7 @@ import numpy as np
 
 from grammars.errors import NativeBuildError
 from grammars.native import build_extension
+from grammars.state_masks import UNWALKED
 
 if TYPE_CHECKING:  # grammars.vocabulary makes the walker of its trie; grammars.literals' leaves keep their packed words
     from grammars.literals import LiteralLeaf
@@ -61,13 +63,13 @@ PackedWords = tuple[bytes, int]
 
 class Walked(NamedTuple):
     """A walk's tokens that end inside a word: `head` is their ids (sorted), then the first word of the
-    literal node each ends at, then its depth, then None (room for the state each leads to), `token_count` of
-    each, as one list (what `advance` bisects, reads and fills); those tokens as a packed bitmask (word indices
-    as intp, by which numpy fills a row ten times faster than by int32, and int32 values); and the hand-offs:
-    (token-trie child, byte, first word, depth before it)."""
+    literal node each ends at, then its depth, then UNWALKED (room for the state each leads to), `token_count`
+    of each, as one int32 array (what `advance` bisects, reads and fills); those tokens as a packed bitmask
+    (word indices as intp, by which numpy fills a row ten times faster than by int32, and int32 values); and
+    the hand-offs: (token-trie child, byte, first word, depth before it)."""
 
     token_count: int
-    head: list[Any]
+    head: array.array[int]
     words: np.ndarray
     values: np.ndarray
     hand_offs: list[tuple[int, int, int, int]]
@@ -137,14 +139,14 @@ def hand_offs_of(parts: list[LiteralPart], walks: list[Walked], position: Callab
 
 def merged_heads(parts: list[LiteralPart], walks: list[Walked]) -> tuple[list[Any], int]:
     """The C walks from several literal nodes as one row: its tokens (sorted), per token the nodes it reaches
-    (one per node whose words it stays inside) and room for the state it leads to (None); and their count."""
+    (one per node whose words it stays inside) and room for the state it leads to (UNWALKED); and their count."""
     reaches: dict[int, list[tuple[int, int, int]]] = {}
     for (leaf, _, _), walked in zip(parts, walks, strict=True):
         count, head, number = walked.token_count, walked.head, leaf.index
         for at in range(count):
             reaches.setdefault(head[at], []).append((number, head[count + at], head[2 * count + at]))
     tokens = sorted(reaches)
-    return [*tokens, *(tuple(reaches[token]) for token in tokens), *[None] * len(tokens)], len(tokens)
+    return [*tokens, *(tuple(reaches[token]) for token in tokens), *[UNWALKED] * len(tokens)], len(tokens)
 
 
 _built: list[ModuleType | None] = []  # the one build of this process, once tried

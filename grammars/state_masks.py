@@ -3,6 +3,7 @@ constrained state's allowed ones, as a packed bitmask, and where each token lead
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -10,6 +11,8 @@ import numpy as np
 if TYPE_CHECKING:
     from grammars.literals import LiteralLeaf
 
+# a token's next state not made yet: in a C walk's head (`literal`), and in a base state's table (grammars.index)
+UNWALKED = -3
 _NO_IDS = np.empty(0, dtype=np.int32)  # the next tokens and states of a free state (it stores none)
 _NO_IDS.setflags(write=False)
 
@@ -48,12 +51,12 @@ class StateMasks:
         self.base: int | None = None  # free: the plain free-text state it steps like outside `divergence`
         self.divergence: frozenset[int] | None = None  # free: first bytes not answered by the base table
         self.walks: dict[int, int] | None = None  # free: next states of tokens walked from this state
-        # a row the C walk found (`TokenIndex._literal_masks`): the walk's head (its tokens, then the first word
-        # and the depth of the literal node each ends at, then the state each leads to, None until `advance`
-        # takes it), their count and the leaf; `next` then holds the hand-offs' tokens only. Walks from several
-        # nodes: leaf None, and the head the tokens, the nodes each reaches, the states. Slots rather than a
-        # tuple: a first visit makes fewer objects for the collector to count and walk.
-        self.literal: list[Any] | None = None
+        # a row the C walk found (`TokenIndex._literal_masks`): the walk's head, an int32 array (its tokens, then
+        # the first word and the depth of the literal node each ends at, then the state each leads to, UNWALKED
+        # until `advance` takes it), their count and the leaf; `next` then holds the hand-offs' tokens only.
+        # Walks from several nodes: leaf None, and the head a list of the tokens, the nodes each reaches, the
+        # states. Slots rather than a tuple: a first visit makes fewer objects for the collector to count and walk.
+        self.literal: MutableSequence[Any] | None = None
         self.literal_count = 0
         self.literal_leaf: LiteralLeaf | None = None
         self.unconstrained = free and packed is not None and not len(packed[0])
