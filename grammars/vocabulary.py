@@ -336,7 +336,8 @@ class DigitRuns:
     `nodes[k]` are the trie nodes spelled by k digits and `paths[k]` their digits, one row each (k
     columns); `ids[k]` and `digits[k]` the same for the tokens ending there; `exits[k]` maps a non-digit
     byte to the (trie edge, digits before it) that leave all-digit nodes by it (`1234.` goes on below
-    `1234` by `.`). Depth 0 is the root."""
+    `1234` by `.`). Depth 0 is the root. `parents[k]` is each node's parent as its row at depth k - 1, and
+    `exit_rows[k]` the exits' edges with the row of the node each leaves (`exits` as two arrays)."""
 
     nodes: tuple[np.ndarray, ...]
     paths: tuple[np.ndarray, ...]
@@ -344,6 +345,8 @@ class DigitRuns:
     digits: tuple[np.ndarray, ...]
     exits: tuple[dict[int, tuple[tuple[int, bytes], ...]], ...]
     node_of: dict[bytes, int]  # digits → the all-digit node they spell
+    parents: tuple[np.ndarray, ...]
+    exit_rows: tuple[tuple[np.ndarray, np.ndarray], ...]
 
     @classmethod
     def build(cls, trie: TokenTrie) -> DigitRuns:
@@ -353,12 +356,15 @@ class DigitRuns:
         ids: list[np.ndarray] = []
         digits: list[np.ndarray] = []
         exits: list[dict[int, tuple[tuple[int, bytes], ...]]] = []
+        parents: list[np.ndarray] = []
+        exit_rows: list[tuple[np.ndarray, np.ndarray]] = []
 
         def rows_of(pairs: list[tuple[int, bytes]], depth: int) -> tuple[np.ndarray, np.ndarray]:
             packed = np.frombuffer(b"".join(path for _, path in pairs), dtype=np.uint8)
             return np.asarray([n for n, _ in pairs], dtype=np.int64), packed.reshape(len(pairs), depth)
 
         level = [(0, b"")]
+        level_parents: list[int] = []
         while level:
             depth = len(nodes)
             tokens = [
@@ -370,15 +376,22 @@ class DigitRuns:
             paths.append(node_rows[1])
             ids.append(token_rows[0])
             digits.append(token_rows[1])
+            parents.append(np.asarray(level_parents, dtype=np.int64))
             found: dict[int, list[tuple[int, bytes]]] = {}
-            deeper = []
-            for node, path in level:
+            leaving: list[tuple[int, int]] = []
+            deeper, level_parents = [], []
+            for row, (node, path) in enumerate(level):
                 for e in range(trie.edge_start[node], trie.edge_start[node + 1]):
                     byte = trie.edge_byte[e]
                     if byte in DIGITS:
                         deeper.append((trie.edge_child[e], path + bytes((byte,))))
+                        level_parents.append(row)
                     elif node:
                         found.setdefault(byte, []).append((e, path))
+                        leaving.append((e, row))
             exits.append({b: tuple(c) for b, c in found.items()})
+            exit_rows.append((np.asarray([e for e, _ in leaving], dtype=np.int64),
+                              np.asarray([row for _, row in leaving], dtype=np.int64)))
             level = deeper
-        return cls(tuple(nodes), tuple(paths), tuple(ids), tuple(digits), tuple(exits), node_of)
+        return cls(tuple(nodes), tuple(paths), tuple(ids), tuple(digits), tuple(exits), node_of, tuple(parents),
+                   tuple(exit_rows))
