@@ -42,6 +42,7 @@ _ANCHOR_TAG = "anchor"
 _GLUED_TAG = "glued"
 _CONTINUED_TAG = "continued"
 _ANCHOR_TAGS = (_ANCHOR_TAG, _GLUED_TAG, _CONTINUED_TAG)
+_MAX_FREE_STEPS = 1 << 17  # free-text steps kept (`AnswerAnchors.free_step`); bounded: a long-running server stays flat
 
 
 def anchor_root(grammar: AnswerGrammar) -> Expr:
@@ -88,6 +89,7 @@ class AnswerAnchors:
         self._outcomes: dict[NodeSet, tuple[int | None, NodeSet | None]] = {}
         self._spawned: dict[int, tuple[NodeSet, NodeSet]] = {}
         self._word_steps: dict[tuple[WordClass, int], tuple[bool, WordClass]] = {}
+        self._free_steps: dict[tuple[NodeSet, int], tuple[NodeSet, bool]] = {}
 
     @staticmethod
     def _key_of(grammar: AnswerGrammar) -> tuple[Expr, tuple[Expr, ...], tuple[Expr, ...], tuple[tuple[str, str], ...]]:
@@ -107,6 +109,35 @@ class AnswerAnchors:
             openers = union([step(n, byte) for n in (*self._opener_start, *self._glued_start)])
             anchors = union([step(n, byte) for n in self._anchor_start])
             found = self._spawned[byte] = (openers, anchors)
+        return found
+
+    def free_step(self, threads: NodeSet, byte: int) -> tuple[NodeSet, bool]:
+        """What a state's free-text threads (its free marks and partial anchors) reach on a byte, the same in
+        every answer language that shares these anchors: (the bypass opened, or the free marks and partial
+        anchors that go on, none where an anchor completed; whether a citation may begin there, whose first
+        steps the language adds). Kept, bounded: a narrowing's free states step as an earlier narrowing's
+        did (a free state's rejected tokens walk hundreds of them: after `민사소송법` each digit string is a
+        state of its own, a step of 5-15 µs each)."""
+        key = (threads, byte)
+        found = self._free_steps.get(key)
+        if found is None:
+            steps = [self.word_step(node[1], byte) for node in threads if node[0] == FREE_MARK]
+            reached: NodeSet = EMPTY
+            may_begin = any(begins for begins, _ in steps)
+            if steps:
+                spawned_openers, spawned_anchors = self.spawn_step(byte)
+                partials = (self.nfa.node_step(node[1], byte) for node in threads if node[0] == ANCHOR)
+                anchors = [spawned_openers, *partials]
+                if may_begin:
+                    anchors.append(spawned_anchors)
+                opened, partial = self.outcome(union(anchors))
+                if opened is not None:
+                    reached = frozenset({(SKIP, opened, 0)})
+                elif partial is not None:
+                    reached = partial.union([(FREE_MARK, after) for _, after in steps])
+            if len(self._free_steps) >= _MAX_FREE_STEPS:
+                self._free_steps.clear()
+            found = self._free_steps[key] = (reached, may_begin)
         return found
 
     def word_step(self, word_class: WordClass, byte: int) -> tuple[bool, WordClass]:
@@ -186,34 +217,24 @@ class AnswerDFA(LazyDFA):
         return frozenset(nodes)
 
     def _successors(self, nodes: StateNodes, byte: int) -> NodeSet:
-        free = self.free
-        free_classes: list[WordClass] = []
-        partial_anchors: list[Node] = []
+        threads: list[Node] = []  # free marks and partial anchors: stepped as every language sharing them does
         out: set[Node] = set()
         for node in nodes:
             kind = node[0]
-            if kind == FREE_MARK:
-                free_classes.append(node[1])
-            elif kind == ANCHOR:
-                partial_anchors.append(node[1])
-            elif kind == CITE:
+            if kind == CITE:
                 out |= self._cite_step(node[1], byte)
             elif kind == SKIP:
-                out.add(free.skip_step(node[1], node[2], byte))
-        if not free_classes:
-            return self._free_closure(out)
-        steps = [free.word_step(word_class, byte) for word_class in free_classes]
-        spawned_openers, spawned_anchors = free.spawn_step(byte)
-        anchors = [spawned_openers, *(free.nfa.node_step(n, byte) for n in partial_anchors)]
-        if any(may_begin for may_begin, _ in steps):
-            anchors.append(spawned_anchors)
-            out |= self._spawn_cites(byte)
-        opened, partial = free.outcome(union(anchors))
-        if opened is not None:
-            out.add((SKIP, opened, 0))
-        elif partial is not None:
-            out.update((FREE_MARK, after) for _, after in steps)
-            out |= partial
+                out.add(self.free.skip_step(node[1], node[2], byte))
+            else:
+                threads.append(node)
+        if threads:
+            key = nodes if isinstance(nodes, frozenset) and len(threads) == len(nodes) else frozenset(threads)
+            reached, may_begin = self.free.free_step(key, byte)
+            if may_begin:
+                out |= self._spawn_cites(byte)
+            if not out:
+                return reached  # free text alone: no citation finished here
+            out |= reached
         return self._free_closure(out)
 
     def _cite_step(self, node: Node, byte: int) -> NodeSet:
