@@ -198,7 +198,8 @@ def narrowing(lexicon, vocabulary, encode) -> str:
     anchors every narrowing shares): grammar + compile → first mask of the first narrowing in a process that
     prepared nothing; then what a started service pays, having prepared its narrowings before its first
     request (`Narrowings.prepare`, timed): the same narrowing, its first-visit steps along answers that cite
-    its acts, a later one, and the median of more."""
+    its acts and the same answers' in another narrowing keeping those acts (whose free text stepped before:
+    `AnswerAnchors.free_step`), a later one, and the median of more."""
     from citegen.narrowings import Narrowings
 
     held = as_lexicon(lexicon)
@@ -212,6 +213,8 @@ def narrowing(lexicon, vocabulary, encode) -> str:
     narrowed = {name: lexicon[name] for name in NARROWED_ACTS}
     walks = [encode(f"이 경우 {text}에 따른다.") for text in citations_of(narrowed, 12)]
     first = steps(index, walks, 1)
+    # another request keeping those acts (and one more): its free text steps as the first narrowing's did
+    again = steps(_narrowed_first_mask(served, vocabulary, (*NARROWED_ACTS, LATER_ACTS[0]))[2], walks, 1)
     later_grammar_ms, later_ms, _ = _narrowed_first_mask(served, vocabulary, LATER_ACTS)
     rng, names = random.Random(0), sorted(held.acts)
     others = [_narrowed_first_mask(served, vocabulary, tuple(rng.sample(names, rng.randint(1, 3))))[1]
@@ -220,7 +223,9 @@ def narrowing(lexicon, vocabulary, encode) -> str:
             f"{', '.join(NARROWED_ACTS)} over {len(lexicon):,} names, grammar + compile → first mask: the first in a "
             f"process that prepared nothing {unprepared_ms:.1f} ms; in a started service, which prepared its "
             f"narrowings in {prepare_ms:.0f} ms, {first_ms:.1f} ms (grammar {grammar_ms:.1f} ms), first-visit steps "
-            f"median / p99 {statistics.median(first):.1f} / {percentile(first, 0.99):.1f} µs ({len(first)} steps); "
+            f"median / p99 {statistics.median(first):.1f} / {percentile(first, 0.99):.1f} µs ({len(first)} steps), "
+            f"the same answers' in another narrowing that keeps those acts and {LATER_ACTS[0]} "
+            f"{statistics.median(again):.1f} / {percentile(again, 0.99):.1f} µs; "
             f"a later one (대법원; {', '.join(LATER_ACTS)}) {later_ms:.1f} ms (grammar {later_grammar_ms:.1f} ms); "
             f"median of {OTHER_NARROWINGS} more (대법원 and 1–3 acts drawn from the book) "
             f"{statistics.median(others):.1f} ms, the slowest {max(others):.1f} ms.")
