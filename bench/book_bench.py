@@ -36,7 +36,8 @@ collector paused) is not charged to it):
 - size: the stored index (its array file) or xgrammar's `memory_size_bytes`; warm: load from the disk cache and
   the first mask;
 - first visit: steps on a fresh index along real citations of the lexicon (advance + fill the bitmask;
-  process CPU time, median / p99), as a new narrowing or a lazily grown index pays them;
+  process CPU time less the clock's own ~0.8 µs, `clock_cost`; median / p99), as a new narrowing or a
+  lazily grown index pays them;
 - first visit vs xgrammar / llguidance (citegen's rows): its first-visit median ÷ each one's in the row group;
   both ratios are — where no peer ran (sizes past `--peers-up-to`);
 - mask: the same steps warm (median of 5 repeats per step; median / p99);

@@ -18,7 +18,7 @@ Columns (times are wall clock on this machine, single thread):
   (citegen computes states as they are reached; process CPU time; citegen's on 5 fresh indexes, the
   median of their medians and of their p99s, as one pass's p99 is one step: the slowest of a citation
   walk, the third-slowest of the answer walk), pass 2 again over the same citations (wall time, per
-  step the median of 7 repeats);
+  step the median of 7 repeats); each step less the clock's own cost (`clock_cost`), for every engine;
 - size: the stored index (citegen's array file) or xgrammar's `memory_size_bytes`.
 outlines-core needs minutes for statute grammars with thousands of names (243 s for 5,000 in
 ../shared/reference/peer-measurements.md), so it runs only on CASE.
@@ -113,13 +113,25 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def clock_cost(clock) -> int:
+    """What one reading of `clock` adds to an interval it times, in ns: the median of 1,001 back-to-back
+    readings' differences (process CPU time is a system call, ~0.8 µs on these VMs; the wall clock ~0.1)."""
+    deltas = []
+    for _ in range(1001):
+        started = clock()
+        deltas.append(clock() - started)
+    return int(statistics.median(deltas))
+
+
 def timed_steps(walks: list[list[int]], reset, step, repeats: int = 1) -> list[float]:
     """Microseconds per step; `reset()` starts a walk, `step(token)` advances and fills the mask.
 
-    With one repeat, process CPU time (a first pass computes states once; the values are large, so the
-    clock's own ~0.6 µs does not matter and other processes' load does not count). With several, wall
-    time per step, the median over repeats (steady state without this shared machine's preemptions)."""
+    With one repeat, process CPU time (a first pass computes states once; other processes' load does not
+    count). With several, wall time per step, the median over repeats (steady state without this shared
+    machine's preemptions). Each step less the clock's own cost (`clock_cost`: a first visit's median is
+    a few µs, of which reading process CPU time twice was 0.8), the same for every engine."""
     clock = time.process_time_ns if repeats == 1 else time.perf_counter_ns
+    cost = clock_cost(clock)
     per_step: list[list[float]] = []
     for _ in range(repeats):
         at = 0
@@ -128,7 +140,7 @@ def timed_steps(walks: list[list[int]], reset, step, repeats: int = 1) -> list[f
             for token in tokens:
                 started = clock()
                 step(token)
-                elapsed = (clock() - started) / 1000
+                elapsed = max(0, clock() - started - cost) / 1000
                 if at == len(per_step):
                     per_step.append([])
                 per_step[at].append(elapsed)
