@@ -42,7 +42,10 @@ _ANCHOR_TAG = "anchor"
 _GLUED_TAG = "glued"
 _CONTINUED_TAG = "continued"
 _ANCHOR_TAGS = (_ANCHOR_TAG, _GLUED_TAG, _CONTINUED_TAG)
-_MAX_FREE_STEPS = 1 << 17  # free-text steps kept (`AnswerAnchors.free_step`); bounded: a long-running server stays flat
+# free-text steps kept (`AnswerAnchors.free_step`), ~0.8 KiB each: a narrowing's first citation takes hundreds;
+# bounded, so that a long-running server and a whole build stay flat (131,072 of them added 130 MiB to the
+# whole build of the answer language over 5,000 acts)
+_MAX_FREE_STEPS = 1 << 14
 
 
 def anchor_root(grammar: AnswerGrammar) -> Expr:

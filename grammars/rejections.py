@@ -23,12 +23,13 @@ import bisect
 import numpy as np
 
 from grammars.dfa import DEAD, FREE, Automaton
+from grammars.sweep import joined_ranges
 from grammars.vocabulary import DIGITS, TokenTrie
 
 Ranges = list[tuple[int, int]]
 Edge = tuple[int, int, int | None]  # a trie edge, the state before it, the base walk's state there
 BISECT_RATIO = 4  # a trie node's children are looked up by bisection when it has this many edges per byte
-_MAX_BELOW = 1 << 16  # pairs below a first byte kept (`_below_first`); a lazily grown index stays flat
+_MAX_BELOW = 1 << 16  # walks kept (`_below_first`, `_numbers`); a lazily grown index stays flat
 _GONE, _DIED, _MET = -1, -2, -3  # an all-digit node below one that died or met the mirror; one that does (`_numbers`)
 
 
@@ -75,6 +76,7 @@ class Rejections:
         self._tokens = tokens
         self._bases: dict[int, Ranges] = {}
         self._below: dict[tuple[int, int, int | None], tuple[tuple[int, int], ...]] = {}
+        self._digit_walks: dict[tuple[int | None, tuple[int, ...]], tuple[Ranges, list[Edge]]] = {}
 
     def of(self, state: int, base: int | None) -> Ranges:
         """Trie-order ranges of the tokens that die from a free state (`base`: its plain free-text state)."""
@@ -197,12 +199,27 @@ class Rejections:
         return ranges[bisect.bisect_left(ranges, (low, -1)) : bisect.bisect_left(ranges, (high, -1))]
 
     def _numbers(self, state: int, mirror: int | None, ranges: Ranges, edges: list[Edge]) -> None:
-        """For a free state's walk, its all-digit subtrees a depth at a time (`DigitRuns`): a node's state
-        and the mirror's there follow from its parent's pair by one step per distinct pair and digit; the
-        nodes where the walk dies go to `ranges` whole, those where it meets the mirror's state take the
-        base's ranges below them, and the non-digit edges leaving the others go to `edges`. Near an anchor
-        the digits part ways (after `민사소송법` a digit opens a forbidden shorthand head, beside the base's
-        own states for a number): walked node by node, DeepSeek's ~1,100 number tokens cost that state 8 ms."""
+        """For a free state's walk, its all-digit subtrees (`_digit_walk`): the same for every state whose
+        digits reach the same states beside the same mirror, so walked once (every `NAME ` of a statute
+        book, on a digit, reaches one partial malformed head), bounded."""
+        key = (mirror, tuple([self._automaton.step(state, byte) for byte in DIGITS]))
+        found = self._digit_walks.get(key)
+        if found is None:
+            if len(self._digit_walks) >= _MAX_BELOW:
+                self._digit_walks.clear()
+            found = self._digit_walks[key] = self._digit_walk(state, mirror)
+        ranges.extend(found[0])
+        edges.extend(found[1])
+
+    def _digit_walk(self, state: int, mirror: int | None) -> tuple[Ranges, list[Edge]]:
+        """A free state's all-digit subtrees a depth at a time (`DigitRuns`): a node's state and the
+        mirror's there follow from its parent's pair by one step per distinct pair and digit; the nodes
+        where the walk dies are rejected whole, those where it meets the mirror's state take the base's
+        ranges below them, and the non-digit edges leaving the others are left to walk: (ranges, edges).
+        Near an anchor the digits part ways (after `민사소송법` a digit opens a malformed head, beside the
+        base's own states for a number): walked node by node, DeepSeek's ~1,100 number tokens cost 8 ms."""
+        ranges: Ranges = []
+        edges: list[Edge] = []
         runs, step = self._trie.digit_runs, self._automaton.step
         token_start, token_end = self._trie.arrays["token_start"], self._trie.arrays["token_end"]
         pairs: list[tuple[int, int | None]] = [(state, mirror)]
@@ -241,6 +258,9 @@ class Rejections:
                 break
         if mirror is not None and meeting:  # without a mirror nothing meets it
             ranges.extend(self._base_below(mirror, meeting))
+        # kept per key (`_numbers`): a dead number's subtrees one by one were up to 1,000 ranges a walk (106 MiB
+        # of the answer language's whole build over 5,000 acts); sibling subtrees touch, and joined they are few
+        return joined_ranges(ranges), edges
 
     def _base_below(self, base: int, meeting: dict[int, set[int]]) -> Ranges:
         """The base's rejected ranges that start inside the subtree of one of the `meeting` nodes."""
