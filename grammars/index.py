@@ -449,8 +449,8 @@ class TokenIndex:
             walked = walker.walk(leaf, first, depth)
             if walked is None:
                 return None
-            count, words, values, hand_offs = walked.token_count, walked.words, walked.values, walked.hand_offs
-            head: MutableSequence[Any] = walked.head
+            count, row_head, words, values, hand_offs = walked
+            head: MutableSequence[Any] = row_head
             masks = StateMasks(False, (words, values))
             masks.literal, masks.literal_count, masks.literal_leaf = head, count, leaf
             if not hand_offs and len(words) * _DENSE_SHARE < self.word_count and not self.automaton.is_accepting(state):

@@ -246,8 +246,9 @@ class Rejections:
             nodes = runs.nodes[depth]
             dying = nodes[rows == _DIED]
             ranges.extend(zip(token_start[dying].tolist(), token_end[dying].tolist(), strict=True))
-            if (rows == _MET).any():
-                meeting[depth] = set(nodes[rows == _MET].tolist())
+            met = rows == _MET
+            if met.any():
+                meeting[depth] = set(nodes[met].tolist())
             pairs = list(found)
             exit_edges, exit_parents = runs.exit_rows[depth]
             leaving = rows[exit_parents]
@@ -296,16 +297,17 @@ def number_runs(
     if found is None:
         return False
     (chain, alive, _), runs = found, trie.digit_runs
-    edge_child = trie.edge_child
+    edge_child, edge_byte = trie.edge_child, trie.edge_byte
     for depth in range(1, len(chain)):
-        current, digits = chain[depth][0], runs.digits[depth]
+        current, digits, paths = chain[depth][0], runs.digits[depth], runs.paths[depth]
         keep = np.logical_and.reduce([alive[k + 1][digits[:, k]] for k in range(depth)])
         found_ids = runs.ids[depth][keep].tolist()
         allowed.extend(found_ids)
         nexts.extend([current] * len(found_ids))
         live = automaton.live_bytes(current)
-        for byte, exits in runs.exits[depth].items():
-            if byte in live:
-                pending.extend((edge_child[edge], byte, current) for edge, path in exits
-                               if all(alive[k + 1][d] for k, d in enumerate(path)))
+        lived = np.logical_and.reduce([alive[k + 1][paths[:, k]] for k in range(depth)])
+        exit_edges, exit_parents = runs.exit_rows[depth]
+        for edge in exit_edges[lived[exit_parents]].tolist():
+            if edge_byte[edge] in live:
+                pending.append((edge_child[edge], edge_byte[edge], current))
     return True

@@ -334,16 +334,14 @@ DIGITS = range(0x30, 0x3A)
 class DigitRuns:
     """The trie's all-digit part, for walks where the digits step alike (inside a number). At depth k:
     `nodes[k]` are the trie nodes spelled by k digits and `paths[k]` their digits, one row each (k
-    columns); `ids[k]` and `digits[k]` the same for the tokens ending there; `exits[k]` maps a non-digit
-    byte to the (trie edge, digits before it) that leave all-digit nodes by it (`1234.` goes on below
-    `1234` by `.`). Depth 0 is the root. `parents[k]` is each node's parent as its row at depth k - 1, and
-    `exit_rows[k]` the exits' edges with the row of the node each leaves (`exits` as two arrays)."""
+    columns); `ids[k]` and `digits[k]` the same for the tokens ending there; `parents[k]` each node's
+    parent as its row at depth k - 1; `exit_rows[k]` the trie edges on a non-digit byte that leave those
+    nodes (`1234.` goes on below `1234` by `.`), with the row of the node each leaves. Depth 0 is the root."""
 
     nodes: tuple[np.ndarray, ...]
     paths: tuple[np.ndarray, ...]
     ids: tuple[np.ndarray, ...]
     digits: tuple[np.ndarray, ...]
-    exits: tuple[dict[int, tuple[tuple[int, bytes], ...]], ...]
     node_of: dict[bytes, int]  # digits → the all-digit node they spell
     parents: tuple[np.ndarray, ...]
     exit_rows: tuple[tuple[np.ndarray, np.ndarray], ...]
@@ -355,7 +353,6 @@ class DigitRuns:
         paths: list[np.ndarray] = []
         ids: list[np.ndarray] = []
         digits: list[np.ndarray] = []
-        exits: list[dict[int, tuple[tuple[int, bytes], ...]]] = []
         parents: list[np.ndarray] = []
         exit_rows: list[tuple[np.ndarray, np.ndarray]] = []
 
@@ -377,7 +374,6 @@ class DigitRuns:
             ids.append(token_rows[0])
             digits.append(token_rows[1])
             parents.append(np.asarray(level_parents, dtype=np.int64))
-            found: dict[int, list[tuple[int, bytes]]] = {}
             leaving: list[tuple[int, int]] = []
             deeper, level_parents = [], []
             for row, (node, path) in enumerate(level):
@@ -387,11 +383,8 @@ class DigitRuns:
                         deeper.append((trie.edge_child[e], path + bytes((byte,))))
                         level_parents.append(row)
                     elif node:
-                        found.setdefault(byte, []).append((e, path))
                         leaving.append((e, row))
-            exits.append({b: tuple(c) for b, c in found.items()})
             exit_rows.append((np.asarray([e for e, _ in leaving], dtype=np.int64),
                               np.asarray([row for _, row in leaving], dtype=np.int64)))
             level = deeper
-        return cls(tuple(nodes), tuple(paths), tuple(ids), tuple(digits), tuple(exits), node_of, tuple(parents),
-                   tuple(exit_rows))
+        return cls(tuple(nodes), tuple(paths), tuple(ids), tuple(digits), node_of, tuple(parents), tuple(exit_rows))
