@@ -315,7 +315,9 @@ class TokenIndex:
         walkable = np.zeros(self.automaton.state_count, dtype=bool)
         walkable[constrained] = True
         todo = np.asarray(sorted(s for s in constrained if self._next_start[s] < 0), dtype=np.int64)
-        rows = sweep(self._trie, todo, moves, walkable)
+        # in C where this process built the extension (converting a tokenizer does), else in numpy
+        walker = self._walker if self._walker is not None or built_extension() is None else literal_walker(self._trie)
+        rows = sweep(self._trie, todo, moves, walkable, None if walker is None else walker.sweep)
         done = todo[~np.isin(todo, rows.unfinished)]
         counts = np.bincount(rows.origin, minlength=len(walkable))[done]
         starts = np.frombuffer(self._next_start, dtype=np.int64)

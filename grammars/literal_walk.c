@@ -465,11 +465,14 @@ static PyObject *fill_row_entry(PyObject *module, PyObject *const *args, Py_ssiz
     Py_RETURN_TRUE;
 }
 
+#include "trie_sweep.c"  /* sweep(): a whole build's constrained rows, with the same trie */
+
 static PyMethodDef methods[] = {
     {"article_words", article_words_entry, METH_O, "Article labels as their citation words, sorted as UTF-8."},
     {"walk", (PyCFunction)(void (*)(void))walk_entry, METH_FASTCALL, "The token walk from a literal node."},
     {"pack", pack_entry, METH_O, "A leaf's sorted words as the walk reads them."},
     {"fill_row", (PyCFunction)(void (*)(void))fill_row_entry, METH_FASTCALL, "A state's packed words into a row."},
+    {"sweep", (PyCFunction)(void (*)(void))sweep_entry, METH_FASTCALL, "Constrained states' rows, swept together."},
     {NULL, NULL, 0, NULL},
 };
 

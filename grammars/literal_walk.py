@@ -9,7 +9,9 @@ each, their rows merged (`merged_heads`) and their hand-offs joined where they m
 
 A CPython extension built by the machine's compiler when a process first converts a tokenizer
 (`grammars.native.build_extension`); where none works (or this interpreter's headers are missing)
-`literal_walker` returns None, says why once, and the index walks in Python as before.
+`literal_walker` returns None, says why once, and the index walks in Python as before. The same extension
+fills a state's row (`fill_row`) and sweeps a whole build's constrained states over the trie (`sweep`,
+trie_sweep.c: grammars.sweep).
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ class LiteralWalker:
         self._function, self._pack = extension.walk, extension.pack
         # (row, words, values, base or None) → whether it filled the row: a state's packed words, in C
         self.fill_row: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None], bool] = extension.fill_row
+        self._sweep = extension.sweep
         arrays = [np.ascontiguousarray(trie.arrays[name], dtype=np.uint8 if name == "edge_byte" else np.int32)
                   for name in _TRIE_ARRAYS]
         self._trie_arrays = arrays  # kept alive: the struct holds their addresses
@@ -110,6 +113,15 @@ class LiteralWalker:
         found = self._function(self._trie_address, words[1], first, depth, held[0])
         # tuple.__new__: a NamedTuple's own constructor is Python code, a fifth of the call around the walk
         return None if found is None else tuple.__new__(Walked, found)
+
+    def sweep(self, move_start: np.ndarray, move_byte: np.ndarray, move_target: np.ndarray, walkable: np.ndarray,
+              origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """`grammars.sweep.sweep`'s rows in C (trie_sweep.c), from the transitions as `TrieSweep` sorts them (per
+        state its start, one more at the end, as int64; bytes as uint8; targets as int32), `walkable` (bool per
+        state) and the origins (int64, sorted): (origin, token, target) as int32 arrays, and the unfinished origins."""
+        found: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = self._sweep(
+            self._trie_address, move_start, move_byte, move_target, walkable, origins)
+        return found
 
     def _allocate(self) -> tuple[int, _Output]:
         """A thread's buffers: its scratch, rows and bitmask words, room for every token of the trie, and its

@@ -35,6 +35,7 @@ from grammars.dfa import DEAD
 from grammars.expr import Alt, Capture, Expr, Literals, Opt, Regex, Seq, seq
 from grammars.grammar import AnswerGrammar, CitationGrammar
 from grammars.index import FINISHED, collector_paused
+from grammars.literal_walk import literal_walker
 from grammars.vocabulary import Vocabulary
 
 COURT = Literals(("대법원", "서울고법원"))
@@ -382,16 +383,30 @@ def test_a_stored_citation_index_gives_every_state_as_built(tmp_path, grammar) -
         assert loaded.automaton.base_of(state) is None and loaded.automaton.divergence(state) is None
 
 
-@pytest.mark.parametrize("batch", [16_384, 3], ids=["one batch", "batches of 3"])
+@pytest.mark.parametrize("sweep_in", ["numpy, one batch", "numpy, batches of 3", "C"])
 @pytest.mark.parametrize("grammar", [STATUTE, CASE, ANSWER, ANSWER_SHORTHAND],
                          ids=["statute", "case", "answer", "answer, shorthand anchors"])
-def test_a_whole_build_gives_every_state_its_brute_force_row(grammar, batch: int, monkeypatch) -> None:
-    """`build_all` sweeps the constrained states' rows together (grammars.sweep, in batches; those whose
-    tokens run on into free text are walked one by one): every state allows exactly the tokens whose
-    bytes the automaton can read from it, and each leads where reading them leads."""
-    monkeypatch.setattr(grammars.sweep, "_BATCH", batch)
+def test_a_whole_build_gives_every_state_its_brute_force_row(grammar, sweep_in: str, monkeypatch) -> None:
+    """`build_all` sweeps the constrained states' rows together (grammars.sweep: in C where the process built
+    literal_walk's extension, else in numpy, in batches; those whose tokens run on into free text are walked
+    one by one): every state allows exactly the tokens whose bytes the automaton can read from it, and each
+    leads where reading them leads."""
+    if sweep_in == "C":
+        if literal_walker(VOCAB.trie) is None:
+            pytest.skip("no C compiler works here")
+    else:
+        monkeypatch.setattr(grammars.index, "built_extension", lambda: None)
+        monkeypatch.setattr(grammars.sweep, "_BATCH", 3 if sweep_in.endswith("of 3") else 16_384)
+    swept_in: list[str] = []
+
+    def sweep(trie, origins, moves, walkable, native=None):
+        swept_in.append("numpy" if native is None else "C")
+        return grammars.sweep.sweep(trie, origins, moves, walkable, native)
+
+    monkeypatch.setattr(grammars.index, "sweep", sweep)
     index = compile_index(grammar, VOCAB)
     index.build_all()
+    assert swept_in == ["C" if sweep_in == "C" else "numpy"]
     automaton = index.automaton
     for state in range(index.state_count):
         walked = {token: automaton.walk(state, data) for token, data in enumerate(TOKENS) if data}

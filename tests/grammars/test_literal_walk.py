@@ -18,7 +18,9 @@ import weakref
 import numpy as np
 import pytest
 
-from grammars import literal_walk, statute_grammar
+import grammars.index
+import grammars.sweep
+from grammars import answer_grammar, literal_walk, statute_grammar
 from grammars.cache import index_key, load_index, save_index
 from grammars.compile import compile_index
 from grammars.dfa import DEAD
@@ -27,6 +29,7 @@ from grammars.expr import Literals
 from grammars.literal_walk import SOURCE, LiteralWalker, literal_walker
 from grammars.native import build_extension
 from grammars.state_masks import UNWALKED
+from grammars.sweep import SweptRows
 from grammars.vocabulary import Vocabulary
 
 transformers = pytest.importorskip("transformers")
@@ -269,3 +272,30 @@ def test_an_index_loaded_whole_builds_no_extension(tmp_path, monkeypatch) -> Non
     assert literal_walk._built == []
     compile_index(grammar, vocabulary)  # lazily grown: its warm-up walks literal states
     assert literal_walk._built and literal_walk._built[0] is not None
+
+
+def test_the_c_sweep_gives_a_whole_build_the_rows_numpy_s_gives(deepseek, monkeypatch) -> None:
+    """A whole build's constrained rows swept in C (trie_sweep.c, origin by origin) equal numpy's sweep of the
+    same states over DeepSeek's trie (Hangul lead bytes with hundreds of edges, number tokens), an answer
+    language's too, whose tokens that run on into free text leave their origins unfinished."""
+    vocabulary, _ = deepseek
+    walker = literal_walker(vocabulary.trie)
+    assert walker is not None
+    swept: list[tuple] = []
+
+    def spy(trie, origins, moves, walkable, native=None):
+        swept.append((trie, origins, moves, walkable))
+        return grammars.sweep.sweep(trie, origins, moves, walkable, native)
+
+    monkeypatch.setattr(grammars.index, "sweep", spy)
+    for grammar in (statute_grammar(LEXICON), answer_grammar(lexicon=LEXICON, forbid_shorthand=True)):
+        compile_index(grammar, vocabulary).build_all()
+    unfinished = 0
+    for trie, origins, moves, walkable in swept:
+        in_c = grammars.sweep.sweep(trie, origins, moves, walkable, walker.sweep)
+        in_numpy = grammars.sweep.sweep(trie, origins, moves, walkable)
+        for field, by_c, by_numpy in zip(SweptRows._fields, in_c, in_numpy, strict=True):
+            np.testing.assert_array_equal(by_c, by_numpy, err_msg=field)
+            assert by_c.dtype == by_numpy.dtype, field
+        unfinished += len(in_numpy.unfinished)
+    assert len(swept) == 2 and unfinished > 0
