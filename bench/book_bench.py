@@ -1,17 +1,19 @@
-"""The statute grammar at the scale of the real statute book, citegen beside the peers, one process,
-one table per tokenizer.
+"""The statute grammar at the scale of the real statute book, citegen beside the peers, one table per
+tokenizer, each made in a process of its own.
 
     PYTHONPATH=. .venv/bin/python bench/book_bench.py [--sizes 50,500,5000,full] [--tokenizers deepseek,qwen]
         [--peers-up-to full] [--outlines-up-to 500] [--outlines-timeout 60]
         [--engines citegen,xgrammar,llguidance,outlines-core] [--out bench/results/book_bench.md]
 
-Each tokenizer is loaded once, with the peers' own tokenizer objects (xgrammar's TokenizerInfo,
-llguidance's LLTokenizer), its rows run, and all of it freed (collector unfrozen, a full collection)
-before the next is loaded. Peers (bench/book_peers.py), on sizes up to `--peers-up-to`: xgrammar and
-outlines-core (on sizes up to `--outlines-up-to`) each in a child process with its memory capped, stopped
-past its time limit (outlines-core's `--outlines-timeout`, then not run on larger sizes); llguidance with
-its default limits, and where they stop it a second row with every limit raised. llguidance's tokenizer
-is made from DeepSeek's HF tokenizer and from Qwen's tiktoken ranks (`llguidance.tiktoken`).
+Each tokenizer's table is made in a process of its own (spawned), as a serving process holds one tokenizer,
+so nothing one table leaves (its peers' objects, the heap its full-book builds went through) reaches the
+next's rows: the tokenizer loaded once, with the peers' own tokenizer objects (xgrammar's TokenizerInfo,
+llguidance's LLTokenizer), and its rows run. Peers (bench/book_peers.py), on sizes up to `--peers-up-to`:
+xgrammar and outlines-core (on sizes up to `--outlines-up-to`) each in a child process with its memory
+capped, stopped past its time limit (outlines-core's `--outlines-timeout`, then not run on larger sizes);
+llguidance with its default limits, and where they stop it a second row with every limit raised.
+llguidance's tokenizer is made from DeepSeek's HF tokenizer and from Qwen's tiktoken ranks
+(`llguidance.tiktoken`).
 
 Lexicons (bench/statute_book.py, from ../shared/lawdata/legalize-kr-current.tar.xz): N = the first N acts
 in force by name with their real article sets; `full` = every act in force plus a `구 NAME` form of each
@@ -55,12 +57,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gc
+import multiprocessing
 import os
 import platform
 import random
 import statistics
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +73,6 @@ import torch
 from bench.book_peers import CHILD_PEERS, LIMITS_RAISED, MEMORY_CAP_GIB, PEERS, XGRAMMAR_TIMEOUT, peer_rows
 from bench.grammar_bench import (
     RAISED_LIMIT,
-    forget_tokenizers,
     load_tokenizer,
     percentile,
     prepare_peer_tokenizers,
@@ -369,13 +372,16 @@ def tokenizer_table(tokenizer: str, args: argparse.Namespace) -> str:
     return table
 
 
-def release_tokenizer() -> None:
-    """Free what a tokenizer's table leaves before the next is loaded: the peers' tokenizer objects (cached by
-    ids the next may reuse) and the cycles among what `freeze_loaded` froze (the heap they held goes back
-    before each row is measured, `reset_peak_rss`)."""
-    forget_tokenizers()
-    gc.unfreeze()
-    gc.collect()
+def table_in_own_process(tokenizer: str, args: argparse.Namespace) -> str:
+    """`tokenizer_table` in a spawned process of its own, which ends with it (its output on this one's)."""
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(_table_job, tokenizer, args).result()
+
+
+def _table_job(tokenizer: str, args: argparse.Namespace) -> str:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    torch.set_num_threads(1)
+    return tokenizer_table(tokenizer, args)
 
 
 def _rank(size: str) -> float:
@@ -435,12 +441,7 @@ def main() -> None:
     for size in (args.peers_up_to, args.outlines_up_to):
         if size != "full" and not size.isdigit():
             parser.error(f"expected a count of acts or full, got {size!r}")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    torch.set_num_threads(1)
-    tables = []
-    for tokenizer in args.tokenizers:
-        tables.append(tokenizer_table(tokenizer, args))
-        release_tokenizer()
+    tables = [table_in_own_process(tokenizer, args) for tokenizer in args.tokenizers]
     note = footnote(args)
     print(note)
     if args.out:

@@ -364,13 +364,6 @@ def prepare_peer_tokenizers(vocabulary, peer_tokenizer) -> None:
     _llguidance_tokenizer(vocabulary, peer_tokenizer)
 
 
-def forget_tokenizers() -> None:
-    """Drop the peers' tokenizer objects cached above, for a process that moves on to another tokenizer:
-    they are keyed by `id`, which a later tokenizer may reuse once the first is freed."""
-    _XGR_INFO.clear()
-    _LLG.clear()
-
-
 def bench_outlines(label, regex, vocabulary, walks) -> Row:
     import outlines_core
 
