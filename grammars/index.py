@@ -93,11 +93,12 @@ class TokenIndex:
         self._parts_of: dict[int, list[LiteralPart]] = {}
         self._tokens = vocabulary.tokens
         self._trie = vocabulary.trie
-        # The C walk over this trie and its row fill, where this process has built their extension (converting a
-        # tokenizer does); else looked up at the first walk: an index loaded whole, as a service starts, builds
+        # The C walk over this trie, its row fill and sweep, where this process has built their extension
+        # (`_built_walker`); else looked up at the first walk: an index loaded whole, as a service starts, builds
         # nothing (0.6 s of a compiler at its start)
-        self._walker: LiteralWalker | None = literal_walker(self._trie) if built_extension() is not None else None
-        self._walker_known = self._walker is not None
+        self._walker: LiteralWalker | None = None
+        self._walker_known = False
+        self._built_walker()
         self._first_byte = array.array("i", vocabulary.trie.first_byte.tobytes())
         self.free_row = vocabulary.text_bitmask
         if self.automaton.free_text:
@@ -315,8 +316,7 @@ class TokenIndex:
         walkable = np.zeros(self.automaton.state_count, dtype=bool)
         walkable[constrained] = True
         todo = np.asarray(sorted(s for s in constrained if self._next_start[s] < 0), dtype=np.int64)
-        # in C where this process built the extension (converting a tokenizer does), else in numpy
-        walker = self._walker if self._walker is not None or built_extension() is None else literal_walker(self._trie)
+        walker = self._built_walker()  # in C where this process built the extension, else in numpy
         rows = sweep(self._trie, todo, moves, walkable, None if walker is None else walker.sweep)
         done = todo[~np.isin(todo, rows.unfinished)]
         counts = np.bincount(rows.origin, minlength=len(walkable))[done]
@@ -328,6 +328,13 @@ class TokenIndex:
         self._next_states.frombytes(rows.target.astype(np.int32).tobytes())
         for state in rows.unfinished.tolist():
             self._compute(state, settled=True)
+
+    def _built_walker(self) -> LiteralWalker | None:
+        """The C walker, where this process has built its extension (converting a tokenizer does) since or
+        before this index was made; None, building nothing, where it has not."""
+        if self._walker is None and built_extension() is not None:
+            self._walker, self._walker_known = literal_walker(self._trie), True
+        return self._walker
 
     def _fill_base_next(self, base: int) -> None:
         """A base free state's next state for every text token, by one walk over the whole trie

@@ -116,7 +116,7 @@ class LiteralWalker:
 
     def sweep(self, move_start: np.ndarray, move_byte: np.ndarray, move_target: np.ndarray, walkable: np.ndarray,
               origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """`grammars.sweep.sweep`'s rows in C (trie_sweep.c), from the transitions as `TrieSweep` sorts them (per
+        """`grammars.sweep.sweep`'s rows in C (trie_sweep.c), from the transitions sorted (`sorted_moves`: per
         state its start, one more at the end, as int64; bytes as uint8; targets as int32), `walkable` (bool per
         state) and the origins (int64, sorted): (origin, token, target) as int32 arrays, and the unfinished origins."""
         found: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] = self._sweep(

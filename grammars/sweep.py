@@ -63,19 +63,33 @@ def _lookup(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return np.where(found, position, -1)
 
 
+class SortedMoves(NamedTuple):
+    """Transitions sorted by source state, then byte: state s's are `start[s]` .. `start[s + 1]`."""
+
+    start: np.ndarray
+    source: np.ndarray
+    byte: np.ndarray
+    target: np.ndarray
+
+
+def sorted_moves(moves: Transitions, state_count: int) -> SortedMoves:
+    by_key = np.argsort(moves.source.astype(np.int64) << 8 | moves.byte)
+    source = moves.source[by_key]
+    return SortedMoves(np.searchsorted(source, np.arange(state_count + 1)), source, moves.byte[by_key],
+                       moves.target[by_key])
+
+
 class TrieSweep:
     """The trie's edges and the automaton's transitions as sorted keys, made once; `rows` sweeps a
     batch of origins."""
 
-    def __init__(self, trie: TokenTrie, moves: Transitions, walkable: np.ndarray) -> None:
+    def __init__(self, trie: TokenTrie, moves: SortedMoves, walkable: np.ndarray) -> None:
         arrays = trie.arrays
         self.edge_start, self.edge_byte = arrays["edge_start"], arrays["edge_byte"]
         self.edge_child, self.token_start, self.order = arrays["edge_child"], arrays["token_start"], arrays["order"]
         self.edge_key = trie.edge_key
-        by_key = np.argsort(moves.source.astype(np.int64) << 8 | moves.byte)
-        source, self.move_byte, self.move_target = moves.source[by_key], moves.byte[by_key], moves.target[by_key]
-        self.move_key = source.astype(np.int64) << 8 | self.move_byte
-        self.move_start = np.searchsorted(source, np.arange(len(walkable) + 1))
+        self.move_start, self.move_byte, self.move_target = moves.start, moves.byte, moves.target
+        self.move_key = moves.source.astype(np.int64) << 8 | self.move_byte
         self.move_count = np.diff(self.move_start)
         self.walkable = walkable
 
@@ -135,10 +149,11 @@ def sweep(trie: TokenTrie, origins: np.ndarray, moves: Transitions, walkable: np
     whose transitions are all in `moves`, as `walkable` says per state): by `native`, the same walk in C
     origin by origin, where the process built it; else in numpy, `_BATCH` origins at a time so that the
     pairs of a round stay a few megabytes."""
-    sweeper = TrieSweep(trie, moves, walkable)
+    ordered = sorted_moves(moves, len(walkable))
     if native is not None:
-        return SweptRows(*native(sweeper.move_start, sweeper.move_byte.astype(np.uint8), sweeper.move_target,
-                                 walkable, origins.astype(np.int64)))
+        return SweptRows(*native(ordered.start, ordered.byte.astype(np.uint8), ordered.target, walkable,
+                                 origins.astype(np.int64)))
+    sweeper = TrieSweep(trie, ordered, walkable)
     parts = [sweeper.rows(origins[start : start + _BATCH]) for start in range(0, len(origins), _BATCH)]
     if not parts:
         parts = [sweeper.rows(origins)]
